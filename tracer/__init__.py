@@ -1,0 +1,12 @@
+"""lectrace: run a lecture written as Python under a tracer and publish it as a steppable site.
+
+Lectures import the authoring API from here: ``from tracer import text, image, link, note, plot``.
+Everything else lives in modules named for their job (recorder, values, directives, trace_format,
+runner, cli, mkdocs_plugin, ...). This package root must stay light: importing it must not import
+torch, so that ``text()`` calls cost nothing when a lecture is run with plain Python.
+"""
+
+from tracer.api import image, link, note, plot, text
+
+__all__ = ["text", "image", "link", "note", "plot"]
+__version__ = "0.1.0"

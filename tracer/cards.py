@@ -1,0 +1,381 @@
+"""HTML for one trace's pieces: value cards, renderings, compute cards, errors, highlighted code.
+
+``HtmlRenderer(trace, env)`` is shared by read mode (the MkDocs page) and step mode (the viewer's
+``data.js``). Python here turns trace records into plain "view" dicts (strings and numbers ready to
+show); the Jinja macros in ``site/templates/cards.html.j2`` turn views into markup, autoescaped.
+Every method returns a ``markupsafe.Markup`` (safe HTML). Image sources start with the literal
+placeholder ``{root}`` (the relative URL of the site root), which the caller replaces.
+
+Code line anchors: a line of the lecture's main file is ``id="L{line}"``; a line of any other file
+is ``id="{slug}-L{line}"`` where slug is the path lowercased with every run of characters other
+than letters and digits replaced by "-" (``lectures/helpers/util.py`` -> ``lectures-helpers-util-py``).
+This module must not read or write files (the caller passes the trace) nor know page layout.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+from pygments.lexers import PythonLexer
+from pygments.token import STANDARD_TYPES
+
+from tracer.jaxtyping_dims import annotation_dims, name_dims
+from tracer.mathml import latex_to_mathml, render_markdown
+from tracer.stride_diagram import stride_diagram
+from tracer.units import format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "site" / "templates"
+ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
+MAX_SHARED_NAMES = 3
+SCALAR_TYPES = {"int", "float", "bool", "str", "none", "complex", "numpy_scalar", "dtype", "device", "size",
+                "function", "class", "cycle"}
+
+
+def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
+    """The Jinja environment for lectrace templates: autoescape on, undefined variables are errors."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir or TEMPLATES_DIR)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def path_slug(path: str) -> str:
+    """``lectures/helpers.py`` -> ``lectures-helpers-py`` (see the module docstring)."""
+    return re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-")
+
+
+def line_anchor(path: str, line: int, main_path: str) -> str:
+    """The id of a code line in read mode: ``L12`` in the main file, ``{slug}-L12`` elsewhere."""
+    return f"L{line}" if path == main_path else f"{path_slug(path)}-L{line}"
+
+
+# --- values -----------------------------------------------------------------------------------
+
+
+def values_tables(values: Any, shape: list[int]) -> list[dict[str, Any]]:
+    """A tensor/array preview as tables: ``[{"label": "[0, :, :]" or None, "rows": [[str]]}]``.
+
+    0-d and 1-d previews give one single-row table; 2-d one table; higher ranks one table per
+    leading index, labelled. An elided run (the string "…") stays visible as a "…" cell, row or table.
+    """
+    if len(shape) == 0:
+        return [{"label": None, "rows": [[format_number(values)]]}]
+    if len(shape) == 1:
+        return [{"label": None, "rows": [[format_number(v) for v in values]]}]
+    if len(shape) == 2:
+        rows = []
+        for row in values:
+            rows.append(["…"] if row == "…" else [format_number(v) for v in row])
+        return [{"label": None, "rows": rows}]
+    tables: list[dict[str, Any]] = []
+
+    def walk(block: Any, prefix: list[str], depth: int) -> None:
+        if depth == len(shape) - 2:
+            label = "[" + ", ".join(prefix + [":", ":"]) + "]"
+            tables.extend({"label": label, "rows": t["rows"]} for t in values_tables(block, shape[-2:]))
+            return
+        index = 0
+        for sub in block:
+            if sub == "…":
+                tables.append({"label": "[" + ", ".join(prefix + ["…"]) + "]", "rows": [["…"]]})
+                # the next preview entries come from the end of this dimension
+                index = shape[depth] - (len(block) - block.index("…") - 1)
+                continue
+            walk(sub, prefix + [str(index)], depth + 1)
+            index += 1
+
+    walk(values, [], 0)
+    return tables
+
+
+def _stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str]]:
+    if not stats:
+        return []
+    rows = [(key, format_number(stats[key])) for key in ("min", "max", "mean", "std") if key in stats]
+    for key in ("nan_count", "inf_count"):
+        if stats.get(key):
+            rows.append((key.replace("_count", "s"), str(stats[key])))
+    return rows
+
+
+def _scalar_text(value: dict[str, Any]) -> str:
+    kind = value["type"]
+    if kind == "str":
+        return repr(value["value"]) + ("…" if value.get("truncated") else "")
+    if kind == "none":
+        return "None"
+    if kind == "bool":
+        return "True" if value["value"] else "False"
+    if kind == "float":
+        v = value["value"]
+        return v if isinstance(v, str) else repr(float(v))
+    if kind == "complex":
+        return format_number([value.get("real", 0.0), value.get("imag", 0.0)])
+    if kind == "numpy_scalar":
+        return f"{format_number(value.get('value'))} ({value.get('dtype')})"
+    if kind == "dtype":
+        return f"torch.{value['value']}" if "itemsize" in value else str(value["value"])
+    if kind == "device":
+        return f"device({value['value']!r})"
+    if kind == "size":
+        return "torch.Size([" + ", ".join(str(n) for n in value["value"]) + "])"
+    if kind in ("function", "class"):
+        return f"{kind} {value.get('name', '?')}"
+    if kind == "cycle":
+        return value.get("repr") or "<cycle>"
+    return str(value.get("value"))
+
+
+def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = None,
+                shares: list[str] | None = None) -> dict[str, Any]:
+    """Plain data for a tensor anatomy card."""
+    element_size = value["element_size"] or 1
+    storage_numel = value["storage_nbytes"] // element_size
+    return {
+        "kind": "tensor",
+        "dtype": value["dtype"],
+        "shape": "(" + ", ".join(str(n) for n in value["shape"]) + ")",
+        "device": value["device"],
+        "stride": "(" + ", ".join(str(s) for s in value["stride"]) + ")",
+        "storage_offset": value["storage_offset"],
+        "contiguous": value["contiguous"],
+        "element_size": f"{value['element_size']} B",
+        "numel": human_count(value["numel"]),
+        "nbytes": human_bytes(value["nbytes"]),
+        "storage_nbytes": human_bytes(value["storage_nbytes"]),
+        "storage_id": value["storage_id"],
+        "requires_grad": value["requires_grad"],
+        "grad_fn": value.get("grad_fn"),
+        "tables": values_tables(value["values"], value["shape"]) if value["values"] is not None else [],
+        "truncated": value["truncated"],
+        "stats": _stats_view(value.get("stats")),
+        "dims": dims or [],
+        "shares": shares or [],
+        "diagram": stride_diagram(value["shape"], value["stride"], value["storage_offset"], storage_numel,
+                                  [name for name, _ in dims] if dims else None),
+    }
+
+
+def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
+    """Plain data for any encoded value (see trace_format's docstring); nested values recurse."""
+    kind = value.get("type", "?")
+    if kind in SCALAR_TYPES:
+        return {"kind": "scalar", "type": kind, "text": _scalar_text(value)}
+    if kind == "sympy":
+        mathml = Markup(latex_to_mathml(value["latex"], display=False)) if value.get("latex") else None
+        return {"kind": "sympy", "text": value.get("repr", ""), "mathml": mathml}
+    if kind in ("list", "tuple", "set", "frozenset"):
+        items = [value_view(v, depth + 1) for v in value.get("items", [])]
+        return {"kind": "sequence", "type": kind, "items": items, "length": value["length"],
+                "truncated": value.get("truncated", False), "inline": all(i["kind"] == "scalar" for i in items)}
+    if kind == "dict":
+        pairs = [(value_view(k, depth + 1), value_view(v, depth + 1)) for k, v in value.get("items", [])]
+        return {"kind": "mapping", "pairs": pairs, "length": value["length"], "truncated": value.get("truncated", False)}
+    if kind == "dataclass":
+        fields = [(name, value_view(v, depth + 1)) for name, v in value.get("fields", {}).items()]
+        return {"kind": "dataclass", "class": value.get("class", "?"), "fields": fields}
+    if kind == "tensor":
+        if depth > 0:
+            return {"kind": "scalar", "type": "tensor",
+                    "text": f"tensor({value['dtype']}, shape=({', '.join(str(n) for n in value['shape'])}), {value['device']})"}
+        return tensor_view(value)
+    if kind == "ndarray":
+        shape = value.get("shape", [])
+        return {"kind": "ndarray", "dtype": value.get("dtype"), "shape": "(" + ", ".join(str(n) for n in shape) + ")",
+                "tables": values_tables(value.get("values"), shape), "truncated": value.get("truncated", False),
+                "stats": _stats_view(value.get("stats"))}
+    if kind in ("finfo", "iinfo"):
+        keys = ("bits", "eps", "min", "max", "smallest_normal", "resolution") if kind == "finfo" else ("bits", "min", "max")
+        return {"kind": "info", "type": kind, "dtype": value.get("dtype"),
+                "rows": [(k, format_number(value[k])) for k in keys if k in value]}
+    if kind == "module":
+        params = [{"name": p.get("name"), "shape": "(" + ", ".join(str(n) for n in p.get("shape", [])) + ")",
+                   "dtype": p.get("dtype")} for p in value.get("parameters", [])]
+        return {"kind": "module", "class": value.get("class"), "num_parameters": human_count(value.get("num_parameters", 0)),
+                "parameters": params, "repr": value.get("repr")}
+    if kind == "object":
+        return {"kind": "object", "class": value.get("class"), "repr": value.get("repr"), "repr_error": value.get("repr_error")}
+    if kind == "missing":
+        return {"kind": "missing", "message": value.get("message", "")}
+    return {"kind": "unknown", "type": kind, "text": json.dumps(value, ensure_ascii=False)[:500]}
+
+
+# --- code -------------------------------------------------------------------------------------
+
+
+def _token_class(ttype: Any) -> str:
+    # Pygments' short class names ("k", "nf", ...), which the Material theme colours.
+    while ttype not in STANDARD_TYPES:
+        ttype = ttype.parent
+    return STANDARD_TYPES[ttype]
+
+
+def highlight_lines(source: str) -> list[str]:
+    """Pygments-highlighted HTML for each line of ``source`` (spans never cross a line)."""
+    lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
+    lines: list[list[str]] = [[]]
+    for ttype, text in lexer.get_tokens(source):
+        css = _token_class(ttype)
+        for k, part in enumerate(text.split("\n")):
+            if k > 0:
+                lines.append([])
+            if part:
+                escaped = html.escape(part, quote=False)
+                lines[-1].append(f'<span class="{css}">{escaped}</span>' if css else escaped)
+    count = len(source.splitlines())
+    out = ["".join(parts) for parts in lines]
+    return (out + [""] * count)[:count]
+
+
+# --- the renderer -----------------------------------------------------------------------------
+
+
+class HtmlRenderer:
+    """Render pieces of one trace as HTML (the contract with the step viewer; see module docstring)."""
+
+    def __init__(self, trace: dict[str, Any], env: jinja2.Environment) -> None:
+        self.trace = trace
+        self.main_path: str = trace["lecture"]["path"]
+        self.macros = env.get_template("cards.html.j2").module
+        self._code_cache: dict[str, list[str]] = {}
+        # storage id -> [(step index, name)] of every recorded tensor, for "shares storage" badges
+        self._storage_users: dict[str, list[tuple[int, str]]] = {}
+        for index, step in enumerate(trace["steps"]):
+            for name, value in step["env"].items():
+                if value.get("type") == "tensor":
+                    self._storage_users.setdefault(value["storage_id"], []).append((index, name))
+
+    # contract methods
+
+    def value(self, name: str, value: dict[str, Any], *, step_index: int) -> Markup:
+        view = value_view(value)
+        if view["kind"] == "tensor":
+            view = tensor_view(value, dims=self.dims_for(name, value, step_index),
+                               shares=self.shared_with(name, value, step_index))
+        return Markup(self.macros.value_card(name, view))
+
+    def rendering(self, rendering: dict[str, Any]) -> Markup:
+        kind = rendering.get("type")
+        if kind == "markdown":
+            if rendering.get("verbatim"):
+                body = Markup("<pre class=\"lt-verbatim\">{}</pre>").format(rendering["data"])
+            else:
+                body = Markup(render_markdown(rendering["data"]))
+            return Markup(self.macros.markdown_block(body, css_style(rendering.get("style"))))
+        if kind == "note":
+            return Markup(self.macros.note(Markup(render_markdown(rendering["data"]))))
+        if kind == "image":
+            return Markup(self.macros.image(self.image_view(rendering)))
+        if kind == "link":
+            return Markup(self.macros.link(self.link_view(rendering)))
+        if kind == "plot":
+            return Markup(self.macros.plot(json.dumps(rendering.get("spec", {}), indent=2, ensure_ascii=False),
+                                           rendering.get("spec", {}).get("title") or "Plot"))
+        return Markup(self.macros.unknown_rendering(str(kind)))
+
+    def compute(self, compute: dict[str, Any]) -> Markup:
+        return Markup(self.macros.compute_card(compute_view(compute)))
+
+    def error(self, error: dict[str, Any]) -> Markup:
+        frames = [{"label": f"{f['path']}:{f['line']}", "function": f.get("function", ""),
+                   "href": "#" + line_anchor(f["path"], f["line"], self.main_path)} for f in error.get("traceback", [])]
+        return Markup(self.macros.error_card(error.get("type", "Error"), error.get("message", ""), frames))
+
+    def code_lines(self, path: str) -> list[str]:
+        if path not in self._code_cache:
+            self._code_cache[path] = highlight_lines(self.trace["files"].get(path, ""))
+        return self._code_cache[path]
+
+    # helpers (also used by read mode)
+
+    def dims_for(self, name: str, value: dict[str, Any], step_index: int) -> list[tuple[str, str]] | None:
+        """Dim names from a jaxtyping annotation on the step's line, paired with the tensor's shape."""
+        steps = self.trace["steps"]
+        if not 0 <= step_index < len(steps):
+            return None
+        frame = steps[step_index]["stack"][-1]
+        source = self.trace["files"].get(frame["path"])
+        if source is None:
+            return None
+        dims = annotation_dims(source, frame["line"], name)
+        return name_dims(dims, value["shape"]) if dims else None
+
+    def shared_with(self, name: str, value: dict[str, Any], step_index: int) -> list[str]:
+        """Other names, recorded up to this step, whose tensors live in the same storage."""
+        names: list[str] = []
+        for index, other in reversed(self._storage_users.get(value["storage_id"], [])):
+            if index <= step_index and other != name and other not in names:
+                names.append(other)
+        return names[:MAX_SHARED_NAMES]
+
+    def image_view(self, rendering: dict[str, Any]) -> dict[str, Any]:
+        data = rendering["data"]
+        src = data if rendering.get("external") else ROOT + "assets/" + data
+        width = rendering.get("width")
+        if isinstance(width, (int, float)):
+            width = f"{width}px" if width > 1 else f"{width * 100:g}%"
+        return {"src": src, "alt": Path(data).name, "width": width, "style": css_style(rendering.get("style"))}
+
+    def link_view(self, rendering: dict[str, Any]) -> dict[str, Any]:
+        internal = rendering.get("internal")
+        if internal:
+            href = "#" + line_anchor(internal["path"], internal["line"], self.main_path)
+        else:
+            href = rendering.get("url") or "#"
+        attrs = rendering.get("attrs") or {}
+        details = []
+        for key, val in attrs.items():
+            text = ", ".join(str(v) for v in val) if isinstance(val, list) else str(val)
+            details.append((key, text))
+        return {"href": href, "title": rendering.get("title") or href, "internal": bool(internal),
+                "path": internal["path"] if internal else None, "line": internal["line"] if internal else None,
+                "details": details}
+
+
+_CSS_KEY = re.compile(r"^[a-z-]+$")
+_CSS_VALUE = re.compile(r"^[#%.,()\w\s-]+$")
+
+
+def css_style(style: dict[str, Any] | None) -> str:
+    """A ``style`` dict from text()/image() as a CSS declaration list; unsafe entries are dropped."""
+    if not style:
+        return ""
+    parts = []
+    for key, val in style.items():
+        key = re.sub(r"(?<!^)([A-Z])", r"-\1", str(key)).lower().replace("_", "-")
+        text = f"{val}px" if isinstance(val, (int, float)) and not isinstance(val, bool) and key not in ("opacity", "font-weight", "z-index", "line-height") else str(val)
+        if _CSS_KEY.match(key) and _CSS_VALUE.match(text):
+            parts.append(f"{key}: {text}")
+    return "; ".join(parts)
+
+
+def compute_view(compute: dict[str, Any]) -> dict[str, Any]:
+    """Plain data for a compute card (from a ``# @flops`` step)."""
+    mfu = compute.get("mfu")
+    by_op = sorted(compute.get("by_op", {}).items(), key=lambda kv: -kv[1])
+    total = compute.get("flops") or 0
+    return {
+        "flops": human_flops(compute["flops"]),
+        "seconds": human_seconds(compute.get("seconds")),
+        "flop_per_s": human_flop_per_s(compute.get("flop_per_s")),
+        "peak": human_flop_per_s(compute.get("peak_flop_per_s")) if compute.get("peak_flop_per_s") else None,
+        "mfu_percent": None if mfu is None or (isinstance(mfu, float) and math.isnan(mfu)) else round(100 * mfu, 1),
+        "mfu_bar_percent": None if mfu is None else max(0.0, min(100.0, 100 * mfu)),
+        "peak_note": compute.get("peak_note") or ("peak FLOP/s unknown for this device" if mfu is None else None),
+        "dtype": compute.get("dtype"),
+        "device_name": compute.get("device_name"),
+        "timing": compute.get("timing"),
+        "repeats": compute.get("repeats"),
+        "by_op": [{"op": op, "flops": human_flops(n), "percent": round(100 * n / total, 1) if total else 0.0} for op, n in by_op],
+    }

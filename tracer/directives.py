@@ -1,0 +1,123 @@
+"""Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``.
+
+A file is parsed once (tokenize for comments, ast for statement extents) into a map from the line
+that Python reports for a statement (its first line) to a ``Directives`` record, so the recorder's
+per-line callback only does a dict lookup. A directive written on any physical line of a multi-line
+simple statement applies to the whole statement. This module must not evaluate anything or touch
+frames: it only reads source text.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+KNOWN = ("inspect", "clear", "stepover", "hide", "flops")
+_DIRECTIVE = re.compile(r"@([A-Za-z_]\w*)")
+_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+@dataclass(frozen=True)
+class Directives:
+    inspect: tuple[str, ...] = ()
+    clear: tuple[str, ...] = ()
+    stepover: bool = False
+    hide: bool = False
+    flops: bool = False
+
+
+@dataclass
+class FileDirectives:
+    """Directives of one file keyed by statement start line, plus problems found while parsing."""
+
+    by_line: dict[int, Directives] = field(default_factory=dict)
+    hidden_lines: list[int] = field(default_factory=list)  # physical lines to leave out of the page
+    statements: dict[int, ast.stmt] = field(default_factory=dict)  # start line -> @flops statement
+    warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+
+
+def parse_comment(comment: str) -> tuple[dict[str, list[str]], list[str]]:
+    """Split one comment into {directive: [args]} and a list of unknown directive names.
+
+    Only comments whose text starts with ``@`` carry directives, so prose such as
+    ``# email me @ alice`` is left alone. Both ``@inspect x y`` and ``@inspect x, @inspect y`` work.
+    """
+    body = comment.lstrip("#").strip()
+    found: dict[str, list[str]] = {}
+    unknown: list[str] = []
+    if not body.startswith("@"):
+        return found, unknown
+    matches = list(_DIRECTIVE.finditer(body))
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
+        name = m.group(1)
+        args = [a for a in re.split(r"[\s,]+", body[m.end():end]) if a]
+        if name not in KNOWN:
+            unknown.append(name)
+            continue
+        found.setdefault(name, []).extend(args)
+    return found, unknown
+
+
+def _statement_lines(tree: ast.AST) -> dict[int, int]:
+    """Map each physical line to the start line of the statement Python reports for it."""
+    owner: dict[int, int] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            # Compound statement: only its header lines belong to it.
+            header_end = max(node.lineno, body[0].lineno - 1)
+            decorators = getattr(node, "decorator_list", [])
+            start = min([node.lineno] + [d.lineno for d in decorators])
+            for line in range(start, header_end + 1):
+                owner.setdefault(line, node.lineno)
+        else:
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                owner[line] = node.lineno
+    return owner
+
+
+def parse_source(source: str) -> FileDirectives:
+    """Parse a whole file's directives. Raises SyntaxError for source Python cannot parse."""
+    tree = ast.parse(source)
+    owner = _statement_lines(tree)
+    statements = {node.lineno: node for node in ast.walk(tree) if isinstance(node, ast.stmt)}
+    result = FileDirectives()
+    collected: dict[int, dict[str, list[str]]] = {}
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type != tokenize.COMMENT:
+            continue
+        line = tok.start[0]
+        found, unknown = parse_comment(tok.string)
+        for name in unknown:
+            result.warnings.append((line, f"unknown directive @{name} (known: {', '.join('@' + k for k in KNOWN)})"))
+        if not found:
+            continue
+        for name in found.get("inspect", []) + found.get("clear", []):
+            if not _NAME.match(name):
+                result.warnings.append((line, f"@inspect/@clear takes names or dotted paths, not {name!r}"))
+        start = owner.get(line, line)
+        merged = collected.setdefault(start, {})
+        for name, args in found.items():
+            merged.setdefault(name, []).extend(a for a in args if _NAME.match(a))
+        if "hide" in found:
+            node = statements.get(start)
+            end = (node.end_lineno or start) if node is not None and start == line else line
+            result.hidden_lines.extend(range(start, end + 1) if node is not None else [line])
+    for start, merged in collected.items():
+        result.by_line[start] = Directives(
+            inspect=tuple(dict.fromkeys(merged.get("inspect", ()))),
+            clear=tuple(dict.fromkeys(merged.get("clear", ()))),
+            stepover="stepover" in merged,
+            hide="hide" in merged,
+            flops="flops" in merged,
+        )
+        if "flops" in merged and start in statements:
+            result.statements[start] = statements[start]
+    result.hidden_lines = sorted(set(result.hidden_lines))
+    return result

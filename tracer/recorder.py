@@ -1,0 +1,269 @@
+"""The raw tracer: a ``sys.settrace`` hook that turns executed lecture lines into step records.
+
+Design (the hot path, so every line here counts):
+
+* The global trace function runs once per new frame. Whether a code object is traced is decided
+  once and cached per code object (lecture files only; comprehensions, lambdas and module bodies
+  never are); for everything else it returns None, so library frames cost one dict lookup and
+  produce no line events at all.
+* The call stack is kept incrementally: each traced frame pushes a ``_Frame`` holding the tuple of
+  its callers' positions, built once per call; nothing walks the interpreter stack per line.
+* A step is recorded when its line completes (the next line event or the frame's return). A line
+  without directives, renderings or output appends one small tuple; values are encoded only for
+  names a directive asks for.
+
+The recorder only collects; turning steps into JSON (``trace_writer``) and running a lecture
+(``runner``) live elsewhere. It must not do I/O or serialization inside the per-line callback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import CodeType, FrameType
+from typing import Any, Callable
+
+from tracer.directives import Directives, FileDirectives, parse_source
+from tracer.memory import Probe
+from tracer.values import ValueEncoder, lookup
+
+# Code objects that never become steps: their lines belong to the enclosing statement.
+_UNTRACED_NAMES = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>", "<module>"})
+_INSPECT_ALL = Directives()
+CALL = {"call": True}  # shared extras of a "line is calling into lecture code" step
+
+
+class _Frame:
+    """Per-activation state of one traced frame."""
+
+    __slots__ = ("prefix", "key", "position", "line", "directives", "current", "called", "exc", "meter")
+
+    def __init__(self, prefix: tuple[Any, ...], key: tuple[str, str], directives: dict[int, Directives]) -> None:
+        self.prefix = prefix  # positions (path, line, function) of the traced callers, outermost first
+        self.key = key  # (path, function)
+        self.line = 0  # the line being executed, 0 before the first line event
+        self.directives = directives
+        self.current: Directives | None = None  # directives of self.line
+        self.called = False  # a "call" step was already recorded for self.line
+        self.exc: Any = None  # exception seen on self.line and not yet handled
+        self.meter: Any = None  # compute.LineMeter while an @flops line runs
+
+
+class LectureFile:
+    """What the recorder knows about one lecture source file."""
+
+    def __init__(self, path: str, source: str, parsed: FileDirectives) -> None:
+        self.path = path
+        self.source = source
+        self.parsed = parsed
+
+
+class Recorder:
+    """Collects steps for lecture files under ``lecture_root`` while ``start()``..``stop()``."""
+
+    def __init__(self, lecture_root: Path, project_root: Path, encoder: ValueEncoder, probe: Probe, *,
+                 inspect_all: bool = False, max_steps: int = 100_000,
+                 meter_factory: Callable[..., Any] | None = None,
+                 warn: Callable[[str], None] | None = None) -> None:
+        self.lecture_root = str(lecture_root.resolve()) + "/"
+        self.project_root = project_root.resolve()
+        self.encoder = encoder
+        self.probe = probe
+        self.inspect_all = inspect_all
+        self.max_steps = max_steps
+        self.meter_factory = meter_factory
+        self._warn = warn or (lambda message: print(f"lectrace: warning: {message}", file=sys.stderr))
+        self.steps: list[tuple[Any, ...]] = []  # (prefix, key, line, extras | None, memory)
+        self.files: dict[str, LectureFile] = {}  # absolute filename -> info, lecture files only
+        self.warnings: list[str] = []
+        self.truncated = False
+        self._codes: dict[CodeType, tuple[LectureFile, tuple[str, str]] | None] = {}
+        self._stack: list[_Frame] = []
+        self._renderings: list[dict[str, Any]] = []
+        self._stdout: list[str] = []
+        self._pending = False  # renderings or stdout wait for the current line's step
+        self._active = False
+        self._warned: set[str] = set()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> None:
+        self._active = True
+        sys.settrace(self._global_trace)
+
+    def stop(self) -> None:
+        sys.settrace(None)
+        self._active = False
+
+    # -- inputs from the authoring API and the stdout capture --------------------------------------
+    def add_rendering(self, rendering: dict[str, Any]) -> None:
+        self._renderings.append(rendering)
+        self._pending = True
+
+    def write_stdout(self, text: str) -> None:
+        if text:
+            self._stdout.append(text)
+            self._pending = True
+
+    def relpath(self, path: Any) -> str | None:
+        """Project-relative forward-slash path, or None for files outside the project."""
+        try:
+            return Path(path).resolve().relative_to(self.project_root).as_posix()
+        except ValueError:
+            return None
+
+    def warn_once(self, message: str) -> None:
+        if message not in self._warned:
+            self._warned.add(message)
+            self.warnings.append(message)
+            self._warn(message)
+
+    # -- classification (once per code object) ----------------------------------------------------
+    def _classify(self, code: CodeType) -> tuple[LectureFile, tuple[str, str]] | None:
+        result = None
+        filename = code.co_filename
+        if code.co_name not in _UNTRACED_NAMES and filename.endswith(".py"):
+            info = self.files.get(filename)
+            if info is None and str(Path(filename).resolve()).startswith(self.lecture_root):
+                info = self._load_file(filename)
+            if info is not None:
+                result = (info, (info.path, code.co_qualname))
+        self._codes[code] = result
+        return result
+
+    def _load_file(self, filename: str) -> LectureFile | None:
+        path = self.relpath(filename)
+        if path is None:
+            return None
+        source = Path(filename).read_text(encoding="utf-8")
+        parsed = parse_source(source)
+        for line, message in parsed.warnings:
+            self.warn_once(f"{path}:{line}: {message}")
+        info = LectureFile(path, source, parsed)
+        self.files[filename] = info
+        return info
+
+    # -- the hot path ----------------------------------------------------------------------------
+    def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if event != "call" or not self._active:
+            return None
+        code = frame.f_code
+        try:
+            found = self._codes[code]
+        except KeyError:
+            found = self._classify(code)
+        if found is None:
+            return None
+        stack = self._stack
+        if stack:
+            parent = stack[-1]
+            current = parent.current
+            if current is not None and current.stepover:
+                return None
+            if parent.line and not parent.called:
+                parent.called = True
+                self._record(parent, CALL)
+            prefix = parent.prefix + ((parent.key[0], parent.line, parent.key[1]),)
+        else:
+            prefix = ()
+        stack.append(_Frame(prefix, found[1], found[0].parsed.by_line))
+        return self._local_trace
+
+    def _local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        if event == "line":
+            top = self._stack[-1]
+            if top.line:
+                if top.current is None and not self._pending:
+                    self.steps.append((top.prefix, top.key, top.line, None, self.probe.sample()))
+                else:
+                    self._finish_line(top, frame)
+                if len(self.steps) >= self.max_steps:
+                    self._truncate(frame)
+                    return None
+            line = top.line = frame.f_lineno
+            top.called = False
+            top.exc = None
+            current = top.current = top.directives.get(line, _INSPECT_ALL if self.inspect_all else None)
+            if current is not None and current.flops and self.meter_factory is not None:
+                self._start_meter(top, frame)
+            return self._local_trace
+        if event == "return":
+            top = self._stack.pop()
+            if top.line:
+                self._finish_line(top, frame, unwinding=top.exc)
+            return None
+        if event == "exception":
+            self._stack[-1].exc = arg[1]
+        return self._local_trace
+
+    # -- the slow path (lines with directives, renderings or output) ------------------------------
+    def _record(self, state: _Frame, extras: dict[str, Any] | None) -> None:
+        self.steps.append((state.prefix, state.key, state.line, extras, self.probe.sample()))
+
+    def _finish_line(self, state: _Frame, frame: FrameType, unwinding: Any = None) -> None:
+        extras: dict[str, Any] = {}
+        current = state.current
+        if state.meter is not None:
+            meter, state.meter = state.meter, None
+            try:
+                extras["compute"] = meter.stop(frame.f_globals, frame.f_locals)
+            except Exception as exc:  # measuring must never break the lecture
+                self.warn_once(f"{state.key[0]}:{state.line}: @flops failed: {type(exc).__name__}: {exc}")
+        if current is not None:
+            if current is _INSPECT_ALL:
+                env = self._all_locals(frame)
+            else:
+                env = {name: self._inspect(name, frame, state) for name in current.inspect}
+            if env:
+                extras["env"] = env
+            if current.clear:
+                extras["clear"] = list(current.clear)
+        if self._pending:
+            if self._renderings:
+                extras["renderings"], self._renderings = self._renderings, []
+            if self._stdout:
+                extras["stdout"] = "".join(self._stdout)
+                self._stdout = []
+            self._pending = False
+        if unwinding is not None:
+            extras["unwind"] = unwinding
+        self._record(state, extras or None)
+
+    def _inspect(self, name: str, frame: FrameType, state: _Frame) -> dict[str, Any]:
+        try:
+            value = lookup(name, frame.f_locals, frame.f_globals)
+        except Exception as exc:
+            message = f"@inspect {name}: {type(exc).__name__}: {exc}"
+            self.warn_once(f"{state.key[0]}:{state.line}: {message}")
+            return {"type": "missing", "name": name, "message": self.encoder.scrub(message)}
+        return self.encoder.encode(value)
+
+    def _all_locals(self, frame: FrameType) -> dict[str, Any]:
+        import types
+
+        env = {}
+        for name, value in frame.f_locals.items():
+            if name.startswith("__") or isinstance(value, (types.ModuleType, types.FunctionType, type)):
+                continue
+            env[name] = self.encoder.encode(value)
+        return env
+
+    def _start_meter(self, state: _Frame, frame: FrameType) -> None:
+        info = next((f for f in self.files.values() if f.path == state.key[0]), None)
+        statement = info.parsed.statements.get(state.line) if info else None
+        try:
+            meter = self.meter_factory(statement)  # type: ignore[misc]
+            meter.start()
+        except Exception as exc:
+            self.warn_once(f"{state.key[0]}:{state.line}: @flops could not start: {type(exc).__name__}: {exc}")
+            return
+        state.meter = meter
+
+    def _truncate(self, frame: FrameType | None) -> None:
+        self.truncated = True
+        self._active = False
+        sys.settrace(None)
+        while frame is not None:  # frames already traced would otherwise keep reporting lines
+            frame.f_trace = None
+            frame = frame.f_back
+        self._stack.clear()
+        self.warn_once(f"step cap reached ({self.max_steps} steps): recording stopped, the lecture runs on untraced")

@@ -1,0 +1,313 @@
+"""Run one lecture under the recorder and produce its trace (the collector: owns the lifecycle).
+
+``run_lecture`` checks the file, imports the lecture module untraced (its directory first on
+``sys.path``), seeds the random generators, installs the recorder, the authoring-API sink and a
+stdout capture, calls ``main()``, and assembles the trace: header, sources and their hashes, the
+error of a failing run. Writing is atomic, and nothing is written when the lecture cannot even be
+imported, so a previous trace is never destroyed by bad input. This module must not format steps
+(``trace_writer`` does) or parse command lines (``cli`` does).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import io
+import os
+import platform
+import random
+import sys
+import threading
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import Any, Callable
+
+from tracer import api
+from tracer.memory import Probe, StorageRegistry, choose_probe
+from tracer.recorder import Recorder
+from tracer.trace_format import SCHEMA_VERSION, write_atomic
+from tracer.trace_writer import trace_json
+from tracer.values import Limits, ValueEncoder
+
+PROJECT_MARKERS = ("mkdocs.yml", "pyproject.toml", ".git")
+
+
+class LectureError(Exception):
+    """A lecture that could not be traced at all; str() is ``path:line: message`` (one line)."""
+
+
+@dataclass
+class RunResult:
+    lecture: str  # project-relative path
+    output: Path | None  # where the trace was written (None when nothing was written)
+    status: str  # "ok" or "error"
+    steps: int
+    error_line: str | None = None  # "path:line: Type: message" for a lecture that raised
+    warnings: list[str] = field(default_factory=list)
+    trace_text: str | None = None
+
+
+def find_project_root(start: Path) -> Path:
+    for directory in [start, *start.parents]:
+        if any((directory / marker).exists() for marker in PROJECT_MARKERS):
+            return directory
+    return start
+
+
+def default_output(lecture: Path, project_root: Path) -> Path:
+    return project_root / "site" / "traces" / f"{lecture.stem}.json"
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class _StdoutCapture(io.TextIOBase):
+    """Stands in for sys.stdout while a lecture runs: text goes to the step being executed."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self._recorder = recorder
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._recorder.write_stdout(text)
+        return len(text)
+
+
+class _Sink:
+    """The authoring API's view of a run: renderings go to the recorder."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self._recorder = recorder
+        self.project_root = recorder.project_root
+        self.images: set[str] = set()
+
+    def add_rendering(self, rendering: dict[str, Any]) -> None:
+        if rendering.get("type") == "image" and not rendering.get("external"):
+            self.images.add(rendering["data"])
+        self._recorder.add_rendering(rendering)
+
+    def relpath(self, path: Any) -> str | None:
+        return self._recorder.relpath(path)
+
+
+def _check_source(path: Path, shown: str) -> str:
+    try:
+        source = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LectureError(f"{shown}: no such lecture file") from None
+    except (IsADirectoryError, UnicodeDecodeError, PermissionError) as exc:
+        raise LectureError(f"{shown}: cannot read lecture: {exc}") from None
+    try:
+        compile(source, str(path), "exec")
+    except SyntaxError as exc:
+        raise LectureError(f"{shown}:{exc.lineno or 0}: SyntaxError: {exc.msg}") from None
+    return source
+
+
+def _lecture_modules(lecture_dir: str) -> list[str]:
+    return [name for name, module in list(sys.modules.items())
+            if (getattr(module, "__file__", None) or "").startswith(lecture_dir)]
+
+
+def _seed(seed: int) -> None:
+    random.seed(seed)
+    with contextlib.suppress(ImportError):
+        import numpy
+
+        numpy.random.seed(seed)
+    with contextlib.suppress(ImportError):
+        import torch
+
+        torch.manual_seed(seed)
+
+
+def _environment(seed: int, probe: Probe) -> dict[str, Any]:
+    env: dict[str, Any] = {"python": platform.python_version(), "torch": None, "numpy": None, "device": "cpu",
+                           "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": probe.source,
+                           "seed": seed}
+    with contextlib.suppress(ImportError):
+        import numpy
+
+        env["numpy"] = numpy.__version__
+    with contextlib.suppress(ImportError):
+        import torch
+
+        env["torch"] = torch.__version__
+        if torch.cuda.is_available():
+            props = torch.cuda.get_device_properties(0)
+            env.update(device="cuda", gpu_name=props.name, gpu_total_memory_nbytes=int(props.total_memory))
+    return env
+
+
+def _lecture_traceback(tb: TracebackType | None, recorder: Recorder) -> list[dict[str, Any]]:
+    frames = []
+    for frame_summary, line in traceback.walk_tb(tb):
+        info = recorder.files.get(frame_summary.f_code.co_filename)
+        if info is not None:
+            frames.append({"path": info.path, "line": line, "function": frame_summary.f_code.co_qualname})
+    return frames
+
+
+def _title(steps: list[tuple[Any, ...]], module: ModuleType, name: str) -> str:
+    for step in steps:
+        extras = step[3]
+        for rendering in (extras or {}).get("renderings", ()):
+            if rendering.get("type") == "markdown" and rendering["data"].startswith("# "):
+                return rendering["data"][2:].splitlines()[0].strip()
+    doc = (module.__doc__ or "").strip()
+    return doc.splitlines()[0] if doc else name
+
+
+def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[str] | None = None, seed: int = 0,
+                inspect_all: bool = False, max_steps: int = 100_000, limits: Limits | None = None,
+                probe_factory: Callable[[StorageRegistry], Probe] | None = None,
+                on_recorder: Callable[[Recorder], None] | None = None,
+                write: bool = True) -> RunResult:
+    """Trace ``lecture``'s ``main()``; write the trace (atomically) unless ``write`` is False.
+
+    Raises LectureError (one line, nothing written) when the lecture cannot be read, parsed,
+    imported, or has no ``main()``. A lecture whose ``main()`` raises still yields a trace, with
+    ``status == "error"`` and the failing step's ``error``.
+    """
+    path = Path(lecture).absolute()
+    project_root = find_project_root(path.parent)
+    try:
+        shown = path.resolve().relative_to(project_root.resolve()).as_posix()
+    except ValueError:
+        shown = str(lecture)
+    _check_source(path, shown)
+    path = path.resolve()
+    out_path = Path(output) if output is not None else default_output(path, project_root)
+
+    lecture_dir = str(path.parent) + os.sep
+    registry = StorageRegistry()
+    root_text = str(project_root.resolve()) + os.sep
+    encoder = ValueEncoder(registry, limits, scrub=lambda s: s.replace(root_text, ""), relpath=None)
+    probe = (probe_factory or choose_probe)(registry)
+    try:
+        from tracer.compute import LineMeter
+    except ImportError:  # compute accounting not available yet
+        LineMeter = None  # type: ignore[assignment]
+
+    recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all, max_steps=max_steps,
+                        meter_factory=LineMeter)
+    encoder._relpath = recorder.relpath
+    if on_recorder is not None:
+        on_recorder(recorder)
+
+    for name in _lecture_modules(lecture_dir):
+        del sys.modules[name]
+    sys.path.insert(0, str(path.parent))
+    module_name = path.stem
+    try:
+        _seed(seed)
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise LectureError(_error_line(exc, exc.__traceback__, project_root, default=shown)) from None
+        main = getattr(module, "main", None)
+        if not callable(main):
+            raise LectureError(f"{shown}:1: no main() function to trace")
+
+        sink = _Sink(recorder)
+        previous_sink = api.set_sink(sink)
+        previous_stdout = sys.stdout
+        sys.stdout = _StdoutCapture(recorder)
+        escaped: BaseException | None = None
+        _seed(seed)
+        try:
+            recorder.start()
+            try:
+                main()
+            finally:
+                recorder.stop()
+        except Exception as exc:
+            escaped = exc
+        finally:
+            sys.stdout = previous_stdout
+            api.set_sink(previous_sink)
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(str(path.parent))
+        loaded = {name: sys.modules[name] for name in _lecture_modules(lecture_dir)}
+        for name in loaded:
+            del sys.modules[name]
+
+    steps = recorder.steps
+    header_error = None
+    error_line = None
+    if escaped is not None:
+        tb = _lecture_traceback(escaped.__traceback__, recorder)
+        message = encoder.scrub(str(escaped))
+        header_error = {"type": type(escaped).__name__, "message": message, "traceback": tb}
+        where = f"{tb[-1]['path']}:{tb[-1]['line']}" if tb else f"{shown}:1"
+        error_line = f"{where}: {type(escaped).__name__}: {message}".splitlines()[0]
+        for index, step in enumerate(steps):
+            extras = step[3]
+            if extras is not None and extras.get("unwind") is escaped:
+                extras = dict(extras)
+                extras["error"] = header_error
+                del steps[index + 1:]
+                steps[index] = (*step[:3], extras, step[4])
+                break
+
+    files_with_steps = {step[1][0] for step in steps}
+    lecture_files = sorted(recorder.files.values(), key=lambda f: f.path)
+    for module_obj in loaded.values():
+        module_file = getattr(module_obj, "__file__", None)
+        if module_file and module_file not in recorder.files and module_file.endswith(".py"):
+            rel = recorder.relpath(module_file)
+            if rel is not None:
+                source = Path(module_file).read_text(encoding="utf-8")
+                from tracer.directives import parse_source
+                from tracer.recorder import LectureFile
+
+                lecture_files.append(LectureFile(rel, source, parse_source(source)))
+    sources = {f.path: hashlib.sha256(f.source.encode("utf-8")).hexdigest() for f in lecture_files}
+    for image in sorted(sink.images):
+        sources[image] = sha256_file(project_root / image)
+    header: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "lecture": {"name": path.stem, "path": shown, "title": _title(steps, module, path.stem)},
+        "sources": dict(sorted(sources.items())),
+        "files": {f.path: f.source for f in sorted(lecture_files, key=lambda f: f.path) if f.path in files_with_steps},
+        "hidden_lines": {f.path: f.parsed.hidden_lines for f in sorted(lecture_files, key=lambda f: f.path)
+                         if f.parsed.hidden_lines and f.path in files_with_steps},
+        "environment": _environment(seed, probe),
+        "status": "error" if escaped is not None else "ok",
+        "truncated": {"max_steps": max_steps} if recorder.truncated else None,
+        "warnings": recorder.warnings,
+    }
+    if header_error is not None:
+        header["error"] = header_error
+    text = trace_json(header, steps)
+    if write:
+        write_atomic(out_path, text)
+    return RunResult(lecture=shown, output=out_path if write else None, status=header["status"], steps=len(steps),
+                     error_line=error_line, warnings=list(recorder.warnings), trace_text=text)
+
+
+def _error_line(exc: BaseException, tb: TracebackType | None, project_root: Path, default: str) -> str:
+    """``path:line: Type: message`` for the innermost frame inside the project."""
+    where = f"{default}:1"
+    for frame_summary, line in traceback.walk_tb(tb):
+        filename = frame_summary.f_code.co_filename
+        try:
+            rel = Path(filename).resolve().relative_to(project_root.resolve()).as_posix()
+        except ValueError:
+            continue
+        if "/tracer/" in f"/{rel}":
+            continue
+        where = f"{rel}:{line}"
+    message = str(exc).replace(str(project_root.resolve()) + os.sep, "")
+    return f"{where}: {type(exc).__name__}: {message}".splitlines()[0]

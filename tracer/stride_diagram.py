@@ -1,0 +1,111 @@
+"""Geometry of the stride diagram: where each element of a tensor lives in its storage.
+
+Given a tensor's shape, stride, storage offset and storage size (in elements), compute plain data
+for the template to draw: a strip of storage cells (wrapped into rows) in which the cells holding
+the tensor's elements carry the element's position in row-major index order (0, 1, 2, ...), the
+index formula with this tensor's strides (``offset = 0 + i·1 + j·3``), and for small 1-D/2-D
+tensors a logical grid giving each element's storage cell. This module must not produce markup:
+the SVG is drawn by ``site/templates/cards.html.j2`` from the numbers computed here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+INDEX_LETTERS = "ijklmnpqrs"
+CELLS_PER_ROW = 16
+CELL_WIDTH = 34
+CELL_HEIGHT = 26
+ROW_GAP = 18  # room under each row of cells for the storage index
+MAX_ELEMENTS = 256  # elements placed on the strip; larger tensors show their first ones
+MAX_CELLS = 96  # storage cells drawn; a longer span is cut with a marker
+
+
+def storage_index(index: tuple[int, ...], stride: list[int], storage_offset: int) -> int:
+    """The storage cell of the element at ``index``: offset + sum(index[d] * stride[d])."""
+    return storage_offset + sum(i * s for i, s in zip(index, stride))
+
+
+def index_formula(stride: list[int], storage_offset: int, dim_names: list[str] | None = None) -> str:
+    """``offset = 0 + i·1 + j·3`` for stride (1, 3); dims of size-independent stride 0 are kept."""
+    letters = [INDEX_LETTERS[d] if d < len(INDEX_LETTERS) else f"i{d}" for d in range(len(stride))]
+    terms = [str(storage_offset)] + [f"{letter}·{s}" for letter, s in zip(letters, stride)]
+    formula = "offset = " + " + ".join(terms)
+    if dim_names and len(dim_names) == len(stride):
+        formula += "   (" + ", ".join(f"{letter}: {name}" for letter, name in zip(letters, dim_names)) + ")"
+    return formula
+
+
+def element_placements(shape: list[int], stride: list[int], storage_offset: int, limit: int = MAX_ELEMENTS) -> list[tuple[int, tuple[int, ...], int]]:
+    """(row-major position, index tuple, storage cell) for the first ``limit`` elements."""
+    ranges = [range(n) for n in shape]
+    placements = []
+    for position, index in enumerate(itertools.islice(itertools.product(*ranges), limit)):
+        placements.append((position, index, storage_index(index, stride, storage_offset)))
+    return placements
+
+
+def _label(positions: list[int]) -> str:
+    # Broadcast views (stride 0) put several elements on one cell; keep the label short.
+    if len(positions) <= 2:
+        return ",".join(str(p) for p in positions)
+    return f"{positions[0]},…"
+
+
+def stride_diagram(shape: list[int], stride: list[int], storage_offset: int, storage_numel: int,
+                   dim_names: list[str] | None = None) -> dict[str, Any] | None:
+    """Plain data for the diagram of one tensor, or None when it has no elements to show.
+
+    ``cells`` are the drawn storage cells in storage order, each ``{"index", "label", "highlighted",
+    "x", "y"}``; ``width``/``height`` size the SVG. The drawn window is the whole storage when it is
+    short, else the span the shown elements occupy, cut at MAX_CELLS (``cut_before``/``cut_after``).
+    """
+    numel = math.prod(shape)
+    if numel == 0 or len(stride) != len(shape):
+        return None
+    placements = element_placements(shape, stride, storage_offset)
+    positions_by_cell: dict[int, list[int]] = {}
+    for position, _index, cell in placements:
+        positions_by_cell.setdefault(cell, []).append(position)
+    lo, hi = min(positions_by_cell), max(positions_by_cell)
+    if storage_numel <= MAX_CELLS and lo >= 0 and hi < storage_numel:
+        start, stop = 0, storage_numel
+    else:
+        start, stop = lo, min(hi + 1, lo + MAX_CELLS)
+    cells = []
+    for k, cell in enumerate(range(start, stop)):
+        positions = positions_by_cell.get(cell, [])
+        row, col = divmod(k, CELLS_PER_ROW)
+        cells.append({
+            "index": cell,
+            "label": _label(positions),
+            "positions": positions,
+            "highlighted": bool(positions),
+            "x": col * CELL_WIDTH,
+            "y": row * (CELL_HEIGHT + ROW_GAP),
+        })
+    rows = math.ceil(len(cells) / CELLS_PER_ROW)
+    return {
+        "cells": cells,
+        "cell_width": CELL_WIDTH,
+        "cell_height": CELL_HEIGHT,
+        "width": min(len(cells), CELLS_PER_ROW) * CELL_WIDTH,
+        "height": rows * (CELL_HEIGHT + ROW_GAP),
+        "formula": index_formula(stride, storage_offset, dim_names),
+        "cut_before": start > 0,
+        "cut_after": stop < storage_numel,
+        "elements_shown": len(placements),
+        "numel": numel,
+        "grid": logical_grid(shape, stride, storage_offset),
+    }
+
+
+def logical_grid(shape: list[int], stride: list[int], storage_offset: int, max_elements: int = 64) -> list[list[int]] | None:
+    """For a small 1-D or 2-D tensor: rows of the storage cell each element lives in."""
+    if len(shape) not in (1, 2) or math.prod(shape) > max_elements or math.prod(shape) == 0:
+        return None
+    if len(shape) == 1:
+        return [[storage_index((i,), stride, storage_offset) for i in range(shape[0])]]
+    return [[storage_index((i, j), stride, storage_offset) for j in range(shape[1])] for i in range(shape[0])]

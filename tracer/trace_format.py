@@ -1,0 +1,213 @@
+"""The trace file format: its Python types, its JSON Schema, and reading/validating/writing traces.
+
+This module is the single source of truth for what a trace is. The TypedDicts below describe the
+JSON that the recorder writes and the site reads; ``trace.schema.json`` (shipped beside this file)
+says the same thing to a validator, and ``SCHEMA_VERSION`` goes up on every incompatible change.
+It must not run lectures or render anything: it only knows the shape of the data.
+
+Value encoding (``Value``, produced by ``tracer.values``), each a dict with a ``type`` key:
+
+* ``int``/``bool``/``str``/``none``: ``{"type": "int", "value": 3}``; ``str`` may carry ``truncated``.
+* ``float``: ``value`` is a number, or one of the strings ``"nan"``, ``"inf"``, ``"-inf"``.
+* ``complex``: ``{"real": float, "imag": float}``.
+* ``list``/``tuple``/``set``/``frozenset``: ``items`` (Values), ``length`` (full length),
+  ``truncated`` (bool). ``dict``: ``items`` is a list of ``[key Value, value Value]`` pairs.
+* ``dataclass``: ``class`` and ``fields`` ({name: Value}). ``cycle``: a back-reference, ``repr``.
+* ``ndarray``: ``dtype``, ``shape``, ``values`` (nested lists), ``truncated``, ``stats``.
+* ``numpy_scalar``: ``dtype``, ``value``. ``sympy``: ``repr``, ``latex``.
+* ``finfo``: ``dtype``, ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal``, ``resolution``.
+  ``iinfo``: ``dtype``, ``bits``, ``min``, ``max``.
+* ``dtype``: ``value`` (e.g. ``"float32"``), ``itemsize``, ``is_floating_point``.
+  ``device``: ``value``. ``size``: ``value`` (list of ints).
+* ``module``: ``class``, ``num_parameters``, ``parameters`` ([{name, shape, dtype}]), ``repr``.
+* ``function``/``class``: ``name``, ``path``/``line`` when defined in a lecture file.
+* ``tensor``: see ``TensorValue``. Inside ``values``, an elided run of elements is the string
+  ``"…"``; non-finite floats are ``"nan"``/``"inf"``/``"-inf"``; complex numbers are ``[re, im]``.
+* ``object``: ``class`` and ``repr`` (``repr`` is null and ``repr_error`` set when ``__repr__`` fails).
+* ``missing``: a name an ``@inspect`` asked for that did not exist; ``message`` says why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, NotRequired, TypedDict
+
+SCHEMA_VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")
+
+
+class Frame(TypedDict):
+    path: str  # relative to the project root, forward slashes
+    line: int
+    function: str
+
+
+class ErrorInfo(TypedDict):
+    type: str
+    message: str
+    traceback: list[Frame]  # lecture frames only, outermost first
+
+
+class Memory(TypedDict):
+    nbytes: int  # CUDA: memory_allocated(); CPU: bytes of live storages among recorded tensors
+    peak_nbytes: int  # CUDA: max_memory_allocated(); CPU: the running maximum of nbytes
+
+
+class Compute(TypedDict):
+    flops: int
+    seconds: float
+    flop_per_s: float | None
+    by_op: dict[str, int]
+    peak_flop_per_s: float | None
+    mfu: float | None
+    dtype: str | None
+    device_name: NotRequired[str | None]
+    timing: NotRequired[str]  # "replay" (pure expression re-run) or "single" (one run, as traced)
+    repeats: NotRequired[int]
+    peak_note: NotRequired[str | None]  # why peak/mfu are null
+
+
+class Rendering(TypedDict, total=False):
+    type: Literal["markdown", "image", "link", "note", "plot"]
+    data: str  # markdown/note text; image path (project-relative) or URL
+    style: dict[str, Any] | None
+    verbatim: bool
+    external: bool  # image: data is a URL
+    width: float | str | None
+    url: str | None  # link
+    title: str
+    internal: Frame | None  # link(function): where it is defined
+    attrs: dict[str, Any]  # link(record): the record's other attributes
+    spec: dict[str, Any]  # plot: a Vega-Lite spec
+
+
+class TensorValue(TypedDict):
+    type: Literal["tensor"]
+    dtype: str  # "float32", "bfloat16", "float8_e4m3fn", ...
+    shape: list[int]
+    stride: list[int]
+    storage_offset: int
+    contiguous: bool
+    device: str
+    element_size: int
+    numel: int
+    nbytes: int  # numel * element_size
+    storage_id: str  # "s1", "s2", ...: equal for tensors sharing one storage
+    storage_nbytes: int
+    requires_grad: bool
+    grad_fn: str | None
+    values: Any  # nested lists (bounded preview)
+    truncated: bool
+    stats: dict[str, Any] | None  # floating tensors: min, max, mean, std, nan_count, inf_count
+
+
+Value = dict[str, Any]
+
+
+class Step(TypedDict):
+    stack: list[Frame]  # outermost first; the last frame is the line this step is about
+    env: dict[str, Value]  # values recorded on this step only
+    renderings: list[Rendering]
+    stdout: str
+    memory: Memory
+    clear: NotRequired[list[str]]  # names an @clear removes from view from this step on
+    call: NotRequired[bool]  # the line is calling into lecture code; its values come on a later step
+    error: NotRequired[ErrorInfo]
+    compute: NotRequired[Compute]
+
+
+class Lecture(TypedDict):
+    name: str
+    path: str
+    title: str
+
+
+class Environment(TypedDict, total=False):
+    python: str
+    torch: str | None
+    numpy: str | None
+    device: Literal["cpu", "cuda"]
+    gpu_name: str | None
+    gpu_total_memory_nbytes: int | None
+    memory_source: Literal["cpu_recorded", "cuda_allocated"]
+    seed: int
+
+
+class Trace(TypedDict):
+    schema_version: int
+    lecture: Lecture
+    sources: dict[str, str]  # path -> sha256 of every lecture file the run loaded (and local images)
+    files: dict[str, str]  # path -> source text, for files that have steps
+    hidden_lines: dict[str, list[int]]  # path -> lines marked @hide
+    environment: Environment
+    status: Literal["ok", "error"]
+    error: NotRequired[ErrorInfo]
+    truncated: dict[str, int] | None  # {"max_steps": N} when the step cap stopped recording
+    warnings: list[str]
+    steps: list[Step]
+
+
+class TraceError(Exception):
+    """A trace file that cannot be used; str() is one line naming the file and the reason."""
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def validation_error(trace: Any) -> str | None:
+    """The first schema violation in ``trace`` as one line, or None when it is valid."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(trace))
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+    message = error.message if len(error.message) < 200 else error.message[:197] + "..."
+    return f"at {where}: {message}"
+
+
+def load_trace(path: str | os.PathLike[str], *, validate: bool = True) -> Trace:
+    """Read and (by default) validate a trace; raise TraceError naming the file on any problem."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TraceError(f"{path}: no such trace file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TraceError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise TraceError(f"{path}: not a trace (top level is {type(data).__name__}, expected an object)")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise TraceError(f"{path}: schema_version {version!r}, this lectrace reads {SCHEMA_VERSION}; re-trace it")
+    if validate:
+        problem = validation_error(data)
+        if problem:
+            raise TraceError(f"{path}: invalid trace {problem}")
+    return data  # type: ignore[return-value]
+
+
+def write_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see either the old file or the whole new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

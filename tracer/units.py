@@ -1,0 +1,82 @@
+"""Human-readable numbers for the site: bytes, FLOPs, FLOP/s, seconds, counts, tensor elements.
+
+Every function takes a plain number and returns a short string ("4.0 KiB", "2.15 GFLOP",
+"45.1 GFLOP/s", "1.20 ms"). This module must not know about traces or HTML: it only formats.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+_BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+_DECIMAL_PREFIXES = ("", "K", "M", "G", "T", "P", "E")
+
+
+def human_bytes(nbytes: int | float) -> str:
+    """Bytes in binary units: 512 -> "512 B", 4096 -> "4.0 KiB", 3 * 2**30 -> "3.0 GiB"."""
+    value = float(nbytes)
+    for unit in _BINARY_UNITS:
+        if abs(value) < 1024 or unit == _BINARY_UNITS[-1]:
+            return f"{int(value)} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")
+
+
+def _decimal(value: float, unit: str) -> str:
+    # Three significant digits reads well for FLOP counts and rates (2.15 G, 45.1 G, 312 G).
+    if value == 0:
+        return f"0 {unit}"
+    exponent = min(int(math.floor(math.log10(abs(value)) / 3)), len(_DECIMAL_PREFIXES) - 1)
+    exponent = max(exponent, 0)
+    scaled = value / 1000**exponent
+    if exponent == 0 and float(value).is_integer():
+        return f"{int(value)} {unit}"
+    digits = 2 if abs(scaled) < 10 else 1 if abs(scaled) < 100 else 0
+    return f"{scaled:.{digits}f} {_DECIMAL_PREFIXES[exponent]}{unit}"
+
+
+def human_flops(flops: int | float) -> str:
+    """A FLOP count: 2147483648 -> "2.15 GFLOP"."""
+    return _decimal(float(flops), "FLOP")
+
+
+def human_flop_per_s(flop_per_s: float | None) -> str:
+    """A FLOP rate: 4.51e10 -> "45.1 GFLOP/s"; None -> "n/a"."""
+    return "n/a" if flop_per_s is None else _decimal(float(flop_per_s), "FLOP/s")
+
+
+def human_seconds(seconds: float | None) -> str:
+    """A duration: 0.0012 -> "1.20 ms", 3.5 -> "3.50 s"."""
+    if seconds is None:
+        return "n/a"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.3g} {unit}" if seconds / scale < 100 else f"{seconds / scale:.0f} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
+
+
+def human_count(count: int) -> str:
+    """A large integer with thin grouping: 1234567 -> "1,234,567"."""
+    return f"{count:,}"
+
+
+def format_number(value: Any) -> str:
+    """One tensor/array element as text: floats with 4 significant digits, ints as is.
+
+    Elements come from the trace's value previews, so they may be the strings "nan", "inf",
+    "-inf", the elision marker "…", or ``[re, im]`` pairs for complex numbers.
+    """
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e6:
+            return f"{value:.1f}"
+        return f"{value:.4g}"
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
+        real, imag = value
+        sign = "-" if imag < 0 else "+"
+        return f"{format_number(float(real))}{sign}{format_number(abs(float(imag)))}j"
+    return str(value)

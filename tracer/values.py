@@ -1,0 +1,404 @@
+"""Turn live Python objects into JSON-safe ``Value`` records (see ``trace_format`` for the encodings).
+
+This is where tensors become JSON: dtype, shape, strides, storage identity, a bounded preview of
+the values and summary statistics. Every entry point here must never raise and never produce
+something ``json.dumps`` rejects: unknown objects fall back to their (scrubbed) repr, a failing
+``__repr__`` to a placeholder. Large tensors are previewed, never copied whole (CUDA tensors copy
+only the preview to the host). This module must not decide *when* to record (the recorder does)
+and must not write files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import sys
+from typing import Any, Callable
+
+from tracer.memory import StorageRegistry
+
+ELLIPSIS = "…"
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+
+
+@dataclasses.dataclass
+class Limits:
+    tensor_elements: int = 400  # preview budget per tensor
+    stats_elements: int = 1 << 18  # above this, statistics come from an even sample
+    container_items: int = 50
+    depth: int = 4
+    str_chars: int = 2000
+    repr_chars: int = 500
+
+
+class ValueEncoder:
+    """Encodes values for one trace: shares the storage registry and the path scrubber."""
+
+    def __init__(self, registry: StorageRegistry | None = None, limits: Limits | None = None,
+                 scrub: Callable[[str], str] | None = None,
+                 relpath: Callable[[str], str | None] | None = None) -> None:
+        self.registry = registry or StorageRegistry()
+        self.limits = limits or Limits()
+        self._scrub_paths = scrub or (lambda s: s)
+        self._relpath = relpath or (lambda p: None)
+
+    # -- entry point ---------------------------------------------------------------------------
+    def encode(self, value: Any) -> dict[str, Any]:
+        try:
+            return self._encode(value, 0, set())
+        except Exception as exc:  # a value must never break the trace
+            return {"type": "object", "class": _class_name(value), "repr": None,
+                    "repr_error": self.scrub(f"{type(exc).__name__}: {exc}")}
+
+    def scrub(self, text: str) -> str:
+        """Remove this machine's absolute paths and raw addresses from text shown in a trace."""
+        return _ADDRESS.sub("0x…", self._scrub_paths(text))
+
+    # -- dispatch ------------------------------------------------------------------------------
+    def _encode(self, value: Any, depth: int, seen: set[int]) -> dict[str, Any]:
+        if value is None:
+            return {"type": "none"}
+        if value is True or value is False:
+            return {"type": "bool", "value": value}
+        if isinstance(value, int) and type(value) in (int,) or type(value).__name__ == "int":
+            return {"type": "int", "value": int(value)} if isinstance(value, int) else self._object(value)
+        if isinstance(value, float):
+            return {"type": "float", "value": json_float(value)}
+        if isinstance(value, complex):
+            return {"type": "complex", "real": json_float(value.real), "imag": json_float(value.imag)}
+        if isinstance(value, str):
+            return self._str(value)
+        module = type(value).__module__ or ""
+        if module.startswith("torch"):
+            encoded = self._torch(value)
+            if encoded is not None:
+                return encoded
+        if module.startswith("numpy"):
+            encoded = self._numpy(value)
+            if encoded is not None:
+                return encoded
+        if module.startswith("sympy"):
+            return self._sympy(value)
+        if isinstance(value, (list, tuple, set, frozenset, dict)) or (
+                dataclasses.is_dataclass(value) and not isinstance(value, type)):
+            if id(value) in seen:
+                return {"type": "cycle", "repr": f"<cycle: {_class_name(value)}>"}
+            if depth >= self.limits.depth:
+                return {"type": "object", "class": _class_name(value), "repr": self._repr(value)}
+            seen = seen | {id(value)}
+            if isinstance(value, dict):
+                return self._dict(value, depth, seen)
+            if isinstance(value, (list, tuple, set, frozenset)):
+                return self._sequence(value, depth, seen)
+            return {"type": "dataclass", "class": _class_name(value),
+                    "fields": {f.name: self._encode(getattr(value, f.name, None), depth + 1, seen)
+                               for f in dataclasses.fields(value)[: self.limits.container_items]}}
+        if isinstance(value, int):  # int subclasses (IntEnum, ...)
+            return {"type": "int", "value": int(value)}
+        if callable(value) and hasattr(value, "__code__") or isinstance(value, type):
+            return self._callable(value)
+        return self._object(value)
+
+    def _str(self, value: str) -> dict[str, Any]:
+        limit = self.limits.str_chars
+        text = self.scrub(value)
+        if len(text) > limit:
+            return {"type": "str", "value": text[:limit], "truncated": True, "length": len(value)}
+        return {"type": "str", "value": text}
+
+    def _sequence(self, value: Any, depth: int, seen: set[int]) -> dict[str, Any]:
+        items = list(value) if not isinstance(value, (set, frozenset)) else _sorted_if_possible(value)
+        cap = self.limits.container_items
+        return {"type": type(value).__name__ if type(value) in (list, tuple, set, frozenset) else _seq_kind(value),
+                "items": [self._encode(v, depth + 1, seen) for v in items[:cap]],
+                "length": len(items), "truncated": len(items) > cap}
+
+    def _dict(self, value: dict[Any, Any], depth: int, seen: set[int]) -> dict[str, Any]:
+        cap = self.limits.container_items
+        pairs = list(value.items())
+        return {"type": "dict", "items": [[self._encode(k, depth + 1, seen), self._encode(v, depth + 1, seen)]
+                                          for k, v in pairs[:cap]],
+                "length": len(pairs), "truncated": len(pairs) > cap}
+
+    def _repr(self, value: Any) -> str | None:
+        try:
+            text = repr(value)
+        except Exception:
+            return None
+        text = self.scrub(text)
+        limit = self.limits.repr_chars
+        return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
+
+    def _object(self, value: Any) -> dict[str, Any]:
+        try:
+            text = repr(value)
+        except Exception as exc:
+            return {"type": "object", "class": _class_name(value), "repr": None,
+                    "repr_error": self.scrub(f"{type(exc).__name__}: {exc}")}
+        text = self.scrub(text)
+        limit = self.limits.repr_chars
+        return {"type": "object", "class": _class_name(value),
+                "repr": text if len(text) <= limit else text[: limit - 1] + ELLIPSIS}
+
+    def _callable(self, value: Any) -> dict[str, Any]:
+        kind = "class" if isinstance(value, type) else "function"
+        out: dict[str, Any] = {"type": kind, "name": getattr(value, "__qualname__", getattr(value, "__name__", "?"))}
+        code = getattr(value, "__code__", None)
+        if code is not None:
+            path = self._relpath(code.co_filename)
+            if path is not None:
+                out.update(path=path, line=code.co_firstlineno)
+        return out
+
+    # -- numeric libraries ---------------------------------------------------------------------
+    def _torch(self, value: Any) -> dict[str, Any] | None:
+        import torch
+
+        if isinstance(value, torch.Tensor):
+            return self.tensor(value)
+        if isinstance(value, torch.dtype):
+            return {"type": "dtype", "value": dtype_name(value), "itemsize": value.itemsize,
+                    "is_floating_point": value.is_floating_point}
+        if isinstance(value, torch.device):
+            return {"type": "device", "value": str(value)}
+        if isinstance(value, torch.Size):
+            return {"type": "size", "value": [int(d) for d in value]}
+        if isinstance(value, torch.finfo):
+            return {"type": "finfo", "dtype": dtype_name(value.dtype), "bits": value.bits,
+                    "eps": json_float(value.eps), "max": json_float(value.max), "min": json_float(value.min),
+                    "smallest_normal": json_float(value.smallest_normal),
+                    "resolution": json_float(value.resolution)}
+        if isinstance(value, torch.iinfo):
+            return {"type": "iinfo", "dtype": dtype_name(value.dtype), "bits": value.bits,
+                    "min": int(value.min), "max": int(value.max)}
+        if isinstance(value, torch.nn.Module):
+            return self._module(value)
+        return None
+
+    def _module(self, module: Any) -> dict[str, Any]:
+        params = list(module.named_parameters())
+        cap = self.limits.container_items
+        return {"type": "module", "class": _class_name(module),
+                "num_parameters": int(sum(p.numel() for _, p in params)),
+                "parameters": [{"name": n, "shape": [int(d) for d in p.shape], "dtype": dtype_name(p.dtype)}
+                               for n, p in params[:cap]],
+                "parameters_truncated": len(params) > cap,
+                "repr": self._repr(module)}
+
+    def tensor(self, t: Any) -> dict[str, Any]:
+        import torch
+
+        if t.is_sparse or t.layout != torch.strided:
+            return self._object(t)
+        storage_id, storage_nbytes = self.registry.storage_id(t)
+        numel = t.numel()
+        preview, truncated = self._preview(t)
+        return {
+            "type": "tensor",
+            "dtype": dtype_name(t.dtype),
+            "shape": [int(d) for d in t.shape],
+            "stride": [int(s) for s in t.stride()],
+            "storage_offset": int(t.storage_offset()),
+            "contiguous": bool(t.is_contiguous()),
+            "device": str(t.device),
+            "element_size": int(t.element_size()),
+            "numel": int(numel),
+            "nbytes": int(numel * t.element_size()),
+            "storage_id": storage_id,
+            "storage_nbytes": storage_nbytes,
+            "requires_grad": bool(t.requires_grad),
+            "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+            "values": preview,
+            "truncated": truncated,
+            "stats": self._stats(t) if (t.is_floating_point() and numel > 0) else None,
+        }
+
+    def _preview(self, t: Any) -> tuple[Any, bool]:
+        """Nested lists of the leading and trailing entries of each dimension, "…" where cut."""
+        import torch
+
+        with torch.no_grad():
+            t = t.detach()
+            if t.dim() == 0:
+                return _to_json_list(_host_values(t)), False
+            budget = self.limits.tensor_elements
+            truncated = t.numel() > budget
+            keep: list[tuple[int, int] | None] = []  # per dim: (head, tail) kept, None = all
+            if truncated:
+                edge = max(1, int(budget ** (1.0 / t.dim()) / 2))
+                for size in t.shape:
+                    keep.append((edge, edge) if size > 2 * edge else None)
+                for dim, k in enumerate(keep):
+                    if k is not None:
+                        size = t.shape[dim]
+                        index = torch.cat([torch.arange(k[0]), torch.arange(size - k[1], size)]).to(t.device)
+                        t = t.index_select(dim, index)
+            values = _to_json_list(_host_values(t))
+            if truncated:
+                values = _insert_ellipses(values, keep)
+            return values, truncated
+
+    def _stats(self, t: Any) -> dict[str, Any]:
+        import torch
+
+        with torch.no_grad():
+            sample = t.detach()
+            sampled = False
+            while sample.numel() > self.limits.stats_elements:
+                dim = max(range(sample.dim()), key=lambda d: sample.shape[d])
+                step = max(2, math.ceil(sample.numel() / self.limits.stats_elements))
+                sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
+                sampled = True
+            x = sample.to(torch.float64 if sample.dtype == torch.float64 else torch.float32)
+            finite = torch.isfinite(x)
+            nan_count = int(torch.isnan(x).sum())
+            inf_count = int(torch.isinf(x).sum())
+            values = x[finite]
+            if values.numel():
+                lo, hi = torch.aminmax(values)
+                std = float(values.std()) if values.numel() > 1 else 0.0
+                stats = {"min": json_float(float(lo)), "max": json_float(float(hi)),
+                         "mean": json_float(float(values.mean())), "std": json_float(std)}
+            else:
+                stats = {"min": None, "max": None, "mean": None, "std": None}
+            stats.update(nan_count=nan_count, inf_count=inf_count)
+            if sampled:
+                stats["sampled"] = True
+            return stats
+
+    def _numpy(self, value: Any) -> dict[str, Any] | None:
+        import numpy as np
+
+        if isinstance(value, np.ndarray):
+            import torch
+
+            limit = self.limits.tensor_elements
+            flat = value.reshape(-1)[:limit] if value.size > limit else value
+            try:
+                values = _to_json_list(flat.tolist())
+            except Exception:
+                values = None
+            out = {"type": "ndarray", "dtype": str(value.dtype), "shape": [int(d) for d in value.shape],
+                   "values": values, "truncated": value.size > limit}
+            if value.dtype.kind == "f" and value.size:
+                out["stats"] = self._stats(torch.from_numpy(np.ascontiguousarray(value.reshape(-1)[: self.limits.stats_elements])))
+            return out
+        if isinstance(value, np.generic):
+            item = value.item()
+            if isinstance(item, float):
+                item = json_float(item)
+            elif isinstance(item, complex):
+                item = [json_float(item.real), json_float(item.imag)]
+            elif not isinstance(item, (int, bool, str)):
+                item = str(item)
+            return {"type": "numpy_scalar", "dtype": str(value.dtype), "value": item}
+        if isinstance(value, np.dtype):
+            return {"type": "dtype", "value": str(value), "itemsize": value.itemsize,
+                    "is_floating_point": value.kind == "f"}
+        if isinstance(value, np.finfo):
+            return {"type": "finfo", "dtype": str(value.dtype), "bits": value.bits, "eps": json_float(float(value.eps)),
+                    "max": json_float(float(value.max)), "min": json_float(float(value.min)),
+                    "smallest_normal": json_float(float(value.smallest_normal)),
+                    "resolution": json_float(float(value.resolution))}
+        return None
+
+    def _sympy(self, value: Any) -> dict[str, Any]:
+        try:
+            import sympy
+
+            latex = sympy.latex(value)
+        except Exception:
+            latex = None
+        return {"type": "sympy", "class": _class_name(value), "repr": self._repr(value), "latex": latex}
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def json_float(x: float) -> float | str:
+    if math.isfinite(x):
+        return x
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def dtype_name(dtype: Any) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _class_name(value: Any) -> str:
+    cls = type(value)
+    return cls.__qualname__ if cls.__module__ in ("builtins", "__main__") else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _seq_kind(value: Any) -> str:
+    for kind in (tuple, list, frozenset, set):
+        if isinstance(value, kind):
+            return kind.__name__
+    return "list"
+
+
+def _sorted_if_possible(values: Any) -> list[Any]:
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=repr)
+
+
+def _host_values(t: Any) -> Any:
+    """A Python nested list of ``t``'s values (complex as [re, im]); ``t`` is already small."""
+    import torch
+
+    t = t.cpu()
+    if t.dtype.is_floating_point and t.dtype != torch.float64:
+        # Print single and lower precision with the digits they have, not float64's noise.
+        return _round_floats(t.float().tolist())
+    if t.is_complex():
+        return torch.view_as_real(t.resolve_conj()).tolist()
+    if t.dtype in (torch.bfloat16, torch.float16) or "float8" in str(t.dtype):
+        return t.float().tolist()
+    if t.dtype.is_floating_point and t.dtype not in (torch.float32, torch.float64):
+        return t.float().tolist()
+    if t.dtype in (torch.uint16, torch.uint32, torch.uint64):
+        return t.to(torch.int64).tolist()
+    return t.tolist()
+
+
+def _round_floats(values: Any) -> Any:
+    if isinstance(values, list):
+        return [_round_floats(v) for v in values]
+    return float(f"{values:.8g}") if math.isfinite(values) else values
+
+
+def _to_json_list(values: Any) -> Any:
+    if isinstance(values, float):
+        return json_float(values)
+    if isinstance(values, list):
+        if values and isinstance(values[0], float) and all(isinstance(v, float) and math.isfinite(v) for v in values):
+            return values
+        return [_to_json_list(v) for v in values]
+    return values
+
+
+def _insert_ellipses(values: Any, keep: list[tuple[int, int] | None], dim: int = 0) -> Any:
+    if dim >= len(keep) or not isinstance(values, list):
+        return values
+    inner = [_insert_ellipses(v, keep, dim + 1) for v in values]
+    k = keep[dim]
+    if k is None:
+        return inner
+    return inner[: k[0]] + [ELLIPSIS] + inner[k[0]:]
+
+
+def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> Any:
+    """Resolve a (dotted) name in a frame; raises NameError/AttributeError when it does not exist."""
+    head, *rest = name.split(".")
+    if head in f_locals:
+        obj = f_locals[head]
+    elif head in f_globals:
+        obj = f_globals[head]
+    elif hasattr(sys.modules["builtins"], head):
+        obj = getattr(sys.modules["builtins"], head)
+    else:
+        raise NameError(f"name {head!r} is not defined")
+    for attr in rest:
+        obj = getattr(obj, attr)
+    return obj

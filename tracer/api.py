@@ -126,8 +126,11 @@ def link(target: Any = None, *, title: str | None = None, url: str | None = None
         rendering.update(url=target, title=title or target)
     elif inspect.isfunction(target) or inspect.isclass(target) or inspect.ismethod(target):
         obj: Callable[..., Any] = target
-        source_file = inspect.getsourcefile(obj)
-        _, line = inspect.getsourcelines(obj)
+        try:
+            source_file = inspect.getsourcefile(obj)
+            _, line = inspect.getsourcelines(obj)
+        except (TypeError, OSError):  # defined outside any file we can read: link by name only
+            source_file, line = None, 0
         relative = _sink.relpath(source_file) if (_sink is not None and source_file) else None
         rendering.update(url=None, title=title or getattr(obj, "__qualname__", obj.__name__))
         if relative is not None:

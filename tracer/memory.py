@@ -76,9 +76,8 @@ class RecordedTensorsProbe:
         self._last = (0, 0)
 
     def sample(self) -> tuple[int, int]:
-        registry = self._registry
-        if registry.dirty:
-            nbytes = registry.live_nbytes()
+        if self._registry.dirty:
+            nbytes = self._registry.live_nbytes()
             self._last = (nbytes, max(nbytes, self._last[1]))
         return self._last
 

@@ -18,6 +18,7 @@ The recorder only collects; turning steps into JSON (``trace_writer``) and runni
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 from types import CodeType, FrameType
@@ -87,12 +88,18 @@ class Recorder:
 
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
+        # Objects that exist before the lecture (torch alone brings hundreds of thousands) are
+        # frozen out of the collector: otherwise every full collection rescans them while the
+        # step list grows, which costs more than the tracing itself.
+        gc.freeze()
         self._active = True
-        sys.settrace(self._global_trace)
+        global_trace, _ = self._make_tracers()
+        sys.settrace(global_trace)
 
     def stop(self) -> None:
         sys.settrace(None)
         self._active = False
+        gc.unfreeze()
 
     # -- inputs from the authoring API and the stdout capture --------------------------------------
     def add_rendering(self, rendering: dict[str, Any]) -> None:
@@ -143,57 +150,79 @@ class Recorder:
         return info
 
     # -- the hot path ----------------------------------------------------------------------------
-    def _global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
-        if event != "call" or not self._active:
-            return None
-        code = frame.f_code
-        try:
-            found = self._codes[code]
-        except KeyError:
-            found = self._classify(code)
-        if found is None:
-            return None
+    def _make_tracers(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
+        """Build the global and local trace functions as closures over locals (no attribute lookups)."""
+        codes = self._codes
+        prefixes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        classify = self._classify
         stack = self._stack
-        if stack:
-            parent = stack[-1]
-            current = parent.current
-            if current is not None and current.stepover:
-                return None
-            if parent.line and not parent.called:
-                parent.called = True
-                self._record(parent, CALL)
-            prefix = parent.prefix + ((parent.key[0], parent.line, parent.key[1]),)
-        else:
-            prefix = ()
-        stack.append(_Frame(prefix, found[1], found[0].parsed.by_line))
-        return self._local_trace
+        steps = self.steps
+        append = steps.append
+        probe_sample = self.probe.sample
+        max_steps = self.max_steps
+        directives_default = _INSPECT_ALL if self.inspect_all else None
+        finish = self._finish_line
+        meters = self.meter_factory is not None
+        start_meter = self._start_meter
+        recorder = self
 
-    def _local_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
-        if event == "line":
-            top = self._stack[-1]
-            if top.line:
-                if top.current is None and not self._pending:
-                    self.steps.append((top.prefix, top.key, top.line, None, self.probe.sample()))
-                else:
-                    self._finish_line(top, frame)
-                if len(self.steps) >= self.max_steps:
-                    self._truncate(frame)
+        def global_trace(frame: FrameType, event: str, arg: Any) -> Any:
+            if event != "call" or not recorder._active:
+                return None
+            code = frame.f_code
+            try:
+                found = codes[code]
+            except KeyError:
+                found = classify(code)
+            if found is None:
+                return None
+            if stack:
+                parent = stack[-1]
+                current = parent.current
+                if current is not None and current.stepover:
                     return None
-            line = top.line = frame.f_lineno
-            top.called = False
-            top.exc = None
-            current = top.current = top.directives.get(line, _INSPECT_ALL if self.inspect_all else None)
-            if current is not None and current.flops and self.meter_factory is not None:
-                self._start_meter(top, frame)
-            return self._local_trace
-        if event == "return":
-            top = self._stack.pop()
-            if top.line:
-                self._finish_line(top, frame, unwinding=top.exc)
-            return None
-        if event == "exception":
-            self._stack[-1].exc = arg[1]
-        return self._local_trace
+                if parent.line and not parent.called:
+                    parent.called = True
+                    append((parent.prefix, parent.key, parent.line, CALL, probe_sample()))
+                prefix = parent.prefix + ((parent.key[0], parent.line, parent.key[1]),)
+                # One shared tuple per call site: steps stay small and the writer can cache by id.
+                prefix = prefixes.setdefault(prefix, prefix)
+            else:
+                prefix = ()
+            stack.append(_Frame(prefix, found[1], found[0].parsed.by_line))
+            return local_trace
+
+        def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
+            if event == "line":
+                top = stack[-1]
+                if top.line:
+                    if top.current is None and not recorder._pending:
+                        append((top.prefix, top.key, top.line, None, probe_sample()))
+                    else:
+                        finish(top, frame)
+                    if len(steps) >= max_steps:
+                        recorder._truncate(frame)
+                        return None
+                line = top.line = frame.f_lineno
+                top.called = False
+                top.exc = None
+                current = top.current = top.directives.get(line, directives_default)
+                if current is not None and current.flops and meters:
+                    start_meter(top, frame)
+                return local_trace
+            if event == "return":
+                top = stack.pop()
+                if top.line:
+                    if top.current is None and not recorder._pending and top.exc is None:
+                        append((top.prefix, top.key, top.line, None, probe_sample()))
+                    else:
+                        finish(top, frame, top.exc)
+                return None
+            if event == "exception":
+                stack[-1].exc = arg[1]
+            return local_trace
+
+        return global_trace, local_trace
 
     # -- the slow path (lines with directives, renderings or output) ------------------------------
     def _record(self, state: _Frame, extras: dict[str, Any] | None) -> None:

@@ -8,11 +8,13 @@ decide what a step contains: it only formats what the recorder collected.
 
 from __future__ import annotations
 
+import gc
 import json
 from typing import Any, Iterable
 
+from tracer.recorder import CALL
+
 _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-_SKIP_EXTRAS = frozenset({"unwind"})
 
 
 def dumps(value: Any) -> str:
@@ -41,39 +43,66 @@ class StepWriter:
     """Formats step tuples ``(prefix, (path, function), line, extras, (nbytes, peak))``."""
 
     def __init__(self) -> None:
-        self._prefixes: dict[tuple[Any, ...], str] = {}
-        self._keys: dict[tuple[str, str], tuple[str, str]] = {}
+        self._heads: dict[tuple[int, int, int], str] = {}
+        self._prefixes: dict[int, str] = {}
         self._memory: dict[tuple[int, int], str] = {}
+        self._plain: dict[tuple[int, int, int, int, bool], str] = {}
 
-    def _prefix(self, prefix: tuple[Any, ...]) -> str:
-        text = self._prefixes.get(prefix)
+    def _plain_step(self, prefix: tuple[Any, ...], key: tuple[str, str], line: int, memory: tuple[int, int],
+                    plain: bool) -> str:
+        return (self._head(prefix, key, line) + _EMPTY
+                + '"memory":{"nbytes":%d,"peak_nbytes":%d}' % memory + ("}" if plain else ',"call":true}'))
+
+    def _head(self, prefix: tuple[Any, ...], key: tuple[str, str], line: int) -> str:
+        # Steps keep their prefix/key tuples alive, so ids are stable while writing.
+        text = self._prefixes.get(id(prefix))
         if text is None:
-            text = "".join(_frame(*position) + "," for position in prefix)
-            self._prefixes[prefix] = text
-        return text
+            text = self._prefixes[id(prefix)] = "".join(_frame(*position) + "," for position in prefix)
+        return '{"stack":[' + text + _frame(key[0], line, key[1]) + "],"
 
     def step(self, step: tuple[Any, ...]) -> str:
         prefix, key, line, extras, memory = step
-        parts = self._keys.get(key)
-        if parts is None:
-            parts = self._keys[key] = ('{"path":%s,"line":' % _dumps(key[0]), ',"function":%s}' % _dumps(key[1]))
+        if extras is None or extras is CALL:
+            # Plain steps repeat exactly (a loop body, the same memory figure): format each once.
+            plain_key = (id(prefix), id(key), line, id(memory), extras is None)
+            text = self._plain.get(plain_key)
+            if text is None:
+                text = self._plain[plain_key] = self._plain_step(prefix, key, line, memory, extras is None)
+            return text
+        cache_key = (id(prefix), id(key), line)
+        head = self._heads.get(cache_key)
+        if head is None:
+            head = self._heads[cache_key] = self._head(prefix, key, line)
         mem = self._memory.get(memory)
         if mem is None:
             mem = self._memory[memory] = '"memory":{"nbytes":%d,"peak_nbytes":%d}' % memory
-        head = '{"stack":[' + self._prefix(prefix) + parts[0] + str(line) + parts[1] + "],"
-        if extras is None:
-            return head + '"env":{},"renderings":[],"stdout":"",' + mem + "}"
-        text = (head + '"env":' + dumps(extras.get("env", {})) + ',"renderings":' + dumps(extras.get("renderings", []))
-                + ',"stdout":' + dumps(extras.get("stdout", "")) + "," + mem)
+        env = extras.get("env")
+        renderings = extras.get("renderings")
+        stdout = extras.get("stdout")
+        text = (head + ('"env":' + dumps(env) if env else '"env":{}')
+                + (',"renderings":' + dumps(renderings) if renderings else ',"renderings":[]')
+                + (',"stdout":' + dumps(stdout) if stdout else ',"stdout":""') + "," + mem)
         for name, value in extras.items():
-            if name not in ("env", "renderings", "stdout") and name not in _SKIP_EXTRAS:
+            if name not in _PLACED:
                 text += "," + _dumps(name) + ":" + dumps(value)
         return text + "}"
+
+
+_EMPTY = '"env":{},"renderings":[],"stdout":"",'
+_PLACED = frozenset({"env", "renderings", "stdout", "unwind"})
 
 
 def trace_json(header: dict[str, Any], steps: Iterable[tuple[Any, ...]]) -> str:
     """The whole trace: ``header`` fields, then ``"steps"`` one per line."""
     writer = StepWriter()
-    body = ",\n".join(map(writer.step, steps))
+    # Formatting allocates only strings, which cannot form cycles: pausing the collector here
+    # saves it from rescanning the (large) step list again and again.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        body = ",\n".join(map(writer.step, steps))
+    finally:
+        if was_enabled:
+            gc.enable()
     head = dumps(header)
     return head[:-1] + (',\n"steps":[\n' + body + "\n]}\n" if body else ',"steps":[]}\n')

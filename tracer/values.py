@@ -25,7 +25,7 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 @dataclasses.dataclass
 class Limits:
     tensor_elements: int = 400  # preview budget per tensor
-    stats_elements: int = 1 << 18  # above this, statistics come from an even sample
+    stats_elements: int = 1 << 16  # above this, statistics come from an even sample (bounded cost)
     container_items: int = 50
     depth: int = 4
     str_chars: int = 2000
@@ -57,12 +57,15 @@ class ValueEncoder:
 
     # -- dispatch ------------------------------------------------------------------------------
     def _encode(self, value: Any, depth: int, seen: set[int]) -> dict[str, Any]:
+        kind = type(value)
+        if kind is int:
+            return {"type": "int", "value": value}
+        if kind is float:
+            return {"type": "float", "value": json_float(value)}
         if value is None:
             return {"type": "none"}
         if value is True or value is False:
             return {"type": "bool", "value": value}
-        if isinstance(value, int) and type(value) in (int,) or type(value).__name__ == "int":
-            return {"type": "int", "value": int(value)} if isinstance(value, int) else self._object(value)
         if isinstance(value, float):
             return {"type": "float", "value": json_float(value)}
         if isinstance(value, complex):
@@ -250,16 +253,19 @@ class ValueEncoder:
                 step = max(2, math.ceil(sample.numel() / self.limits.stats_elements))
                 sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
                 sampled = True
-            x = sample.to(torch.float64 if sample.dtype == torch.float64 else torch.float32)
-            finite = torch.isfinite(x)
-            nan_count = int(torch.isnan(x).sum())
-            inf_count = int(torch.isinf(x).sum())
-            values = x[finite]
+            x = sample if sample.dtype in (torch.float32, torch.float64) else sample.to(torch.float32)
+            if bool(torch.isfinite(x).all()):
+                nan_count = inf_count = 0
+                values = x
+            else:
+                nan_count = int(torch.isnan(x).sum())
+                inf_count = int(torch.isinf(x).sum())
+                values = x[torch.isfinite(x)]
             if values.numel():
                 lo, hi = torch.aminmax(values)
-                std = float(values.std()) if values.numel() > 1 else 0.0
+                std, mean = torch.std_mean(values) if values.numel() > 1 else (torch.zeros(()), values.reshape(()))
                 stats = {"min": json_float(float(lo)), "max": json_float(float(hi)),
-                         "mean": json_float(float(values.mean())), "std": json_float(std)}
+                         "mean": json_float(float(mean)), "std": json_float(float(std))}
             else:
                 stats = {"min": None, "max": None, "mean": None, "std": None}
             stats.update(nan_count=nan_count, inf_count=inf_count)

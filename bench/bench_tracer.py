@@ -1,0 +1,129 @@
+"""Tracer speed and trace size, measured in one run (figures, not pass/fail).
+
+Prints: (a) traced / untraced wall time for tensor-dominated lectures, (b) lines per second on a
+pure-Python loop while recording and for a whole ``lectrace run`` (recording + writing), and the
+same loop under a naive tracer that extracts the whole stack on every line, and (c) trace bytes
+per step. Run: ``.venv/bin/python bench/bench_tracer.py``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tracer.runner import run_lecture  # noqa: E402
+
+LOOP = ROOT / "bench" / "lectures" / "loop.py"
+TENSOR = ROOT / "bench" / "lectures" / "tensor_work.py"
+LECTURE_02 = ROOT / "lectures" / "lecture_02.py"
+
+
+def _load(path: Path):
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec = importlib.util.spec_from_file_location(f"bench_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(path.parent))
+
+
+def untraced_seconds(path: Path) -> float:
+    import torch
+
+    torch.manual_seed(0)
+    module = _load(path)
+    import io
+    import contextlib
+
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        module.main()
+    return time.perf_counter() - started
+
+
+def traced_seconds(path: Path) -> tuple[float, int]:
+    """Seconds spent in main() under the recorder (recording only), and the step count."""
+    box = []
+    original_start = None
+
+    def hook(recorder):
+        nonlocal original_start
+        start, stop = recorder.start, recorder.stop
+
+        def timed_start():
+            box.append(time.perf_counter())
+            start()
+
+        def timed_stop():
+            stop()
+            box.append(time.perf_counter())
+
+        recorder.start, recorder.stop = timed_start, timed_stop
+
+    result = run_lecture(path, write=False, on_recorder=hook, max_steps=10**7)
+    return box[1] - box[0], result.steps
+
+
+def naive_lines_per_second(path: Path) -> float:
+    """A naive tracer: traces every frame and extracts the whole stack on every lecture line."""
+    module = _load(path)
+    steps = []
+    target = str(path)
+
+    def trace(frame, event, arg):
+        if event == "line" and frame.f_code.co_filename == target:
+            steps.append((traceback.extract_stack(frame), dict(frame.f_locals)))
+        return trace
+
+    started = time.perf_counter()
+    sys.settrace(trace)
+    try:
+        module.main()
+    finally:
+        sys.settrace(None)
+    return len(steps) / (time.perf_counter() - started)
+
+
+def main() -> None:
+    print("lectrace tracer benchmark (one run; figures on this machine)")
+    # (a) overhead on tensor-dominated lectures
+    for path in (TENSOR, LECTURE_02):
+        if not path.exists():
+            print(f"(a) {path.relative_to(ROOT)}: not present, skipped")
+            continue
+        untraced_seconds(path)  # warm up imports and kernels
+        plain = untraced_seconds(path)
+        traced, steps = traced_seconds(path)
+        print(f"(a) {path.relative_to(ROOT)}: untraced {plain:.3f}s, traced {traced:.3f}s, "
+              f"ratio {traced / plain:.2f}x (target <= 1.3x), {steps} steps")
+
+    # (b) pure-Python loop
+    recording_seconds, steps = traced_seconds(LOOP)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "loop.json"
+        started = time.perf_counter()
+        run_lecture(LOOP, output=out, max_steps=10**7)
+        end_to_end = time.perf_counter() - started
+        nbytes = out.stat().st_size
+    naive = naive_lines_per_second(LOOP)
+    recording_rate = steps / recording_seconds
+    print(f"(b) loop: {steps:,} lines; recording {recording_rate:,.0f} lines/s (target >= 500,000); "
+          f"whole run incl. writing {steps / end_to_end:,.0f} lines/s (target >= 200,000)")
+    print(f"    naive extract_stack tracer: {naive:,.0f} lines/s; ours is {recording_rate / naive:.1f}x faster "
+          f"(target >= 10x)")
+    # (c) bytes per step
+    print(f"(c) loop trace: {nbytes:,} bytes, {nbytes / steps:.0f} bytes/step (target <= 200)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Geometry of the memory timeline: memory in use at each step, as points for a small SVG chart.
+
+``memory_chart(trace)`` downsamples the per-step ``memory.nbytes`` to at most a few hundred points
+(keeping each bucket's largest value, so peaks survive), scales them into a fixed plot box, and
+marks where each ``##`` section starts. The template ``site/templates/memory_chart.html.j2`` draws
+it; every point links to its step (``#step=N``). This module must not produce markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracer.page_model import section_headings
+from tracer.units import human_bytes
+
+WIDTH = 720
+HEIGHT = 140
+PAD_LEFT = 64  # room for the y-axis labels
+PAD_TOP = 18  # room for section labels
+PAD_BOTTOM = 18
+MAX_POINTS = 300
+
+
+def memory_label(environment: dict[str, Any]) -> str:
+    """What the numbers measure, from the trace's environment."""
+    if environment.get("memory_source") == "cuda_allocated":
+        return "GPU memory allocated"
+    return "CPU memory of recorded tensors"
+
+
+def downsample(values: list[int], max_points: int = MAX_POINTS) -> list[int]:
+    """Step indices to plot: all of them when few, else the largest value's step in each bucket."""
+    n = len(values)
+    if n <= max_points:
+        return list(range(n))
+    picked = []
+    for bucket in range(max_points):
+        lo, hi = bucket * n // max_points, (bucket + 1) * n // max_points
+        picked.append(max(range(lo, hi), key=lambda k: values[k]))
+    return picked
+
+
+def memory_chart(trace: dict[str, Any], max_points: int = MAX_POINTS) -> dict[str, Any] | None:
+    """Plain data for the timeline, or None for a trace without steps."""
+    values = [step["memory"]["nbytes"] for step in trace["steps"]]
+    if not values:
+        return None
+    peak = max(values)
+    plot_width = WIDTH - PAD_LEFT - 8
+    plot_height = HEIGHT - PAD_TOP - PAD_BOTTOM
+    last = max(len(values) - 1, 1)
+
+    def x_of(step: int) -> float:
+        return round(PAD_LEFT + plot_width * step / last, 1)
+
+    def y_of(nbytes: int) -> float:
+        return round(PAD_TOP + plot_height * (1 - (nbytes / peak if peak else 0)), 1)
+
+    points = [{"step": k, "x": x_of(k), "y": y_of(values[k]), "label": f"step {k}: {human_bytes(values[k])}"}
+              for k in downsample(values, max_points)]
+    sections = [{"step": k, "x": x_of(k), "title": title} for k, title in section_headings(trace)]
+    return {
+        "width": WIDTH,
+        "height": HEIGHT,
+        "label": memory_label(trace.get("environment", {})),
+        "points": points,
+        "polyline": " ".join(f"{p['x']},{p['y']}" for p in points),
+        "sections": sections,
+        "peak": human_bytes(peak),
+        "peak_y": PAD_TOP,
+        "zero_y": PAD_TOP + plot_height,
+        "left": PAD_LEFT,
+        "right": WIDTH - 8,
+        "steps": len(values),
+    }

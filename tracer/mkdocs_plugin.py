@@ -1,0 +1,219 @@
+"""The MkDocs plugin: one page per trace in ``site/traces/``, a lecture list on the home page.
+
+On ``on_config`` every trace is loaded and validated (a bad one stops the build with a
+``PluginError`` naming the file, before anything is written). ``on_files`` adds, in memory, the
+generated Markdown page ``lectures/NAME.md`` (URL ``lectures/NAME/``), a highlighted source page
+``lectures/NAME/source.html``, the site's own assets (``site/assets/*`` -> ``assets/lectrace/*``)
+and every local image a lecture shows (``PATH`` -> ``assets/PATH``). ``on_page_content`` puts the
+HTML slots back into the converted Markdown and wraps it in ``lecture.html.j2``; ``on_post_build``
+writes the step viewer's ``data.js`` beside each page. Glue only: this module must not decide how
+values look (``tracer.cards``) or what the document holds (``tracer.page_model``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+
+from tracer.cards import HtmlRenderer, template_env
+from tracer.memory_chart import memory_chart
+from tracer.page_model import section_headings
+from tracer.read_page import ReadPage, build_read_page, fill_slots, root_for
+from tracer.trace_format import TraceError, load_trace
+from tracer.units import human_bytes
+
+HOME_MARKER = "<!-- lectrace:lectures -->"
+FIRST_H1 = re.compile(r"<h1\b.*?</h1>", re.S)
+
+
+class LectraceConfig(Config):
+    traces_dir = c.Type(str, default="site/traces")
+    templates_dir = c.Type(str, default="site/templates")
+    assets_dir = c.Type(str, default="site/assets")
+    project_root = c.Type(str, default=".")  # trace paths (lecture files, images) are relative to it
+    step_mode = c.Type(bool, default=True)  # write data.js for the step viewer
+
+
+@dataclass
+class Lecture:
+    name: str
+    trace: dict[str, Any]
+    trace_path: Path
+    renderer: HtmlRenderer
+    page: ReadPage | None = None
+
+    @property
+    def src_uri(self) -> str:
+        return f"lectures/{self.name}.md"
+
+
+def environment_text(environment: dict[str, Any]) -> str:
+    """One line saying where a trace was recorded: device/GPU, Python, torch."""
+    if environment.get("device") == "cuda":
+        device = "GPU " + (environment.get("gpu_name") or "(unknown)")
+        if environment.get("gpu_total_memory_nbytes"):
+            device += f" ({human_bytes(environment['gpu_total_memory_nbytes'])})"
+    else:
+        device = "CPU"
+    parts = [device, f"Python {environment.get('python', '?')}"]
+    if environment.get("torch"):
+        parts.append(f"torch {environment['torch']}")
+    return " · ".join(parts)
+
+
+def device_text(environment: dict[str, Any]) -> str:
+    if environment.get("device") == "cuda":
+        return environment.get("gpu_name") or "GPU"
+    return "CPU"
+
+
+class LectracePlugin(BasePlugin[LectraceConfig]):
+    def on_config(self, config: Any) -> Any:
+        base = Path(config.config_file_path).resolve().parent
+        self.project_root = (base / self.config.project_root).resolve()
+        self.traces_dir = base / self.config.traces_dir
+        self.assets_dir = base / self.config.assets_dir
+        self.env = template_env(base / self.config.templates_dir)
+        self.lectures: dict[str, Lecture] = {}
+        for path in sorted(self.traces_dir.glob("*.json")):
+            try:
+                trace = load_trace(path)
+            except TraceError as exc:
+                raise PluginError(f"lectrace: {exc}") from None
+            name = trace["lecture"]["name"]
+            if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+                raise PluginError(f"lectrace: {path}: lecture name {name!r} cannot be a URL; use letters, digits, _ . -")
+            if name in self.lectures:
+                raise PluginError(f"lectrace: {path}: lecture {name!r} is also traced in {self.lectures[name].trace_path}")
+            self.lectures[name] = Lecture(name, trace, path, HtmlRenderer(trace, self.env))
+        if self.config.step_mode and self.lectures:
+            try:
+                from tracer import viewer_data  # noqa: F401  (checked now so a build never stops half-written)
+            except ImportError as exc:
+                raise PluginError(f"lectrace: step mode needs tracer/viewer_data.py ({exc}); "
+                                  "set 'step_mode: false' under the lectrace plugin to build read mode only") from None
+        return config
+
+    # --- files -------------------------------------------------------------------------------
+
+    def on_files(self, files: Files, config: Any) -> Files:
+        for lecture in self.lectures.values():
+            try:
+                lecture.page = build_read_page(lecture.trace, lecture.renderer, self.env)
+            except (jinja2.TemplateError, KeyError, TypeError, ValueError) as exc:
+                raise PluginError(f"lectrace: {lecture.trace_path}: cannot render page ({type(exc).__name__}: {exc})") from None
+            front = "---\ntitle: " + json.dumps(lecture.trace["lecture"]["title"] or lecture.name) + "\n---\n\n"
+            files.append(File.generated(config, lecture.src_uri, content=front + lecture.page.markdown))
+            files.append(File.generated(config, f"lectures/{lecture.name}/source.html", content=self._source_page(lecture, config)))
+            for image_path in self._local_images(lecture):
+                if files.get_file_from_path(f"assets/{image_path}") is None:
+                    files.append(File.generated(config, f"assets/{image_path}", abs_src_path=str(self.project_root / image_path)))
+        if self.assets_dir.is_dir():
+            for asset in sorted(p for p in self.assets_dir.rglob("*") if p.is_file()):
+                uri = "assets/lectrace/" + asset.relative_to(self.assets_dir).as_posix()
+                files.append(File.generated(config, uri, abs_src_path=str(asset)))
+        return files
+
+    def _local_images(self, lecture: Lecture) -> list[str]:
+        found = []
+        for step in lecture.trace["steps"]:
+            for rendering in step["renderings"]:
+                if rendering.get("type") == "image" and not rendering.get("external"):
+                    path = rendering["data"]
+                    if ".." in Path(path).parts or Path(path).is_absolute():
+                        raise PluginError(f"lectrace: {lecture.trace_path}: image path {path!r} leaves the project")
+                    if not (self.project_root / path).is_file():
+                        raise PluginError(f"lectrace: {lecture.trace_path}: image {path} not found under {self.project_root}")
+                    if path not in found:
+                        found.append(path)
+        return found
+
+    def _source_page(self, lecture: Lecture, config: Any) -> str:
+        main = lecture.trace["lecture"]["path"]
+        lines = [Markup(html) for html in lecture.renderer.code_lines(main)]
+        return self.env.get_template("source.html.j2").render(
+            path=main, title=lecture.trace["lecture"]["title"], site_name=config.site_name, root="../../", lines=lines)
+
+    # --- pages -------------------------------------------------------------------------------
+
+    def _lecture_of(self, page: Any) -> Lecture | None:
+        if page.file.src_uri.startswith("lectures/") and page.file.src_uri.endswith(".md"):
+            return self.lectures.get(page.file.src_uri[len("lectures/"):-3])
+        return None
+
+    def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
+        root = root_for(page.url)
+        if page.file.src_uri == "index.md":
+            listing = self._home_listing(root)
+            return html.replace(HOME_MARKER, listing) if HOME_MARKER in html else html + listing
+        lecture = self._lecture_of(page)
+        if lecture is None or lecture.page is None:
+            return html
+        content = fill_slots(html, lecture.page.slots, root)
+        heading = ""
+        # The lecture's title goes on top even when code (helpers defined before main) precedes it.
+        match = FIRST_H1.search(content)
+        if match:
+            heading, content = match.group(0), content[:match.start()] + content[match.end():]
+        trace = lecture.trace
+        return self.env.get_template("lecture.html.j2").render(
+            heading=Markup(heading),
+            content=Markup(content),
+            lecture_name=lecture.name,
+            root=root,
+            source_path=trace["lecture"]["path"],
+            source_url=f"{root}lectures/{lecture.name}/source.html",
+            environment_text=environment_text(trace["environment"]),
+            steps_count=len(trace["steps"]),
+            status_error=trace["status"] == "error",
+            trace_error=lecture.renderer.error(trace["error"]) if trace.get("error") else "",
+            warnings=trace.get("warnings", []) + ([f"recording stopped after {trace['truncated']['max_steps']} steps"] if trace.get("truncated") else []),
+            memory=memory_chart(trace),
+        )
+
+    def on_page_context(self, context: dict[str, Any], page: Any, config: Any, nav: Any) -> dict[str, Any]:
+        if self._lecture_of(page) is not None:
+            # the edit action opens the lecture's traced source (there is no repository to edit in)
+            page.edit_url = f"{root_for(page.url)}lectures/{self._lecture_of(page).name}/source.html"
+        return context
+
+    def _home_listing(self, root: str) -> str:
+        lectures = []
+        for lecture in self.lectures.values():
+            trace = lecture.trace
+            lectures.append({
+                "title": trace["lecture"]["title"] or lecture.name,
+                "url": f"{root}lectures/{lecture.name}/",
+                "source_url": f"{root}lectures/{lecture.name}/source.html",
+                "source_path": trace["lecture"]["path"],
+                "steps": len(trace["steps"]),
+                "device": device_text(trace["environment"]),
+                "sections": [title for _step, title in section_headings(trace)],
+                "status_error": trace["status"] == "error",
+            })
+        return self.env.get_template("home.html.j2").render(lectures=lectures)
+
+    # --- after the build ---------------------------------------------------------------------
+
+    def on_post_build(self, config: Any) -> None:
+        if not self.config.step_mode or not self.lectures:
+            return
+        from tracer.viewer_data import write_viewer_data
+
+        site_dir = Path(config.site_dir)
+        for lecture in self.lectures.values():
+            try:
+                write_viewer_data(lecture.trace, lecture.renderer, site_dir / "lectures" / lecture.name / "data.js")
+            except (jinja2.TemplateError, KeyError, TypeError, ValueError, OSError) as exc:
+                raise PluginError(f"lectrace: {lecture.trace_path}: cannot write step data ({type(exc).__name__}: {exc})") from None

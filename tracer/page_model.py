@@ -1,0 +1,236 @@
+"""The read-mode document of one lecture as plain records, built from its trace.
+
+The document follows the lecture's main file in source order. Each executed statement shows as a
+code line (hidden ``@hide`` lines left out); a statement that only calls ``text``/``note``/``image``/
+``link``/``plot`` shows its renderings instead; after a statement that recorded values, errors,
+compute or renderings, those follow. Functions show where they are defined: their ``def`` line and
+docstring when any of their body ran, their whole text when ``link(fn)`` points at them.
+Everything here is plain data (``LineRecord``, ``CodeBlock``, ``Annotation``, ...) for the plugin
+to turn into Markdown/HTML; this module must not produce markup or touch files.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+RENDERING_CALLS = {"text", "note", "image", "link", "plot"}
+MAX_RENDERINGS_PER_LINE = 30  # a text() in a long loop shows its first runs, then a count
+
+
+@dataclass
+class LineRecord:
+    """What the trace says about one statement of the main file (keyed by its first line)."""
+
+    line: int
+    first_step: int
+    last_step: int = -1  # last completed (non-call) step; -1 until one completes
+    runs: int = 0
+    env: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)  # name -> (step, value), last run
+    renderings: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    errors: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    compute: tuple[int, dict[str, Any]] | None = None
+    stdout: str = ""
+
+
+@dataclass
+class CodeLine:
+    line: int
+    ran: bool  # the statement this line belongs to executed (dimmed otherwise)
+    runs: int  # executions of the statement starting on this line (0 on other lines)
+
+
+@dataclass
+class CodeBlock:
+    lines: list[CodeLine]
+
+
+@dataclass
+class Annotation:
+    """What follows a statement: values (name -> (step, value)), renderings, compute, errors."""
+
+    record: LineRecord
+
+
+Block = Union[CodeBlock, Annotation]
+
+
+def collect_lines(trace: dict[str, Any]) -> dict[int, LineRecord]:
+    """Fold the steps into one record per executed statement of the main file.
+
+    A step in another file (a helper module) lends its renderings and errors to the innermost
+    main-file line on its stack, so they show where the main file called into it.
+    """
+    main = trace["lecture"]["path"]
+    records: dict[int, LineRecord] = {}
+    for index, step in enumerate(trace["steps"]):
+        frame = step["stack"][-1]
+        if frame["path"] == main:
+            record = records.setdefault(frame["line"], LineRecord(line=frame["line"], first_step=index))
+            if not step.get("call"):
+                record.runs += 1
+                record.last_step = index
+                for name, value in step["env"].items():
+                    record.env[name] = (index, value)
+                if step.get("compute"):
+                    record.compute = (index, step["compute"])
+                record.stdout += step.get("stdout", "")
+        else:
+            outer = next((f for f in reversed(step["stack"]) if f["path"] == main), None)
+            if outer is None:
+                continue
+            record = records.setdefault(outer["line"], LineRecord(line=outer["line"], first_step=index))
+        record.renderings.extend((index, r) for r in step["renderings"])
+        if step.get("error"):
+            record.errors.append((index, step["error"]))
+    return records
+
+
+def _header_end(node: ast.stmt) -> int:
+    """Last line of a statement's own text: the whole simple statement, or a compound's header."""
+    body = getattr(node, "body", None)
+    if isinstance(body, list) and body:
+        return max(node.lineno, body[0].lineno - 1)
+    return node.end_lineno or node.lineno
+
+
+def _is_rendering_call(node: ast.stmt) -> bool:
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    func = node.value.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return name in RENDERING_CALLS
+
+
+def _docstring_node(node: ast.AST) -> ast.stmt | None:
+    body = getattr(node, "body", [])
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        return body[0]
+    return None
+
+
+@dataclass
+class _Statement:
+    start: int
+    end: int  # last line shown for it (header end for compound statements)
+    rendering_only: bool
+
+
+def _statements(tree: ast.Module) -> dict[int, _Statement]:
+    found: dict[int, _Statement] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            found.setdefault(node.lineno, _Statement(node.lineno, _header_end(node), _is_rendering_call(node)))
+        elif isinstance(node, ast.ExceptHandler):
+            found.setdefault(node.lineno, _Statement(node.lineno, max(node.lineno, node.body[0].lineno - 1), False))
+    return found
+
+
+def _filler(text: str) -> bool:
+    stripped = text.strip()
+    return not stripped or stripped.startswith("#") or stripped.rstrip(":").strip() in ("else", "try", "finally")
+
+
+def build_document(trace: dict[str, Any]) -> list[Block]:
+    """The read-mode document of the trace's main file: code blocks and annotations, in file order."""
+    main = trace["lecture"]["path"]
+    source = trace["files"].get(main, "")
+    lines = source.splitlines()
+    hidden = set(trace.get("hidden_lines", {}).get(main, []))
+    records = collect_lines(trace)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        tree = ast.Module(body=[], type_ignores=[])
+    statements = _statements(tree)
+
+    shown: set[int] = set()
+    ran: set[int] = set()
+    for line in records:
+        statement = statements.get(line, _Statement(line, line, False))
+        shown.update(range(statement.start, statement.end + 1))
+        ran.update(range(statement.start, statement.end + 1))
+
+    linked = {r["internal"]["line"] for s in trace["steps"] for r in s["renderings"]
+              if r.get("type") == "link" and r.get("internal") and r["internal"]["path"] == main}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        end = node.end_lineno or node.lineno
+        if start in linked or node.lineno in linked:
+            shown.update(range(start, end + 1))
+        elif any(start <= line <= end for line in ran):
+            shown.update(range(start, _header_end(node) + 1))
+            doc = _docstring_node(node)
+            if doc is not None:
+                shown.update(range(doc.lineno, (doc.end_lineno or doc.lineno) + 1))
+
+    # Blank lines, comments and else:/try: between two shown lines keep a block readable.
+    ordered = sorted(shown)
+    for a, b in zip(ordered, ordered[1:]):
+        if b - a > 1 and all(_filler(lines[k - 1]) for k in range(a + 1, b)):
+            shown.update(range(a + 1, b))
+    shown -= hidden
+    shown = {line for line in shown if 1 <= line <= len(lines)}
+
+    blocks: list[Block] = []
+    current: list[CodeLine] = []
+
+    def flush() -> None:
+        nonlocal current
+        while current and not lines[current[-1].line - 1].strip():
+            current.pop()  # no trailing blank lines in a code block
+        if current:
+            blocks.append(CodeBlock(current))
+        current = []
+
+    line = 1
+    while line <= len(lines):
+        if line not in shown:
+            flush()
+            line += 1
+            continue
+        statement = statements.get(line)
+        record = records.get(line)
+        if statement and record and statement.rendering_only and record.renderings:
+            flush()
+            blocks.append(Annotation(record))
+            line = statement.end + 1
+            continue
+        if not current and not lines[line - 1].strip():
+            line += 1  # no leading blank lines either
+            continue
+        current.append(CodeLine(line=line, ran=line in ran, runs=record.runs if record else 0))
+        end = statement.end if statement else line
+        if record and end == line and (record.env or record.renderings or record.errors or record.compute or record.stdout):
+            flush()
+            blocks.append(Annotation(record))
+        elif statement and record and end > line:
+            # a multi-line statement: emit its remaining lines, then its annotation
+            for k in range(line + 1, end + 1):
+                if k in shown:
+                    current.append(CodeLine(line=k, ran=True, runs=0))
+            if record.env or record.renderings or record.errors or record.compute or record.stdout:
+                flush()
+                blocks.append(Annotation(record))
+            line = end + 1
+            continue
+        line += 1
+    flush()
+    return blocks
+
+
+def section_headings(trace: dict[str, Any], level: int = 2) -> list[tuple[int, str]]:
+    """(step index, heading text) for each Markdown heading of ``level`` a text() call rendered."""
+    marker = "#" * level + " "
+    found = []
+    for index, step in enumerate(trace["steps"]):
+        for rendering in step["renderings"]:
+            if rendering.get("type") != "markdown":
+                continue
+            for text_line in rendering.get("data", "").splitlines():
+                if text_line.startswith(marker):
+                    found.append((index, text_line[len(marker):].strip()))
+    return found

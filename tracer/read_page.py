@@ -1,0 +1,100 @@
+"""Read mode: turn a lecture's document (``page_model``) into page Markdown plus HTML slots.
+
+``text()`` and ``note()`` renderings become real Markdown, so MkDocs builds the table of contents
+from their headings and search indexes the prose. Everything else (highlighted code, value cards,
+images, compute and error cards) is HTML rendered by ``HtmlRenderer`` and the Jinja macros; it
+is kept out of the Markdown as a ``<!--lt-slot:N-->`` comment and put back into the converted
+page by ``fill_slots``, so Markdown never rewrites it. This module must not touch files or MkDocs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from tracer.cards import ROOT, HtmlRenderer, line_anchor
+from tracer.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document
+
+SLOT = re.compile(r"<!--lt-slot:(\d+)-->")
+
+
+@dataclass
+class ReadPage:
+    markdown: str  # page Markdown: prose from text()/note() and slot comments
+    slots: list[Markup] = field(default_factory=list)  # HTML for each slot, image/link URLs start with {root}
+
+    def slot(self, html: str) -> str:
+        self.slots.append(Markup(html))
+        return f"<!--lt-slot:{len(self.slots) - 1}-->"
+
+
+def note_markdown(text: str) -> str:
+    """A note() as a Markdown admonition (indented body)."""
+    body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines())
+    return "!!! note\n\n" + body
+
+
+def _plain_markdown(rendering: dict[str, Any]) -> bool:
+    return rendering.get("type") == "markdown" and not rendering.get("verbatim") and not rendering.get("style")
+
+
+def build_read_page(trace: dict[str, Any], renderer: HtmlRenderer, env: jinja2.Environment) -> ReadPage:
+    """The Markdown and slots of one lecture page."""
+    page = ReadPage(markdown="")
+    macros = env.get_template("page_parts.html.j2").module
+    main = trace["lecture"]["path"]
+    code = renderer.code_lines(main)
+    parts: list[str] = []
+    for block in build_document(trace):
+        if isinstance(block, CodeBlock):
+            lines = [{"number": c.line, "anchor": line_anchor(main, c.line, main), "html": Markup(code[c.line - 1]),
+                      "ran": c.ran, "runs": c.runs} for c in block.lines]
+            parts.append(page.slot(macros.code_block(lines)))
+            continue
+        assert isinstance(block, Annotation)
+        record = block.record
+        renderings = record.renderings[:MAX_RENDERINGS_PER_LINE]
+        for _step, rendering in renderings:
+            if _plain_markdown(rendering):
+                parts.append(rendering["data"])
+            elif rendering.get("type") == "note":
+                parts.append(note_markdown(rendering["data"]))
+            else:
+                parts.append(page.slot(renderer.rendering(rendering)))
+        if len(record.renderings) > len(renderings):
+            parts.append(page.slot(macros.more_renderings(len(record.renderings) - len(renderings))))
+        cards = [renderer.value(name, value, step_index=step) for name, (step, value) in record.env.items()]
+        computes = [renderer.compute(record.compute[1])] if record.compute else []
+        errors = [renderer.error(error) for _step, error in record.errors]
+        if cards or computes or errors or record.stdout:
+            parts.append(page.slot(macros.annotation(
+                step=record.last_step if record.last_step >= 0 else record.first_step,
+                runs=record.runs, cards=cards, computes=computes, errors=errors, stdout=record.stdout)))
+    page.markdown = "\n\n".join(parts) + "\n"
+    return page
+
+
+def fill_slots(html: str, slots: list[Markup], root: str) -> str:
+    """Put the slots back into the converted page, with ``{root}`` URLs made relative to it."""
+
+    def replace(match: re.Match[str]) -> str:
+        return relative_urls(slots[int(match.group(1))], root)
+
+    # Markdown may wrap a lone comment in a paragraph; take the paragraph away with it.
+    html = re.sub(r"<p>\s*(<!--lt-slot:\d+-->)\s*</p>", r"\1", html)
+    return SLOT.sub(replace, html)
+
+
+def relative_urls(html: str, root: str) -> str:
+    """Replace the ``{root}`` placeholder at the start of src/href attributes."""
+    html = str(html)  # Markup.replace would escape the quotes we put back
+    return html.replace(f'src="{ROOT}', f'src="{root}').replace(f'href="{ROOT}', f'href="{root}')
+
+
+def root_for(url: str) -> str:
+    """Relative URL from a page URL (``lectures/x/``) to the site root (``../../``)."""
+    return "../" * url.count("/") if url else "./"

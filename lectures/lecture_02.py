@@ -200,6 +200,7 @@ def tensors_on_gpus():
     if not torch.cuda.is_available():
         text("This run has no GPU, so the GPU steps below are skipped.")
         text("On a GPU, copying `x` with `x.to('cuda')` and creating `torch.zeros(32, 32, device='cuda')` raise `torch.cuda.memory_allocated()` by exactly 2 × 4096 = 8192 bytes.")
+        assert 2 * get_memory_usage(x) == 2 * 4096 == 8192
         text("The copy itself travels over PCIe (or NVLink-C2C) at tens of GB/s, far slower than the GPU's own memory.")
         return
     gpu_memory_accounting(x)
@@ -235,7 +236,9 @@ def host_to_device_copy():
     seconds = time_fn(lambda: x.to("cuda"), "cuda")  # @stepover @inspect seconds
     copy_gb_per_s = nbytes / seconds / 1e9  # @inspect copy_gb_per_s
     assert copy_gb_per_s > 0
-    text("Compare with the GPU's own memory bandwidth (about 3350 GB/s on an H100): move data to the GPU once and keep it there.")
+    h100_memory_gb_per_s = 3350  # HBM3 bandwidth of an H100 SXM  @inspect h100_memory_gb_per_s
+    assert copy_gb_per_s < h100_memory_gb_per_s / 10
+    text("The GPU's own memory is about 3350 GB/s on an H100, over ten times faster than this copy: move data to the GPU once and keep it there.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -473,7 +476,7 @@ def headline_figures():
     text("GPT-3 (2020) took 3.14e23 FLOPs to train; GPT-4 (2023) is speculated at about 2e25.")
     reporting_threshold_flops = 1e25  # @inspect reporting_threshold_flops
     assert gpt3_flops < reporting_threshold_flops < gpt4_flops
-    text("Regulators count FLOPs too: the EU AI Act presumes systemic risk above 1e25 training FLOPs. GPT-4 is over that line; GPT-3 is 30 times under it.")
+    text("Regulators count FLOPs too: the EU AI Act presumes systemic risk above 1e25 training FLOPs. GPT-4 is over that line; GPT-3 is about 32 times under it.")
     assert round(reporting_threshold_flops / gpt3_flops) == 32
     note("The 2023 US executive order on AI set its reporting threshold higher, at 1e26 operations; it was revoked in 2025.")
     text("Peak speeds, from the datasheets:")
@@ -486,7 +489,9 @@ def headline_figures():
     text("Eight H100s for two weeks at peak:")
     seconds_in_two_weeks = 14 * 24 * 60 * 60
     total_flops = 8 * seconds_in_two_weeks * h100_flop_per_s  # @inspect total_flops
-    assert 9.5e21 < total_flops < 9.6e21  # about 1/30 of GPT-3
+    assert 9.5e21 < total_flops < 9.6e21
+    text("About 9.6e21 FLOPs: GPT-3's budget would take 33 such fortnights.")
+    assert round(gpt3_flops / total_flops) == 33
 
 
 def matmul_flops():
@@ -535,6 +540,7 @@ def timing_and_mfu():
     promised = promised_flop_per_s(device_name, torch.float32)  # @stepover @inspect promised
     if promised is None:
         text("No datasheet peak is known for this device (CPUs publish none we can rely on), so MFU is skipped here. On an H100 this float32 matmul is compared with 67 TFLOP/s.")
+        assert promised_flop_per_s("NVIDIA H100 80GB HBM3", torch.float32) == 67e12
         mfu = None
     else:
         mfu = actual_flop_per_s / promised  # @inspect mfu
@@ -866,7 +872,7 @@ def training_memory_and_compute():
 
 def training_loop():
     text("### A training loop")
-    text("Learn a linear function with weights (0, 1, ..., D - 1) from noisy-free examples.")
+    text("Learn a linear function with weights (0, 1, ..., D - 1) from noise-free examples.")
     device = get_device()
     D, B = 16, 32
     true_w = torch.arange(D, dtype=torch.float32)  # @inspect true_w

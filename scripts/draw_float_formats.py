@@ -18,7 +18,8 @@ OUT_DIR = Path(__file__).resolve().parent.parent / "lectures" / "images"
 BOX_PX = 22
 MARGIN_PX = 12
 TITLE_PX = 26
-LABEL_PX = 40
+LABEL_PX = 56
+LABEL_ROW_PX = 16  # exponent labels sit one row lower so narrow fields never collide
 
 SIGN_FILL = "#e4572e"
 EXPONENT_FILL = "#2e86ab"
@@ -64,7 +65,7 @@ def svg_for(fmt: FloatFormat) -> str:
         f'<text x="{MARGIN_PX}" y="{TITLE_PX - 8}" font-size="14" font-weight="bold">{fmt.title} = {fmt.total_bits} bits</text>',
     ]
     bit_index = 0
-    for name, nbits, fill in fields:
+    for field_number, (name, nbits, fill) in enumerate(fields):
         field_x = MARGIN_PX + bit_index * BOX_PX
         for _ in range(nbits):
             x = MARGIN_PX + bit_index * BOX_PX
@@ -75,8 +76,13 @@ def svg_for(fmt: FloatFormat) -> str:
                 f'<text x="{x + BOX_PX / 2:.1f}" y="{TITLE_PX + 15}" text-anchor="middle" font-size="9" fill="#ffffff">{bit_number}</text>'
             )
             bit_index += 1
-        label = f"{name} ({nbits})"
-        parts.append(_field_label(field_x, nbits * BOX_PX, TITLE_PX + BOX_PX + 16, label))
+        field_px = nbits * BOX_PX
+        bracket_y = TITLE_PX + BOX_PX + 4
+        parts.append(
+            f'<path d="M{field_x + 2} {bracket_y} v4 h{field_px - 4} v-4" fill="none" stroke="{fill}" stroke-width="1.5"/>'
+        )
+        label_y = bracket_y + 18 + LABEL_ROW_PX * (field_number % 2)
+        parts.append(_field_label(field_x, field_px, label_y, f"{name} ({nbits})"))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 

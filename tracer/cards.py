@@ -28,6 +28,7 @@ from pygments.token import STANDARD_TYPES
 
 from tracer.jaxtyping_dims import annotation_dims, name_dims
 from tracer.mathml import latex_to_mathml, render_markdown
+from tracer.plot_svg import simple_plot
 from tracer.stride_diagram import stride_diagram
 from tracer.units import format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds
 
@@ -171,6 +172,9 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     """Plain data for any encoded value (see trace_format's docstring); nested values recurse."""
     kind = value.get("type", "?")
     if kind in SCALAR_TYPES:
+        if kind == "float" and depth > 0 and not isinstance(value["value"], str):
+            # inside containers, full repr digits drown the structure (a list of 30 losses)
+            return {"kind": "scalar", "type": kind, "text": f"{value['value']:.6g}"}
         return {"kind": "scalar", "type": kind, "text": _scalar_text(value)}
     if kind == "sympy":
         mathml = Markup(latex_to_mathml(value["latex"], display=False)) if value.get("latex") else None
@@ -280,8 +284,8 @@ class HtmlRenderer:
         if kind == "link":
             return Markup(self.macros.link(self.link_view(rendering)))
         if kind == "plot":
-            return Markup(self.macros.plot(json.dumps(rendering.get("spec", {}), indent=2, ensure_ascii=False),
-                                           rendering.get("spec", {}).get("title") or "Plot"))
+            spec = rendering.get("spec") or {}
+            return Markup(self.macros.plot(simple_plot(spec), json.dumps(spec, indent=2, ensure_ascii=False)))
         return Markup(self.macros.unknown_rendering(str(kind)))
 
     def compute(self, compute: dict[str, Any]) -> Markup:

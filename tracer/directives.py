@@ -36,6 +36,9 @@ class FileDirectives:
     by_line: dict[int, Directives] = field(default_factory=dict)
     hidden_lines: list[int] = field(default_factory=list)  # physical lines to leave out of the page
     statements: dict[int, ast.stmt] = field(default_factory=dict)  # start line -> @flops statement
+    # Physical line -> start line of its multi-line statement (only lines that differ): Python
+    # reports line events for a statement's continuation lines too, and those are not new steps.
+    starts: dict[int, int] = field(default_factory=dict)
     warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
 
 
@@ -120,4 +123,5 @@ def parse_source(source: str) -> FileDirectives:
         if "flops" in merged and start in statements:
             result.statements[start] = statements[start]
     result.hidden_lines = sorted(set(result.hidden_lines))
+    result.starts = {line: start for line, start in owner.items() if line != start}
     return result

@@ -19,6 +19,7 @@ PAD_LEFT = 64  # room for the y-axis labels
 PAD_TOP = 18  # room for section labels
 PAD_BOTTOM = 18
 MAX_POINTS = 300
+LABEL_CHAR_PX = 5.2  # average width of a 9px section label character
 
 
 def memory_label(environment: dict[str, Any]) -> str:
@@ -26,6 +27,14 @@ def memory_label(environment: dict[str, Any]) -> str:
     if environment.get("memory_source") == "cuda_allocated":
         return "GPU memory allocated"
     return "CPU memory of recorded tensors"
+
+
+def fit_label(title: str, room_px: float, char_px: float = LABEL_CHAR_PX) -> str:
+    """``title`` cut to fit ``room_px`` (with "…"), or "" when not even a few letters fit."""
+    chars = int(room_px // char_px) - 1
+    if len(title) <= chars:
+        return title
+    return title[: chars - 1] + "…" if chars >= 4 else ""
 
 
 def downsample(values: list[int], max_points: int = MAX_POINTS) -> list[int]:
@@ -41,10 +50,10 @@ def downsample(values: list[int], max_points: int = MAX_POINTS) -> list[int]:
 
 
 def memory_chart(trace: dict[str, Any], max_points: int = MAX_POINTS) -> dict[str, Any] | None:
-    """Plain data for the timeline, or None for a trace without steps."""
+    """Plain data for the timeline, or None when no step holds any memory."""
     values = [step["memory"]["nbytes"] for step in trace["steps"]]
-    if not values:
-        return None
+    if not values or max(values) == 0:
+        return None  # nothing to chart: the lecture held no recorded tensor memory
     peak = max(values)
     plot_width = WIDTH - PAD_LEFT - 8
     plot_height = HEIGHT - PAD_TOP - PAD_BOTTOM
@@ -59,6 +68,9 @@ def memory_chart(trace: dict[str, Any], max_points: int = MAX_POINTS) -> dict[st
     points = [{"step": k, "x": x_of(k), "y": y_of(values[k]), "label": f"step {k}: {human_bytes(values[k])}"}
               for k in downsample(values, max_points)]
     sections = [{"step": k, "x": x_of(k), "title": title} for k, title in section_headings(trace)]
+    for section, following in zip(sections, sections[1:] + [None]):
+        room = (following["x"] if following else WIDTH) - section["x"]
+        section["label"] = fit_label(section["title"], room)
     return {
         "width": WIDTH,
         "height": HEIGHT,

@@ -161,11 +161,14 @@ def build_document(trace: dict[str, Any]) -> list[Block]:
         end = node.end_lineno or node.lineno
         if start in linked or node.lineno in linked:
             shown.update(range(start, end + 1))
-        elif any(start <= line <= end for line in ran):
-            shown.update(range(start, _header_end(node) + 1))
+        elif any(start <= line <= end for line in records):
+            # a function that ran: its signature and docstring frame the body's lines
+            header = set(range(start, _header_end(node) + 1))
             doc = _docstring_node(node)
             if doc is not None:
-                shown.update(range(doc.lineno, (doc.end_lineno or doc.lineno) + 1))
+                header.update(range(doc.lineno, (doc.end_lineno or doc.lineno) + 1))
+            shown.update(header)
+            ran.update(header)
 
     # Blank lines, comments and else:/try: between two shown lines keep a block readable.
     ordered = sorted(shown)

@@ -37,13 +37,15 @@ CALL = {"call": True}  # shared extras of a "line is calling into lecture code" 
 class _Frame:
     """Per-activation state of one traced frame."""
 
-    __slots__ = ("prefix", "key", "position", "line", "directives", "current", "called", "exc", "meter")
+    __slots__ = ("prefix", "key", "position", "line", "directives", "starts", "current", "called", "exc", "meter")
 
-    def __init__(self, prefix: tuple[Any, ...], key: tuple[str, str], directives: dict[int, Directives]) -> None:
+    def __init__(self, prefix: tuple[Any, ...], key: tuple[str, str], directives: dict[int, Directives],
+                 starts: dict[int, int]) -> None:
         self.prefix = prefix  # positions (path, line, function) of the traced callers, outermost first
         self.key = key  # (path, function)
         self.line = 0  # the line being executed, 0 before the first line event
         self.directives = directives
+        self.starts = starts  # continuation line -> its statement's start line
         self.current: Directives | None = None  # directives of self.line
         self.called = False  # a "call" step was already recorded for self.line
         self.exc: Any = None  # exception seen on self.line and not yet handled
@@ -189,12 +191,19 @@ class Recorder:
                 prefix = prefixes.setdefault(prefix, prefix)
             else:
                 prefix = ()
-            stack.append(_Frame(prefix, found[1], found[0].parsed.by_line))
+            parsed = found[0].parsed
+            stack.append(_Frame(prefix, found[1], parsed.by_line, parsed.starts))
             return local_trace
 
         def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
             if event == "line":
                 top = stack[-1]
+                line = frame.f_lineno
+                line = top.starts.get(line, line)
+                if line == top.line:
+                    # Python 3.12+ inlines comprehensions: their loop re-enters the same line.
+                    # One-line loops likewise stay one step.
+                    return local_trace
                 if top.line:
                     if top.current is None and not recorder._pending:
                         append((top.prefix, top.key, top.line, None, probe_sample()))
@@ -203,7 +212,7 @@ class Recorder:
                     if len(steps) >= max_steps:
                         recorder._truncate(frame)
                         return None
-                line = top.line = frame.f_lineno
+                top.line = line
                 top.called = False
                 top.exc = None
                 current = top.current = top.directives.get(line, directives_default)

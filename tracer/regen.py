@@ -9,11 +9,24 @@ it orchestrates ``runner`` (in worker processes) and reports.
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
 import hashlib
 import json
-from dataclasses import dataclass
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
+
+from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace
+
+DEFAULT_TIMEOUT_SECONDS = 300.0
+TIMEOUT_EXIT = 124
 
 
 @dataclass
@@ -80,6 +93,345 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
                    "re-trace it on a GPU, or pass --force to replace it with a CPU trace", blocking=True)
 
 
+
+
+# -- discovery -------------------------------------------------------------------------------------
+def has_main(path: Path) -> bool:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return True  # let the run report the problem with file and line
+    return any(isinstance(node, ast.FunctionDef) and node.name == "main" for node in tree.body)
+
+
+def discover(lectures_dir: Path) -> list[Path]:
+    """Lecture files: ``*.py`` with a ``main()``; names starting with ``_`` are helpers."""
+    return sorted(p for p in lectures_dir.glob("*.py") if not p.name.startswith("_") and has_main(p))
+
+
+def trace_path(project_root: Path, lecture: Path) -> Path:
+    return project_root / "site" / "traces" / f"{lecture.stem}.json"
+
+
+def rel(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None:
+    """None when ``trace_file`` is a fresh trace of ``lecture``, else why it is not."""
+    header = read_header(trace_file)
+    if header is None:
+        return "missing" if not trace_file.exists() else "unreadable"
+    if header.get("schema_version") != SCHEMA_VERSION:
+        return f"schema_version {header.get('schema_version')!r}, current is {SCHEMA_VERSION}"
+    lecture_rel = rel(lecture, project_root)
+    if lecture_rel not in (header.get("sources") or {}):
+        return f"does not record {lecture_rel} among its sources"
+    changed = stale_sources(header, project_root)
+    if changed:
+        return "stale (changed: " + ", ".join(changed) + ")"
+    return None
+
+
+# -- running lectures in worker processes ----------------------------------------------------------
+@dataclass
+class Outcome:
+    lecture: Path
+    returncode: int
+    seconds: float
+    message: str = ""  # the worker's error line(s), if any
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+def trace_in_subprocess(lecture: Path, output: Path, *, timeout: float, force: bool = False,
+                        seed: int = 0) -> Outcome:
+    """Trace one lecture in a fresh interpreter (isolation, real timeouts, true parallelism)."""
+    command = [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(output), "-q",
+               "--timeout", str(timeout), "--seed", str(seed)]
+    if force:
+        command.append("--force")
+    started = time.perf_counter()
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 60, env=env)
+    except subprocess.TimeoutExpired:
+        return Outcome(lecture, TIMEOUT_EXIT, time.perf_counter() - started,
+                       f"{lecture}: timeout: killed after {timeout + 60:g}s")
+    lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("lectrace: warning")]
+    return Outcome(lecture, done.returncode, time.perf_counter() - started, "\n".join(lines[-3:]))
+
+
+class _Display:
+    """Per-lecture progress: a live table on a terminal, one line per finished lecture otherwise."""
+
+    def __init__(self, lectures: list[str], enabled: bool) -> None:
+        self._live = None
+        self._rows = {name: "queued" for name in lectures}
+        if enabled and sys.stderr.isatty():
+            from rich.live import Live
+
+            self._live = Live(self._table(), refresh_per_second=8, transient=False,
+                              console=__import__("rich.console").console.Console(stderr=True))
+            self._live.start()
+
+    def _table(self) -> Any:
+        from rich.table import Table
+
+        table = Table(show_header=False, box=None)
+        for name, status in self._rows.items():
+            table.add_row(name, status)
+        return table
+
+    def update(self, name: str, status: str, final: bool = False) -> None:
+        self._rows[name] = status
+        if self._live is not None:
+            self._live.update(self._table())
+        elif final:
+            print(f"{name}: {status}", file=sys.stderr)
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+
+
+def run_many(lectures: list[Path], outputs: list[Path], *, jobs: int, timeout: float, force: bool,
+             project_root: Path, show: bool = True) -> list[Outcome]:
+    names = [rel(p, project_root) for p in lectures]
+    display = _Display(names, show)
+
+    def work(index: int) -> Outcome:
+        display.update(names[index], "tracing…")
+        outcome = trace_in_subprocess(lectures[index], outputs[index], timeout=timeout, force=force)
+        status = f"traced in {outcome.seconds:.1f}s" if outcome.ok else f"FAILED ({outcome.message.splitlines()[-1] if outcome.message else outcome.returncode})"
+        display.update(names[index], status, final=True)
+        return outcome
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            return list(pool.map(work, range(len(lectures))))
+    finally:
+        display.close()
+
+
+@contextlib.contextmanager
+def build_lock(project_root: Path) -> Iterator[None]:
+    """One build at a time per project: a second waits instead of racing on the same traces."""
+    import fcntl
+
+    lock_dir = project_root / "build"
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with open(lock_dir / ".lectrace.lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("lectrace: another build is running; waiting for it to finish", file=sys.stderr)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# -- commands --------------------------------------------------------------------------------------
+@dataclass
+class CheckReport:
+    lectures: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -> CheckReport:
+    """Re-trace every lecture into a temporary directory and compare with the committed traces."""
+    lectures_dir = project_root / "lectures"
+    lectures = discover(lectures_dir)
+    report = CheckReport(lectures=len(lectures))
+    traces_dir = project_root / "site" / "traces"
+    with tempfile.TemporaryDirectory(prefix="lectrace-check-") as tmp:
+        outputs = [Path(tmp) / f"{p.stem}.json" for p in lectures]
+        outcomes = run_many(lectures, outputs, jobs=jobs, timeout=timeout, force=True,
+                            project_root=project_root, show=show)
+        for lecture, output, outcome in zip(lectures, outputs, outcomes):
+            name = rel(lecture, project_root)
+            committed = trace_path(project_root, lecture)
+            committed_rel = rel(committed, project_root)
+            if not outcome.ok:
+                reason = outcome.message or f"exit {outcome.returncode}"
+                report.problems.append(f"{name}: lecture failed: {reason.splitlines()[-1]}")
+            if not committed.exists():
+                report.problems.append(f"{committed_rel}: missing; run `lectrace build` and commit the trace")
+                continue
+            try:
+                load_trace(committed)
+            except TraceError as exc:
+                report.problems.append(str(exc).replace(str(project_root) + os.sep, ""))
+                continue
+            why = freshness(lecture, committed, project_root)
+            if why:
+                report.problems.append(f"{committed_rel}: {why}; run `lectrace build` and commit the trace")
+                continue
+            fresh = read_header(output) if outcome.ok else None
+            if fresh is not None:
+                now_sources = set(fresh.get("sources") or {})
+                then_sources = set((read_header(committed) or {}).get("sources") or {})
+                if now_sources != then_sources:
+                    added = sorted(now_sources - then_sources)
+                    removed = sorted(then_sources - now_sources)
+                    report.problems.append(f"{committed_rel}: stale (sources now {'+' + ', +'.join(added) if added else ''}"
+                                           f"{' ' if added and removed else ''}{'-' + ', -'.join(removed) if removed else ''});"
+                                           " run `lectrace build` and commit the trace")
+    known = {p.stem for p in lectures}
+    for orphan in sorted(traces_dir.glob("*.json")):
+        if orphan.stem not in known:
+            report.problems.append(f"{rel(orphan, project_root)}: no lecture lectures/{orphan.stem}.py for this trace")
+    return report
+
+
+def plan_build(project_root: Path, lectures: list[Path], *, force: bool,
+               has_cuda: bool | None = None) -> tuple[list[Path], list[str], list[str]]:
+    """(lectures to re-trace, notes to print, blocking problems)."""
+    todo: list[Path] = []
+    notes: list[str] = []
+    problems: list[str] = []
+    for lecture in lectures:
+        target = trace_path(project_root, lecture)
+        refusal = cuda_guard(lecture, target, force=force, has_cuda=has_cuda)
+        if refusal is not None:
+            if refusal.blocking:
+                problems.append(refusal.message)
+                continue
+            notes.append(refusal.message)
+            if refusal.skip:
+                continue
+        why = freshness(lecture, target, project_root)
+        if why is None and not (refusal is not None and force):
+            continue
+        todo.append(lecture)
+    return todo, notes, problems
+
+
+def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: bool, show: bool = True) -> int:
+    lectures = discover(project_root / "lectures")
+    with build_lock(project_root):
+        todo, notes, problems = plan_build(project_root, lectures, force=force)
+        for note in notes:
+            print(note, file=sys.stderr)
+        if not todo:
+            print(f"lectrace: all {len(lectures)} traces fresh; nothing to re-trace", file=sys.stderr)
+            outcomes: list[Outcome] = []
+        else:
+            print(f"lectrace: re-tracing {len(todo)} of {len(lectures)} lectures with {min(jobs, len(todo))} "
+                  f"process(es)", file=sys.stderr)
+            outcomes = run_many(todo, [trace_path(project_root, p) for p in todo], jobs=jobs, timeout=timeout,
+                                force=force, project_root=project_root, show=show)
+        failed = [o for o in outcomes if not o.ok]
+        for outcome in failed:
+            print(outcome.message or f"{rel(outcome.lecture, project_root)}: exit {outcome.returncode}",
+                  file=sys.stderr)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if site:
+            code = build_site(project_root)
+            if code:
+                return code
+        return 1 if (failed or problems) else 0
+
+
+def build_site(project_root: Path, strict: bool = True) -> int:
+    command = [sys.executable, "-m", "mkdocs", "build", "--quiet"] + (["--strict"] if strict else [])
+    done = subprocess.run(command, cwd=project_root)
+    if done.returncode:
+        print("lectrace: site build failed (see above)", file=sys.stderr)
+    else:
+        print(f"lectrace: site built in {rel(project_root / 'build' / 'site', project_root)}/", file=sys.stderr)
+    return done.returncode
+
+
+def serve(project_root: Path, *, address: str, timeout: float) -> int:
+    """``mkdocs serve``, plus re-tracing a lecture whenever its file (or a helper) is saved."""
+    from watchdog.events import FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    build(project_root, jobs=os.cpu_count() or 1, timeout=timeout, force=False, site=False)
+    lectures_dir = project_root / "lectures"
+
+    class Retrace(FileSystemEventHandler):
+        def __init__(self) -> None:
+            self._last = 0.0
+
+        def on_any_event(self, event: Any) -> None:
+            if event.is_directory or not str(event.src_path).endswith((".py", ".svg", ".png")):
+                return
+            if time.monotonic() - self._last < 0.5:
+                return
+            self._last = time.monotonic()
+            print(f"lectrace: {rel(Path(event.src_path), project_root)} changed; re-tracing stale lectures",
+                  file=sys.stderr)
+            build(project_root, jobs=os.cpu_count() or 1, timeout=timeout, force=False, site=False, show=False)
+
+    observer = Observer()
+    observer.schedule(Retrace(), str(lectures_dir), recursive=True)
+    observer.start()
+    command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address,
+               "--watch", "site/traces", "--watch", "site/templates", "--watch", "site/assets"]
+    try:
+        return subprocess.call(command, cwd=project_root)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        observer.stop()
+        observer.join()
+
+
+def _project_root() -> Path:
+    from tracer.runner import find_project_root
+
+    return find_project_root(Path.cwd())
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    root = _project_root()
+    report = check(root, jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
+    for problem in report.problems:
+        print(problem, file=sys.stderr)
+    if report.problems:
+        print(f"lectrace check: {len(report.problems)} problem(s) in {report.lectures} lecture(s)", file=sys.stderr)
+        return 3
+    print(f"lectrace check: {report.lectures} lecture(s) run, every committed trace fresh and valid", file=sys.stderr)
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    return build(_project_root(), jobs=args.jobs, timeout=args.timeout, force=args.force, site=not args.no_site,
+                 show=not args.quiet)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    return serve(_project_root(), address=args.address, timeout=args.timeout)
+
+
 def add_commands(sub: Any) -> None:
     """Register check/build/serve on the CLI's subparsers."""
-    return None
+    cores = os.cpu_count() or 1
+    check_p = sub.add_parser("check", help="re-trace every lecture in a temp dir; fail on stale/missing/invalid traces")
+    check_p.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
+    check_p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    check_p.add_argument("-q", "--quiet", action="store_true")
+    check_p.set_defaults(func=cmd_check)
+
+    build_p = sub.add_parser("build", help="re-trace lectures whose sources changed, then build the site")
+    build_p.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
+    build_p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    build_p.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
+    build_p.add_argument("--no-site", action="store_true", help="only re-trace; skip mkdocs build")
+    build_p.add_argument("-q", "--quiet", action="store_true")
+    build_p.set_defaults(func=cmd_build)
+
+    serve_p = sub.add_parser("serve", help="serve the site and re-trace a lecture when it is saved")
+    serve_p.add_argument("-a", "--address", default="127.0.0.1:8000")
+    serve_p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    serve_p.set_defaults(func=cmd_serve)

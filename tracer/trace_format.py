@@ -38,6 +38,8 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 
 
 class Frame(TypedDict):
@@ -200,6 +202,7 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp's 0600 would make committed traces private
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()

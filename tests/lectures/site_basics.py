@@ -20,6 +20,7 @@ def main():
     note("Transposing shares storage.")
     text("## Values")
     s = "<script>alert(1)</script>"  # @inspect s
+    secret_setup = 42  # @hide
     total = 0  # @inspect total
     for i in range(5):
         total += i  # @inspect total

@@ -1,0 +1,481 @@
+/* lectrace step mode: steps through a lecture's trace like a debugger, over the read-mode page.
+
+   Reads window.LECTRACE_DATA (data.js beside the page, built by tracer/viewer_data.py) and does
+   nothing on pages without #lt-stepper. Every position is a URL (#step=N). History: entering step
+   mode pushes an entry; a move pushes one too unless the previous move was under BURST_MS ago, in
+   which case it replaces it, so Back after a run of key presses returns to where the run started
+   instead of undoing one key at a time. All navigation targets are precomputed in data.js, so a
+   step is a few array lookups plus DOM updates for what changed. */
+(function () {
+  "use strict";
+
+  var BURST_MS = 800;
+  var STEP_HASH = /^#step=(\d+)$/;
+  var KEYS = [
+    ["→ / l", "step forward", "next"],
+    ["← / h", "step back", "prev"],
+    ["↓ / j", "step over (skip the call)", "over"],
+    ["↑ / k", "step back over", "back_over"],
+    ["u", "step out of this function", "out"],
+    ["Home / End", "first / last step", null],
+    ["r", "raw code (renderings off)", null],
+    ["p", "presenting: reveal lines as they are reached", null],
+    ["?", "this help", null],
+    ["Esc", "back to reading", null]
+  ];
+
+  var host = document.getElementById("lt-stepper");
+  if (!host) return;
+
+  function el(tag, className, html) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (html != null) node.innerHTML = html;
+    return node;
+  }
+
+  function escapeHtml(text) {
+    return String(text).replace(/[&<>"]/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c];
+    });
+  }
+
+  function Viewer(data, rootUrl) {
+    this.data = data;
+    this.s = data.steps;
+    this.count = data.count;
+    this.rootUrl = rootUrl || "";
+    this.cur = -1;
+    this.active = false;
+    this.raw = false;
+    this.reveal = false;
+    this.files = [];            // per file: {box, lines: [el by line], rlines: [line], shown: {line: entry}}
+    this.fileShown = -1;
+    this.currentEl = null;
+    this.cards = new Map();     // name -> {el, card} in the variables panel
+    this.lastPush = 0;
+    this.built = false;
+  }
+
+  Viewer.prototype.withRoot = function (html) {
+    return html.indexOf("{root}") < 0 ? html : html.split("{root}").join(this.rootUrl);
+  };
+
+  // --- DOM skeleton (built on first entry) ---------------------------------------------------
+
+  Viewer.prototype.build = function () {
+    var self = this, d = this.data;
+    // [command, icon (SVG path in a 16x16 box) or text, title naming the key]
+    var buttons = [
+      ["first", "M3 3v10M13 3 6 8l7 5z", "first step (Home)"],
+      ["back_over", "M8 13V4M4 7l4-4 4 4M3 14h10", "step back over (↑ or k)"],
+      ["prev", "M11 3 4 8l7 5z", "step back (← or h)"],
+      ["next", "M5 3l7 5-7 5z", "step forward (→ or l)"],
+      ["over", "M8 3v9M4 9l4 4 4-4M3 2h10", "step over (↓ or j)"],
+      ["out", "M8 13V3M4 7l4-4 4 4M3 14h4", "step out (u)"],
+      ["last", "M13 3v10M3 3l7 5-7 5z", "last step (End)"],
+      ["raw", "raw", "raw code: renderings off (r)"],
+      ["reveal", "present", "presenting: reveal lines as they are reached (p)"],
+      ["help", "?", "keyboard shortcuts (?)"],
+      ["close", "M3 3l10 10M13 3 3 13", "back to reading (Esc)"]
+    ];
+    var root = el("div", "lt-viewer md-typeset");
+    root.setAttribute("role", "dialog");
+    root.setAttribute("aria-label", "Step through " + (d.lecture.title || d.lecture.name));
+    root.hidden = true;
+    var bar = el("div", "lt-v-bar");
+    bar.appendChild(el("span", "lt-v-title", escapeHtml(d.lecture.title || d.lecture.name)));
+    this.sectionEl = bar.appendChild(el("span", "lt-v-section"));
+    this.posEl = bar.appendChild(el("span", "lt-v-pos"));
+    var nav = bar.appendChild(el("span", "lt-v-buttons"));
+    this.buttons = {};
+    buttons.forEach(function (b) {
+      var icon = b[1].charAt(0) === "M" ? "<svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"" + b[1] + "\"/></svg>" : b[1];
+      var button = el("button", "lt-v-btn lt-v-b-" + b[0], icon);
+      button.type = "button";
+      button.title = b[2];
+      button.setAttribute("aria-label", b[2]);
+      button.addEventListener("click", function () { self.command(b[0]); });
+      nav.appendChild(button);
+      self.buttons[b[0]] = button;
+    });
+    root.appendChild(bar);
+
+    var progress = el("div", "lt-v-progress");
+    progress.title = "click to jump to a step";
+    this.fillEl = progress.appendChild(el("div", "lt-v-fill"));
+    var last = Math.max(1, this.count - 1);
+    d.sections.forEach(function (sec) {
+      var tick = el("span", "lt-v-tick");
+      tick.style.left = (100 * sec[0] / last) + "%";
+      tick.title = sec[1] + " (step " + sec[0] + ")";
+      progress.appendChild(tick);
+    });
+    progress.addEventListener("click", function (event) {
+      var rect = progress.getBoundingClientRect();
+      var fraction = Math.min(1, Math.max(0, (event.clientX - rect.left) / rect.width));
+      self.go(self.nearestVisible(Math.round(fraction * (self.count - 1))));
+    });
+    root.appendChild(progress);
+
+    var main = el("div", "lt-v-main");
+    var code = el("section", "lt-v-code");
+    this.pathEl = code.appendChild(el("div", "lt-v-path"));
+    this.codeEl = code.appendChild(el("div", "lt-v-lines"));
+    this.codeEl.addEventListener("click", function (event) {
+      var link = event.target.closest && event.target.closest("a.lt-internal");
+      if (link) self.followInternal(event, link);
+    });
+    main.appendChild(code);
+    var side = el("aside", "lt-v-side");
+    this.errorEl = side.appendChild(el("section", "lt-v-error"));
+    var vars = side.appendChild(el("section", "lt-v-vars"));
+    this.varsHead = vars.appendChild(el("h3", null, "Variables"));
+    this.varsEl = vars.appendChild(el("div", "lt-v-cards"));
+    this.emptyEl = vars.appendChild(el("p", "lt-v-empty", "No values recorded in this frame yet."));
+    this.computeEl = side.appendChild(el("section", "lt-v-compute"));
+    var stack = side.appendChild(el("section", "lt-v-stack"));
+    stack.appendChild(el("h3", null, "Call stack"));
+    this.stackEl = stack.appendChild(el("ol", "lt-v-frames"));
+    this.stackEl.addEventListener("click", function (event) {
+      var item = event.target.closest && event.target.closest("[data-step]");
+      if (item) self.go(+item.getAttribute("data-step"));
+    });
+    var out = side.appendChild(el("section", "lt-v-stdout"));
+    out.appendChild(el("h3", null, "Output of this step"));
+    this.stdoutEl = out.appendChild(el("pre", "lt-v-out"));
+    main.appendChild(side);
+    root.appendChild(main);
+
+    var help = el("div", "lt-v-help");
+    help.hidden = true;
+    help.innerHTML = "<div class=\"lt-v-help-box\" role=\"document\"><h2>Step mode keys</h2><table>" +
+      KEYS.map(function (k) { return "<tr><th><kbd>" + escapeHtml(k[0]) + "</kbd></th><td>" + escapeHtml(k[1]) + "</td></tr>"; }).join("") +
+      "</table><p>Every step is a link (<code>#step=N</code>); the browser's Back returns to where a run of key presses started.</p>" +
+      "<button type=\"button\" class=\"lt-v-btn\">Close</button></div>";
+    help.addEventListener("click", function (event) {
+      if (event.target === help || event.target.tagName === "BUTTON") self.toggleHelp(false);
+    });
+    this.helpEl = root.appendChild(help);
+
+    document.body.appendChild(root);
+    this.rootEl = root;
+    this.built = true;
+  };
+
+  // --- the code panel (one box per file, built once) -----------------------------------------
+
+  Viewer.prototype.fileBox = function (f) {
+    if (this.files[f]) return this.files[f];
+    var file = this.data.files[f];
+    var hidden = new Set(file.hidden);
+    var rendered = this.data.line_renderings[f];
+    var continuation = new Set();
+    Object.keys(file.spans).forEach(function (start) {
+      for (var k = +start + 1; k <= file.spans[start]; k++) continuation.add(k);
+    });
+    var parts = [];
+    for (var line = 1; line <= file.lines.length; line++) {
+      if (hidden.has(line)) continue;
+      var cls = "lt-sline";
+      if (rendered[line]) cls += file.spans[line] ? " lt-has-r lt-replace" : " lt-has-r";
+      if (continuation.has(line)) cls += " lt-rcont";
+      parts.push("<div class=\"" + cls + "\" data-line=\"" + line + "\"><code class=\"lt-scode\">" +
+        (file.lines[line - 1] || " ") + "</code>" + (rendered[line] ? "<div class=\"lt-srender\"></div>" : "") + "</div>");
+    }
+    var box = el("div", "lt-v-file highlight", parts.join(""));
+    box.hidden = true;
+    var lines = [];
+    var nodes = box.children;
+    for (var i = 0; i < nodes.length; i++) lines[+nodes[i].getAttribute("data-line")] = nodes[i];
+    var rlines = Object.keys(rendered).map(Number);
+    this.codeEl.appendChild(box);
+    this.files[f] = { box: box, lines: lines, rlines: rlines, shown: {}, revealed: [], lineCount: file.lines.length };
+    return this.files[f];
+  };
+
+  // The rendering shown on a line: its latest run at or before the current step, else its first.
+  Viewer.prototype.updateRenderings = function (fb, f, step) {
+    var rendered = this.data.line_renderings[f];
+    for (var i = 0; i < fb.rlines.length; i++) {
+      var line = fb.rlines[i], runs = rendered[line];
+      var lo = 0, hi = runs.length - 1, pick = -1;
+      while (lo <= hi) {
+        var mid = (lo + hi) >> 1;
+        if (runs[mid][0] <= step) { pick = mid; lo = mid + 1; } else hi = mid - 1;
+      }
+      var future = pick < 0;
+      if (future) pick = 0;
+      var key = pick + (future ? "f" : "");
+      if (fb.shown[line] === key || !fb.lines[line]) continue;
+      fb.shown[line] = key;
+      var self = this;
+      var box = fb.lines[line].lastElementChild;
+      box.innerHTML = runs[pick][1].map(function (r) { return self.withRoot(self.data.renderings[r]); }).join("");
+      fb.lines[line].classList.toggle("lt-future", future);
+    }
+  };
+
+  Viewer.prototype.updateReveal = function (fb, f, step) {
+    var reveal = this.data.files[f].reveal;
+    for (var line = 1; line <= fb.lineCount; line++) {
+      var node = fb.lines[line];
+      if (!node) continue;
+      var hide = this.reveal && (reveal[line - 1] < 0 || reveal[line - 1] > step);
+      if (fb.revealed[line] !== hide) {
+        fb.revealed[line] = hide;
+        node.classList.toggle("lt-unrevealed", hide);
+      }
+    }
+  };
+
+  // --- values ---------------------------------------------------------------------------------
+
+  // Accumulated env of the step's frame activation: nearest snapshot, then the diffs after it.
+  Viewer.prototype.envAt = function (step) {
+    var d = this.data, chain = [], cursor = step;
+    while (cursor >= 0 && d.snapshots[cursor] === undefined) {
+      chain.push(cursor);
+      cursor = this.s.act_prev[cursor];
+    }
+    var env = new Map(cursor >= 0 ? d.snapshots[cursor] : []);
+    for (var i = chain.length - 1; i >= 0; i--) {
+      var index = chain[i], cleared = d.clear[index], diff = d.env[index];
+      if (cleared) for (var c = 0; c < cleared.length; c++) env.delete(cleared[c]);
+      if (diff) for (var k = 0; k < diff.length; k++) env.set(diff[k][0], diff[k][1]);
+    }
+    return env;
+  };
+
+  Viewer.prototype.updateValues = function (step) {
+    var env = this.envAt(step), cards = this.cards, self = this;
+    var changed = new Set((this.data.env[step] || []).map(function (p) { return p[0]; }));
+    cards.forEach(function (entry, name) {
+      if (!env.has(name)) { entry.el.remove(); cards.delete(name); }
+    });
+    var previous = null;
+    env.forEach(function (card, name) {
+      var entry = cards.get(name);
+      if (!entry) {
+        entry = { el: el("div", "lt-v-card"), card: -1 };
+        entry.el.setAttribute("data-name", name);
+        cards.set(name, entry);
+      }
+      if (entry.card !== card) {
+        entry.card = card;
+        entry.el.innerHTML = self.data.cards[card];
+      }
+      entry.el.classList.toggle("lt-changed", changed.has(name));
+      var wanted = previous ? previous.nextSibling : self.varsEl.firstChild;
+      if (wanted !== entry.el) self.varsEl.insertBefore(entry.el, wanted);
+      previous = entry.el;
+    });
+    this.emptyEl.hidden = env.size > 0;
+  };
+
+  Viewer.prototype.updateStack = function (step) {
+    var s = this.s, d = this.data, chain = [];
+    for (var cursor = step; cursor >= 0; cursor = s.parent[cursor]) chain.push(cursor);
+    var html = "";
+    for (var i = chain.length - 1; i >= 0; i--) {
+      var k = chain[i];
+      html += "<li><button type=\"button\" data-step=\"" + k + "\"" + (k === step ? " aria-current=\"step\"" : "") +
+        " title=\"go to step " + k + "\"><code>" + escapeHtml(d.functions[s.fn[k]]) + "</code> <span>" +
+        escapeHtml(d.files[s.file[k]].path) + ":" + s.line[k] + "</span></button></li>";
+    }
+    this.stackEl.innerHTML = html;
+    this.varsHead.innerHTML = "Variables <small>in <code>" + escapeHtml(d.functions[s.fn[step]]) + "</code></small>";
+  };
+
+  // --- moving -----------------------------------------------------------------------------------
+
+  Viewer.prototype.render = function (step) {
+    var s = this.s, d = this.data, f = s.file[step];
+    var fb = this.fileBox(f);
+    if (this.fileShown !== f) {
+      if (this.fileShown >= 0) this.files[this.fileShown].box.hidden = true;
+      fb.box.hidden = false;
+      this.fileShown = f;
+      this.pathEl.textContent = d.files[f].path;
+    }
+    this.updateRenderings(fb, f, step);
+    this.updateReveal(fb, f, step);
+    if (this.currentEl) this.currentEl.classList.remove("lt-current");
+    var line = fb.lines[s.line[step]] || null;
+    this.currentEl = line;
+    if (line) line.classList.add("lt-current");
+
+    this.updateValues(step);
+    this.updateStack(step);
+    var error = d.errors[step], compute = d.compute[step], out = d.stdout[step];
+    this.errorEl.innerHTML = error ? error : "";
+    this.errorEl.hidden = !error;
+    this.computeEl.innerHTML = compute ? compute : "";
+    this.computeEl.hidden = !compute;
+    this.stdoutEl.textContent = out || "";
+    this.stdoutEl.parentNode.hidden = !out;
+
+    var section = s.section[step];
+    this.sectionEl.textContent = section >= 0 ? d.sections[section][1] : "";
+    this.posEl.innerHTML = "step <b>" + step + "</b> / " + (this.count - 1) + (s.call[step] ? " <span class=\"lt-v-call\">calling</span>" : "");
+    this.fillEl.style.width = (this.count > 1 ? 100 * step / (this.count - 1) : 100) + "%";
+    var targets = { first: this.firstVisible(), last: this.lastVisible() };
+    ["next", "prev", "over", "back_over", "out"].forEach(function (key) { targets[key] = s[key][step]; }, this);
+    for (var key in targets) {
+      if (this.buttons[key]) this.buttons[key].disabled = targets[key] < 0 || targets[key] === step;
+    }
+    this.cur = step;
+    if (line) this.scrollTo(line);
+  };
+
+  Viewer.prototype.scrollTo = function (line) {
+    var box = this.codeEl, view = box.getBoundingClientRect(), rect = line.getBoundingClientRect();
+    var margin = Math.min(80, view.height / 4);
+    if (rect.top < view.top + margin || rect.bottom > view.bottom - margin) {
+      box.scrollTop += rect.top - view.top - view.height / 3;
+    }
+  };
+
+  Viewer.prototype.firstVisible = function () {
+    return this.s.visible[0] ? 0 : this.s.next[0];
+  };
+
+  Viewer.prototype.lastVisible = function () {
+    var last = this.count - 1;
+    return this.s.visible[last] ? last : this.s.prev[last];
+  };
+
+  Viewer.prototype.nearestVisible = function (step) {
+    step = Math.max(0, Math.min(this.count - 1, step));
+    if (this.s.visible[step]) return step;
+    return this.s.next[step] >= 0 ? this.s.next[step] : this.s.prev[step];
+  };
+
+  // Move to a step and record it in the URL (see the history note at the top).
+  Viewer.prototype.go = function (step, options) {
+    if (step == null || step < 0 || step >= this.count) return;
+    var started = performance.now();
+    if (!this.active) this.open();
+    if (step !== this.cur) this.render(step);
+    var url = location.pathname + location.search + "#step=" + step;
+    var now = Date.now();
+    if (!(options && options.fromUrl) && location.hash !== "#step=" + step) {
+      if (options && options.replace || now - this.lastPush < BURST_MS) history.replaceState(null, "", url);
+      else history.pushState(null, "", url);
+      this.lastPush = now;
+    }
+    window.LECTRACE_LAST_STEP_MS = performance.now() - started;
+  };
+
+  Viewer.prototype.command = function (name) {
+    var s = this.s, cur = this.cur;
+    switch (name) {
+      case "next": case "prev": case "over": case "back_over": case "out":
+        return this.go(s[name][cur]);
+      case "first": return this.go(this.firstVisible());
+      case "last": return this.go(this.lastVisible());
+      case "raw": return this.setRaw(!this.raw);
+      case "reveal": return this.setReveal(!this.reveal);
+      case "help": return this.toggleHelp();
+      case "close": return this.close(true);
+    }
+  };
+
+  Viewer.prototype.setRaw = function (on) {
+    this.raw = on;
+    this.rootEl.classList.toggle("lt-raw", on);
+    this.buttons.raw.setAttribute("aria-pressed", on ? "true" : "false");
+    if (this.currentEl) this.scrollTo(this.currentEl);
+  };
+
+  Viewer.prototype.setReveal = function (on) {
+    this.reveal = on;
+    this.buttons.reveal.setAttribute("aria-pressed", on ? "true" : "false");
+    var f = this.fileShown;
+    if (f >= 0) this.updateReveal(this.files[f], f, this.cur);
+    if (this.currentEl) this.scrollTo(this.currentEl);
+  };
+
+  Viewer.prototype.toggleHelp = function (show) {
+    this.helpEl.hidden = show === undefined ? !this.helpEl.hidden : !show;
+  };
+
+  // A link(function) card: go to the first step inside that function, else read mode's anchor.
+  Viewer.prototype.followInternal = function (event, link) {
+    var path = link.getAttribute("data-path"), line = +link.getAttribute("data-line"), s = this.s, d = this.data;
+    var name = link.textContent.trim();
+    var f = d.files.findIndex(function (file) { return file.path === path; });
+    for (var k = 0; f >= 0 && k < this.count; k++) {
+      if (s.file[k] === f && s.line[k] > line && d.functions[s.fn[k]] === name && s.visible[k]) {
+        event.preventDefault();
+        this.go(k);
+        return;
+      }
+    }
+  };
+
+  Viewer.prototype.open = function () {
+    if (!this.built) this.build();
+    this.active = true;
+    this.rootEl.hidden = false;
+    document.documentElement.classList.add("lt-stepping");
+  };
+
+  Viewer.prototype.close = function (updateUrl) {
+    if (!this.active) return;
+    this.active = false;
+    this.rootEl.hidden = true;
+    this.toggleHelp(false);
+    document.documentElement.classList.remove("lt-stepping");
+    if (updateUrl) history.pushState(null, "", location.pathname + location.search);
+  };
+
+  Viewer.prototype.onKey = function (event) {
+    if (!this.active || event.ctrlKey || event.metaKey || event.altKey) return;
+    var map = {
+      ArrowRight: "next", l: "next", ArrowLeft: "prev", h: "prev", ArrowDown: "over", j: "over",
+      ArrowUp: "back_over", k: "back_over", u: "out", Home: "first", End: "last", r: "raw", p: "reveal",
+      "?": "help", Escape: "close"
+    };
+    var name = map[event.key];
+    if (name === "close" && !this.helpEl.hidden) name = "help";
+    if (name) {
+      event.preventDefault();
+      event.stopPropagation();  // keep the theme's own shortcuts (n, p, /, ...) out of step mode
+      this.command(name);
+    } else if (event.key.length === 1) {
+      event.stopPropagation();
+    }
+  };
+
+  Viewer.prototype.syncFromUrl = function () {
+    var match = STEP_HASH.exec(location.hash);
+    if (match) this.go(this.nearestVisible(+match[1]), { fromUrl: true });
+    else this.close(false);
+  };
+
+  function start() {
+    var data = window.LECTRACE_DATA;
+    if (!data) {
+      if (document.readyState !== "complete") {
+        window.addEventListener("load", start, { once: true });
+      }
+      return;  // no data.js: the page stays in read mode only
+    }
+    if (window.LECTRACE_VIEWER || !data.count) return;
+    var viewer = new Viewer(data, host.getAttribute("data-root"));
+    window.LECTRACE_VIEWER = viewer;
+    host.hidden = false;
+    host.querySelector(".lt-step-enter").addEventListener("click", function () {
+      viewer.go(viewer.cur >= 0 ? viewer.cur : viewer.firstVisible());
+    });
+    window.addEventListener("keydown", function (event) { viewer.onKey(event); }, true);
+    window.addEventListener("popstate", function () { viewer.syncFromUrl(); });
+    window.addEventListener("hashchange", function () { viewer.syncFromUrl(); });
+    viewer.syncFromUrl();
+    window.LECTRACE_READY = performance.now();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,163 @@
+import re
+
+import pytest
+
+from tracer.cards import HtmlRenderer, css_style, highlight_lines, line_anchor, path_slug, template_env, values_tables
+from tracer.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
+
+MAIN = "lectures/demo.py"
+SOURCE = '''def main():
+    x: Float[torch.Tensor, "batch seq"] = torch.ones(2, 3)  # @inspect x
+    y = x.T  # @inspect y
+    doc = """two
+lines"""
+'''
+
+
+def tensor(shape, stride, storage_id="s1", values=None, **extra):
+    numel = 1
+    for n in shape:
+        numel *= n
+    value = {"type": "tensor", "dtype": "float32", "shape": shape, "stride": stride, "storage_offset": 0,
+             "contiguous": True, "device": "cpu", "element_size": 4, "numel": numel, "nbytes": 4 * numel,
+             "storage_id": storage_id, "storage_nbytes": 4 * numel, "requires_grad": False, "grad_fn": None,
+             "values": values if values is not None else [[1.0] * shape[1]] * shape[0], "truncated": False,
+             "stats": {"min": 1.0, "max": 1.0, "mean": 1.0, "std": 0.0, "nan_count": 0, "inf_count": 0}}
+    value.update(extra)
+    return value
+
+
+def step(line, env=None, **extra):
+    return {"stack": [{"path": MAIN, "line": line, "function": "main"}], "env": env or {}, "renderings": [],
+            "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}, **extra}
+
+
+@pytest.fixture
+def renderer():
+    x = tensor([2, 3], [3, 1])
+    y = tensor([3, 2], [1, 3], contiguous=False)
+    trace = {"lecture": {"name": "demo", "path": MAIN, "title": "Demo"}, "files": {MAIN: SOURCE},
+             "steps": [step(2, {"x": x}), step(3, {"y": y})]}
+    return HtmlRenderer(trace, template_env())
+
+
+def text_of(html):
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", str(html)))
+
+
+def test_units():
+    assert human_bytes(512) == "512 B"
+    assert human_bytes(4096) == "4.0 KiB"
+    assert human_bytes(3 * 2**30) == "3.0 GiB"
+    assert human_flops(2_147_483_648) == "2.15 GFLOP"
+    assert human_flop_per_s(4.51e10) == "45.1 GFLOP/s"
+    assert human_flop_per_s(None) == "n/a"
+    assert human_seconds(0.0012) == "1.2 ms"
+    assert format_number(0.333333) == "0.3333"
+    assert format_number("…") == "…"
+    assert format_number([1.0, -2.0]) == "1.0-2.0j"
+
+
+def test_values_tables_keep_elisions_visible():
+    assert values_tables([1.0, "…", 9.0], [100]) == [{"label": None, "rows": [["1.0", "…", "9.0"]]}]
+    two_d = values_tables([[1, 2], "…", [7, 8]], [50, 2])
+    assert two_d[0]["rows"] == [["1", "2"], ["…"], ["7", "8"]]
+    three_d = values_tables([[[1, 2]], "…", [[5, 6]]], [10, 1, 2])
+    assert [t["label"] for t in three_d] == ["[0, :, :]", "[…]", "[9, :, :]"]
+    assert values_tables(3.5, []) == [{"label": None, "rows": [["3.5"]]}]
+
+
+def test_tensor_card_shows_anatomy_and_jaxtyping_dims(renderer):
+    html = renderer.value("x", renderer.trace["steps"][0]["env"]["x"], step_index=0)
+    text = text_of(html)
+    for expected in ["dtype float32", "shape (2, 3)", "stride (3, 1)", "storage offset 0", "contiguous yes",
+                     "element size 4 B", "numel 6", "bytes 24 B"]:
+        assert expected in text
+    assert "batch=2" in text and "seq=3" in text
+    assert "<svg" in html and "offset = 0 + i·3 + j·1" in html
+
+
+def test_shares_storage_badge_names_the_earlier_tensor(renderer):
+    first = renderer.value("x", renderer.trace["steps"][0]["env"]["x"], step_index=0)
+    second = renderer.value("y", renderer.trace["steps"][1]["env"]["y"], step_index=1)
+    assert "shares storage" not in first
+    assert "shares storage with <code>x</code>" in second
+    assert "non-contiguous" in second
+
+
+def test_strings_are_escaped(renderer):
+    html = renderer.value("s", {"type": "str", "value": "<script>alert(1)</script>"}, step_index=0)
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_other_value_types(renderer):
+    nested = {"type": "list", "length": 3, "truncated": True, "items": [
+        {"type": "int", "value": 1}, {"type": "dict", "length": 1, "items": [[{"type": "str", "value": "k"}, {"type": "float", "value": "nan"}]]}]}
+    html = renderer.value("l", nested, step_index=0)
+    assert "len 3" in html and "… 1 more" in html and "nan" in html
+    finfo = {"type": "finfo", "dtype": "bfloat16", "bits": 16, "eps": 0.0078125, "max": 3.39e38, "min": -3.39e38,
+             "smallest_normal": 1.18e-38, "resolution": 0.01}
+    assert "eps" in renderer.value("f", finfo, step_index=0)
+    module = {"type": "module", "class": "Linear", "num_parameters": 12345,
+              "parameters": [{"name": "weight", "shape": [3, 4], "dtype": "float32"}], "repr": "Linear(4, 3)"}
+    text = text_of(renderer.value("m", module, step_index=0))
+    assert "Linear" in text and "12,345 parameters" in text and "weight" in text and "(3, 4)" in text
+    missing = renderer.value("q", {"type": "missing", "message": "name 'q' is not defined"}, step_index=0)
+    assert "lt-warning" in missing and "not defined" in missing
+    obj = renderer.value("o", {"type": "object", "class": "Foo", "repr": "<Foo at 0x1>"}, step_index=0)
+    assert "&lt;Foo at 0x1&gt;" in obj
+    assert "torch.Size([2, 3])" in renderer.value("z", {"type": "size", "value": [2, 3]}, step_index=0)
+
+
+def test_renderings(renderer):
+    image = renderer.rendering({"type": "image", "data": "lectures/images/x.svg", "external": False, "width": 200})
+    assert 'src="{root}assets/lectures/images/x.svg"' in image and "width: 200px" in image
+    internal = renderer.rendering({"type": "link", "url": None, "title": "main", "internal": {"path": MAIN, "line": 1, "function": "main"}})
+    assert 'href="#L1"' in internal
+    other = renderer.rendering({"type": "link", "url": None, "title": "f", "internal": {"path": "lectures/util.py", "line": 5, "function": "f"}})
+    assert 'href="#lectures-util-py-L5"' in other
+    note = renderer.rendering({"type": "note", "data": "mind $x^2$"})
+    assert "admonition" in note and "<math" in note
+    markdown = renderer.rendering({"type": "markdown", "data": "# Title\n\n<b>raw</b> *em*"})
+    assert "<h1>Title</h1>" in markdown and "<em>em</em>" in markdown
+    verbatim = renderer.rendering({"type": "markdown", "data": "<i>not html</i>", "verbatim": True})
+    assert "&lt;i&gt;" in verbatim
+
+
+def test_compute_card():
+    r = HtmlRenderer({"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {}, "steps": []}, template_env())
+    cpu = r.compute({"flops": 2_147_483_648, "seconds": 0.0476, "flop_per_s": 4.51e10, "by_op": {"aten.mm": 2_147_483_648},
+                     "peak_flop_per_s": None, "mfu": None, "dtype": "float32", "timing": "replay", "peak_note": "no peak FLOP/s known for CPUs"})
+    assert "2.15 GFLOP" in cpu and "45.1 GFLOP/s" in cpu and "no peak FLOP/s known for CPUs" in cpu
+    assert "aten.mm" in cpu and "replay" in cpu and "lt-bar-fill" not in cpu
+    gpu = r.compute({"flops": 10**12, "seconds": 0.01, "flop_per_s": 1e14, "by_op": {}, "peak_flop_per_s": 9.89e14,
+                     "mfu": 0.101, "dtype": "bfloat16", "timing": "single"})
+    assert "MFU 10.1%" in gpu and 'style="width: 10.1' in gpu
+
+
+def test_error_card_links_frames(renderer):
+    html = renderer.error({"type": "ValueError", "message": "bad <x>", "traceback": [
+        {"path": MAIN, "line": 3, "function": "main"}, {"path": "lectures/util.py", "line": 7, "function": "f"}]})
+    assert "bad &lt;x&gt;" in html
+    assert 'href="#L3"' in html and 'href="#lectures-util-py-L7"' in html
+    assert "lectures/util.py:7" in html
+
+
+def test_code_lines_are_one_string_per_source_line(renderer):
+    lines = renderer.code_lines(MAIN)
+    assert len(lines) == len(SOURCE.splitlines())
+    assert lines[0].startswith('<span class="k">def</span>')
+    # a multi-line string is split so that no span crosses a line
+    assert lines[3].count("<span") == lines[3].count("</span>")
+    assert "lines" in lines[4] and "\n" not in "".join(lines)
+    assert highlight_lines("a < b\n") == ['<span class="n">a</span> <span class="o">&lt;</span> <span class="n">b</span>']
+
+
+def test_anchors_and_styles():
+    assert path_slug("lectures/helpers/Util.py") == "lectures-helpers-util-py"
+    assert line_anchor(MAIN, 4, MAIN) == "L4"
+    assert line_anchor("lectures/x.py", 4, MAIN) == "lectures-x-py-L4"
+    assert css_style({"color": "red", "fontSize": 20}) == "color: red; font-size: 20px"
+    assert css_style({"background": "url(javascript:alert(1))"}) == ""
+    assert css_style({"color": "red;} body {display:none"}) == ""

@@ -1,0 +1,43 @@
+"""Trace fixture lectures once per test session with the real tracer (a subprocess per lecture)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+LECTURES = REPO / "tests" / "lectures"
+
+
+@lru_cache(maxsize=1)
+def _out_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="lectrace-test-traces-"))
+
+
+@lru_cache(maxsize=None)
+def trace_path(name: str) -> Path:
+    """Path of the trace of ``tests/lectures/NAME.py``, made by ``python -m tracer run``."""
+    out = _out_dir() / f"{name}.json"
+    subprocess.run([sys.executable, "-m", "tracer", "run", f"tests/lectures/{name}.py", "-o", str(out), "-q"],
+                   cwd=REPO, capture_output=True, text=True, timeout=120)
+    if not out.is_file():
+        raise RuntimeError(f"tracing tests/lectures/{name}.py produced no trace")
+    return out
+
+
+def traced(name: str) -> dict:
+    return json.loads(trace_path(name).read_text(encoding="utf-8"))
+
+
+def trace_all(*names: str) -> None:
+    """Trace several lectures in parallel (each tracer run is mostly torch import time)."""
+    todo = [n for n in names if not (_out_dir() / f"{n}.json").is_file()]
+    procs = [subprocess.Popen([sys.executable, "-m", "tracer", "run", f"tests/lectures/{n}.py", "-o",
+                               str(_out_dir() / f"{n}.json"), "-q"], cwd=REPO,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for n in todo]
+    for proc in procs:
+        proc.wait(timeout=120)

@@ -1,0 +1,265 @@
+"""Compute accounting for a ``# @flops`` line: FLOPs, seconds, achieved FLOP/s and MFU.
+
+The recorder makes one ``LineMeter`` per execution of an annotated line, calls ``start()`` just
+before the line runs and ``stop()`` just after, and stores the returned ``Compute`` record on the
+line's step. FLOPs come from torch's ``FlopCounterMode`` (which sees forward and backward aten ops,
+also inside functions the line calls); a tiny dispatch mode beside it notes the dtype and device
+of the FLOP-carrying ops. Time is per execution of the line: a line that is a pure expression
+assignment (``is_pure_expression_assignment``) is re-evaluated a few times with the counter off
+and the median is reported (``timing: "replay"``); any other line is timed once, as traced
+(``timing: "single"``), because running it again could repeat its side effects. This module must
+not write the trace or decide which lines are measured: it only measures the line it is given.
+"""
+
+from __future__ import annotations
+
+import ast
+import statistics
+import time
+from typing import Any, Callable
+
+from tracer.peaks import peak_flop_per_s
+
+REPLAY_BUDGET_SECONDS = 0.2  # stop replaying once this much time was spent ...
+REPLAY_MAX_REPEATS = 100  # ... or this many replays ran, ...
+REPLAY_MIN_REPEATS = 3  # ... but never fewer than this.
+
+# --- the purity rule --------------------------------------------------------------------------
+# A replay re-evaluates the right-hand side in the frame's namespaces, so it must not change
+# anything the lecture can observe. The rule is syntactic and errs on "not pure":
+#  * the statement is ``name = expr``, ``a, b = expr`` or ``name: T = expr`` (plain names only;
+#    augmented assignment is in-place for tensors), and expr does not read an assigned name
+#    (after the line ran, that name holds the new value, so a replay would see other inputs);
+#  * expr contains no lambda, comprehension, walrus, await or yield;
+#  * every call in expr is either a method from SAFE_METHODS (side-effect-free tensor methods), or
+#    a function reached through a module alias from SAFE_MODULES (``torch.matmul``, ``F.relu``,
+#    ``einops.rearrange``) whose dotted path has no segment in UNSAFE_NAMES and no segment ending
+#    in ``_`` (torch's in-place convention) and no capitalised segment after the alias (a class:
+#    ``nn.Linear(...)`` initialises weights randomly). Bare-name calls (``f(x)``, ``model(x)``) are never
+#    pure: the name may be a user function or a module with hooks or dropout;
+#  * no call passes ``out=`` (writes into an existing tensor) or ``inplace=``.
+SAFE_MODULES = frozenset({"torch", "F", "nn", "functional", "einops", "math", "np", "numpy"})
+UNSAFE_NAMES = frozenset({
+    # random number generation (advances the generator; a replay would change later draws)
+    "random", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
+    "normal", "bernoulli", "multinomial", "poisson", "uniform", "exponential", "geometric",
+    "cauchy", "log_normal", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout", "rrelu", "gumbel_softmax", "manual_seed", "seed", "shuffle",
+    "choice", "permutation",
+    # global state, I/O, devices and compilation
+    "save", "load", "cuda", "distributed", "backends", "compile", "set_default_dtype",
+    "set_default_device", "set_grad_enabled", "set_printoptions", "use_deterministic_algorithms",
+    "set_float32_matmul_precision", "autograd", "backward", "print", "synchronize", "empty_cache",
+    "init",
+})
+SAFE_METHODS = frozenset({
+    # linear algebra and shape
+    "matmul", "mm", "bmm", "mv", "dot", "outer", "t", "transpose", "permute", "reshape", "view",
+    "view_as", "flatten", "unflatten", "squeeze", "unsqueeze", "expand", "expand_as", "repeat",
+    "contiguous", "chunk", "split", "narrow", "select", "index_select", "gather", "masked_fill",
+    "masked_select", "where", "roll", "flip", "diagonal", "diag", "triu", "tril", "trace",
+    # reductions and elementwise math
+    "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "std", "var", "norm",
+    "cumsum", "cumprod", "softmax", "log_softmax", "abs", "neg", "exp", "log", "log1p", "sqrt",
+    "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "pow", "square", "clamp", "sign", "floor",
+    "ceil", "round", "reciprocal", "erf", "add", "sub", "mul", "div", "eq", "ne", "lt", "le",
+    "gt", "ge", "all", "any", "topk", "sort", "argsort", "unique", "nonzero", "bincount",
+    # conversions and inspection
+    "float", "half", "bfloat16", "double", "int", "long", "bool", "to", "type", "cpu", "clone",
+    "detach", "item", "tolist", "numpy", "size", "numel", "dim", "element_size", "stride",
+})
+_FORBIDDEN_NODES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+                    ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)
+_FORBIDDEN_KEYWORDS = frozenset({"out", "inplace", "generator"})
+
+
+def _target_names(target: ast.expr) -> list[str] | None:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        names: list[str] = []
+        for element in target.elts:
+            inner = _target_names(element)
+            if inner is None:
+                return None
+            names.extend(inner)
+        return names
+    return None  # attribute, subscript or starred target: the assignment itself mutates something
+
+
+def _dotted(node: ast.expr) -> list[str] | None:
+    """``torch.nn.functional.relu`` -> ["torch", "nn", "functional", "relu"]; None if not a name chain."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def _pure_call(call: ast.Call) -> bool:
+    if any(k.arg in _FORBIDDEN_KEYWORDS for k in call.keywords):
+        return False
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False  # bare names may be user functions
+    path = _dotted(func)
+    if path is not None and path[0] in SAFE_MODULES:
+        # Capitalised segments are classes: constructing one (``nn.Linear``) may draw random numbers.
+        return not any(part in UNSAFE_NAMES or part.endswith("_") or part[:1].isupper() for part in path[1:])
+    return func.attr in SAFE_METHODS
+
+
+def is_pure_expression_assignment(statement: ast.stmt | None) -> bool:
+    """Whether re-evaluating ``statement``'s right-hand side is safe and sees the same inputs."""
+    if isinstance(statement, ast.Assign):
+        targets, value = statement.targets, statement.value
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None and statement.simple:
+        targets, value = [statement.target], statement.value
+    else:
+        return False
+    assigned: set[str] = set()
+    for target in targets:
+        names = _target_names(target)
+        if names is None:
+            return False
+        assigned.update(names)
+    for node in ast.walk(value):
+        if isinstance(node, _FORBIDDEN_NODES):
+            return False
+        if isinstance(node, ast.Name) and node.id in assigned:
+            return False
+        if isinstance(node, ast.Call) and not _pure_call(node):
+            return False
+    return True
+
+
+# --- measuring --------------------------------------------------------------------------------
+_probe_class: Any = None
+
+
+def _op_probe_class() -> Any:
+    """A TorchDispatchMode that credits each FLOP-counted op's FLOPs to its (dtype, device).
+
+    Built on first use so that importing this module does not import torch.
+    """
+    global _probe_class
+    if _probe_class is None:
+        import torch
+        from torch.utils._python_dispatch import TorchDispatchMode
+        from torch.utils.flop_counter import flop_registry
+
+        class OpProbe(TorchDispatchMode):
+            def __init__(self) -> None:
+                super().__init__()
+                self.flops_by_kind: dict[tuple[str, str], int] = {}
+
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
+                kwargs = kwargs or {}
+                out = func(*args, **kwargs)
+                count = flop_registry.get(func._overloadpacket)
+                if count is not None:
+                    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+                    if tensors:
+                        # The first operand with a matrix shape (addmm's bias comes first).
+                        operand = next((t for t in tensors if t.dim() >= 2), tensors[0])
+                        key = (str(operand.dtype).removeprefix("torch."), operand.device.type)
+                        flops = int(count(*args, **kwargs, out_val=out))
+                        self.flops_by_kind[key] = self.flops_by_kind.get(key, 0) + flops
+                return out
+
+        _probe_class = OpProbe
+    return _probe_class
+
+
+def _cuda_synchronize() -> None:
+    import torch
+
+    if torch.cuda.is_initialized():  # only then can the line have queued GPU work
+        torch.cuda.synchronize()
+
+
+class LineMeter:
+    """Measures one execution of one ``# @flops`` line; see the module docstring."""
+
+    def __init__(self, statement: ast.stmt | None, *, timer: Callable[[], float] = time.perf_counter,
+                 device_name: str | None = None, synchronize: Callable[[], None] | None = None) -> None:
+        self.statement = statement
+        self.timer = timer
+        self.device_name = device_name  # overrides the device the ops ran on (tests fake an H100)
+        self.synchronize = synchronize or _cuda_synchronize
+        self._counter: Any = None
+        self._probe: Any = None
+        self._started = 0.0
+
+    def start(self) -> None:
+        from torch.utils.flop_counter import FlopCounterMode
+
+        self._counter = FlopCounterMode(display=False)
+        self._probe = _op_probe_class()()
+        self._counter.__enter__()
+        self._probe.__enter__()
+        self.synchronize()
+        self._started = self.timer()
+
+    def stop(self, frame_globals: dict[str, Any], frame_locals: Any) -> dict[str, Any]:
+        self.synchronize()
+        seconds = self.timer() - self._started
+        # Dispatch modes form a stack: leave them in the reverse order of entering.
+        self._probe.__exit__(None, None, None)
+        self._counter.__exit__(None, None, None)
+        counts = self._counter.get_flop_counts().get("Global", {})
+        by_op = {str(op): int(n) for op, n in counts.items() if n}
+        flops = sum(by_op.values())
+        kinds = self._probe.flops_by_kind
+        dtype, device_type = max(kinds, key=kinds.__getitem__) if kinds else (None, None)
+
+        timing, repeats = "single", 1
+        if seconds < REPLAY_BUDGET_SECONDS and is_pure_expression_assignment(self.statement):
+            replayed = self._replay(frame_globals, frame_locals)
+            if replayed is not None:
+                seconds, repeats = replayed
+                timing = "replay"
+
+        device_name = self.device_name
+        if device_name is None and device_type == "cuda":
+            import torch
+
+            device_name = torch.cuda.get_device_name()
+        peak, peak_note = peak_flop_per_s(device_name, dtype)
+        flop_per_s = flops / seconds if seconds > 0 else None
+        mfu = flop_per_s / peak if flop_per_s is not None and peak else None
+        if peak is not None and mfu is None:
+            peak_note = "the line took no measurable time"
+        return {
+            "flops": flops, "seconds": seconds, "flop_per_s": flop_per_s, "by_op": by_op,
+            "peak_flop_per_s": peak, "mfu": mfu, "dtype": dtype, "device_name": device_name,
+            "timing": timing, "repeats": repeats, "peak_note": peak_note,
+        }
+
+    def _replay(self, frame_globals: dict[str, Any], frame_locals: Any) -> tuple[float, int] | None:
+        """Median seconds of re-evaluating the right-hand side, and how many runs; None if it failed."""
+        statement = self.statement
+        assert isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None
+        expression = ast.Expression(body=statement.value)
+        try:
+            code = compile(expression, "<@flops replay>", "eval")
+        except (SyntaxError, ValueError):
+            return None
+        durations: list[float] = []
+        spent = 0.0
+        try:
+            while len(durations) < REPLAY_MIN_REPEATS or (
+                    spent < REPLAY_BUDGET_SECONDS and len(durations) < REPLAY_MAX_REPEATS):
+                self.synchronize()
+                began = self.timer()
+                eval(code, frame_globals, frame_locals)  # result dropped at once: one extra output alive
+                self.synchronize()
+                duration = self.timer() - began
+                durations.append(duration)
+                spent += duration
+        except Exception:
+            return None  # the line's own run succeeded; keep its single timing
+        return statistics.median(durations), len(durations)

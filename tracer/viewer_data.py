@@ -1,0 +1,307 @@
+"""The step viewer's data: one lecture's trace turned into ``data.js`` for ``site/assets/viewer.js``.
+
+``build_viewer_data(trace, renderer)`` returns plain, JSON-ready data designed so that every key
+press in the browser is a few array lookups: HTML is rendered here once (a card per recorded value,
+a block per rendering, highlighted lines per file, all de-duplicated), steps are stored column-wise,
+and the navigation targets (step over / back over / out, the section, the frame's caller) are
+precomputed. The variables panel shows the accumulated values of the current frame activation:
+each step keeps only its own changes (``env``/``clear``), ``act_prev`` links a step to the previous
+step of the same activation, and every ``SNAPSHOT_EVERY``-th step of an activation carries the whole
+accumulated env, so the viewer replays at most that many diffs. ``-1`` means "none" in every index.
+This module must not decide how anything looks (``tracer.cards`` renders) nor run lectures.
+
+Layout of the returned dict (``version`` goes up on incompatible changes)::
+
+    version, lecture {name, title, path}, count (steps), functions [name],
+    files [{path, lines [html], hidden [line], spans {line: last line}, reveal [step per line]}]
+      (``spans``: rendering-only statements that rendered, shown as their rendering, not code),
+    cards [html], renderings [html], sections [[step, title]],
+    steps {file, line, fn, depth, parent, act_prev, next, prev, over, back_over, out, section, call, visible},
+    env {step: [[name, card]]}, clear {step: [name]}, snapshots {step: [[name, card]]},
+    line_renderings [{line: [[step, [rendering]]]} per file], stdout {step: text},
+    errors {step: html}, compute {step: html}
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from tracer.page_model import RENDERING_CALLS, section_headings
+from tracer.trace_format import write_atomic
+
+DATA_VERSION = 1
+SNAPSHOT_EVERY = 16  # a step's env is rebuilt from at most this many diffs
+
+
+class _Interner:
+    """Give equal HTML strings one index, so repeated cards/renderings are stored once."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def add(self, html: str) -> int:
+        html = str(html)
+        if html not in self._index:
+            self._index[html] = len(self.items)
+            self.items.append(html)
+        return self._index[html]
+
+
+def _statement_info(source: str) -> tuple[dict[int, int], dict[str, set[int]], set[int]]:
+    """From source text: rendering-only statements (start -> end line), each function's first
+    body lines (for spotting a new call), and the lines of ``return`` statements."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}, {}, set()
+    spans: dict[int, int] = {}
+    first_lines: dict[str, set[int]] = {}
+    returns: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in RENDERING_CALLS:
+                spans[node.lineno] = node.end_lineno or node.lineno
+        elif isinstance(node, ast.Return):
+            returns.add(node.lineno)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and len(body) > 1:
+                body = body[1:]  # docstrings produce no line events
+            # a loop header as first statement is revisited within one call, so it proves nothing
+            if body and not isinstance(body[0], (ast.For, ast.AsyncFor, ast.While)):
+                first_lines.setdefault(node.name, set()).add(body[0].lineno)
+    return spans, first_lines, returns
+
+
+def frame_activations(trace: dict[str, Any]) -> tuple[list[int], list[int]]:
+    """For each step: the step that called its frame (``parent``, -1 at the top) and the previous
+    step of the same frame activation (``act_prev``, -1 at its first step).
+
+    The trace has no frame ids, so a new activation at the same depth (``f(1) + f(2)`` on one line
+    makes one call step, then two runs of ``f``) is recognised when the previous step of the frame
+    was a ``return`` line, the function changed, or the step is the first body line of its function.
+    """
+    infos = {path: _statement_info(source) for path, source in trace["files"].items()}
+    parent: list[int] = []
+    act_prev: list[int] = []
+    last_at_depth: list[int] = []  # the latest step seen at each depth of the current stack
+    active: list[int] = []  # the parent step of the activation open at each depth
+    steps = trace["steps"]
+    for index, step in enumerate(steps):
+        stack = step["stack"]
+        depth = len(stack) - 1
+        frame = stack[-1]
+        del last_at_depth[depth + 1:], active[depth + 1:]
+        previous = last_at_depth[depth] if depth < len(last_at_depth) else -1
+        new = previous < 0
+        if not new:
+            before = steps[previous]["stack"][-1]
+            first_lines = infos.get(frame["path"], ({}, {}, set()))[1]
+            before_returns = infos.get(before["path"], ({}, {}, set()))[2]
+            new = (before["function"] != frame["function"] or before["path"] != frame["path"]
+                   or before["line"] in before_returns
+                   or (frame["line"] in first_lines.get(frame["function"], ()) and before["line"] != frame["line"]))
+        if new:
+            caller = last_at_depth[depth - 1] if depth >= 1 and depth - 1 < len(last_at_depth) else -1
+            while len(active) <= depth:
+                active.append(-1)
+            active[depth] = caller
+            previous = -1
+        while len(last_at_depth) <= depth:
+            last_at_depth.append(-1)
+        last_at_depth[depth] = index
+        parent.append(active[depth] if depth < len(active) else -1)
+        act_prev.append(previous)
+    return parent, act_prev
+
+
+def navigation(depths: list[int], visible: list[bool]) -> dict[str, list[int]]:
+    """Targets of each key among visible steps: next/prev, over/back_over (same or shallower
+    depth), out (shallower, forward). -1 where there is none."""
+    count = len(depths)
+    levels = (max(depths) + 2) if depths else 1
+    nav = {key: [-1] * count for key in ("next", "prev", "over", "back_over", "out")}
+    nearest = [-1] * levels  # nearest visible step (in scan direction) with depth <= d
+    following = -1
+    for i in range(count - 1, -1, -1):
+        d = depths[i]
+        nav["next"][i] = following
+        nav["over"][i] = nearest[d]
+        nav["out"][i] = nearest[d - 1] if d >= 1 else -1
+        if visible[i]:
+            following = i
+            for level in range(d, levels):
+                nearest[level] = i
+    nearest = [-1] * levels
+    preceding = -1
+    for i in range(count):
+        d = depths[i]
+        nav["prev"][i] = preceding
+        nav["back_over"][i] = nearest[d]
+        if visible[i]:
+            preceding = i
+            for level in range(d, levels):
+                nearest[level] = i
+    return nav
+
+
+def reveal_steps(visits: list[tuple[int, int]], line_count: int) -> list[int]:
+    """For each line (index 0 = line 1): the first step at which the furthest line reached in the
+    file is at or below it, so presenting reveals the file top-down; -1 if never."""
+    reveal = [-1] * line_count
+    furthest = 0
+    for step, line in visits:  # (step, line) in step order
+        if line > furthest:
+            for k in range(furthest, min(line, line_count)):
+                reveal[k] = step
+            furthest = line
+    return reveal
+
+
+def build_viewer_data(trace: dict[str, Any], renderer: Any) -> dict[str, Any]:
+    """The plain data behind ``data.js`` (see the module docstring for its layout)."""
+    steps = trace["steps"]
+    hidden = {path: set(lines) for path, lines in trace.get("hidden_lines", {}).items()}
+    paths = list(trace["files"])
+    for step in steps:
+        for frame in step["stack"]:
+            if frame["path"] not in paths:
+                paths.append(frame["path"])
+    file_index = {path: k for k, path in enumerate(paths)}
+    functions: list[str] = []
+    function_index: dict[str, int] = {}
+    cards, renderings = _Interner(), _Interner()
+
+    columns: dict[str, list[int]] = {key: [] for key in ("file", "line", "fn", "depth", "call", "visible")}
+    env: dict[str, list[list[Any]]] = {}
+    clear: dict[str, list[str]] = {}
+    stdout: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    compute: dict[str, str] = {}
+    line_renderings: list[dict[str, list[list[Any]]]] = [{} for _ in paths]
+    visits: list[list[tuple[int, int]]] = [[] for _ in paths]
+    for index, step in enumerate(steps):
+        frame = step["stack"][-1]
+        f = file_index[frame["path"]]
+        if frame["function"] not in function_index:
+            function_index[frame["function"]] = len(functions)
+            functions.append(frame["function"])
+        columns["file"].append(f)
+        columns["line"].append(frame["line"])
+        columns["fn"].append(function_index[frame["function"]])
+        columns["depth"].append(len(step["stack"]) - 1)
+        columns["call"].append(1 if step.get("call") else 0)
+        columns["visible"].append(0 if frame["line"] in hidden.get(frame["path"], ()) else 1)
+        visits[f].append((index, frame["line"]))
+        key = str(index)
+        if step["env"]:
+            env[key] = [[name, cards.add(renderer.value(name, value, step_index=index))]
+                        for name, value in step["env"].items()]
+        if step.get("clear"):
+            clear[key] = list(step["clear"])
+        if step.get("stdout"):
+            stdout[key] = step["stdout"]
+        if step.get("error"):
+            errors[key] = str(renderer.error(step["error"]))
+        if step.get("compute"):
+            compute[key] = str(renderer.compute(step["compute"]))
+        if step["renderings"]:
+            blocks = [renderings.add(renderer.rendering(r)) for r in step["renderings"]]
+            line_renderings[f].setdefault(str(frame["line"]), []).append([index, blocks])
+
+    parent, act_prev = frame_activations(trace)
+    nav = navigation(columns["depth"], [bool(v) for v in columns["visible"]])
+    snapshots = _snapshots(len(steps), act_prev, env, clear)
+
+    sections = [[step, title] for step, title in section_headings(trace)]
+    section_of: list[int] = []
+    current = -1
+    for index in range(len(steps)):
+        while current + 1 < len(sections) and sections[current + 1][0] <= index:
+            current += 1
+        section_of.append(current)
+
+    files = []
+    for path in paths:
+        lines = [str(html) for html in renderer.code_lines(path)]
+        spans, _first, _returns = _statement_info(trace["files"].get(path, ""))
+        f = file_index[path]
+        rendered = line_renderings[f]
+        files.append({
+            "path": path,
+            "lines": lines,
+            "hidden": sorted(hidden.get(path, ())),
+            "spans": {str(line): end for line, end in spans.items() if str(line) in rendered},
+            "reveal": reveal_steps(visits[f], len(lines)),
+        })
+
+    return {
+        "version": DATA_VERSION,
+        "lecture": {key: trace["lecture"][key] for key in ("name", "title", "path")},
+        "count": len(steps),
+        "functions": functions,
+        "files": files,
+        "cards": cards.items,
+        "renderings": renderings.items,
+        "sections": sections,
+        "steps": {**columns, "parent": parent, "act_prev": act_prev, **nav, "section": section_of},
+        "env": env,
+        "clear": clear,
+        "snapshots": snapshots,
+        "line_renderings": line_renderings,
+        "stdout": stdout,
+        "errors": errors,
+        "compute": compute,
+    }
+
+
+def _snapshots(count: int, act_prev: list[int], env: dict[str, list[list[Any]]],
+               clear: dict[str, list[str]]) -> dict[str, list[list[Any]]]:
+    """The accumulated env at every SNAPSHOT_EVERY-th step of each activation."""
+    accumulated: dict[int, dict[str, int]] = {}  # step -> env after it, only kept for activation heads
+    position = [0] * count
+    snapshots: dict[str, list[list[Any]]] = {}
+    for index in range(count):
+        before = act_prev[index]
+        # carry the running env forward along the activation, dropping the previous step's copy
+        state = accumulated.pop(before, {}) if before >= 0 else {}
+        position[index] = position[before] + 1 if before >= 0 else 0
+        for name in clear.get(str(index), ()):
+            state.pop(name, None)
+        for name, card in env.get(str(index), ()):
+            state[name] = card
+        accumulated[index] = state
+        if position[index] and position[index] % SNAPSHOT_EVERY == 0 and state:
+            snapshots[str(index)] = [[name, card] for name, card in state.items()]
+    return snapshots
+
+
+def accumulated_env(data: dict[str, Any], step: int) -> dict[str, int]:
+    """The variables panel at ``step``: name -> card index, as viewer.js computes it."""
+    chain: list[int] = []
+    cursor = step
+    while cursor >= 0 and str(cursor) not in data["snapshots"]:
+        chain.append(cursor)
+        cursor = data["steps"]["act_prev"][cursor]
+    state: dict[str, int] = {name: card for name, card in data["snapshots"].get(str(cursor), [])} if cursor >= 0 else {}
+    for index in reversed(chain):
+        for name in data["clear"].get(str(index), ()):
+            state.pop(name, None)
+        for name, card in data["env"].get(str(index), ()):
+            state[name] = card
+    return state
+
+
+def write_viewer_data(trace: dict[str, Any], renderer: Any, out_path: Path) -> None:
+    """Write ``data.js`` (``window.LECTRACE_DATA = {...};``) atomically."""
+    data = build_viewer_data(trace, renderer)
+    text = "window.LECTRACE_DATA = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
+    write_atomic(Path(out_path), text)
+    os.chmod(out_path, 0o644)  # write_atomic's temp file is private (0600); a web server must read it

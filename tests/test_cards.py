@@ -85,6 +85,15 @@ def test_shares_storage_badge_names_the_earlier_tensor(renderer):
     assert "non-contiguous" in second
 
 
+def test_shares_storage_only_with_names_shown_before():
+    a, b = tensor([2], [1], values=[1.0, 2.0]), tensor([1], [1], values=[2.0], storage_offset=1)
+    trace = {"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {MAIN: SOURCE},
+             "steps": [step(3, {"a": a, "b": b})]}
+    r = HtmlRenderer(trace, template_env())
+    assert "shares storage" not in r.value("a", a, step_index=0)
+    assert "shares storage with <code>a</code>" in r.value("b", b, step_index=0)
+
+
 def test_strings_are_escaped(renderer):
     html = renderer.value("s", {"type": "str", "value": "<script>alert(1)</script>"}, step_index=0)
     assert "<script>" not in html

@@ -21,6 +21,7 @@ def test_contiguous_tensor_is_numbered_in_storage_order():
     diagram = stride_diagram([3, 2], [2, 1], 0, 6)
     assert labels(diagram) == ["0", "1", "2", "3", "4", "5"]
     assert diagram["formula"] == "offset = 0 + i·2 + j·1"
+    assert diagram["grid"] is None  # the layout grid would only repeat the strip
 
 
 def test_slice_with_offset_leaves_earlier_cells_unhighlighted():

@@ -316,10 +316,14 @@ class HtmlRenderer:
         return name_dims(dims, value["shape"]) if dims else None
 
     def shared_with(self, name: str, value: dict[str, Any], step_index: int) -> list[str]:
-        """Other names, recorded up to this step, whose tensors live in the same storage."""
+        """Other names recorded before this one (earlier steps, or earlier on this step) on the same storage."""
         names: list[str] = []
-        for index, other in reversed(self._storage_users.get(value["storage_id"], [])):
-            if index <= step_index and other != name and other not in names:
+        users = self._storage_users.get(value["storage_id"], [])
+        same_step = [other for index, other in users if index == step_index]
+        before_here = same_step[:same_step.index(name)] if name in same_step else same_step
+        earlier = [other for index, other in users if index < step_index]
+        for other in reversed(earlier + before_here):
+            if other != name and other not in names:
                 names.append(other)
         return names[:MAX_SHARED_NAMES]
 

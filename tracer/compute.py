@@ -23,6 +23,7 @@ from tracer.peaks import peak_flop_per_s
 REPLAY_BUDGET_SECONDS = 0.2  # stop replaying once this much time was spent ...
 REPLAY_MAX_REPEATS = 100  # ... or this many replays ran, ...
 REPLAY_MIN_REPEATS = 3  # ... but never fewer than this.
+LONG_LINE_SECONDS = 1.0  # a line this slow is timed once: replays would add seconds per step
 
 # --- the purity rule --------------------------------------------------------------------------
 # A replay re-evaluates the right-hand side in the frame's namespaces, so it must not change
@@ -174,6 +175,25 @@ def _op_probe_class() -> Any:
     return _probe_class
 
 
+_warmed_up = False
+
+
+def _warm_up() -> None:
+    """Pay, once per process and before any timer runs, for the first op under the dispatch modes.
+
+    That first op imports a large part of torch's tracing machinery (about two seconds here),
+    which would otherwise be billed to the first ``@flops`` line of a lecture.
+    """
+    global _warmed_up
+    if not _warmed_up:
+        import torch
+        from torch.utils.flop_counter import FlopCounterMode
+
+        with FlopCounterMode(display=False), _op_probe_class()():
+            torch.ones(2, 2) @ torch.ones(2, 2)
+        _warmed_up = True
+
+
 def _cuda_synchronize() -> None:
     import torch
 
@@ -197,6 +217,7 @@ class LineMeter:
     def start(self) -> None:
         from torch.utils.flop_counter import FlopCounterMode
 
+        _warm_up()
         self._counter = FlopCounterMode(display=False)
         self._probe = _op_probe_class()()
         self._counter.__enter__()
@@ -217,7 +238,7 @@ class LineMeter:
         dtype, device_type = max(kinds, key=kinds.__getitem__) if kinds else (None, None)
 
         timing, repeats = "single", 1
-        if seconds < REPLAY_BUDGET_SECONDS and is_pure_expression_assignment(self.statement):
+        if seconds < LONG_LINE_SECONDS and is_pure_expression_assignment(self.statement):
             replayed = self._replay(frame_globals, frame_locals)
             if replayed is not None:
                 seconds, repeats = replayed
@@ -238,6 +259,13 @@ class LineMeter:
             "peak_flop_per_s": peak, "mfu": mfu, "dtype": dtype, "device_name": device_name,
             "timing": timing, "repeats": repeats, "peak_note": peak_note,
         }
+
+    def cancel(self) -> None:
+        """Leave the counting modes without a record (the recorder stopped mid-line)."""
+        if self._counter is not None:
+            self._probe.__exit__(None, None, None)
+            self._counter.__exit__(None, None, None)
+            self._counter = self._probe = None
 
     def _replay(self, frame_globals: dict[str, Any], frame_locals: Any) -> tuple[float, int] | None:
         """Median seconds of re-evaluating the right-hand side, and how many runs; None if it failed."""

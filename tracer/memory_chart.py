@@ -34,7 +34,7 @@ def fit_label(title: str, room_px: float, char_px: float = LABEL_CHAR_PX) -> str
     chars = int(room_px // char_px) - 1
     if len(title) <= chars:
         return title
-    return title[: chars - 1] + "…" if chars >= 4 else ""
+    return title[: chars - 1].rstrip() + "…" if chars >= 4 else ""
 
 
 def downsample(values: list[int], max_points: int = MAX_POINTS) -> list[int]:

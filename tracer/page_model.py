@@ -161,7 +161,7 @@ def build_document(trace: dict[str, Any]) -> list[Block]:
         end = node.end_lineno or node.lineno
         if start in linked or node.lineno in linked:
             shown.update(range(start, end + 1))
-        elif any(start <= line <= end for line in records):
+        if any(start <= line <= end for line in records):
             # a function that ran: its signature and docstring frame the body's lines
             header = set(range(start, _header_end(node) + 1))
             doc = _docstring_node(node)

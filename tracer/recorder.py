@@ -18,6 +18,7 @@ The recorder only collects; turning steps into JSON (``trace_writer``) and runni
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
 from pathlib import Path
@@ -37,7 +38,8 @@ CALL = {"call": True}  # shared extras of a "line is calling into lecture code" 
 class _Frame:
     """Per-activation state of one traced frame."""
 
-    __slots__ = ("prefix", "key", "position", "line", "directives", "starts", "current", "called", "exc", "meter")
+    __slots__ = ("prefix", "key", "position", "line", "directives", "starts", "current", "called", "exc", "meter",
+                 "snapshot")
 
     def __init__(self, prefix: tuple[Any, ...], key: tuple[str, str], directives: dict[int, Directives],
                  starts: dict[int, int]) -> None:
@@ -50,6 +52,7 @@ class _Frame:
         self.called = False  # a "call" step was already recorded for self.line
         self.exc: Any = None  # exception seen on self.line and not yet handled
         self.meter: Any = None  # compute.LineMeter while an @flops line runs
+        self.snapshot = False  # f_locals was read: the frame holds a dict snapshot of its locals
 
 
 class LectureFile:
@@ -205,6 +208,11 @@ class Recorder:
                     # One-line loops likewise stay one step.
                     return local_trace
                 if top.line:
+                    if top.snapshot:
+                        # Before Python 3.13, reading f_locals leaves a dict on the frame that keeps
+                        # deleted and rebound locals alive; re-reading it drops them, so a `del x`
+                        # frees x (and its memory) when the lecture expects it to.
+                        frame.f_locals
                     if top.current is None and not recorder._pending:
                         append((top.prefix, top.key, top.line, None, probe_sample()))
                     else:
@@ -250,7 +258,11 @@ class Recorder:
             if current is _INSPECT_ALL:
                 env = self._all_locals(frame)
             else:
-                env = {name: self._inspect(name, frame, state) for name in current.inspect}
+                # A line that raised may not have bound its names: no warning for those.
+                quiet = unwinding is not None
+                env = {name: self._inspect(name, frame, state, quiet) for name in current.inspect}
+            if env or current.flops:
+                state.snapshot = True
             if env:
                 extras["env"] = env
             if current.clear:
@@ -259,19 +271,20 @@ class Recorder:
             if self._renderings:
                 extras["renderings"], self._renderings = self._renderings, []
             if self._stdout:
-                extras["stdout"] = "".join(self._stdout)
+                extras["stdout"] = self.encoder.scrub("".join(self._stdout))
                 self._stdout = []
             self._pending = False
         if unwinding is not None:
             extras["unwind"] = unwinding
         self._record(state, extras or None)
 
-    def _inspect(self, name: str, frame: FrameType, state: _Frame) -> dict[str, Any]:
+    def _inspect(self, name: str, frame: FrameType, state: _Frame, quiet: bool = False) -> dict[str, Any]:
         try:
             value = lookup(name, frame.f_locals, frame.f_globals)
         except Exception as exc:
             message = f"@inspect {name}: {type(exc).__name__}: {exc}"
-            self.warn_once(f"{state.key[0]}:{state.line}: {message}")
+            if not quiet:
+                self.warn_once(f"{state.key[0]}:{state.line}: {message}")
             return {"type": "missing", "name": name, "message": self.encoder.scrub(message)}
         return self.encoder.encode(value)
 
@@ -303,5 +316,10 @@ class Recorder:
         while frame is not None:  # frames already traced would otherwise keep reporting lines
             frame.f_trace = None
             frame = frame.f_back
+        for state in reversed(self._stack):  # innermost first: dispatch modes unwind as a stack
+            if state.meter is not None:
+                with contextlib.suppress(Exception):
+                    state.meter.cancel()
+                state.meter = None
         self._stack.clear()
         self.warn_once(f"step cap reached ({self.max_steps} steps): recording stopped, the lecture runs on untraced")

@@ -26,6 +26,7 @@ from types import ModuleType, TracebackType
 from typing import Any, Callable
 
 from tracer import api
+from tracer.compute import LineMeter
 from tracer.memory import Probe, StorageRegistry, choose_probe
 from tracer.recorder import Recorder
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
@@ -190,11 +191,6 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     root_text = str(project_root.resolve()) + os.sep
     encoder = ValueEncoder(registry, limits, scrub=lambda s: s.replace(root_text, ""), relpath=None)
     probe = (probe_factory or choose_probe)(registry)
-    try:
-        from tracer.compute import LineMeter
-    except ImportError:  # compute accounting not available yet
-        LineMeter = None  # type: ignore[assignment]
-
     recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all, max_steps=max_steps,
                         meter_factory=LineMeter)
     encoder._relpath = recorder.relpath

@@ -87,6 +87,7 @@ def stride_diagram(shape: list[int], stride: list[int], storage_offset: int, sto
             "y": row * (CELL_HEIGHT + ROW_GAP),
         })
     rows = math.ceil(len(cells) / CELLS_PER_ROW)
+    grid = logical_grid(shape, stride, storage_offset)  # shown only when it says more than the strip
     return {
         "cells": cells,
         "cell_width": CELL_WIDTH,
@@ -98,8 +99,14 @@ def stride_diagram(shape: list[int], stride: list[int], storage_offset: int, sto
         "cut_after": stop < storage_numel,
         "elements_shown": len(placements),
         "numel": numel,
-        "grid": logical_grid(shape, stride, storage_offset),
+        "grid": grid if grid != _row_major_grid(shape, storage_offset) else None,
     }
+
+
+def _row_major_grid(shape: list[int], storage_offset: int) -> list[list[int]] | None:
+    contiguous = list(range(storage_offset, storage_offset + math.prod(shape)))
+    width = shape[-1] if shape else 1
+    return [contiguous[k:k + width] for k in range(0, len(contiguous), width)] if contiguous else None
 
 
 def logical_grid(shape: list[int], stride: list[int], storage_offset: int, max_elements: int = 64) -> list[list[int]] | None:

@@ -1,0 +1,231 @@
+"""Step mode in a real browser: the real site build of fixture traces, served over HTTP, in Chromium.
+
+Step numbers below refer to tests/lectures/nested_calls.py's trace (see test_viewer_data.py for
+how they follow from the lecture): main's first line is 19, line 21 calls helper (line 12...),
+which calls inner (line 7...).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import build_site, chromium, serve
+from traced import trace_all, trace_path
+
+CURRENT = ".lt-viewer .lt-sline.lt-current"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    trace_all("nested_calls", "site_basics")
+    built = build_site(tmp_path_factory.mktemp("site"), [trace_path("nested_calls"), trace_path("site_basics")])
+    with serve(built) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as browser:
+        yield browser
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def open_lecture(page, site: str, hash_: str = "", name: str = "nested_calls") -> None:
+    page.goto(f"{site}lectures/{name}/{hash_}")
+    page.wait_for_function("window.LECTRACE_READY !== undefined")
+
+
+def current_line(page) -> int:
+    return int(page.get_attribute(CURRENT, "data-line"))
+
+
+def variables(page) -> dict[str, str]:
+    cards = page.query_selector_all(".lt-v-vars .lt-v-card")
+    return {card.get_attribute("data-name"): card.inner_text() for card in cards if card.is_visible()}
+
+
+def step_in_url(page) -> int | None:
+    hash_ = page.evaluate("location.hash")
+    return int(hash_.split("=")[1]) if hash_.startswith("#step=") else None
+
+
+def test_step_through_button_and_keys(page, site):
+    open_lecture(page, site)
+    assert not page.is_visible(".lt-viewer")
+    page.click("text=Step through")
+    assert page.is_visible(".lt-viewer")
+    assert current_line(page) == 19 and step_in_url(page) == 0
+    page.keyboard.press("ArrowRight")
+    assert current_line(page) == 20
+    assert list(variables(page)) == ["a"] and "2" in variables(page)["a"]
+    page.keyboard.press("l")
+    assert current_line(page) == 21 and step_in_url(page) == 2
+    page.keyboard.press("ArrowRight")  # into helper: its own frame, its own variables
+    assert current_line(page) == 12 and list(variables(page)) == ["total"]
+    assert [f.strip() for f in page.inner_text(".lt-v-frames").splitlines() if f.strip()][-1].startswith("helper")
+    page.keyboard.press("h")
+    page.keyboard.press("ArrowLeft")
+    assert current_line(page) == 20
+
+
+def test_step_over_a_call(page, site):
+    open_lecture(page, site, "#step=2")
+    assert current_line(page) == 21
+    page.keyboard.press("ArrowDown")
+    assert current_line(page) == 21 and step_in_url(page) == 10
+    values = variables(page)
+    assert list(values) == ["a", "b"] and "5" in values["b"]
+    page.keyboard.press("ArrowUp")  # back over the call
+    assert step_in_url(page) == 2
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    assert current_line(page) == 22 and step_in_url(page) == 11  # the call step of line 22
+    page.keyboard.press("j")
+    assert current_line(page) == 22 and step_in_url(page) == 26  # c = helper(a) + helper(b), both runs skipped
+
+
+def test_step_out_and_call_stack(page, site):
+    open_lecture(page, site, "#step=5")  # inner(): square = n * n
+    assert current_line(page) == 7 and list(variables(page)) == ["square"]
+    frames = page.query_selector_all(".lt-v-frames button")
+    assert [f.inner_text().split()[0] for f in frames] == ["main", "helper", "inner"]
+    page.keyboard.press("u")
+    assert current_line(page) == 13 and step_in_url(page) == 7 and "4" in variables(page)["total"]
+    page.keyboard.press("u")
+    assert current_line(page) == 21 and step_in_url(page) == 10
+    open_lecture(page, site, "#step=5")
+    page.click(".lt-v-frames li:first-child button")  # main's frame: the step where its line is current
+    assert step_in_url(page) == 2 and current_line(page) == 21
+
+
+def test_deep_link_clear_and_stdout(page, site):
+    open_lecture(page, site, "#step=35")
+    assert page.is_visible(".lt-viewer") and current_line(page) == 26
+    assert page.inner_text(".lt-v-out") == "done 5\n"
+    assert list(variables(page)) == ["a", "b", "c"]
+    page.keyboard.press("ArrowRight")  # del b  # @clear b
+    assert list(variables(page)) == ["a", "c"]
+    assert not page.is_visible(".lt-v-out")
+    page.reload()
+    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    assert step_in_url(page) == 36 and current_line(page) == 27
+
+
+def test_back_and_forward(page, site):
+    open_lecture(page, site, "#step=0")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")  # the same burst: one history entry
+    assert step_in_url(page) == 2
+    page.wait_for_timeout(900)
+    page.keyboard.press("ArrowRight")  # a new burst: a new entry
+    assert step_in_url(page) == 3
+    page.go_back()
+    page.wait_for_function("location.hash === '#step=2'")
+    assert current_line(page) == 21
+    page.go_back()
+    page.wait_for_function("location.hash === '#step=0'")
+    assert current_line(page) == 19
+    page.go_forward()
+    page.wait_for_function("location.hash === '#step=2'")
+    assert current_line(page) == 21
+    page.keyboard.press("Escape")
+    assert not page.is_visible(".lt-viewer") and step_in_url(page) is None
+    page.go_back()
+    page.wait_for_function("location.hash === '#step=2'")
+    assert page.is_visible(".lt-viewer")
+
+
+def test_read_mode_step_links_open_step_mode(page, site):
+    open_lecture(page, site)
+    page.click(".lt-step-link >> nth=0")
+    page.wait_for_selector(".lt-viewer", state="visible")
+    assert step_in_url(page) is not None and current_line(page) > 0
+
+
+def test_raw_mode_and_reveal(page, site):
+    open_lecture(page, site, "#step=1")
+    heading = ".lt-sline[data-line='19'] .lt-srender"
+    code = ".lt-sline[data-line='19'] .lt-scode"
+    assert page.is_visible(heading) and "Setup" in page.inner_text(heading)
+    assert not page.is_visible(code)
+    page.keyboard.press("r")
+    assert page.is_visible(code) and "text(" in page.inner_text(code)
+    assert not page.is_visible(heading)
+    page.keyboard.press("r")
+    assert page.is_visible(heading)
+    page.keyboard.press("p")  # presenting: lines below the furthest reached one are not shown yet
+    assert page.is_visible(".lt-sline[data-line='20']")
+    assert not page.is_visible(".lt-sline[data-line='22']")
+    for _ in range(3):  # over line 21's call, then line 22 is reached
+        page.keyboard.press("ArrowDown")
+    assert step_in_url(page) == 11 and page.is_visible(".lt-sline[data-line='22']")
+    page.keyboard.press("?")
+    assert page.is_visible(".lt-v-help") and "step over" in page.inner_text(".lt-v-help")
+    page.keyboard.press("Escape")
+    assert not page.is_visible(".lt-v-help") and page.is_visible(".lt-viewer")
+
+
+def test_buttons_name_their_keys_and_progress_bar_jumps(page, site):
+    open_lecture(page, site, "#step=0")
+    titles = page.eval_on_selector_all(".lt-v-bar button", "bs => bs.map(b => b.title)")
+    for key in ("→", "←", "↓", "↑", "(u)", "Home", "End", "(r)", "(p)", "(?)", "Esc"):
+        assert any(key in title for title in titles), key
+    assert page.query_selector_all(".lt-v-tick").__len__() == 2  # sections: Setup, Loop
+    box = page.query_selector(".lt-v-progress").bounding_box()
+    page.mouse.click(box["x"] + box["width"] - 1, box["y"] + box["height"] / 2)
+    assert step_in_url(page) == 37 and current_line(page) == 28
+    page.click(".lt-v-b-first")
+    assert step_in_url(page) == 0
+
+
+def test_hidden_line_is_not_shown_or_stepped_on(page, site):
+    open_lecture(page, site, "#step=0", name="site_basics")
+    assert "secret_setup" not in page.inner_text(".lt-v-lines")
+    seen = set()
+    for _ in range(30):
+        seen.add(current_line(page))
+        page.keyboard.press("ArrowRight")
+    assert 23 not in seen and {22, 24}.issubset(seen)  # line 23 is `secret_setup = 42  # @hide`
+
+
+def test_tensor_cards_in_step_mode(page, site):
+    open_lecture(page, site, "#step=5", name="site_basics")
+    assert page.is_visible(".lt-v-vars .lt-kind-tensor")
+
+
+def test_narrow_screen_stacks_values_below_code(browser, site):
+    context = browser.new_context(viewport={"width": 400, "height": 800})
+    page = context.new_page()
+    open_lecture(page, site, "#step=1")
+    code = page.query_selector(".lt-v-code").bounding_box()
+    side = page.query_selector(".lt-v-side").bounding_box()
+    assert side["y"] >= code["y"] + code["height"] - 1 and side["width"] > 300
+    context.close()
+
+
+def test_pages_without_a_stepper_are_untouched(page, site):
+    page.goto(site)
+    page.wait_for_load_state("load")
+    assert page.query_selector(".lt-viewer") is None
+    assert page.evaluate("window.LECTRACE_READY === undefined")
+
+
+def test_read_mode_without_javascript(browser, site):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{site}lectures/nested_calls/")
+    assert page.is_visible("h2:has-text('Setup')")  # prose
+    assert page.is_visible("#L20") and "a = 2" in page.inner_text("#L20")  # code
+    assert page.is_visible(".lt-value[data-name='a']")  # values
+    assert not page.is_visible(".lt-stepper")  # no button that would do nothing
+    context.close()

@@ -1,0 +1,397 @@
+"""tracer/values.py: every kind of value becomes a JSON-safe record with the fields the site reads."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+import sympy
+import torch
+from torch import nn
+
+from tracer.values import ELLIPSIS, Limits, ValueEncoder, json_float, lookup
+
+
+def encode(value, **kwargs):
+    """Encode with a fresh encoder and prove the record is strict JSON."""
+    record = ValueEncoder(**kwargs).encode(value)
+    json.dumps(record, allow_nan=False)
+    return record
+
+
+def flat(values):
+    if isinstance(values, list):
+        for v in values:
+            yield from flat(v)
+    else:
+        yield values
+
+
+# -- Python scalars ------------------------------------------------------------------------------
+@pytest.mark.parametrize("value, expected", [
+    (3, {"type": "int", "value": 3}),
+    (-2**70, {"type": "int", "value": -2**70}),
+    (2.5, {"type": "float", "value": 2.5}),
+    ("hi", {"type": "str", "value": "hi"}),
+    (None, {"type": "none"}),
+    (True, {"type": "bool", "value": True}),
+    (False, {"type": "bool", "value": False}),
+    (1 + 2j, {"type": "complex", "real": 1.0, "imag": 2.0}),
+])
+def test_python_scalars(value, expected):
+    assert encode(value) == expected
+
+
+@pytest.mark.parametrize("value, text", [(math.nan, "nan"), (math.inf, "inf"), (-math.inf, "-inf")])
+def test_non_finite_floats_are_strings(value, text):
+    assert encode(value) == {"type": "float", "value": text}
+    assert json_float(value) == text
+
+
+def test_non_finite_everywhere_is_strict_json():
+    values = [math.nan, complex(math.inf, math.nan), np.float32("nan"), np.array([np.inf, -np.inf]),
+              torch.tensor([math.nan, math.inf, -math.inf]), torch.finfo(torch.float32), [math.nan, {"k": math.inf}]]
+    for value in values:
+        json.dumps(ValueEncoder().encode(value), allow_nan=False)  # raises on NaN/Inf
+
+
+def test_int_subclass_is_an_int():
+    import enum
+
+    class Color(enum.IntEnum):
+        RED = 2
+
+    assert encode(Color.RED) == {"type": "int", "value": 2}
+
+
+def test_long_string_is_cut_and_says_so():
+    record = encode("x" * 5000, limits=Limits(str_chars=100))
+    assert record["truncated"] is True and record["length"] == 5000 and len(record["value"]) == 100
+
+
+# -- containers --------------------------------------------------------------------------------
+def test_list_tuple_set_dict_recursive():
+    assert encode([1, (2, "a")]) == {
+        "type": "list", "length": 2, "truncated": False,
+        "items": [{"type": "int", "value": 1},
+                  {"type": "tuple", "length": 2, "truncated": False,
+                   "items": [{"type": "int", "value": 2}, {"type": "str", "value": "a"}]}]}
+    record = encode({"k": [None]})
+    assert record["type"] == "dict" and record["length"] == 1
+    (key, value), = record["items"]
+    assert key == {"type": "str", "value": "k"} and value["items"] == [{"type": "none"}]
+
+
+def test_sets_are_sorted_for_a_stable_trace():
+    assert [i["value"] for i in encode({3, 1, 2})["items"]] == [1, 2, 3]
+    assert encode(frozenset({"b", "a"}))["type"] == "frozenset"
+    mixed = encode({1, "a"})  # not orderable: still stable, never raises
+    assert mixed["length"] == 2
+
+
+def test_dataclass_fields_recursive():
+    @dataclasses.dataclass
+    class Inner:
+        n: int
+
+    @dataclasses.dataclass
+    class Outer:
+        name: str
+        inner: Inner
+
+    record = encode(Outer("o", Inner(4)))
+    assert record["type"] == "dataclass" and record["class"].endswith("Outer")
+    assert record["fields"]["name"] == {"type": "str", "value": "o"}
+    assert record["fields"]["inner"]["fields"]["n"] == {"type": "int", "value": 4}
+
+
+def test_cycles_become_back_references():
+    loop: list = [1]
+    loop.append(loop)
+    record = encode(loop)
+    assert record["items"][1]["type"] == "cycle"
+    d: dict = {}
+    d["self"] = d
+    assert encode(d)["items"][0][1]["type"] == "cycle"
+
+
+def test_shared_but_acyclic_items_are_not_cycles():
+    shared = [1]
+    record = encode([shared, shared])
+    assert [item["type"] for item in record["items"]] == ["list", "list"]
+
+
+def test_item_cap():
+    record = encode(list(range(120)), limits=Limits(container_items=10))
+    assert len(record["items"]) == 10 and record["length"] == 120 and record["truncated"] is True
+    record = encode({i: i for i in range(30)}, limits=Limits(container_items=5))
+    assert len(record["items"]) == 5 and record["length"] == 30 and record["truncated"] is True
+
+
+def test_depth_cap_falls_back_to_repr():
+    nested = [[[[[[1]]]]]]
+    record = encode(nested, limits=Limits(depth=2))
+    inner = record["items"][0]["items"][0]
+    assert inner["type"] == "object" and inner["repr"] == "[[[[1]]]]"
+
+
+# -- numpy, sympy ------------------------------------------------------------------------------
+def test_numpy_array():
+    record = encode(np.arange(6, dtype=np.int64).reshape(2, 3))
+    assert record == {"type": "ndarray", "dtype": "int64", "shape": [2, 3],
+                      "values": [[0, 1, 2], [3, 4, 5]], "truncated": False}
+
+
+def test_numpy_float_array_has_stats_and_safe_non_finite():
+    record = encode(np.array([1.0, 3.0, np.nan, np.inf]))
+    assert record["values"] == [1.0, 3.0, "nan", "inf"]
+    assert record["stats"]["min"] == 1.0 and record["stats"]["max"] == 3.0
+    assert record["stats"]["nan_count"] == 1 and record["stats"]["inf_count"] == 1
+
+
+def test_large_numpy_array_is_bounded():
+    record = encode(np.zeros(10**6), limits=Limits(tensor_elements=100))
+    assert record["truncated"] is True
+    assert len(json.dumps(record)) < 5_000
+
+
+@pytest.mark.xfail(strict=True, reason="values.py: a truncated ndarray preview is a flat list of the first "
+                                       "elements (shape lost, no '…' marker), unlike tensors")
+def test_large_2d_numpy_array_keeps_nesting_and_marks_the_cut():
+    record = encode(np.zeros((100, 100)), limits=Limits(tensor_elements=100))
+    assert isinstance(record["values"][0], list) and ELLIPSIS in record["values"]
+
+
+@pytest.mark.parametrize("value, dtype, expected", [
+    (np.float32(1.5), "float32", 1.5),
+    (np.int16(-3), "int16", -3),
+    (np.bool_(True), "bool", True),
+    (np.float32("nan"), "float32", "nan"),
+    (np.complex64(1 + 2j), "complex64", [1.0, 2.0]),
+])
+def test_numpy_scalars(value, dtype, expected):
+    assert encode(value) == {"type": "numpy_scalar", "dtype": dtype, "value": expected}
+
+
+def test_numpy_float64_scalar_is_a_float():
+    assert encode(np.float64("nan")) == {"type": "float", "value": "nan"}  # np.float64 subclasses float
+
+
+def test_numpy_dtype_and_finfo():
+    assert encode(np.dtype("float16")) == {"type": "dtype", "value": "float16", "itemsize": 2,
+                                           "is_floating_point": True}
+    record = encode(np.finfo(np.float16))
+    assert record["type"] == "finfo" and record["bits"] == 16 and record["max"] == 65504.0
+
+
+def test_sympy_number_and_expression():
+    assert encode(sympy.Rational(1, 3)) == {"type": "sympy", "class": "sympy.core.numbers.Rational",
+                                            "repr": "1/3", "latex": "\\frac{1}{3}"}
+    x = sympy.Symbol("x")
+    record = encode(x**2 + 1)
+    assert record["type"] == "sympy" and record["repr"] == "x**2 + 1" and record["latex"] == "x^{2} + 1"
+
+
+# -- torch metadata ----------------------------------------------------------------------------
+def test_finfo():
+    record = encode(torch.finfo(torch.bfloat16))
+    assert record == {"type": "finfo", "dtype": "bfloat16", "bits": 16, "eps": 2.0**-7,
+                      "max": torch.finfo(torch.bfloat16).max, "min": -torch.finfo(torch.bfloat16).max,
+                      "smallest_normal": 2.0**-126, "resolution": 0.01}
+
+
+def test_iinfo():
+    assert encode(torch.iinfo(torch.int8)) == {"type": "iinfo", "dtype": "int8", "bits": 8, "min": -128, "max": 127}
+
+
+def test_dtype_device_size():
+    assert encode(torch.float16) == {"type": "dtype", "value": "float16", "itemsize": 2, "is_floating_point": True}
+    assert encode(torch.int64) == {"type": "dtype", "value": "int64", "itemsize": 8, "is_floating_point": False}
+    assert encode(torch.device("cpu")) == {"type": "device", "value": "cpu"}
+    assert encode(torch.Size([2, 3])) == {"type": "size", "value": [2, 3]}
+
+
+def test_module_class_parameter_count_and_shapes():
+    record = encode(nn.Sequential(nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1, bias=False)))
+    assert record["type"] == "module" and record["class"] == "torch.nn.modules.container.Sequential"
+    assert record["num_parameters"] == 3 * 2 + 2 + 2
+    assert record["parameters"] == [
+        {"name": "0.weight", "shape": [2, 3], "dtype": "float32"},
+        {"name": "0.bias", "shape": [2], "dtype": "float32"},
+        {"name": "2.weight", "shape": [1, 2], "dtype": "float32"},
+    ]
+    assert "Linear(in_features=3" in record["repr"]
+
+
+# -- objects -----------------------------------------------------------------------------------
+class _BrokenRepr:
+    def __repr__(self):
+        raise RuntimeError("no repr for you")
+
+
+def test_failing_repr_gives_a_placeholder():
+    record = encode(_BrokenRepr())
+    assert record["type"] == "object" and record["repr"] is None
+    assert "RuntimeError: no repr for you" in record["repr_error"]
+    assert record["class"].endswith("_BrokenRepr")
+
+
+def test_failing_repr_inside_a_container_does_not_break_it():
+    record = encode([1, _BrokenRepr()])
+    assert record["items"][0] == {"type": "int", "value": 1} and record["items"][1]["repr"] is None
+
+
+def test_object_repr_has_no_raw_address():
+    class Plain:
+        pass
+
+    record = encode(Plain())
+    assert record["type"] == "object" and "0x…" in record["repr"]
+    assert not any(c in "0123456789abcdef" for c in record["repr"].split("0x…")[0][-1:])
+    import re
+
+    assert not re.search(r"0x[0-9a-fA-F]{4,}", json.dumps(record))
+
+
+def test_scrub_removes_machine_paths():
+    encoder = ValueEncoder(scrub=lambda s: s.replace("/home/me/project/", ""))
+    assert encoder.encode("/home/me/project/lectures/a.py") == {"type": "str", "value": "lectures/a.py"}
+
+
+def test_functions_and_classes_in_lecture_files_carry_their_place():
+    def local_function():
+        return 1
+
+    encoder = ValueEncoder(relpath=lambda p: "lectures/x.py" if p == __file__ else None)
+    record = encoder.encode(local_function)
+    assert record["type"] == "function" and record["name"].endswith("local_function")
+    assert record["path"] == "lectures/x.py" and record["line"] == local_function.__code__.co_firstlineno
+    assert encoder.encode(_BrokenRepr)["type"] == "class"
+    assert "path" not in encoder.encode(json.dumps)  # library code: no place
+
+
+# -- tensors -----------------------------------------------------------------------------------
+TENSOR_FIELDS = {"type", "dtype", "shape", "stride", "storage_offset", "contiguous", "device", "element_size",
+                 "numel", "nbytes", "storage_id", "storage_nbytes", "requires_grad", "grad_fn", "values",
+                 "truncated", "stats"}
+
+
+def test_tensor_has_every_field():
+    t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    record = encode(t)
+    assert set(record) == TENSOR_FIELDS
+    assert record["dtype"] == "float32" and record["shape"] == [2, 3] and record["stride"] == [3, 1]
+    assert record["storage_offset"] == 0 and record["contiguous"] is True and record["device"] == "cpu"
+    assert record["element_size"] == 4 and record["numel"] == 6 and record["nbytes"] == 24
+    assert record["storage_id"] == "s1" and record["storage_nbytes"] == 24
+    assert record["requires_grad"] is False and record["grad_fn"] is None
+    assert record["values"] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and record["truncated"] is False
+    assert record["stats"]["min"] == 0.0 and record["stats"]["max"] == 5.0 and record["stats"]["mean"] == 2.5
+    assert record["stats"]["nan_count"] == 0 and record["stats"]["inf_count"] == 0
+
+
+def test_grad_fn_and_requires_grad():
+    w = torch.ones(2, requires_grad=True)
+    record = encode(w * 3)
+    assert record["requires_grad"] is True and record["grad_fn"] == "MulBackward0"
+
+
+def test_view_shares_storage_id_and_ids_count_up_in_order():
+    encoder = ValueEncoder()
+    x = torch.zeros(4, 4)
+    y = torch.ones(3)
+    assert encoder.encode(y)["storage_id"] == "s1"  # first seen, first id
+    base = encoder.encode(x)
+    row = encoder.encode(x[1])
+    transposed = encoder.encode(x.T)
+    copied = encoder.encode(x.T.contiguous())
+    assert base["storage_id"] == row["storage_id"] == transposed["storage_id"] == "s2"
+    assert row["storage_offset"] == 4 and row["storage_nbytes"] == 64 and row["nbytes"] == 16
+    assert transposed["contiguous"] is False and transposed["stride"] == [1, 4]
+    assert copied["storage_id"] == "s3" and copied["contiguous"] is True
+    assert encoder.encode(x)["storage_id"] == "s2"  # stable on a second sighting
+
+
+def test_large_tensor_preview_is_bounded_and_marked():
+    record = encode(torch.zeros(10**7))
+    assert record["truncated"] is True and record["numel"] == 10**7
+    assert ELLIPSIS in record["values"]
+    assert len(json.dumps(record)) < 10_000
+    record = encode(torch.zeros(2000, 3000))
+    assert ELLIPSIS in record["values"] and all(ELLIPSIS in row for row in record["values"] if row != ELLIPSIS)
+    assert len(json.dumps(record)) < 20_000
+
+
+def test_large_tensor_preview_keeps_head_and_tail():
+    record = encode(torch.arange(1000), limits=Limits(tensor_elements=10))
+    values = record["values"]
+    cut = values.index(ELLIPSIS)
+    assert values[:cut] == list(range(cut)) and values[cut + 1:] == list(range(1000 - (len(values) - cut - 1), 1000))
+
+
+def test_large_tensor_stats_are_sampled_but_present():
+    record = encode(torch.ones(10**6), limits=Limits(stats_elements=1000))
+    assert record["stats"]["sampled"] is True and record["stats"]["mean"] == 1.0
+
+
+def test_non_finite_tensor_values_and_counts():
+    record = encode(torch.tensor([math.nan, math.inf, -math.inf, 2.0]))
+    assert record["values"] == ["nan", "inf", "-inf", 2.0]
+    assert record["stats"]["nan_count"] == 1 and record["stats"]["inf_count"] == 2
+    assert record["stats"]["min"] == 2.0 and record["stats"]["max"] == 2.0
+
+
+@pytest.mark.parametrize("dtype, element_size", [
+    (torch.bfloat16, 2), (torch.float16, 2), (torch.float8_e4m3fn, 1), (torch.float8_e5m2, 1),
+    (torch.float64, 8), (torch.int8, 1), (torch.int32, 4), (torch.uint8, 1), (torch.bool, 1),
+])
+def test_tensor_dtypes(dtype, element_size):
+    t = torch.tensor([1, 0, 1]).to(dtype)
+    record = encode(t)
+    assert record["dtype"] == str(dtype).removeprefix("torch.")
+    assert record["element_size"] == element_size and record["nbytes"] == 3 * element_size
+    assert list(flat(record["values"])) == [1, 0, 1]
+    assert (record["stats"] is not None) == dtype.is_floating_point
+
+
+def test_low_precision_values_show_the_rounded_number():
+    # bfloat16 cannot hold 0.1: the card shows what is stored (to 8 significant digits), not 0.1.
+    (shown,) = encode(torch.tensor([0.1], dtype=torch.bfloat16))["values"]
+    assert shown != 0.1 and shown == pytest.approx(float(torch.tensor(0.1, dtype=torch.bfloat16)), rel=1e-7)
+
+
+def test_complex_tensor_values_are_pairs():
+    record = encode(torch.tensor([1 + 2j, -3j], dtype=torch.complex64))
+    assert record["dtype"] == "complex64" and record["element_size"] == 8
+    assert record["values"] == [[1.0, 2.0], [0.0, -3.0]] and record["stats"] is None
+
+
+def test_scalar_and_empty_tensors():
+    assert encode(torch.tensor(3.5))["values"] == 3.5
+    empty = encode(torch.zeros(0, 3))
+    assert empty["numel"] == 0 and empty["values"] == [] and empty["stats"] is None
+
+
+def test_torch_empty_encodes():
+    record = encode(torch.empty(3, 2))
+    assert record["shape"] == [3, 2] and record["numel"] == 6 and len(record["values"]) == 3
+
+
+def test_parameter_encodes_as_tensor():
+    record = encode(nn.Linear(2, 2).weight)
+    assert record["type"] == "tensor" and record["requires_grad"] is True
+
+
+# -- lookup of dotted names ----------------------------------------------------------------------
+def test_lookup_locals_globals_builtins_and_attributes():
+    layer = nn.Linear(2, 1)
+    assert lookup("layer.weight", {"layer": layer}, {}) is layer.weight
+    assert lookup("g", {}, {"g": 5}) == 5
+    assert lookup("len", {}, {}) is len
+    with pytest.raises(NameError):
+        lookup("nowhere", {}, {})
+    with pytest.raises(AttributeError):
+        lookup("layer.nothing", {"layer": layer}, {})

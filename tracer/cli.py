@@ -112,7 +112,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             worst = max(worst, EXIT_LECTURE_FAILED)
         if not args.quiet:
             status = "raised" if result.status == "error" else "ok"
-            print(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {result.output}",
+            shown = result.output
+            try:
+                shown = result.output.resolve().relative_to(Path.cwd().resolve())
+            except ValueError:
+                pass
+            print(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}",
                   file=sys.stderr)
     return worst
 

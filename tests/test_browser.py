@@ -17,8 +17,9 @@ CURRENT = ".lt-viewer .lt-sline.lt-current"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    trace_all("nested_calls", "site_basics")
-    built = build_site(tmp_path_factory.mktemp("site"), [trace_path("nested_calls"), trace_path("site_basics")])
+    names = ("nested_calls", "site_basics", "site_error")
+    trace_all(*names)
+    built = build_site(tmp_path_factory.mktemp("site"), [trace_path(name) for name in names])
     with serve(built) as url:
         yield url
 
@@ -55,6 +56,8 @@ def variables(page) -> dict[str, str]:
 
 
 def step_in_url(page) -> int | None:
+    """The step in the address bar, once the viewer has written its (throttled) URL update."""
+    page.wait_for_function("!window.LECTRACE_VIEWER || !window.LECTRACE_VIEWER.urlTimer")
     hash_ = page.evaluate("location.hash")
     return int(hash_.split("=")[1]) if hash_.startswith("#step=") else None
 
@@ -91,7 +94,7 @@ def test_step_over_a_call(page, site):
     page.keyboard.press("j")
     assert current_line(page) == 22 and step_in_url(page) == 11  # the call step of line 22
     page.keyboard.press("j")
-    assert current_line(page) == 22 and step_in_url(page) == 26  # c = helper(a) + helper(b), both runs skipped
+    assert current_line(page) == 22 and step_in_url(page) == 27  # c = helper(a) + helper(b), both runs skipped
 
 
 def test_step_out_and_call_stack(page, site):
@@ -109,7 +112,7 @@ def test_step_out_and_call_stack(page, site):
 
 
 def test_deep_link_clear_and_stdout(page, site):
-    open_lecture(page, site, "#step=35")
+    open_lecture(page, site, "#step=36")
     assert page.is_visible(".lt-viewer") and current_line(page) == 26
     assert page.inner_text(".lt-v-out") == "done 5\n"
     assert list(variables(page)) == ["a", "b", "c"]
@@ -118,7 +121,7 @@ def test_deep_link_clear_and_stdout(page, site):
     assert not page.is_visible(".lt-v-out")
     page.reload()
     page.wait_for_function("window.LECTRACE_READY !== undefined")
-    assert step_in_url(page) == 36 and current_line(page) == 27
+    assert step_in_url(page) == 37 and current_line(page) == 27
 
 
 def test_back_and_forward(page, site):
@@ -183,7 +186,7 @@ def test_buttons_name_their_keys_and_progress_bar_jumps(page, site):
     assert page.query_selector_all(".lt-v-tick").__len__() == 2  # sections: Setup, Loop
     box = page.query_selector(".lt-v-progress").bounding_box()
     page.mouse.click(box["x"] + box["width"] - 1, box["y"] + box["height"] / 2)
-    assert step_in_url(page) == 37 and current_line(page) == 28
+    assert step_in_url(page) == page.evaluate("LECTRACE_DATA.count - 1") and current_line(page) == 29
     page.click(".lt-v-b-first")
     assert step_in_url(page) == 0
 
@@ -201,6 +204,18 @@ def test_hidden_line_is_not_shown_or_stepped_on(page, site):
 def test_tensor_cards_in_step_mode(page, site):
     open_lecture(page, site, "#step=5", name="site_basics")
     assert page.is_visible(".lt-v-vars .lt-kind-tensor")
+
+
+def test_error_step_shows_the_error(page, site):
+    open_lecture(page, site, "", name="site_error")
+    page.keyboard.press("End")
+    assert not page.is_visible(".lt-viewer")  # keys do nothing in read mode
+    page.click("text=Step through")
+    page.keyboard.press("End")
+    assert current_line(page) == 9 and "lt-error-line" in page.get_attribute(CURRENT, "class")
+    assert page.is_visible(".lt-v-error") and "ValueError" in page.inner_text(".lt-v-error")
+    page.keyboard.press("ArrowLeft")
+    assert not page.is_visible(".lt-v-error")
 
 
 def test_narrow_screen_stacks_values_below_code(browser, site):

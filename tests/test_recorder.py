@@ -55,6 +55,7 @@ def test_one_step_per_executed_line_with_call_steps(traces):
         (main, at("s = twice(2)"), None),
         (main, at("t = square(2)"), True),
         (square, at("result = n * n"), None), (square, at("return result"), None),
+        (main, at("t = square(2)"), True),  # one call step per call: square(2), then square(3)
         (square, at("result = n * n"), None), (square, at("return result"), None),
         (main, at("t = square(2)"), None),
         (main, at("doubled = Doubler()"), True),

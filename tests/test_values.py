@@ -158,11 +158,24 @@ def test_large_numpy_array_is_bounded():
     assert len(json.dumps(record)) < 5_000
 
 
-@pytest.mark.xfail(strict=True, reason="values.py: a truncated ndarray preview is a flat list of the first "
-                                       "elements (shape lost, no '…' marker), unlike tensors")
 def test_large_2d_numpy_array_keeps_nesting_and_marks_the_cut():
-    record = encode(np.zeros((100, 100)), limits=Limits(tensor_elements=100))
-    assert isinstance(record["values"][0], list) and ELLIPSIS in record["values"]
+    array = np.arange(100 * 100, dtype=np.float32).reshape(100, 100)
+    record = encode(array, limits=Limits(tensor_elements=100))
+    values = record["values"]
+    assert record["truncated"] is True and record["shape"] == [100, 100]
+    assert ELLIPSIS in values and all(ELLIPSIS in row for row in values if row != ELLIPSIS)
+    assert values[0][0] == 0.0 and values[-1][-1] == 9999.0
+
+
+def test_odd_numpy_arrays_still_encode():
+    reversed_view = np.arange(1000)[::-1]  # negative strides: torch cannot share it
+    record = encode(reversed_view, limits=Limits(tensor_elements=10))
+    assert record["truncated"] is True and record["values"][:2] == [999, 998]
+    read_only = np.zeros((50, 50))
+    read_only.flags.writeable = False
+    assert ELLIPSIS in encode(read_only, limits=Limits(tensor_elements=10))["values"]
+    strings = encode(np.array(["a", "b"] * 100), limits=Limits(tensor_elements=10))
+    assert strings["truncated"] is True and strings["values"][:2] == ["a", "b"]
 
 
 @pytest.mark.parametrize("value, dtype, expected", [

@@ -8,8 +8,8 @@ import stat
 import pytest
 
 from tracer.cards import HtmlRenderer, template_env
-from tracer.viewer_data import (SNAPSHOT_EVERY, accumulated_env, build_viewer_data, navigation, reveal_steps,
-                                write_viewer_data)
+from tracer.viewer_data import (SNAPSHOT_EVERY, accumulated_env, build_viewer_data, card_html, navigation,
+                                reveal_steps, write_viewer_data)
 from traced import trace_all, trace_path, traced
 
 NESTED = "tests/lectures/nested_calls.py"
@@ -42,7 +42,7 @@ def names(data: dict, step: int) -> list[str]:
 
 
 def card_of(data: dict, step: int, name: str) -> str:
-    return data["cards"][accumulated_env(data, step)[name]]
+    return card_html(data, accumulated_env(data, step)[name])
 
 
 def test_steps_follow_the_trace(nested):
@@ -83,13 +83,26 @@ def test_step_out_returns_to_the_caller_line(nested):
 def test_callers_and_two_calls_on_one_line(nested):
     _trace, data = nested
     s = data["steps"]
-    call = step_at(data, 22, call=True)  # c = helper(a) + helper(b): one call step, two runs of helper
+    # c = helper(a) + helper(b): one call step per call, each the parent of its run of helper
+    call, call_again = step_at(data, 22, 0, call=True), step_at(data, 22, 1, call=True)
     first, second = step_at(data, 12, 1), step_at(data, 12, 2)
-    assert s["parent"][first] == s["parent"][second] == call
+    assert s["parent"][first] == call and s["parent"][second] == call_again
     assert s["act_prev"][first] == -1 and s["act_prev"][second] == -1
+    assert s["over"][call] == step_at(data, 22, call=False)  # stepping over skips both calls
     assert names(data, second) == ["total"] and "0" in card_of(data, second, "total")
     assert s["parent"][step_at(data, 7, 1)] == step_at(data, 13, 1, call=True)
     assert s["parent"][call] == -1
+
+
+def test_a_return_line_that_calls_stays_one_activation(nested):
+    _trace, data = nested
+    s = data["steps"]
+    call, call_again = step_at(data, 33, 0, call=True), step_at(data, 33, 1, call=True)  # return inner(n) + inner(n)
+    returned = step_at(data, 33, call=False)
+    assert s["act_prev"][returned] == call_again and s["over"][call] == returned
+    assert s["parent"][step_at(data, 7, 3)] == call and s["parent"][step_at(data, 7, 4)] == call_again
+    assert s["act_prev"][step_at(data, 7, 4)] == -1  # inner's second run is a new activation
+    assert "98" in card_of(data, s["out"][returned], "e")
 
 
 def test_env_is_per_frame_and_accumulates(nested):
@@ -205,3 +218,15 @@ def test_write_viewer_data(tmp_path, nested):
     assert out.stat().st_mode & stat.S_IROTH  # a web server can read it
     assert len(text) < 2 * trace_path("nested_calls").stat().st_size
     assert [p.name for p in out.parent.iterdir()] == ["data.js"]  # no temp file left behind
+
+
+def test_cards_reassemble_to_the_renderers_html():
+    trace, data = viewer_data("site_basics")
+    renderer = HtmlRenderer(trace, template_env())
+    checked = 0
+    for i, step in enumerate(trace["steps"]):
+        for name, card in data["env"].get(str(i), []):
+            assert card_html(data, card) == str(renderer.value(name, step["env"][name], step_index=i))
+            checked += 1
+    assert checked >= 5
+    assert any("lt-kind-tensor" in card_html(data, card) for pairs in data["env"].values() for _n, card in pairs)

@@ -8,7 +8,9 @@ else. This module must not import torch or know about the trace file: it only bu
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import functools
 import inspect
 import os
 import sys
@@ -111,6 +113,41 @@ def _record_attrs(record: Any) -> dict[str, Any]:
     return {k: _jsonable(v) for k, v in fields.items() if k not in ("title", "url") and v is not None}
 
 
+@functools.lru_cache(maxsize=64)
+def _class_lines(filename: str, _mtime_ns: int) -> dict[str, int]:
+    """Qualified class name -> line of its ``class`` statement, parsed once per file."""
+    lines: dict[str, int] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                lines.setdefault(prefix + child.name, child.lineno)
+                visit(child, prefix + child.name + ".")
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, prefix + child.name + ".<locals>.")
+
+    visit(ast.parse(Path(filename).read_text(encoding="utf-8")), "")
+    return lines
+
+
+def _definition(obj: Any) -> tuple[str | None, int]:
+    """(file, line) where a function or class is defined, without inspect's per-call file parse."""
+    function = getattr(obj, "__func__", obj)
+    code = getattr(function, "__code__", None)
+    if code is not None:
+        return code.co_filename, code.co_firstlineno
+    module = sys.modules.get(getattr(obj, "__module__", ""), None)
+    filename = getattr(module, "__file__", None)
+    if filename and filename.endswith(".py"):
+        try:
+            line = _class_lines(filename, os.stat(filename).st_mtime_ns).get(obj.__qualname__)
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            line = None
+        if line is not None:
+            return filename, line
+    return None, 0
+
+
 def link(target: Any = None, *, title: str | None = None, url: str | None = None) -> None:
     """Link to a URL, to a function or class of the lecture (jumps to its code), or to a record.
 
@@ -126,11 +163,7 @@ def link(target: Any = None, *, title: str | None = None, url: str | None = None
         rendering.update(url=target, title=title or target)
     elif inspect.isfunction(target) or inspect.isclass(target) or inspect.ismethod(target):
         obj: Callable[..., Any] = target
-        try:
-            source_file = inspect.getsourcefile(obj)
-            _, line = inspect.getsourcelines(obj)
-        except (TypeError, OSError):  # defined outside any file we can read: link by name only
-            source_file, line = None, 0
+        source_file, line = _definition(obj)
         relative = _sink.relpath(source_file) if (_sink is not None and source_file) else None
         rendering.update(url=None, title=title or getattr(obj, "__qualname__", obj.__name__))
         if relative is not None:

@@ -95,7 +95,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         try:
             result = run_lecture(lecture, output=args.output, seed=args.seed, inspect_all=args.inspect_all,
-                                 max_steps=args.max_steps, on_recorder=box.append)
+                                 max_steps=args.max_steps, on_recorder=box.append,
+                                 measure_flops=not args.no_flops)
         except LectureError as exc:
             print(exc, file=sys.stderr)
             worst = max(worst, EXIT_BAD_INPUT)
@@ -135,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--inspect-all", action="store_true", help="record every local variable at every step")
     run.add_argument("--max-steps", type=int, default=100_000, help="stop recording after this many steps")
     run.add_argument("--timeout", type=float, default=None, help="give up on a lecture after this many seconds")
+    run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary output")
     run.set_defaults(func=cmd_run)

@@ -38,7 +38,7 @@ CALL = {"call": True}  # shared extras of a "line is calling into lecture code" 
 class _Frame:
     """Per-activation state of one traced frame."""
 
-    __slots__ = ("prefix", "key", "position", "line", "directives", "starts", "current", "called", "exc", "meter",
+    __slots__ = ("prefix", "key", "position", "line", "directives", "starts", "current", "exc", "meter",
                  "snapshot")
 
     def __init__(self, prefix: tuple[Any, ...], key: tuple[str, str], directives: dict[int, Directives],
@@ -49,7 +49,6 @@ class _Frame:
         self.directives = directives
         self.starts = starts  # continuation line -> its statement's start line
         self.current: Directives | None = None  # directives of self.line
-        self.called = False  # a "call" step was already recorded for self.line
         self.exc: Any = None  # exception seen on self.line and not yet handled
         self.meter: Any = None  # compute.LineMeter while an @flops line runs
         self.snapshot = False  # f_locals was read: the frame holds a dict snapshot of its locals
@@ -186,8 +185,8 @@ class Recorder:
                 current = parent.current
                 if current is not None and current.stepover:
                     return None
-                if parent.line and not parent.called:
-                    parent.called = True
+                if parent.line:
+                    # One "call" step per call, so `f(1) + f(2)` shows two separate descents.
                     append((parent.prefix, parent.key, parent.line, CALL, probe_sample()))
                 prefix = parent.prefix + ((parent.key[0], parent.line, parent.key[1]),)
                 # One shared tuple per call site: steps stay small and the writer can cache by id.
@@ -221,7 +220,6 @@ class Recorder:
                         recorder._truncate(frame)
                         return None
                 top.line = line
-                top.called = False
                 top.exc = None
                 current = top.current = top.directives.get(line, directives_default)
                 if current is not None and current.flops and meters:

@@ -169,7 +169,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
                 inspect_all: bool = False, max_steps: int = 100_000, limits: Limits | None = None,
                 probe_factory: Callable[[StorageRegistry], Probe] | None = None,
                 on_recorder: Callable[[Recorder], None] | None = None,
-                write: bool = True) -> RunResult:
+                write: bool = True, measure_flops: bool = True) -> RunResult:
     """Trace ``lecture``'s ``main()``; write the trace (atomically) unless ``write`` is False.
 
     Raises LectureError (one line, nothing written) when the lecture cannot be read, parsed,
@@ -192,7 +192,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     encoder = ValueEncoder(registry, limits, scrub=lambda s: s.replace(root_text, ""), relpath=None)
     probe = (probe_factory or choose_probe)(registry)
     recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all, max_steps=max_steps,
-                        meter_factory=LineMeter)
+                        meter_factory=LineMeter if measure_flops else None)
     encoder._relpath = recorder.relpath
     if on_recorder is not None:
         on_recorder(recorder)

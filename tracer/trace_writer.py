@@ -95,6 +95,7 @@ _PLACED = frozenset({"env", "renderings", "stdout", "unwind"})
 def trace_json(header: dict[str, Any], steps: Iterable[tuple[Any, ...]]) -> str:
     """The whole trace: ``header`` fields, then ``"steps"`` one per line."""
     writer = StepWriter()
+    steps = list(steps)  # the writer caches by object id: every step must stay alive until written
     # Formatting allocates only strings, which cannot form cycles: pausing the collector here
     # saves it from rescanning the (large) step list again and again.
     was_enabled = gc.isenabled()

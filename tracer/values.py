@@ -14,6 +14,7 @@ import dataclasses
 import math
 import re
 import sys
+import warnings
 from typing import Any, Callable
 
 from tracer.memory import StorageRegistry
@@ -280,11 +281,22 @@ class ValueEncoder:
             import torch
 
             limit = self.limits.tensor_elements
-            flat = value.reshape(-1)[:limit] if value.size > limit else value
-            try:
-                values = _to_json_list(flat.tolist())
-            except Exception:
-                values = None
+            values = None
+            if value.size > limit and value.ndim and value.dtype.kind in "biuf":
+                # Same preview as a tensor (head and tail of each dimension, "…" where cut);
+                # from_numpy shares memory, so nothing large is copied.
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # read-only arrays: we never write
+                        values, _ = self._preview(torch.from_numpy(value))
+                except (TypeError, ValueError, RuntimeError):  # e.g. negative strides
+                    values = None
+            if values is None:
+                flat = value.reshape(-1)[:limit] if value.size > limit else value
+                try:
+                    values = _to_json_list(flat.tolist())
+                except Exception:
+                    values = None
             out = {"type": "ndarray", "dtype": str(value.dtype), "shape": [int(d) for d in value.shape],
                    "values": values, "truncated": value.size > limit}
             if value.dtype.kind == "f" and value.size:

@@ -15,7 +15,8 @@ Layout of the returned dict (``version`` goes up on incompatible changes)::
     version, lecture {name, title, path}, count (steps), functions [name],
     files [{path, lines [html], hidden [line], spans {line: last line}, reveal [step per line]}]
       (``spans``: rendering-only statements that rendered, shown as their rendering, not code),
-    cards [html], renderings [html], sections [[step, title]],
+    fragments [html line], cards [[fragment]] (a card's HTML: its fragments joined by newlines),
+    renderings [html], sections [[step, title]],
     steps {file, line, fn, depth, parent, act_prev, next, prev, over, back_over, out, section, call, visible},
     env {step: [[name, card]]}, clear {step: [name]}, snapshots {step: [[name, card]]},
     line_renderings [{line: [[step, [rendering]]]} per file], stdout {step: text},
@@ -41,15 +42,26 @@ class _Interner:
     """Give equal HTML strings one index, so repeated cards/renderings are stored once."""
 
     def __init__(self) -> None:
-        self.items: list[str] = []
-        self._index: dict[str, int] = {}
+        self.items: list[Any] = []
+        self._index: dict[Any, int] = {}
+
+    def add(self, item: Any) -> int:
+        if item not in self._index:
+            self._index[item] = len(self.items)
+            self.items.append(item)
+        return self._index[item]
+
+
+class _CardStore:
+    """Value cards as lists of line fragments: two cards of same-shaped tensors differ in a few lines
+    (values, storage id) but share the big ones (stride diagram), which are then stored once."""
+
+    def __init__(self) -> None:
+        self.fragments = _Interner()
+        self.cards = _Interner()
 
     def add(self, html: str) -> int:
-        html = str(html)
-        if html not in self._index:
-            self._index[html] = len(self.items)
-            self.items.append(html)
-        return self._index[html]
+        return self.cards.add(tuple(self.fragments.add(part) for part in str(html).split("\n")))
 
 
 def _statement_info(source: str) -> tuple[dict[int, int], dict[str, set[int]], set[int]]:
@@ -86,7 +98,8 @@ def frame_activations(trace: dict[str, Any]) -> tuple[list[int], list[int]]:
 
     The trace has no frame ids, so a new activation at the same depth (``f(1) + f(2)`` on one line
     makes one call step, then two runs of ``f``) is recognised when the previous step of the frame
-    was a ``return`` line, the function changed, or the step is the first body line of its function.
+    was a completed ``return`` line, the function changed, or the step is the first body line of
+    its function.
     """
     infos = {path: _statement_info(source) for path, source in trace["files"].items()}
     parent: list[int] = []
@@ -106,7 +119,7 @@ def frame_activations(trace: dict[str, Any]) -> tuple[list[int], list[int]]:
             first_lines = infos.get(frame["path"], ({}, {}, set()))[1]
             before_returns = infos.get(before["path"], ({}, {}, set()))[2]
             new = (before["function"] != frame["function"] or before["path"] != frame["path"]
-                   or before["line"] in before_returns
+                   or (before["line"] in before_returns and not steps[previous].get("call"))
                    or (frame["line"] in first_lines.get(frame["function"], ()) and before["line"] != frame["line"]))
         if new:
             caller = last_at_depth[depth - 1] if depth >= 1 and depth - 1 < len(last_at_depth) else -1
@@ -122,23 +135,30 @@ def frame_activations(trace: dict[str, Any]) -> tuple[list[int], list[int]]:
     return parent, act_prev
 
 
-def navigation(depths: list[int], visible: list[bool]) -> dict[str, list[int]]:
+def navigation(depths: list[int], visible: list[bool], calls: list[bool] | None = None) -> dict[str, list[int]]:
     """Targets of each key among visible steps: next/prev, over/back_over (same or shallower
-    depth), out (shallower, forward). -1 where there is none."""
+    depth), out (shallower, forward). -1 where there is none.
+
+    Stepping over a "call" step lands on the line's completion, not on the same line's next
+    call (``f(1) + f(2)`` has one call step per call)."""
     count = len(depths)
+    calls = calls or [False] * count
     levels = (max(depths) + 2) if depths else 1
     nav = {key: [-1] * count for key in ("next", "prev", "over", "back_over", "out")}
     nearest = [-1] * levels  # nearest visible step (in scan direction) with depth <= d
+    completed = [-1] * levels  # the same, among steps that are not call steps
     following = -1
     for i in range(count - 1, -1, -1):
         d = depths[i]
         nav["next"][i] = following
-        nav["over"][i] = nearest[d]
+        nav["over"][i] = completed[d] if calls[i] else nearest[d]
         nav["out"][i] = nearest[d - 1] if d >= 1 else -1
         if visible[i]:
             following = i
             for level in range(d, levels):
                 nearest[level] = i
+                if not calls[i]:
+                    completed[level] = i
     nearest = [-1] * levels
     preceding = -1
     for i in range(count):
@@ -177,7 +197,7 @@ def build_viewer_data(trace: dict[str, Any], renderer: Any) -> dict[str, Any]:
     file_index = {path: k for k, path in enumerate(paths)}
     functions: list[str] = []
     function_index: dict[str, int] = {}
-    cards, renderings = _Interner(), _Interner()
+    cards, renderings = _CardStore(), _Interner()
 
     columns: dict[str, list[int]] = {key: [] for key in ("file", "line", "fn", "depth", "call", "visible")}
     env: dict[str, list[list[Any]]] = {}
@@ -213,11 +233,11 @@ def build_viewer_data(trace: dict[str, Any], renderer: Any) -> dict[str, Any]:
         if step.get("compute"):
             compute[key] = str(renderer.compute(step["compute"]))
         if step["renderings"]:
-            blocks = [renderings.add(renderer.rendering(r)) for r in step["renderings"]]
+            blocks = [renderings.add(str(renderer.rendering(r))) for r in step["renderings"]]
             line_renderings[f].setdefault(str(frame["line"]), []).append([index, blocks])
 
     parent, act_prev = frame_activations(trace)
-    nav = navigation(columns["depth"], [bool(v) for v in columns["visible"]])
+    nav = navigation(columns["depth"], [bool(v) for v in columns["visible"]], [bool(c) for c in columns["call"]])
     snapshots = _snapshots(len(steps), act_prev, env, clear)
 
     sections = [[step, title] for step, title in section_headings(trace)]
@@ -248,7 +268,8 @@ def build_viewer_data(trace: dict[str, Any], renderer: Any) -> dict[str, Any]:
         "count": len(steps),
         "functions": functions,
         "files": files,
-        "cards": cards.items,
+        "fragments": cards.fragments.items,
+        "cards": [list(card) for card in cards.cards.items],
         "renderings": renderings.items,
         "sections": sections,
         "steps": {**columns, "parent": parent, "act_prev": act_prev, **nav, "section": section_of},
@@ -281,6 +302,11 @@ def _snapshots(count: int, act_prev: list[int], env: dict[str, list[list[Any]]],
         if position[index] and position[index] % SNAPSHOT_EVERY == 0 and state:
             snapshots[str(index)] = [[name, card] for name, card in state.items()]
     return snapshots
+
+
+def card_html(data: dict[str, Any], card: int) -> str:
+    """The HTML of a value card, as viewer.js assembles it."""
+    return "\n".join(data["fragments"][k] for k in data["cards"][card])
 
 
 def accumulated_env(data: dict[str, Any], step: int) -> dict[str, int]:

@@ -1,15 +1,16 @@
 /* lectrace step mode: steps through a lecture's trace like a debugger, over the read-mode page.
 
    Reads window.LECTRACE_DATA (data.js beside the page, built by tracer/viewer_data.py) and does
-   nothing on pages without #lt-stepper. Every position is a URL (#step=N). History: entering step
-   mode pushes an entry; a move pushes one too unless the previous move was under BURST_MS ago, in
-   which case it replaces it, so Back after a run of key presses returns to where the run started
-   instead of undoing one key at a time. All navigation targets are precomputed in data.js, so a
+   nothing on pages without #lt-stepper. Every position is a URL (#step=N). History: a move pushes
+   an entry unless the previous move was under BURST_MS ago; moves within such a burst replace it
+   (throttled), so Back after a run of key presses returns to where the run started instead of
+   undoing one key at a time. All navigation targets are precomputed in data.js, so a
    step is a few array lookups plus DOM updates for what changed. */
 (function () {
   "use strict";
 
   var BURST_MS = 800;
+  var URL_EVERY_MS = 150;
   var STEP_HASH = /^#step=(\d+)$/;
   var KEYS = [
     ["→ / l", "step forward", "next"],
@@ -53,7 +54,10 @@
     this.fileShown = -1;
     this.currentEl = null;
     this.cards = new Map();     // name -> {el, card} in the variables panel
-    this.lastPush = 0;
+    this.cardCache = [];        // card index -> HTML, assembled from fragments on first use
+    this.lastMove = 0;          // Date.now() of the last move, for telling bursts apart
+    this.lastUrlWrite = 0;
+    this.urlTimer = null;       // a pending replaceState for the latest step of a burst
     this.built = false;
   }
 
@@ -129,11 +133,11 @@
     main.appendChild(code);
     var side = el("aside", "lt-v-side");
     this.errorEl = side.appendChild(el("section", "lt-v-error"));
+    this.computeEl = side.appendChild(el("section", "lt-v-compute"));
     var vars = side.appendChild(el("section", "lt-v-vars"));
     this.varsHead = vars.appendChild(el("h3", null, "Variables"));
     this.varsEl = vars.appendChild(el("div", "lt-v-cards"));
     this.emptyEl = vars.appendChild(el("p", "lt-v-empty", "No values recorded in this frame yet."));
-    this.computeEl = side.appendChild(el("section", "lt-v-compute"));
     var stack = side.appendChild(el("section", "lt-v-stack"));
     stack.appendChild(el("h3", null, "Call stack"));
     this.stackEl = stack.appendChild(el("ol", "lt-v-frames"));
@@ -247,6 +251,15 @@
     return env;
   };
 
+  Viewer.prototype.cardHtml = function (card) {
+    var html = this.cardCache[card];
+    if (html === undefined) {
+      var fragments = this.data.fragments;
+      html = this.cardCache[card] = this.data.cards[card].map(function (k) { return fragments[k]; }).join("\n");
+    }
+    return html;
+  };
+
   Viewer.prototype.updateValues = function (step) {
     var env = this.envAt(step), cards = this.cards, self = this;
     var changed = new Set((this.data.env[step] || []).map(function (p) { return p[0]; }));
@@ -263,7 +276,7 @@
       }
       if (entry.card !== card) {
         entry.card = card;
-        entry.el.innerHTML = self.data.cards[card];
+        entry.el.innerHTML = self.cardHtml(card);
       }
       entry.el.classList.toggle("lt-changed", changed.has(name));
       var wanted = previous ? previous.nextSibling : self.varsEl.firstChild;
@@ -291,7 +304,7 @@
 
   Viewer.prototype.render = function (step) {
     var s = this.s, d = this.data, f = s.file[step];
-    var fb = this.fileBox(f);
+    var fb = this.fileBox(f), moved = this.cur < 0 || this.fileShown !== f;
     if (this.fileShown !== f) {
       if (this.fileShown >= 0) this.files[this.fileShown].box.hidden = true;
       fb.box.hidden = false;
@@ -300,10 +313,11 @@
     }
     this.updateRenderings(fb, f, step);
     this.updateReveal(fb, f, step);
-    if (this.currentEl) this.currentEl.classList.remove("lt-current");
+    if (this.currentEl) this.currentEl.classList.remove("lt-current", "lt-error-line");
     var line = fb.lines[s.line[step]] || null;
     this.currentEl = line;
     if (line) line.classList.add("lt-current");
+    if (line && d.errors[step]) line.classList.add("lt-error-line");
 
     this.updateValues(step);
     this.updateStack(step);
@@ -325,13 +339,15 @@
       if (this.buttons[key]) this.buttons[key].disabled = targets[key] < 0 || targets[key] === step;
     }
     this.cur = step;
-    if (line) this.scrollTo(line);
+    if (line) this.scrollTo(line, moved);
   };
 
-  Viewer.prototype.scrollTo = function (line) {
+  // Keep the current line in view; when it leaves the middle part (or on a new file), put it a
+  // third of the way down so the code leading to it stays visible.
+  Viewer.prototype.scrollTo = function (line, always) {
     var box = this.codeEl, view = box.getBoundingClientRect(), rect = line.getBoundingClientRect();
     var margin = Math.min(80, view.height / 4);
-    if (rect.top < view.top + margin || rect.bottom > view.bottom - margin) {
+    if (always || rect.top < view.top + margin || rect.bottom > view.bottom - margin) {
       box.scrollTop += rect.top - view.top - view.height / 3;
     }
   };
@@ -357,14 +373,30 @@
     var started = performance.now();
     if (!this.active) this.open();
     if (step !== this.cur) this.render(step);
-    var url = location.pathname + location.search + "#step=" + step;
-    var now = Date.now();
-    if (!(options && options.fromUrl) && location.hash !== "#step=" + step) {
-      if (options && options.replace || now - this.lastPush < BURST_MS) history.replaceState(null, "", url);
-      else history.pushState(null, "", url);
-      this.lastPush = now;
-    }
+    if (!(options && options.fromUrl)) this.recordUrl();
     window.LECTRACE_LAST_STEP_MS = performance.now() - started;
+  };
+
+  // The first move of a burst pushes a history entry; later moves of the burst replace it, at most
+  // every URL_EVERY_MS (browsers throttle history calls, and a held key repeats ~30 times a second).
+  Viewer.prototype.recordUrl = function () {
+    var self = this, now = Date.now(), burst = now - this.lastMove < BURST_MS;
+    this.lastMove = now;
+    if (!burst) return this.writeUrl(true);
+    if (this.urlTimer) return;
+    var wait = URL_EVERY_MS - (now - this.lastUrlWrite);
+    if (wait <= 0) return this.writeUrl(false);
+    this.urlTimer = setTimeout(function () { self.writeUrl(false); }, wait);
+  };
+
+  Viewer.prototype.writeUrl = function (push) {
+    clearTimeout(this.urlTimer);
+    this.urlTimer = null;
+    this.lastUrlWrite = Date.now();
+    if (!this.active || location.hash === "#step=" + this.cur) return;
+    var url = location.pathname + location.search + "#step=" + this.cur;
+    if (push) history.pushState(null, "", url);
+    else history.replaceState(null, "", url);
   };
 
   Viewer.prototype.command = function (name) {
@@ -427,6 +459,9 @@
     this.rootEl.hidden = true;
     this.toggleHelp(false);
     document.documentElement.classList.remove("lt-stepping");
+    clearTimeout(this.urlTimer);
+    this.urlTimer = null;
+    this.lastMove = 0;
     if (updateUrl) history.pushState(null, "", location.pathname + location.search);
   };
 
@@ -449,6 +484,8 @@
   };
 
   Viewer.prototype.syncFromUrl = function () {
+    clearTimeout(this.urlTimer);
+    this.urlTimer = null;
     var match = STEP_HASH.exec(location.hash);
     if (match) this.go(this.nearestVisible(+match[1]), { fromUrl: true });
     else this.close(false);

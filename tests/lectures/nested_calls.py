@@ -26,3 +26,8 @@ def main():
     print("done", a)
     del b  # @clear b
     d = 7  # @inspect d
+    e = twice(d)  # @inspect e
+
+
+def twice(n):
+    return inner(n) + inner(n)

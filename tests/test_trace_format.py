@@ -1,0 +1,144 @@
+"""tracer/trace_format.py: every produced trace validates; bad trace files fail with one line naming the file."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tracer.runner import run_lecture
+from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, validation_error, write_atomic
+
+LECTURES = Path(__file__).resolve().parent / "lectures"
+# Every fixture lecture of the tracer-core tests (others' fixtures are validated by their own tests).
+FIXTURES = ["directives_demo", "raises_midway", "uses_helper", "calls_and_comprehensions", "renderings_demo",
+            "missing_image", "many_steps", "random_values", "paths_and_addresses", "inspect_all_demo",
+            "tensor_views"]
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory):
+    out = tmp_path_factory.mktemp("format")
+    made = {}
+    for name in FIXTURES:
+        path = out / f"{name}.json"
+        run_lecture(LECTURES / f"{name}.py", output=path, inspect_all=(name == "inspect_all_demo"),
+                    max_steps=60 if name == "many_steps" else 100_000)
+        made[name] = path
+    return made
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_every_produced_trace_validates(traces, name):
+    text = traces[name].read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert validation_error(data) is None
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert load_trace(traces[name]) == data
+    json.dumps(data, allow_nan=False)  # strict JSON all the way down
+
+
+def test_validation_error_points_at_the_problem(traces):
+    data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
+    data["steps"][0]["memory"]["nbytes"] = -1
+    problem = validation_error(data)
+    assert problem.startswith("at steps/0/memory/nbytes:") and "\n" not in problem
+    del data["steps"][0]["memory"]
+    assert "memory" in validation_error(data)
+
+
+def test_schema_rejects_absolute_paths(traces):
+    data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
+    data["steps"][0]["stack"][0]["path"] = "/home/someone/lectures/a.py"
+    assert validation_error(data).startswith("at steps/0/stack/0/path")
+
+
+def test_schema_requires_tensor_fields(traces):
+    data = json.loads(traces["tensor_views"].read_text(encoding="utf-8"))
+    tensor = next(v for s in data["steps"] for v in s["env"].values() if v["type"] == "tensor")
+    del tensor["storage_id"]
+    assert "storage_id" in validation_error(data)
+
+
+def _one_line_naming(path: Path, exc: TraceError) -> str:
+    message = str(exc)
+    assert message.startswith(f"{path}: ") and "\n" not in message
+    return message
+
+
+def test_load_trace_corrupt_json(tmp_path):
+    path = tmp_path / "corrupt.json"
+    path.write_text('{"schema_version": 1, "steps": [', encoding="utf-8")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "not valid JSON" in _one_line_naming(path, info.value)
+
+
+def test_load_trace_binary_garbage(tmp_path):
+    path = tmp_path / "garbage.json"
+    path.write_bytes(b"\xff\xfe\x00junk")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    _one_line_naming(path, info.value)
+
+
+def test_load_trace_not_an_object(tmp_path):
+    path = tmp_path / "list.json"
+    path.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "expected an object" in _one_line_naming(path, info.value)
+
+
+def test_load_trace_wrong_schema_version(tmp_path, traces):
+    data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
+    data["schema_version"] = SCHEMA_VERSION + 1
+    path = tmp_path / "future.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert f"schema_version {SCHEMA_VERSION + 1}" in _one_line_naming(path, info.value)
+
+
+def test_load_trace_schema_violation(tmp_path, traces):
+    data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
+    data["status"] = "maybe"
+    path = tmp_path / "invalid.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "invalid trace at status" in _one_line_naming(path, info.value)
+    assert load_trace(path, validate=False)["status"] == "maybe"
+
+
+def test_load_trace_missing_file(tmp_path):
+    path = tmp_path / "absent.json"
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "no such trace file" in _one_line_naming(path, info.value)
+
+
+# -- write_atomic ---------------------------------------------------------------------------------
+def test_write_atomic_creates_parents_and_replaces(tmp_path):
+    path = tmp_path / "a" / "b" / "t.json"
+    write_atomic(path, "one")
+    write_atomic(path, "two")
+    assert path.read_text(encoding="utf-8") == "two"
+    assert [p.name for p in path.parent.iterdir()] == ["t.json"]
+
+
+def test_write_atomic_crash_keeps_old_file_and_no_temp(tmp_path, monkeypatch):
+    path = tmp_path / "t.json"
+    path.write_text("old", encoding="utf-8")
+
+    def crash(*args):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="disk on fire"):
+        write_atomic(path, "new")
+    monkeypatch.undo()
+    assert path.read_text(encoding="utf-8") == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["t.json"]

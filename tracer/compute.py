@@ -249,7 +249,10 @@ class LineMeter:
             import torch
 
             device_name = torch.cuda.get_device_name()
-        peak, peak_note = peak_flop_per_s(device_name, dtype)
+        if flops:
+            peak, peak_note = peak_flop_per_s(device_name, dtype)
+        else:
+            peak, peak_note = None, "no FLOPs counted: PyTorch's counter counts matrix products and convolutions, not elementwise ops"
         flop_per_s = flops / seconds if seconds > 0 else None
         mfu = flop_per_s / peak if flop_per_s is not None and peak else None
         if peak is not None and mfu is None:

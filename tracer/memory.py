@@ -87,18 +87,41 @@ class CudaProbe:
 
     source = "cuda_allocated"
 
-    def __init__(self, allocated: Callable[[], int], max_allocated: Callable[[], int]) -> None:
+    def __init__(self, allocated: Callable[[], int], max_allocated: Callable[[], int],
+                 stats: Callable[[], tuple[int, int]] | None = None) -> None:
         self._allocated = allocated
         self._max_allocated = max_allocated
+        self._stats = stats
 
     def sample(self) -> tuple[int, int]:
+        if self._stats is not None:
+            return self._stats()
         return (int(self._allocated()), int(self._max_allocated()))
 
     @classmethod
     def from_torch(cls) -> "CudaProbe":
+        """The real allocator, read in one call per step.
+
+        ``torch.cuda.memory_allocated()`` flattens the allocator's whole statistics dict on every
+        call (hundreds of microseconds): per traced line that would dominate a lecture, so read the
+        raw nested statistics once, and not at all before CUDA is initialized (nothing allocated).
+        """
         import torch
 
-        return cls(torch.cuda.memory_allocated, torch.cuda.max_memory_allocated)
+        raw = getattr(torch._C, "_cuda_memoryStats", None)
+        if raw is None:  # a torch without the private binding: the public, slower path
+            return cls(torch.cuda.memory_allocated, torch.cuda.max_memory_allocated)
+        is_initialized = torch.cuda.is_initialized
+        current_device = torch.cuda.current_device
+        zero = (0, 0)
+
+        def stats() -> tuple[int, int]:
+            if not is_initialized():
+                return zero
+            allocated = raw(current_device())["allocated_bytes"]["all"]
+            return (allocated["current"], allocated["peak"])
+
+        return cls(torch.cuda.memory_allocated, torch.cuda.max_memory_allocated, stats)
 
 
 def choose_probe(registry: StorageRegistry, cuda: Any = None) -> Probe:
@@ -111,7 +134,9 @@ def choose_probe(registry: StorageRegistry, cuda: Any = None) -> Probe:
             import torch
         except ImportError:
             return RecordedTensorsProbe(registry)
-        cuda = torch.cuda
+        if torch.cuda.is_available():
+            return CudaProbe.from_torch()
+        return RecordedTensorsProbe(registry)
     if cuda.is_available():
         return CudaProbe(cuda.memory_allocated, cuda.max_memory_allocated)
     return RecordedTensorsProbe(registry)

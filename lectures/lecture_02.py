@@ -68,10 +68,7 @@ def main():
     gradients()
     models()
     training()
-    text("## Summary")
-    text("- Memory = number of elements × bytes per element; pick the dtype with range in mind.")
-    text("- Matmuls dominate compute: 2·m·n·k FLOPs each; training costs about 6 × tokens × parameters.")
-    text("- MFU = achieved FLOP/s ÷ promised FLOP/s tells you how much of the hardware you use.")
+    summary()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -942,6 +939,13 @@ def mixed_precision():
     weight_grad = model.head.weight.grad  # @inspect weight_grad
     assert weight_grad.dtype == torch.float32  # gradients: float32
     link(title="PyTorch automatic mixed precision", url="https://pytorch.org/docs/stable/amp.html")
+
+
+def summary():
+    text("## Summary")
+    text("- Memory = number of elements × bytes per element; pick the dtype with range in mind.")
+    text("- Matmuls dominate compute: 2·m·n·k FLOPs each; training costs about 6 × tokens × parameters.")
+    text("- MFU = achieved FLOP/s ÷ promised FLOP/s tells you how much of the hardware you use.")
 
 
 if __name__ == "__main__":

@@ -114,18 +114,22 @@ def main() -> None:
               f"ratio {traced / plain:.2f}x (target <= 1.3x), {steps} steps; "
               f"with @flops measurement (timed replays) {measured:.3f}s")
 
-    # (b) pure-Python loop
-    recording_seconds, steps = traced_seconds(LOOP)
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "loop.json"
-        started = time.perf_counter()
-        run_lecture(LOOP, output=out, max_steps=10**7)
-        end_to_end = time.perf_counter() - started
-        nbytes = out.stat().st_size
-    naive = naive_lines_per_second(LOOP)
-    recording_rate = steps / recording_seconds
+    # (b) pure-Python loop; best of three (noise on a shared machine only ever slows a run down)
+    recording, end_to_end = [], []
+    for _ in range(3):
+        seconds, steps = traced_seconds(LOOP)
+        recording.append(steps / seconds)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "loop.json"
+            started = time.perf_counter()
+            run_lecture(LOOP, output=out, max_steps=10**7)
+            end_to_end.append(steps / (time.perf_counter() - started))
+            nbytes = out.stat().st_size
+    naive = max(naive_lines_per_second(LOOP) for _ in range(2))
+    recording_rate = max(recording)
     print(f"(b) loop: {steps:,} lines; recording {recording_rate:,.0f} lines/s (target >= 500,000); "
-          f"whole run incl. writing {steps / end_to_end:,.0f} lines/s (target >= 200,000)")
+          f"whole run incl. writing {max(end_to_end):,.0f} lines/s (target >= 200,000); best of 3 "
+          f"(all: {', '.join(f'{r:,.0f}' for r in recording)} / {', '.join(f'{r:,.0f}' for r in end_to_end)})")
     print(f"    naive extract_stack tracer: {naive:,.0f} lines/s; ours is {recording_rate / naive:.1f}x faster "
           f"(target >= 10x)")
     # (c) bytes per step

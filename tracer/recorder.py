@@ -169,6 +169,9 @@ class Recorder:
         meters = self.meter_factory is not None
         start_meter = self._start_meter
         recorder = self
+        # Refreshing a frame's locals snapshot only matters while memory is being accounted.
+        tracks_gpu = self.probe.source == "cuda_allocated"
+        live_storages = self.encoder.registry._entries
 
         def global_trace(frame: FrameType, event: str, arg: Any) -> Any:
             if event != "call" or not recorder._active:
@@ -207,7 +210,7 @@ class Recorder:
                     # One-line loops likewise stay one step.
                     return local_trace
                 if top.line:
-                    if top.snapshot:
+                    if top.snapshot and (tracks_gpu or live_storages):
                         # Before Python 3.13, reading f_locals leaves a dict on the frame that keeps
                         # deleted and rebound locals alive; re-reading it drops them, so a `del x`
                         # frees x (and its memory) when the lecture expects it to.
@@ -258,7 +261,15 @@ class Recorder:
             else:
                 # A line that raised may not have bound its names: no warning for those.
                 quiet = unwinding is not None
-                env = {name: self._inspect(name, frame, state, quiet) for name in current.inspect}
+                f_locals, f_globals = frame.f_locals, frame.f_globals
+                env = {}
+                for name in current.inspect:
+                    try:
+                        value = f_locals[name]  # the common case: a plain local
+                    except KeyError:
+                        env[name] = self._inspect(name, f_locals, f_globals, state, quiet)
+                    else:
+                        env[name] = self.encoder.encode(value)
             if env or current.flops:
                 state.snapshot = True
             if env:
@@ -276,9 +287,10 @@ class Recorder:
             extras["unwind"] = unwinding
         self._record(state, extras or None)
 
-    def _inspect(self, name: str, frame: FrameType, state: _Frame, quiet: bool = False) -> dict[str, Any]:
+    def _inspect(self, name: str, f_locals: Any, f_globals: dict[str, Any], state: _Frame,
+                 quiet: bool = False) -> dict[str, Any]:
         try:
-            value = lookup(name, frame.f_locals, frame.f_globals)
+            value = lookup(name, f_locals, f_globals)
         except Exception as exc:
             message = f"@inspect {name}: {type(exc).__name__}: {exc}"
             if not quiet:

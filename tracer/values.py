@@ -46,6 +46,11 @@ class ValueEncoder:
 
     # -- entry point ---------------------------------------------------------------------------
     def encode(self, value: Any) -> dict[str, Any]:
+        kind = type(value)
+        if kind is int or kind is bool:  # scalars first: the most common inspected values
+            return {"type": kind.__name__, "value": value}
+        if kind is float:
+            return {"type": "float", "value": json_float(value)}
         try:
             return self._encode(value, 0, set())
         except Exception as exc:  # a value must never break the trace

@@ -10,6 +10,7 @@ must not serialize values or write files.
 
 from __future__ import annotations
 
+import sys
 import weakref
 from typing import Any, Callable, Protocol
 
@@ -130,9 +131,8 @@ def choose_probe(registry: StorageRegistry, cuda: Any = None) -> Probe:
     ``cuda`` defaults to ``torch.cuda``; tests pass a fake with the same three functions.
     """
     if cuda is None:
-        try:
-            import torch
-        except ImportError:
+        torch = sys.modules.get("torch")  # a lecture that never imports torch has no CUDA memory
+        if torch is None:
             return RecordedTensorsProbe(registry)
         if torch.cuda.is_available():
             return CudaProbe.from_torch()

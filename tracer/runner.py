@@ -117,28 +117,26 @@ def _lecture_modules(lecture_dir: str) -> list[str]:
 
 
 def _seed(seed: int) -> None:
+    """Seed every generator the lecture has loaded (torch is seeded only if the lecture imports it)."""
     random.seed(seed)
-    with contextlib.suppress(ImportError):
-        import numpy
-
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
         numpy.random.seed(seed)
-    with contextlib.suppress(ImportError):
-        import torch
-
+    torch = sys.modules.get("torch")
+    if torch is not None:
         torch.manual_seed(seed)
 
 
 def _environment(seed: int, probe: Probe) -> dict[str, Any]:
+    """Versions and device; libraries the lecture never imported are reported as null."""
     env: dict[str, Any] = {"python": platform.python_version(), "torch": None, "numpy": None, "device": "cpu",
                            "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": probe.source,
                            "seed": seed}
-    with contextlib.suppress(ImportError):
-        import numpy
-
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
         env["numpy"] = numpy.__version__
-    with contextlib.suppress(ImportError):
-        import torch
-
+    torch = sys.modules.get("torch")
+    if torch is not None:
         env["torch"] = torch.__version__
         if torch.cuda.is_available():
             props = torch.cuda.get_device_properties(0)
@@ -187,16 +185,6 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     out_path = Path(output) if output is not None else default_output(path, project_root)
 
     lecture_dir = str(path.parent) + os.sep
-    registry = StorageRegistry()
-    root_text = str(project_root.resolve()) + os.sep
-    encoder = ValueEncoder(registry, limits, scrub=lambda s: s.replace(root_text, ""), relpath=None)
-    probe = (probe_factory or choose_probe)(registry)
-    recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all, max_steps=max_steps,
-                        meter_factory=LineMeter if measure_flops else None)
-    encoder._relpath = recorder.relpath
-    if on_recorder is not None:
-        on_recorder(recorder)
-
     for name in _lecture_modules(lecture_dir):
         del sys.modules[name]
     sys.path.insert(0, str(path.parent))
@@ -214,6 +202,17 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         main = getattr(module, "main", None)
         if not callable(main):
             raise LectureError(f"{shown}:1: no main() function to trace")
+
+        # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
+        registry = StorageRegistry()
+        root_text = str(project_root.resolve()) + os.sep
+        encoder = ValueEncoder(registry, limits, scrub=lambda s: s.replace(root_text, ""), relpath=None)
+        probe = (probe_factory or choose_probe)(registry)
+        recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all,
+                            max_steps=max_steps, meter_factory=LineMeter if measure_flops else None)
+        encoder._relpath = recorder.relpath
+        if on_recorder is not None:
+            on_recorder(recorder)
 
         sink = _Sink(recorder)
         previous_sink = api.set_sink(sink)

@@ -1,0 +1,212 @@
+"""Regeneration (tracer/regen.py): staleness by content hash, incremental and parallel builds,
+CUDA-trace protection, timeouts, missing modules, and `check` never touching site/traces/.
+
+Each test builds a tiny throwaway project (a pyproject.toml marker, lectures/, site/traces/) in
+tmp_path; lectures there do not import torch, so the worker processes start quickly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tracer import regen
+from tracer.trace_format import load_trace
+
+LECTURE_A = '''
+import _shared
+
+
+def main():
+    total = _shared.add(2, 3)  # @inspect total
+    print("total is", total)
+'''
+SHARED = '''
+def add(a, b):
+    result = a + b  # @inspect result
+    return result
+'''
+LECTURE_B = '''
+def main():
+    words = ["trace", "me"]  # @inspect words
+    count = len(words)  # @inspect count
+'''
+
+
+def make_project(root: Path, lectures: dict[str, str] | None = None) -> Path:
+    (root / "lectures").mkdir(parents=True)
+    (root / "site" / "traces").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'scratch'\n")
+    files = lectures if lectures is not None else {"a.py": LECTURE_A, "_shared.py": SHARED, "b.py": LECTURE_B}
+    for name, source in files.items():
+        (root / "lectures" / name).write_text(textwrap.dedent(source))
+    return root
+
+
+def build(root: Path, jobs: int = 2, force: bool = False) -> int:
+    return regen.build(root, jobs=jobs, timeout=60, force=force, site=False, show=False)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((root / "site" / "traces").glob("*.json"))}
+
+
+def test_discover_skips_helpers_and_files_without_main(tmp_path):
+    root = make_project(tmp_path, {"a.py": LECTURE_A, "_shared.py": SHARED, "notes.py": "X = 1\n"})
+    assert [p.name for p in regen.discover(root / "lectures")] == ["a.py"]
+
+
+def test_build_traces_everything_then_nothing(tmp_path, capsys):
+    root = make_project(tmp_path)
+    assert build(root) == 0
+    traces = snapshot(root)
+    assert sorted(traces) == ["a.json", "b.json"]
+    for name in traces:
+        load_trace(root / "site" / "traces" / name)  # valid against the schema
+    sources = json.loads(traces["a.json"])["sources"]
+    assert sorted(sources) == ["lectures/_shared.py", "lectures/a.py"]  # the helper is recorded too
+    capsys.readouterr()
+    assert build(root) == 0
+    assert "nothing to re-trace" in capsys.readouterr().err
+    assert snapshot(root) == traces  # untouched
+
+
+def test_editing_a_helper_makes_the_dependent_lecture_stale(tmp_path, capsys):
+    root = make_project(tmp_path)
+    assert build(root) == 0
+    before = snapshot(root)
+    helper = root / "lectures" / "_shared.py"
+    helper.write_text(helper.read_text().replace("a + b", "b + a"))
+    lecture_a, lecture_b = root / "lectures" / "a.py", root / "lectures" / "b.py"
+    why = regen.freshness(lecture_a, root / "site" / "traces" / "a.json", root)
+    assert why is not None and "lectures/_shared.py" in why
+    assert regen.freshness(lecture_b, root / "site" / "traces" / "b.json", root) is None
+
+    report = regen.check(root, jobs=2, timeout=60, show=False)
+    assert len(report.problems) == 1
+    assert report.problems[0].startswith("site/traces/a.json: stale") and "_shared.py" in report.problems[0]
+    assert snapshot(root) == before  # check never modifies site/traces/
+
+    capsys.readouterr()
+    assert build(root) == 0
+    assert "re-tracing 1 of 2" in capsys.readouterr().err
+    after = snapshot(root)
+    assert after["b.json"] == before["b.json"] and after["a.json"] != before["a.json"]
+    assert regen.check(root, jobs=2, timeout=60, show=False).problems == []
+
+
+def test_check_reports_missing_invalid_and_orphan_traces(tmp_path):
+    root = make_project(tmp_path)
+    assert build(root) == 0
+    (root / "site" / "traces" / "a.json").unlink()
+    (root / "site" / "traces" / "b.json").write_text('{"schema_version": 1}')
+    (root / "site" / "traces" / "gone.json").write_text("{}")
+    problems = regen.check(root, jobs=2, timeout=60, show=False).problems
+    assert any(p.startswith("site/traces/a.json: missing") for p in problems)
+    assert any(p.startswith("site/traces/b.json") and "invalid trace" in p for p in problems)
+    assert any(p.startswith("site/traces/gone.json: no lecture") for p in problems)
+
+
+def test_check_command_exit_code_and_one_line_per_problem(tmp_path):
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    done = subprocess.run([sys.executable, "-m", "tracer", "check", "-q"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 3
+    assert "site/traces/b.json: missing; run `lectrace build` and commit the trace" in done.stderr
+
+
+def test_parallel_build_equals_serial_build(tmp_path):
+    serial = make_project(tmp_path / "serial")
+    parallel = make_project(tmp_path / "parallel")
+    assert build(serial, jobs=1) == 0 and build(parallel, jobs=2) == 0
+    assert snapshot(serial) == snapshot(parallel)
+
+
+def test_two_builds_at_once_leave_valid_traces(tmp_path):
+    root = make_project(tmp_path)
+    command = [sys.executable, "-m", "tracer", "build", "--no-site", "-q", "-j", "1"]
+    first = subprocess.Popen(command, cwd=root, stderr=subprocess.PIPE, text=True)
+    second = subprocess.Popen(command, cwd=root, stderr=subprocess.PIPE, text=True)
+    assert first.wait(120) == 0 and second.wait(120) == 0
+    for trace in (root / "site" / "traces").glob("*.json"):
+        load_trace(trace)
+    assert not list((root / "site" / "traces").glob(".*.tmp"))  # no temporary files left behind
+
+
+def fake_cuda_trace(root: Path, name: str) -> Path:
+    """Turn a real CPU trace into one that claims to come from a GPU."""
+    path = root / "site" / "traces" / name
+    trace = json.loads(path.read_text())
+    trace["environment"].update(device="cuda", gpu_name="NVIDIA H100 80GB HBM3",
+                                gpu_total_memory_nbytes=85_017_493_504, memory_source="cuda_allocated")
+    path.write_text(json.dumps(trace))
+    return path
+
+
+def test_fresh_cuda_trace_is_kept_and_stale_one_is_refused_without_force(tmp_path, capsys):
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    assert build(root) == 0
+    cuda_trace = fake_cuda_trace(root, "b.json")
+    kept = cuda_trace.read_bytes()
+    lecture = root / "lectures" / "b.py"
+
+    refusal = regen.cuda_guard(lecture, None, force=False, has_cuda=False)
+    assert refusal is not None and refusal.skip and not refusal.blocking
+    assert regen.cuda_guard(lecture, None, force=False, has_cuda=True) is None  # a GPU machine may replace it
+
+    lecture.write_text(lecture.read_text() + "\n# edited\n")
+    capsys.readouterr()
+    assert build(root) == 1
+    err = capsys.readouterr().err
+    assert "stale trace made on CUDA" in err and "--force" in err
+    assert cuda_trace.read_bytes() == kept
+
+    # `lectrace run` on this CPU-only machine refuses too (exit 2), and --force replaces it, saying what is lost.
+    done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/b.py", "-q"], cwd=root,
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and cuda_trace.read_bytes() == kept
+    capsys.readouterr()
+    assert build(root, force=True) == 0
+    assert "GPU memory figures and GPU timings are lost" in capsys.readouterr().err
+    assert json.loads(cuda_trace.read_text())["environment"]["device"] == "cpu"
+
+
+def test_check_verifies_a_cuda_trace_without_replacing_it(tmp_path):
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    assert build(root) == 0
+    cuda_trace = fake_cuda_trace(root, "b.json")
+    kept = cuda_trace.read_bytes()
+    assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
+    assert cuda_trace.read_bytes() == kept
+
+
+def test_timeout_names_the_last_line_and_keeps_the_previous_trace(tmp_path):
+    root = make_project(tmp_path, {"spin.py": "def main():\n    n = 0\n    while True:\n        n += 1\n"})
+    previous = root / "site" / "traces" / "spin.json"
+    previous.write_text("previous trace")
+    done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/spin.py", "--timeout", "1",
+                           "--max-steps", "1000"], cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 124
+    assert re.search(r"lectures/spin\.py:[34]: timeout", done.stderr), done.stderr  # the loop's lines
+    assert previous.read_text() == "previous trace"
+
+
+def test_timeout_in_build_is_reported_per_lecture(tmp_path, capsys):
+    root = make_project(tmp_path, {"spin.py": "def main():\n    while True:\n        pass\n", "b.py": LECTURE_B})
+    code = regen.build(root, jobs=2, timeout=1, force=False, site=False, show=False)
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "spin.py" in err and "timeout" in err
+    assert (root / "site" / "traces" / "b.json").exists() and not (root / "site" / "traces" / "spin.json").exists()
+
+
+def test_missing_module_is_named(tmp_path):
+    root = make_project(tmp_path, {"needs.py": "import no_such_module_here\n\ndef main():\n    pass\n"})
+    problems = regen.check(root, jobs=1, timeout=60, show=False).problems
+    assert any("lectures/needs.py:1: ModuleNotFoundError: No module named 'no_such_module_here'" in p
+               for p in problems)

@@ -73,3 +73,16 @@ def test_formula_names_dims_and_grid_limits():
     assert index_formula([4, 1], 0, ["seq", "hidden"]) == "offset = 0 + i·4 + j·1   (i: seq, j: hidden)"
     assert logical_grid([2, 2, 2], [4, 2, 1], 0) is None
     assert logical_grid([4], [2], 1) == [[1, 3, 5, 7]]
+
+
+def test_a_huge_tensor_gets_a_bounded_diagram_without_enumerating_its_elements():
+    # 8192 x 8192 (a real CUDA trace's matmul operand): only a window of cells, no logical grid.
+    import tracemalloc
+
+    tracemalloc.start()
+    diagram = stride_diagram([8192, 8192], [8192, 1], 0, 8192 * 8192)
+    _, peak_nbytes = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert diagram["grid"] is None and diagram["numel"] == 8192 * 8192
+    assert len(diagram["cells"]) < 1000
+    assert peak_nbytes < 10 * 2**20  # listing 67M storage indices would take gigabytes

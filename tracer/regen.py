@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -83,6 +84,7 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
     if has_cuda:
         return None
     gpu = (header.get("environment") or {}).get("gpu_name") or "a GPU"
+    target = Path(rel(target, project_root))
     changed = stale_sources(header, project_root)
     if not changed:
         return Refusal(f"{target}: kept: fresh trace made on CUDA ({gpu}); this machine has no GPU", skip=True)
@@ -351,27 +353,38 @@ def build_site(project_root: Path, strict: bool = True) -> int:
     return done.returncode
 
 
-def serve(project_root: Path, *, address: str, timeout: float) -> int:
+def serve(project_root: Path, *, address: str, timeout: float, force: bool = False) -> int:
     """``mkdocs serve``, plus re-tracing a lecture whenever its file (or a helper) is saved."""
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
 
-    build(project_root, jobs=os.cpu_count() or 1, timeout=timeout, force=False, site=False)
+    build(project_root, jobs=os.cpu_count() or 1, timeout=timeout, force=force, site=False)
     lectures_dir = project_root / "lectures"
 
     class Retrace(FileSystemEventHandler):
+        """Re-trace once the editor has finished saving (events come in bursts, files half-written)."""
+
         def __init__(self) -> None:
-            self._last = 0.0
+            self._timer: threading.Timer | None = None
+            self._lock = threading.Lock()
 
         def on_any_event(self, event: Any) -> None:
-            if event.is_directory or not str(event.src_path).endswith((".py", ".svg", ".png")):
+            # Only changes count: reading a lecture (as tracing does) raises opened/closed events.
+            if event.event_type not in ("modified", "created", "moved", "deleted") or event.is_directory:
                 return
-            if time.monotonic() - self._last < 0.5:
+            path = str(getattr(event, "dest_path", "") or event.src_path)
+            if not path.endswith((".py", ".svg", ".png")):
                 return
-            self._last = time.monotonic()
-            print(f"lectrace: {rel(Path(event.src_path), project_root)} changed; re-tracing stale lectures",
-                  file=sys.stderr)
-            build(project_root, jobs=os.cpu_count() or 1, timeout=timeout, force=False, site=False, show=False)
+            with self._lock:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._timer = threading.Timer(0.4, self._retrace, args=(Path(path),))
+                self._timer.daemon = True
+                self._timer.start()
+
+        def _retrace(self, changed: Path) -> None:
+            print(f"lectrace: {rel(changed, project_root)} changed; re-tracing stale lectures", file=sys.stderr)
+            build(project_root, jobs=os.cpu_count() or 1, timeout=timeout, force=force, site=False, show=False)
 
     observer = Observer()
     observer.schedule(Retrace(), str(lectures_dir), recursive=True)
@@ -411,7 +424,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    return serve(_project_root(), address=args.address, timeout=args.timeout)
+    return serve(_project_root(), address=args.address, timeout=args.timeout, force=args.force)
 
 
 def add_commands(sub: Any) -> None:
@@ -434,4 +447,5 @@ def add_commands(sub: Any) -> None:
     serve_p = sub.add_parser("serve", help="serve the site and re-trace a lecture when it is saved")
     serve_p.add_argument("-a", "--address", default="127.0.0.1:8000")
     serve_p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    serve_p.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
     serve_p.set_defaults(func=cmd_serve)

@@ -99,7 +99,8 @@ def stride_diagram(shape: list[int], stride: list[int], storage_offset: int, sto
         "cut_after": stop < storage_numel,
         "elements_shown": len(placements),
         "numel": numel,
-        "grid": grid if grid != _row_major_grid(shape, storage_offset) else None,
+        # The grid is built only for small tensors (logical_grid returns None otherwise).
+        "grid": grid if grid is not None and grid != _row_major_grid(shape, storage_offset) else None,
     }
 
 

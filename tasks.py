@@ -28,6 +28,10 @@ PYTHON = VENV / "bin" / "python"
 STAMP = VENV / ".lectrace-installed"
 
 
+# Material for MkDocs prints a multi-line banner about its successor on every build.
+os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+
+
 def sh(*command: str | os.PathLike[str]) -> None:
     print("+", " ".join(str(c) for c in command), flush=True)
     done = subprocess.run([str(c) for c in command], cwd=ROOT)

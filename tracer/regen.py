@@ -345,7 +345,7 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
 
 def build_site(project_root: Path, strict: bool = True) -> int:
     command = [sys.executable, "-m", "mkdocs", "build", "--quiet"] + (["--strict"] if strict else [])
-    done = subprocess.run(command, cwd=project_root)
+    done = subprocess.run(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
     if done.returncode:
         print("lectrace: site build failed (see above)", file=sys.stderr)
     else:

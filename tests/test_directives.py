@@ -188,3 +188,20 @@ def test_unknown_directive_warns_once_and_never_crashes(run, trace):
         f"{where}: unknown directive @frobnicate (known: @inspect, @clear, @stepover, @hide, @flops)"]
     assert stderr.count("@frobnicate") == 1
     assert len(steps_at(trace, "odd = i")) == 3  # the loop body still ran and was stepped three times
+
+
+def test_comment_scan_respects_strings_and_falls_back_inside_multiline_strings():
+    from tracer.directives import parse_source
+
+    source = (
+        's = "a # @inspect nope"  # @inspect s\n'
+        "t = 'it\\'s # @hide'  # @clear t\n"
+        'doc = """\n'
+        "x = 1  # @inspect x\n"
+        '"""  # @inspect doc\n'
+    )
+    parsed = parse_source(source)
+    assert parsed.by_line[1].inspect == ("s",) and not parsed.by_line[1].hide
+    assert parsed.by_line[2].clear == ("t",) and not parsed.by_line[2].hide
+    assert 4 not in parsed.by_line  # that "comment" is text inside a string literal
+    assert parsed.by_line[3].inspect == ("doc",)  # the literal's statement starts on line 3

@@ -65,12 +65,21 @@ def parse_comment(comment: str) -> tuple[dict[str, list[str]], list[str]]:
     return found, unknown
 
 
-def _statement_lines(tree: ast.AST) -> dict[int, int]:
-    """Map each physical line to the start line of the statement Python reports for it."""
+def _statement_lines(tree: ast.AST) -> tuple[dict[int, int], dict[int, ast.stmt], list[tuple[int, int]]]:
+    """One walk of the tree: each physical line's statement start line, the statements by start
+    line, and the line spans of multi-line string literals (where a ``#`` is not a comment)."""
     owner: dict[int, int] = {}
+    statements: dict[int, ast.stmt] = {}
+    strings: list[tuple[int, int]] = []
     for node in ast.walk(tree):
+        if isinstance(node, (ast.Constant, ast.JoinedStr)):
+            end = node.end_lineno or node.lineno
+            if end > node.lineno and (isinstance(node, ast.JoinedStr) or isinstance(node.value, (str, bytes))):
+                strings.append((node.lineno, end))
+            continue
         if not isinstance(node, ast.stmt):
             continue
+        statements.setdefault(node.lineno, node)
         body = getattr(node, "body", None)
         if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
             # Compound statement: only its header lines belong to it.
@@ -82,21 +91,61 @@ def _statement_lines(tree: ast.AST) -> dict[int, int]:
         else:
             for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
                 owner[line] = node.lineno
-    return owner
+    return owner, statements, strings
+
+
+def _comment_start(text: str) -> int:
+    """Index of the ``#`` that starts a comment on one physical line, or -1 (quotes respected)."""
+    i, n, quote = 0, len(text), ""
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                i += len(quote)
+                quote = ""
+                continue
+        elif ch == "#":
+            return i
+        elif ch in "'\"":
+            quote = ch * 3 if text.startswith(ch * 3, i) else ch
+            i += len(quote)
+            continue
+        i += 1
+    return -1
+
+
+def _comments(source: str, strings: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    """(line, comment text) for comments that may hold directives.
+
+    Only lines with a ``#`` followed by ``@`` can; ``tokenize`` over a whole lecture costs tens of
+    milliseconds, so lines are scanned directly, and tokenize is used only when such a line lies
+    inside a multi-line string literal (where the scan alone could be fooled).
+    """
+    found = []
+    for number, text in enumerate(source.splitlines(), start=1):
+        hash_at = text.find("#")
+        if hash_at < 0 or "@" not in text[hash_at:]:
+            continue
+        if any(first <= number <= last for first, last in strings):
+            return [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+                    if tok.type == tokenize.COMMENT]
+        start = _comment_start(text)
+        if start >= 0:
+            found.append((number, text[start:]))
+    return found
 
 
 def parse_source(source: str) -> FileDirectives:
     """Parse a whole file's directives. Raises SyntaxError for source Python cannot parse."""
     tree = ast.parse(source)
-    owner = _statement_lines(tree)
-    statements = {node.lineno: node for node in ast.walk(tree) if isinstance(node, ast.stmt)}
+    owner, statements, strings = _statement_lines(tree)
     result = FileDirectives()
     collected: dict[int, dict[str, list[str]]] = {}
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type != tokenize.COMMENT:
-            continue
-        line = tok.start[0]
-        found, unknown = parse_comment(tok.string)
+    for line, comment in _comments(source, strings):
+        found, unknown = parse_comment(comment)
         for name in unknown:
             result.warnings.append((line, f"unknown directive @{name} (known: {', '.join('@' + k for k in KNOWN)})"))
         if not found:

@@ -102,9 +102,9 @@ def main() -> None:
             print(f"(a) {path.relative_to(ROOT)}: not present, skipped")
             continue
         untraced_seconds(path)  # warm up imports and kernels
-        # Alternate the two and keep each one's best of three: a shared machine's noise hits both.
+        # Alternate the two and keep each one's best of five: a shared machine's noise hits both.
         plain_runs, traced_runs, measured_runs = [], [], []
-        for _ in range(3):
+        for _ in range(5):
             plain_runs.append(untraced_seconds(path))
             seconds, steps = traced_seconds(path, measure_flops=False)
             traced_runs.append(seconds)

@@ -141,6 +141,12 @@ class Recorder:
         self._codes[code] = result
         return result
 
+    def preload(self, path: Path) -> None:
+        """Parse a lecture file's directives ahead of time (the main file is certain to run)."""
+        filename = str(path)
+        if filename not in self.files:
+            self._load_file(filename)
+
     def _load_file(self, filename: str) -> LectureFile | None:
         path = self.relpath(filename)
         if path is None:

@@ -211,6 +211,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all,
                             max_steps=max_steps, meter_factory=LineMeter if measure_flops else None)
         encoder._relpath = recorder.relpath
+        recorder.preload(path)  # parse the lecture's directives before its clock starts
         if on_recorder is not None:
             on_recorder(recorder)
 

@@ -54,10 +54,8 @@ def untraced_seconds(path: Path) -> float:
 def traced_seconds(path: Path, measure_flops: bool = True) -> tuple[float, int]:
     """Seconds spent in main() under the recorder (recording only), and the step count."""
     box = []
-    original_start = None
 
     def hook(recorder):
-        nonlocal original_start
         start, stop = recorder.start, recorder.stop
 
         def timed_start():

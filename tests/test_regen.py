@@ -14,7 +14,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 from tracer import regen
 from tracer.trace_format import load_trace

@@ -32,6 +32,7 @@ from tracer.page_model import section_headings
 from tracer.read_page import ReadPage, build_read_page, fill_slots, root_for
 from tracer.trace_format import TraceError, load_trace
 from tracer.units import human_bytes
+from tracer.viewer_data import write_viewer_data
 
 HOME_MARKER = "<!-- lectrace:lectures -->"
 FIRST_H1 = re.compile(r"<h1\b.*?</h1>", re.S)
@@ -97,12 +98,6 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             if name in self.lectures:
                 raise PluginError(f"lectrace: {path}: lecture {name!r} is also traced in {self.lectures[name].trace_path}")
             self.lectures[name] = Lecture(name, trace, path, HtmlRenderer(trace, self.env))
-        if self.config.step_mode and self.lectures:
-            try:
-                from tracer import viewer_data  # noqa: F401  (checked now so a build never stops half-written)
-            except ImportError as exc:
-                raise PluginError(f"lectrace: step mode needs tracer/viewer_data.py ({exc}); "
-                                  "set 'step_mode: false' under the lectrace plugin to build read mode only") from None
         return config
 
     # --- files -------------------------------------------------------------------------------
@@ -209,7 +204,6 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
     def on_post_build(self, config: Any) -> None:
         if not self.config.step_mode or not self.lectures:
             return
-        from tracer.viewer_data import write_viewer_data
 
         site_dir = Path(config.site_dir)
         for lecture in self.lectures.values():

@@ -18,7 +18,6 @@ import os
 import platform
 import random
 import sys
-import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +26,9 @@ from typing import Any, Callable
 
 from tracer import api
 from tracer.compute import LineMeter
+from tracer.directives import parse_source
 from tracer.memory import Probe, StorageRegistry, choose_probe
-from tracer.recorder import Recorder
+from tracer.recorder import LectureFile, Recorder
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
 from tracer.trace_writer import trace_json
 from tracer.values import Limits, ValueEncoder
@@ -265,9 +265,6 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
             rel = recorder.relpath(module_file)
             if rel is not None:
                 source = Path(module_file).read_text(encoding="utf-8")
-                from tracer.directives import parse_source
-                from tracer.recorder import LectureFile
-
                 lecture_files.append(LectureFile(rel, source, parse_source(source)))
     sources = {f.path: hashlib.sha256(f.source.encode("utf-8")).hexdigest() for f in lecture_files}
     for image in sorted(sink.images):

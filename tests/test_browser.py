@@ -166,7 +166,7 @@ def test_raw_mode_and_reveal(page, site):
     assert not page.is_visible(heading)
     page.keyboard.press("r")
     assert page.is_visible(heading)
-    page.keyboard.press("p")  # presenting: lines below the furthest reached one are not shown yet
+    page.keyboard.press("a")  # presenting: lines below the furthest reached one are not shown yet
     assert page.is_visible(".lt-sline[data-line='20']")
     assert not page.is_visible(".lt-sline[data-line='22']")
     for _ in range(3):  # over line 21's call, then line 22 is reached
@@ -181,7 +181,7 @@ def test_raw_mode_and_reveal(page, site):
 def test_buttons_name_their_keys_and_progress_bar_jumps(page, site):
     open_lecture(page, site, "#step=0")
     titles = page.eval_on_selector_all(".lt-v-bar button", "bs => bs.map(b => b.title)")
-    for key in ("→", "←", "↓", "↑", "(u)", "Home", "End", "(r)", "(p)", "(?)", "Esc"):
+    for key in ("→", "←", "↓", "↑", "(u)", "Home", "End", "(r)", "(a)", "(?)", "Esc"):
         assert any(key in title for title in titles), key
     assert page.query_selector_all(".lt-v-tick").__len__() == 2  # sections: Setup, Loop
     box = page.query_selector(".lt-v-progress").bounding_box()

@@ -20,7 +20,7 @@
     ["u", "step out of this function", "out"],
     ["Home / End", "first / last step", null],
     ["r", "raw code (renderings off)", null],
-    ["p", "presenting: reveal lines as they are reached", null],
+    ["a", "reveal lines as you step (presenting)", null],
     ["?", "this help", null],
     ["Esc", "back to reading", null]
   ];
@@ -79,7 +79,7 @@
       ["out", "M8 13V3M4 7l4-4 4 4M3 14h4", "step out (u)"],
       ["last", "M13 3v10M3 3l7 5-7 5z", "last step (End)"],
       ["raw", "raw", "raw code: renderings off (r)"],
-      ["reveal", "present", "presenting: reveal lines as they are reached (p)"],
+      ["reveal", "present", "reveal lines as you step, for presenting (a)"],
       ["help", "?", "keyboard shortcuts (?)"],
       ["close", "M3 3l10 10M13 3 3 13", "back to reading (Esc)"]
     ];
@@ -469,7 +469,7 @@
     if (!this.active || event.ctrlKey || event.metaKey || event.altKey) return;
     var map = {
       ArrowRight: "next", l: "next", ArrowLeft: "prev", h: "prev", ArrowDown: "over", j: "over",
-      ArrowUp: "back_over", k: "back_over", u: "out", Home: "first", End: "last", r: "raw", p: "reveal",
+      ArrowUp: "back_over", k: "back_over", u: "out", Home: "first", End: "last", r: "raw", a: "reveal",
       "?": "help", Escape: "close"
     };
     var name = map[event.key];

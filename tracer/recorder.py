@@ -38,7 +38,7 @@ CALL = {"call": True}  # shared extras of a "line is calling into lecture code" 
 class _Frame:
     """Per-activation state of one traced frame."""
 
-    __slots__ = ("prefix", "key", "position", "line", "directives", "starts", "current", "exc", "meter",
+    __slots__ = ("prefix", "key", "line", "directives", "starts", "current", "exc", "meter",
                  "snapshot")
 
     def __init__(self, prefix: tuple[Any, ...], key: tuple[str, str], directives: dict[int, Directives],

@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -391,11 +392,23 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
     observer.start()
     command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address,
                "--watch", "site/traces", "--watch", "site/templates", "--watch", "site/assets"]
+    child = subprocess.Popen(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+
+    def stop_serving(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop_serving)
     try:
-        return subprocess.call(command, cwd=project_root)
+        return child.wait()
     except KeyboardInterrupt:
         return 0
     finally:
+        if child.poll() is None:  # never leave the mkdocs server running behind us
+            child.terminate()
+            try:
+                child.wait(10)
+            except subprocess.TimeoutExpired:
+                child.kill()
         observer.stop()
         observer.join()
 

@@ -79,3 +79,14 @@ def chromium() -> Iterator[object]:
             yield browser
         finally:
             browser.close()
+
+
+def trace_ok(lecture: Path, directory: Path) -> dict:
+    """Trace ``lecture`` with the real tracer into ``directory`` and load it; fail if the lecture raised."""
+    from tracer.runner import run_lecture
+    from tracer.trace_format import load_trace
+
+    out = directory / f"{lecture.stem}.json"
+    result = run_lecture(lecture, output=out)
+    assert result.status == "ok", result.error_line
+    return load_trace(out)

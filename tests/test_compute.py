@@ -7,12 +7,11 @@ import itertools
 from pathlib import Path
 
 import pytest
+from conftest import trace_ok
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from tracer.compute import LineMeter, is_pure_expression_assignment
-from tracer.runner import run_lecture
-from tracer.trace_format import load_trace
 
 FIXTURE = Path(__file__).resolve().parent / "lectures" / "flops_lines.py"
 
@@ -222,10 +221,7 @@ def test_no_statement_is_not_pure():
 
 @pytest.fixture(scope="module")
 def flops_trace(tmp_path_factory):
-    out = tmp_path_factory.mktemp("flops") / "flops_lines.json"
-    result = run_lecture(FIXTURE, output=out)
-    assert result.status == "ok", result.error_line
-    return load_trace(out)
+    return trace_ok(FIXTURE, tmp_path_factory.mktemp("flops"))
 
 
 def compute_steps(trace) -> dict[tuple[int, bool], dict]:

@@ -5,19 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import trace_ok
 
-from tracer.runner import run_lecture
-from tracer.trace_format import load_trace
 
 LECTURE = Path(__file__).resolve().parent.parent / "lectures" / "hello.py"
 
 
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory):
-    out = tmp_path_factory.mktemp("hello") / "hello.json"
-    result = run_lecture(LECTURE, output=out)
-    assert result.status == "ok", result.error_line
-    return load_trace(out)
+    return trace_ok(LECTURE, tmp_path_factory.mktemp("hello"))
 
 
 def renderings(trace, kind: str) -> list[dict]:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import trace_ok
 
-from tracer.runner import run_lecture
-from tracer.trace_format import load_trace
 
 LECTURE = Path(__file__).resolve().parent.parent / "lectures" / "lecture_02.py"
 SECTIONS = [
@@ -24,10 +23,7 @@ SECTIONS = [
 
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory):
-    out = tmp_path_factory.mktemp("lecture_02") / "lecture_02.json"
-    result = run_lecture(LECTURE, output=out)
-    assert result.status == "ok", result.error_line
-    return load_trace(out)
+    return trace_ok(LECTURE, tmp_path_factory.mktemp("lecture_02"))
 
 
 def recorded(trace, name: str, function: str) -> list[dict]:

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tracer.runner import run_lecture  # noqa: E402
+from tracer.capture.runner import run_lecture  # noqa: E402
 
 LOOP = ROOT / "bench" / "lectures" / "loop.py"
 TENSOR = ROOT / "bench" / "lectures" / "tensor_work.py"

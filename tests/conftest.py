@@ -32,7 +32,7 @@ def build_site(root: Path, traces: list[Path]) -> Path:
     """Build the real site (real plugin, real templates and assets) for ``traces`` under ``root``."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
-    for part in ("templates", "assets", "docs"):
+    for part in ("docs",):
         shutil.copytree(REPO / "site" / part, root / "site" / part)
     shutil.copytree(REPO / "tests" / "lectures", root / "tests" / "lectures", dirs_exist_ok=True)
     shutil.copytree(REPO / "lectures" / "images", root / "lectures" / "images", dirs_exist_ok=True)
@@ -83,7 +83,7 @@ def chromium() -> Iterator[object]:
 
 def trace_ok(lecture: Path, directory: Path) -> dict:
     """Trace ``lecture`` with the real tracer into ``directory`` and load it; fail if the lecture raised."""
-    from tracer.runner import run_lecture
+    from tracer.capture.runner import run_lecture
     from tracer.trace_format import load_trace
 
     out = directory / f"{lecture.stem}.json"

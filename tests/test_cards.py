@@ -2,8 +2,8 @@ import re
 
 import pytest
 
-from tracer.cards import HtmlRenderer, css_style, highlight_lines, line_anchor, path_slug, template_env, values_tables
-from tracer.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
+from tracer.site.cards import HtmlRenderer, css_style, highlight_lines, line_anchor, path_slug, template_env, values_tables
+from tracer.site.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
 
 MAIN = "lectures/demo.py"
 SOURCE = '''def main():

@@ -11,7 +11,7 @@ from conftest import trace_ok
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-from tracer.compute import LineMeter, is_pure_expression_assignment
+from tracer.capture.compute import LineMeter, is_pure_expression_assignment
 
 FIXTURE = Path(__file__).resolve().parent / "lectures" / "flops_lines.py"
 

@@ -1,4 +1,4 @@
-"""tracer/directives.py: comment directives, parsed alone and as seen in a real trace."""
+"""tracer/capture/directives.py: comment directives, parsed alone and as seen in a real trace."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tracer.directives import Directives, parse_comment, parse_source
-from tracer.runner import run_lecture
+from tracer.capture.directives import Directives, parse_comment, parse_source
+from tracer.capture.runner import run_lecture
 from tracer.trace_format import load_trace, validation_error
 
 LECTURE = Path(__file__).resolve().parent / "lectures" / "directives_demo.py"
@@ -191,7 +191,7 @@ def test_unknown_directive_warns_once_and_never_crashes(run, trace):
 
 
 def test_comment_scan_respects_strings_and_falls_back_inside_multiline_strings():
-    from tracer.directives import parse_source
+    from tracer.capture.directives import parse_source
 
     source = (
         's = "a # @inspect nope"  # @inspect s\n'

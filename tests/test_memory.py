@@ -1,4 +1,4 @@
-"""tracer/memory.py: storage identity, the CPU recorded-tensors probe, and the CUDA probe (with a fake CUDA)."""
+"""tracer/capture/memory.py: storage identity, the CPU recorded-tensors probe, and the CUDA probe (with a fake CUDA)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from tracer.memory import CudaProbe, RecordedTensorsProbe, StorageRegistry, choose_probe
-from tracer.runner import run_lecture
+from tracer.capture.memory import CudaProbe, RecordedTensorsProbe, StorageRegistry, choose_probe
+from tracer.capture.runner import run_lecture
 from tracer.trace_format import load_trace
 
 LECTURES = Path(__file__).resolve().parent / "lectures"

@@ -1,4 +1,4 @@
-from tracer.memory_chart import HEIGHT, downsample, fit_label, memory_chart, memory_label
+from tracer.site.memory_chart import HEIGHT, downsample, fit_label, memory_chart, memory_label
 
 
 def trace_with(nbytes, renderings=None, source="cpu_recorded"):

@@ -12,13 +12,13 @@ import pytest
 
 from traced import REPO, trace_all, trace_path
 
-HAS_VIEWER = importlib.util.find_spec("tracer.viewer_data") is not None
+HAS_VIEWER = importlib.util.find_spec("tracer.site.viewer_data") is not None
 
 
 def make_project(root: Path, traces: list[Path]) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
-    for part in ("templates", "assets", "docs"):
+    for part in ("docs",):
         shutil.copytree(REPO / "site" / part, root / "site" / part)
     shutil.copytree(REPO / "tests" / "lectures", root / "tests" / "lectures")  # images the traces show
     (root / "site" / "traces").mkdir(parents=True)
@@ -129,7 +129,7 @@ def test_search_indexes_prose(site):
 
 def test_step_data_written(site):
     if not HAS_VIEWER:
-        pytest.skip("tracer/viewer_data.py not there yet")
+        pytest.skip("tracer/site/viewer_data.py not there yet")
     assert (site / "lectures" / "site_basics" / "data.js").is_file()
 
 

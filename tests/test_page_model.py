@@ -1,6 +1,6 @@
 from traced import traced
 
-from tracer.page_model import Annotation, CodeBlock, build_document, collect_lines, section_headings
+from tracer.site.page_model import Annotation, CodeBlock, build_document, collect_lines, section_headings
 
 MAIN = "lectures/demo.py"
 SOURCE = """from tracer import text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tracer.peaks import find_device, peak_flop_per_s
+from tracer.capture.peaks import find_device, peak_flop_per_s
 
 TERA = 1e12
 

@@ -1,4 +1,4 @@
-from tracer.plot_svg import log_ticks, nice_ticks, simple_plot, tick_label
+from tracer.site.plot_svg import log_ticks, nice_ticks, simple_plot, tick_label
 
 
 def spec(mark, values, x_type="quantitative", y_scale=None, **encoding):

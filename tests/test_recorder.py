@@ -1,4 +1,4 @@
-"""tracer/recorder.py: which lines become steps, their stacks, stdout and renderings, and the step cap."""
+"""tracer/capture/recorder.py: which lines become steps, their stacks, stdout and renderings, and the step cap."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tracer.runner import run_lecture
+from tracer.capture.runner import run_lecture
 from tracer.trace_format import load_trace, validation_error
 
 LECTURES = Path(__file__).resolve().parent / "lectures"

@@ -238,7 +238,7 @@ def test_serve_retraces_a_saved_lecture_and_serves_the_new_page(tmp_path):
     repo = Path(__file__).resolve().parent.parent
     root = make_project(tmp_path, {"demo.py": 'from tracer import text\n\ndef main():\n    text("# First title")\n'})
     shutil.copy(repo / "mkdocs.yml", root / "mkdocs.yml")
-    for part in ("templates", "assets", "docs"):
+    for part in ("docs",):
         shutil.copytree(repo / "site" / part, root / "site" / part)
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"], cwd=root,

@@ -1,4 +1,4 @@
-"""tracer/runner.py: running a lecture end to end: errors, bad input, atomic writes, determinism, options."""
+"""tracer/capture/runner.py: running a lecture end to end: errors, bad input, atomic writes, determinism, options."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tracer import api, runner
-from tracer.runner import LectureError, find_project_root, run_lecture
+from tracer.capture import api, runner
+from tracer.capture.runner import LectureError, find_project_root, run_lecture
 from tracer.trace_format import load_trace, validation_error
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-from tracer.stride_diagram import CELLS_PER_ROW, MAX_CELLS, index_formula, logical_grid, stride_diagram
+from tracer.site.stride_diagram import CELLS_PER_ROW, MAX_CELLS, index_formula, logical_grid, stride_diagram
 
 
 def labels(diagram):

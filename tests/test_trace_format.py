@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tracer.runner import run_lecture
+from tracer.capture.runner import run_lecture
 from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, validation_error, write_atomic
 
 LECTURES = Path(__file__).resolve().parent / "lectures"

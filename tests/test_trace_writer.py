@@ -1,11 +1,11 @@
-"""tracer/trace_writer.py: step tuples become the trace JSON text, one step per line."""
+"""tracer/capture/trace_writer.py: step tuples become the trace JSON text, one step per line."""
 
 from __future__ import annotations
 
 import json
 
-from tracer.recorder import CALL
-from tracer.trace_writer import StepWriter, dumps, trace_json
+from tracer.capture.recorder import CALL
+from tracer.capture.trace_writer import StepWriter, dumps, trace_json
 
 MAIN = ("lectures/a.py", "main")
 HELPER = ("lectures/a.py", "helper")

@@ -1,4 +1,4 @@
-"""tracer/values.py: every kind of value becomes a JSON-safe record with the fields the site reads."""
+"""tracer/capture/values.py: every kind of value becomes a JSON-safe record with the fields the site reads."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import sympy
 import torch
 from torch import nn
 
-from tracer.values import ELLIPSIS, Limits, ValueEncoder, json_float, lookup
+from tracer.capture.values import ELLIPSIS, Limits, ValueEncoder, json_float, lookup
 
 
 def encode(value, **kwargs):

@@ -6,7 +6,7 @@ runner, cli, mkdocs_plugin, ...). This package root must stay light: importing i
 torch, so that ``text()`` calls cost nothing when a lecture is run with plain Python.
 """
 
-from tracer.api import image, link, note, plot, text
+from tracer.capture.api import image, link, note, plot, text
 
 __all__ = ["text", "image", "link", "note", "plot"]
 __version__ = "0.1.0"

@@ -11,6 +11,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+from tracer import layout
 from typing import Sequence
 
 EXIT_OK = 0
@@ -68,7 +70,7 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from tracer.runner import LectureError, run_lecture
+    from tracer.capture.runner import LectureError, run_lecture
 
     if args.output and len(args.lectures) > 1:
         print("lectrace: -o/--output takes a single lecture", file=sys.stderr)
@@ -134,7 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-o", "--output", help="trace path (default: site/traces/NAME.json)")
     run.add_argument("--seed", type=int, default=0, help="seed for random, numpy and torch (default 0)")
     run.add_argument("--inspect-all", action="store_true", help="record every local variable at every step")
-    run.add_argument("--max-steps", type=int, default=100_000, help="stop recording after this many steps")
+    run.add_argument("--max-steps", type=int, default=layout.DEFAULT_MAX_STEPS, help="stop recording after this many steps")
     run.add_argument("--timeout", type=float, default=None, help="give up on a lecture after this many seconds")
     run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")

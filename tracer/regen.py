@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from tracer import layout
 from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace
 
 DEFAULT_TIMEOUT_SECONDS = 300.0
@@ -72,7 +73,7 @@ def stale_sources(trace: dict[str, Any], project_root: Path) -> list[str]:
 
 def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: bool | None = None) -> Refusal | None:
     """Protect a trace made on CUDA from being replaced on a machine without CUDA."""
-    from tracer.runner import default_output, find_project_root
+    from tracer.capture.runner import default_output, find_project_root
 
     lecture = lecture.absolute()
     project_root = find_project_root(lecture.parent)
@@ -112,8 +113,7 @@ def discover(lectures_dir: Path) -> list[Path]:
     return sorted(p for p in lectures_dir.glob("*.py") if not p.name.startswith("_") and has_main(p))
 
 
-def trace_path(project_root: Path, lecture: Path) -> Path:
-    return project_root / "site" / "traces" / f"{lecture.stem}.json"
+trace_path = layout.trace_path
 
 
 def rel(path: Path, root: Path) -> str:
@@ -253,7 +253,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
     lectures_dir = project_root / "lectures"
     lectures = discover(lectures_dir)
     report = CheckReport(lectures=len(lectures))
-    traces_dir = project_root / "site" / "traces"
+    traces_dir = project_root / layout.TRACES_DIR
     with tempfile.TemporaryDirectory(prefix="lectrace-check-") as tmp:
         outputs = [Path(tmp) / f"{p.stem}.json" for p in lectures]
         outcomes = run_many(lectures, outputs, jobs=jobs, timeout=timeout, force=True,
@@ -350,7 +350,7 @@ def build_site(project_root: Path, strict: bool = True) -> int:
     if done.returncode:
         print("lectrace: site build failed (see above)", file=sys.stderr)
     else:
-        print(f"lectrace: site built in {rel(project_root / 'build' / 'site', project_root)}/", file=sys.stderr)
+        print(f"lectrace: site built in {rel(project_root / layout.BUILD_DIR, project_root)}/", file=sys.stderr)
     return done.returncode
 
 
@@ -391,7 +391,7 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
     observer.schedule(Retrace(), str(lectures_dir), recursive=True)
     observer.start()
     command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address,
-               "--watch", "site/traces", "--watch", "site/templates", "--watch", "site/assets"]
+               "--watch", layout.TRACES_DIR, "--watch", str(layout.TEMPLATES_DIR), "--watch", str(layout.ASSETS_DIR)]
     child = subprocess.Popen(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
 
     def stop_serving(signum: int, _frame: Any) -> None:
@@ -414,7 +414,7 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
 
 
 def _project_root() -> Path:
-    from tracer.runner import find_project_root
+    from tracer.capture.runner import find_project_root
 
     return find_project_root(Path.cwd())
 

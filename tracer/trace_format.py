@@ -5,7 +5,7 @@ JSON that the recorder writes and the site reads; ``trace.schema.json`` (shipped
 says the same thing to a validator, and ``SCHEMA_VERSION`` goes up on every incompatible change.
 It must not run lectures or render anything: it only knows the shape of the data.
 
-Value encoding (``Value``, produced by ``tracer.values``), each a dict with a ``type`` key:
+Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict with a ``type`` key:
 
 * ``int``/``bool``/``str``/``none``: ``{"type": "int", "value": 3}``; ``str`` may carry ``truncated``.
 * ``float``: ``value`` is a number, or one of the strings ``"nan"``, ``"inf"``, ``"-inf"``.

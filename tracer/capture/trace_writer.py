@@ -12,7 +12,7 @@ import gc
 import json
 from typing import Any, Iterable
 
-from tracer.recorder import CALL
+from tracer.capture.recorder import CALL
 
 _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 

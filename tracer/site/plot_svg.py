@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tracer.units import format_number
+from tracer.site.units import format_number
 
 WIDTH = 560
 HEIGHT = 240

@@ -24,14 +24,15 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, Callable
 
-from tracer import api
-from tracer.compute import LineMeter
-from tracer.directives import parse_source
-from tracer.memory import Probe, StorageRegistry, choose_probe
-from tracer.recorder import LectureFile, Recorder
+from tracer import layout
+from tracer.capture import api
+from tracer.capture.compute import LineMeter
+from tracer.capture.directives import parse_source
+from tracer.capture.memory import Probe, StorageRegistry, choose_probe
+from tracer.capture.recorder import LectureFile, Recorder
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
-from tracer.trace_writer import trace_json
-from tracer.values import Limits, ValueEncoder
+from tracer.capture.trace_writer import trace_json
+from tracer.capture.values import Limits, ValueEncoder
 
 PROJECT_MARKERS = ("mkdocs.yml", "pyproject.toml", ".git")
 
@@ -59,7 +60,7 @@ def find_project_root(start: Path) -> Path:
 
 
 def default_output(lecture: Path, project_root: Path) -> Path:
-    return project_root / "site" / "traces" / f"{lecture.stem}.json"
+    return layout.trace_path(project_root, lecture)
 
 
 def sha256_file(path: Path) -> str:
@@ -164,7 +165,7 @@ def _title(steps: list[tuple[Any, ...]], module: ModuleType, name: str) -> str:
 
 
 def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[str] | None = None, seed: int = 0,
-                inspect_all: bool = False, max_steps: int = 100_000, limits: Limits | None = None,
+                inspect_all: bool = False, max_steps: int = layout.DEFAULT_MAX_STEPS, limits: Limits | None = None,
                 probe_factory: Callable[[StorageRegistry], Probe] | None = None,
                 on_recorder: Callable[[Recorder], None] | None = None,
                 write: bool = True, measure_flops: bool = True) -> RunResult:
@@ -299,7 +300,7 @@ def _error_line(exc: BaseException, tb: TracebackType | None, project_root: Path
             rel = Path(filename).resolve().relative_to(project_root.resolve()).as_posix()
         except ValueError:
             continue
-        if "/tracer/" in f"/{rel}":
+        if Path(filename).resolve().is_relative_to(layout.PACKAGE_DIR):
             continue
         where = f"{rel}:{line}"
     message = str(exc).replace(str(project_root.resolve()) + os.sep, "")

@@ -17,7 +17,7 @@ import sys
 import warnings
 from typing import Any, Callable
 
-from tracer.memory import StorageRegistry
+from tracer.capture.memory import StorageRegistry
 
 ELLIPSIS = "…"
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")

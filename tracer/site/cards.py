@@ -26,13 +26,13 @@ from markupsafe import Markup
 from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 
-from tracer.jaxtyping_dims import annotation_dims, name_dims
-from tracer.mathml import latex_to_mathml, render_markdown
-from tracer.plot_svg import simple_plot
-from tracer.stride_diagram import stride_diagram
-from tracer.units import format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds
+from tracer import layout
+from tracer.site.jaxtyping_dims import annotation_dims, name_dims
+from tracer.site.mathml import latex_to_mathml, render_markdown
+from tracer.site.plot_svg import simple_plot
+from tracer.site.stride_diagram import stride_diagram
+from tracer.site.units import format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "site" / "templates"
 ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
 MAX_SHARED_NAMES = 3
 SCALAR_TYPES = {"int", "float", "bool", "str", "none", "complex", "numpy_scalar", "dtype", "device", "size",
@@ -42,7 +42,7 @@ SCALAR_TYPES = {"int", "float", "bool", "str", "none", "complex", "numpy_scalar"
 def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
     """The Jinja environment for lectrace templates: autoescape on, undefined variables are errors."""
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir or TEMPLATES_DIR)),
+        loader=jinja2.FileSystemLoader(str(templates_dir or layout.TEMPLATES_DIR)),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -16,8 +16,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from tracer.cards import ROOT, HtmlRenderer, line_anchor
-from tracer.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document
+from tracer.site.cards import ROOT, HtmlRenderer, line_anchor
+from tracer.site.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document
 
 SLOT = re.compile(r"<!--lt-slot:(\d+)-->")
 

@@ -8,7 +8,7 @@ precomputed. The variables panel shows the accumulated values of the current fra
 each step keeps only its own changes (``env``/``clear``), ``act_prev`` links a step to the previous
 step of the same activation, and every ``SNAPSHOT_EVERY``-th step of an activation carries the whole
 accumulated env, so the viewer replays at most that many diffs. ``-1`` means "none" in every index.
-This module must not decide how anything looks (``tracer.cards`` renders) nor run lectures.
+This module must not decide how anything looks (``tracer.site.cards`` renders) nor run lectures.
 
 Layout of the returned dict (``version`` goes up on incompatible changes)::
 
@@ -31,7 +31,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tracer.page_model import RENDERING_CALLS, section_headings
+from tracer.site.page_model import RENDERING_CALLS, section_headings
 from tracer.trace_format import write_atomic
 
 DATA_VERSION = 1

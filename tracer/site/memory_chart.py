@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracer.page_model import section_headings
-from tracer.units import human_bytes
+from tracer.site.page_model import section_headings
+from tracer.site.units import human_bytes
 
 WIDTH = 720
 HEIGHT = 140

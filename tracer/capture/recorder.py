@@ -25,9 +25,10 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any, Callable
 
-from tracer.directives import Directives, FileDirectives, parse_source
-from tracer.memory import Probe
-from tracer.values import ValueEncoder, lookup
+from tracer import layout
+from tracer.capture.directives import Directives, FileDirectives, parse_source
+from tracer.capture.memory import Probe
+from tracer.capture.values import ValueEncoder, lookup
 
 # Code objects that never become steps: their lines belong to the enclosing statement.
 _UNTRACED_NAMES = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>", "<module>"})
@@ -67,7 +68,7 @@ class Recorder:
     """Collects steps for lecture files under ``lecture_root`` while ``start()``..``stop()``."""
 
     def __init__(self, lecture_root: Path, project_root: Path, encoder: ValueEncoder, probe: Probe, *,
-                 inspect_all: bool = False, max_steps: int = 100_000,
+                 inspect_all: bool = False, max_steps: int = layout.DEFAULT_MAX_STEPS,
                  meter_factory: Callable[..., Any] | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
         self.lecture_root = str(lecture_root.resolve()) + "/"

@@ -18,7 +18,7 @@ import statistics
 import time
 from typing import Any, Callable
 
-from tracer.peaks import peak_flop_per_s
+from tracer.capture.peaks import peak_flop_per_s
 
 REPLAY_BUDGET_SECONDS = 0.2  # stop replaying once this much time was spent ...
 REPLAY_MAX_REPEATS = 100  # ... or this many replays ran, ...

@@ -4,7 +4,7 @@ LaTeX is converted at build time with ``latex2mathml``, so formulas show in any 
 with no script and no CDN. Inline math is ``$x^2$`` (no space just inside the dollars, and a
 closing ``$`` not followed by a digit, so "costs $5 and $10" stays prose); display math is
 ``$$...$$``, on its own or inline. ``\\$`` is a literal dollar. Code spans and fenced code are
-left alone. Use it in mkdocs.yml as ``tracer.mathml`` or from Python via ``render_markdown``.
+left alone. Use it in mkdocs.yml as ``tracer.site.mathml`` or from Python via ``render_markdown``.
 This module must not read traces or files.
 """
 

@@ -7,7 +7,7 @@ generated Markdown page ``lectures/NAME.md`` (URL ``lectures/NAME/``), a highlig
 and every local image a lecture shows (``PATH`` -> ``assets/PATH``). ``on_page_content`` puts the
 HTML slots back into the converted Markdown and wraps it in ``lecture.html.j2``; ``on_post_build``
 writes the step viewer's ``data.js`` beside each page. Glue only: this module must not decide how
-values look (``tracer.cards``) or what the document holds (``tracer.page_model``).
+values look (``tracer.site.cards``) or what the document holds (``tracer.site.page_model``).
 """
 
 from __future__ import annotations
@@ -26,23 +26,26 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
-from tracer.cards import HtmlRenderer, template_env
-from tracer.memory_chart import memory_chart
-from tracer.page_model import section_headings
-from tracer.read_page import ReadPage, build_read_page, fill_slots, root_for
+from tracer import layout
+from tracer.site.cards import HtmlRenderer, template_env
+from tracer.site.memory_chart import memory_chart
+from tracer.site.page_model import section_headings
+from tracer.site.read_page import ReadPage, build_read_page, fill_slots, root_for
 from tracer.trace_format import TraceError, load_trace
-from tracer.units import human_bytes
-from tracer.viewer_data import write_viewer_data
+from tracer.site.units import human_bytes
+from tracer.site.viewer_data import write_viewer_data
 
 HOME_MARKER = "<!-- lectrace:lectures -->"
 FIRST_H1 = re.compile(r"<h1\b.*?</h1>", re.S)
 
 
 class LectraceConfig(Config):
-    traces_dir = c.Type(str, default="site/traces")
-    templates_dir = c.Type(str, default="site/templates")
-    assets_dir = c.Type(str, default="site/assets")
-    project_root = c.Type(str, default=".")  # trace paths (lecture files, images) are relative to it
+    # Paths are relative to mkdocs.yml. Templates and assets default to the ones shipped with the
+    # package; a course may point either at its own copy.
+    traces_dir = c.Dir(default=layout.TRACES_DIR)
+    templates_dir = c.Optional(c.Dir(exists=True))
+    assets_dir = c.Optional(c.Dir(exists=True))
+    project_root = c.Dir(exists=True, default=".")  # trace paths (lecture files, images) are relative to it
     step_mode = c.Type(bool, default=True)  # write data.js for the step viewer
 
 
@@ -56,7 +59,7 @@ class Lecture:
 
     @property
     def src_uri(self) -> str:
-        return f"lectures/{self.name}.md"
+        return layout.lecture_src_uri(self.name)
 
 
 def environment_text(environment: dict[str, Any]) -> str:
@@ -81,11 +84,16 @@ def device_text(environment: dict[str, Any]) -> str:
 
 class LectracePlugin(BasePlugin[LectraceConfig]):
     def on_config(self, config: Any) -> Any:
-        base = Path(config.config_file_path).resolve().parent
-        self.project_root = (base / self.config.project_root).resolve()
-        self.traces_dir = base / self.config.traces_dir
-        self.assets_dir = base / self.config.assets_dir
-        self.env = template_env(base / self.config.templates_dir)
+        self.project_root = Path(self.config.project_root).resolve()
+        self.traces_dir = Path(self.config.traces_dir)
+        self.assets_dir = Path(self.config.assets_dir or layout.ASSETS_DIR)
+        self.env = template_env(Path(self.config.templates_dir or layout.TEMPLATES_DIR))
+        # The site's own CSS/JS is linked from every page without the course listing it.
+        for attr, names in (("extra_css", ("site.css", "viewer.css")), ("extra_javascript", ("viewer.js",))):
+            listed = [str(entry) for entry in config[attr]]
+            for name in names:
+                if layout.ASSETS_URL + name not in listed:
+                    config[attr].append(layout.ASSETS_URL + name)
         self.lectures: dict[str, Lecture] = {}
         for path in sorted(self.traces_dir.glob("*.json")):
             try:
@@ -110,13 +118,13 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
                 raise PluginError(f"lectrace: {lecture.trace_path}: cannot render page ({type(exc).__name__}: {exc})") from None
             front = "---\ntitle: " + json.dumps(lecture.trace["lecture"]["title"] or lecture.name) + "\n---\n\n"
             files.append(File.generated(config, lecture.src_uri, content=front + lecture.page.markdown))
-            files.append(File.generated(config, f"lectures/{lecture.name}/source.html", content=self._source_page(lecture, config)))
+            files.append(File.generated(config, layout.source_url(lecture.name), content=self._source_page(lecture, config)))
             for image_path in self._local_images(lecture):
                 if files.get_file_from_path(f"assets/{image_path}") is None:
                     files.append(File.generated(config, f"assets/{image_path}", abs_src_path=str(self.project_root / image_path)))
         if self.assets_dir.is_dir():
             for asset in sorted(p for p in self.assets_dir.rglob("*") if p.is_file()):
-                uri = "assets/lectrace/" + asset.relative_to(self.assets_dir).as_posix()
+                uri = layout.ASSETS_URL + asset.relative_to(self.assets_dir).as_posix()
                 files.append(File.generated(config, uri, abs_src_path=str(asset)))
         return files
 
@@ -168,7 +176,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             lecture_name=lecture.name,
             root=root,
             source_path=trace["lecture"]["path"],
-            source_url=f"{root}lectures/{lecture.name}/source.html",
+            source_url=root + layout.source_url(lecture.name),
             environment_text=environment_text(trace["environment"]),
             steps_count=len(trace["steps"]),
             status_error=trace["status"] == "error",
@@ -180,7 +188,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
     def on_page_context(self, context: dict[str, Any], page: Any, config: Any, nav: Any) -> dict[str, Any]:
         if self._lecture_of(page) is not None:
             # the edit action opens the lecture's traced source (there is no repository to edit in)
-            page.edit_url = f"{root_for(page.url)}lectures/{self._lecture_of(page).name}/source.html"
+            page.edit_url = root_for(page.url) + layout.source_url(self._lecture_of(page).name)
         return context
 
     def _home_listing(self, root: str) -> str:
@@ -189,8 +197,8 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             trace = lecture.trace
             lectures.append({
                 "title": trace["lecture"]["title"] or lecture.name,
-                "url": f"{root}lectures/{lecture.name}/",
-                "source_url": f"{root}lectures/{lecture.name}/source.html",
+                "url": root + layout.lecture_url(lecture.name),
+                "source_url": root + layout.source_url(lecture.name),
                 "source_path": trace["lecture"]["path"],
                 "steps": len(trace["steps"]),
                 "device": device_text(trace["environment"]),
@@ -208,6 +216,6 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
         site_dir = Path(config.site_dir)
         for lecture in self.lectures.values():
             try:
-                write_viewer_data(lecture.trace, lecture.renderer, site_dir / "lectures" / lecture.name / "data.js")
+                write_viewer_data(lecture.trace, lecture.renderer, layout.data_js_path(site_dir, lecture.name))
             except (jinja2.TemplateError, KeyError, TypeError, ValueError, OSError) as exc:
                 raise PluginError(f"lectrace: {lecture.trace_path}: cannot write step data ({type(exc).__name__}: {exc})") from None

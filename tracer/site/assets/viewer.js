@@ -1,6 +1,6 @@
 /* lectrace step mode: steps through a lecture's trace like a debugger, over the read-mode page.
 
-   Reads window.LECTRACE_DATA (data.js beside the page, built by tracer/viewer_data.py) and does
+   Reads window.LECTRACE_DATA (data.js beside the page, built by tracer/site/viewer_data.py) and does
    nothing on pages without #lt-stepper. Every position is a URL (#step=N). History: a move pushes
    an entry unless the previous move was under BURST_MS ago; moves within such a burst replace it
    (throttled), so Back after a run of key presses returns to where the run started instead of

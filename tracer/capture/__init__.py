@@ -1,0 +1,8 @@
+"""Capture: run a lecture under the tracer and record what it does.
+
+The authoring API (``api``), directive parsing (``directives``), the ``sys.settrace`` hot path
+(``recorder``), value encoding (``values``), memory and compute accounting (``memory``, ``compute``,
+``peaks``), step serialization (``trace_writer``) and the run of one lecture (``runner``). This side
+produces traces; it must never import the site side (``tracer.site``), Jinja2 or MkDocs
+(``tests/test_layering.py`` enforces it).
+"""

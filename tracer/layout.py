@@ -1,0 +1,51 @@
+"""The project layout and the site's URLs, in one place.
+
+A lectrace course repository holds ``lectures/NAME.py`` (plus helpers and images), committed traces
+in ``site/traces/NAME.json``, MkDocs pages in ``site/docs/`` and builds into ``build/site/``. The site
+serves each lecture at ``lectures/NAME/`` with its traced source at ``lectures/NAME/source.html``
+and the step data at ``lectures/NAME/data.js``. Templates and the viewer's JS/CSS ship inside the
+package (``tracer/site/templates``, ``tracer/site/assets``), so an installed wheel builds a site
+with no source checkout. Every module asks this one for paths and URLs; it must stay free of
+imports beyond the standard library.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+# Inside a course repository, relative to its root.
+LECTURES_DIR = "lectures"
+TRACES_DIR = "site/traces"
+DOCS_DIR = "site/docs"
+BUILD_DIR = "build/site"
+
+# Shipped with the package.
+TEMPLATES_DIR = PACKAGE_DIR / "site" / "templates"
+ASSETS_DIR = PACKAGE_DIR / "site" / "assets"
+ASSETS_URL = "assets/lectrace/"  # where the package's assets land in the built site
+
+DEFAULT_MAX_STEPS = 100_000
+
+
+def trace_path(project_root: Path, lecture: Path) -> Path:
+    """Where the committed trace of ``lecture`` lives."""
+    return project_root / TRACES_DIR / f"{lecture.stem}.json"
+
+
+def lecture_url(name: str) -> str:
+    return f"lectures/{name}/"
+
+
+def lecture_src_uri(name: str) -> str:
+    """The MkDocs source URI of the generated page (served at :func:`lecture_url`)."""
+    return f"lectures/{name}.md"
+
+
+def source_url(name: str) -> str:
+    return f"lectures/{name}/source.html"
+
+
+def data_js_path(site_dir: Path, name: str) -> Path:
+    return site_dir / "lectures" / name / "data.js"

@@ -137,3 +137,30 @@ def test_seed_changes_random_values(tmp_path):
         return [v for s in load_trace(out)["steps"] for v in s["env"].values()]
 
     assert values("0") == values("0") != values("3")
+
+
+def test_every_command_is_registered_in_cli_and_listed_in_the_readme():
+    # One place registers commands: a command missing from COMMANDS is missing from `lectrace --help`.
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, __import__("argparse")._SubParsersAction))
+    assert sorted(sub.choices) == sorted(cli.COMMANDS)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for name in cli.COMMANDS:
+        assert f"lectrace {name}" in readme, f"README's Commands section does not show `lectrace {name}`"
+
+
+def test_regen_and_serve_parse_no_command_lines():
+    for module in ("regen.py", "serve.py"):
+        text = (REPO / "tracer" / module).read_text(encoding="utf-8")
+        assert "argparse" not in text, f"tracer/{module} parses arguments; commands belong in tracer/cli.py"
+
+
+def test_exit_codes_documented_once_and_in_the_readme():
+    from tracer.exit_codes import EPILOG, ExitCode
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    paragraph = readme[readme.index("Exit codes:"):].split("\n\n")[0]
+    for code in ExitCode:
+        assert f"  {int(code)} " in EPILOG
+        assert f"; {int(code)} " in paragraph or paragraph.startswith(f"Exit codes: {int(code)} "), \
+            f"README does not explain exit code {int(code)}"

@@ -8,7 +8,6 @@ tmp_path; lectures there do not import torch, so the worker processes start quic
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -210,57 +209,3 @@ def test_missing_module_is_named(tmp_path):
     problems = regen.check(root, jobs=1, timeout=60, show=False).problems
     assert any("lectures/needs.py:1: ModuleNotFoundError: No module named 'no_such_module_here'" in p
                for p in problems)
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def fetch(url: str) -> str | None:
-    import urllib.error
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.read().decode("utf-8")
-    except (urllib.error.URLError, OSError):
-        return None
-
-
-def test_serve_retraces_a_saved_lecture_and_serves_the_new_page(tmp_path):
-    import shutil
-    import time
-
-    repo = Path(__file__).resolve().parent.parent
-    root = make_project(tmp_path, {"demo.py": 'from tracer import text\n\ndef main():\n    text("# First title")\n'})
-    shutil.copy(repo / "mkdocs.yml", root / "mkdocs.yml")
-    for part in ("docs",):
-        shutil.copytree(repo / "site" / part, root / "site" / part)
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"], cwd=root,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
-    url = f"http://127.0.0.1:{port}/lectures/demo/"
-    try:
-        deadline = time.monotonic() + 90
-        page = None
-        while time.monotonic() < deadline and not (page and "First title" in page):
-            time.sleep(0.5)
-            page = fetch(url)
-        assert page and "First title" in page, "the served page never showed the first trace"
-        (root / "lectures" / "demo.py").write_text('from tracer import text\n\ndef main():\n    text("# Second title")\n')
-        while time.monotonic() < deadline and "Second title" not in (page or ""):
-            time.sleep(0.5)
-            page = fetch(url)
-        assert page and "Second title" in page, "saving the lecture did not re-trace and rebuild it"
-        assert load_trace(root / "site" / "traces" / "demo.json")["lecture"]["title"] == "Second title"
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()

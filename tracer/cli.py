@@ -1,33 +1,24 @@
-"""The ``lectrace`` command line: run, check, build, serve.
+"""The ``lectrace`` command line: every command (run, check, build, serve) is registered here.
 
-It parses arguments, calls the runner/regeneration/site layers, prints one line per problem and
-maps outcomes to exit codes. It must not contain tracing or rendering logic of its own.
+It parses arguments, calls the runner/regeneration/serve layers, prints one line per problem and
+maps outcomes to the exit codes of ``tracer.exit_codes``. Each command is a ``cmd_NAME`` function
+plus an ``add_NAME`` parser in :data:`COMMANDS`. It must not contain tracing, regeneration or
+rendering logic of its own, and it imports the heavy layers (torch via the runner, watchdog, rich)
+only inside the command that needs them, so ``lectrace --help`` stays quick.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any, Callable, Sequence
 
 from tracer import layout
-from typing import Sequence
-
-EXIT_OK = 0
-EXIT_LECTURE_FAILED = 1  # a lecture raised (its trace, with the error, was still written)
-EXIT_BAD_INPUT = 2  # bad arguments, missing file, syntax error, import error: nothing written
-EXIT_STALE = 3  # check: a trace is missing, stale or invalid
-EXIT_TIMEOUT = 124  # a lecture ran past --timeout: nothing written, previous trace kept
-
-EPILOG = """exit codes:
-  0    success
-  1    a lecture raised an exception (its trace is still written, ending at the failing line)
-  2    bad input: missing file, syntax error, import error, no main(); nothing written
-  3    check: a trace is missing, stale, invalid, or a lecture failed
-  124  a lecture ran past --timeout; nothing written, the previous trace is kept
-"""
+from tracer.exit_codes import EPILOG, ExitCode
 
 
 def _progress(recorder_box: list, stop: threading.Event, label: str) -> None:
@@ -39,8 +30,7 @@ def _progress(recorder_box: list, stop: threading.Event, label: str) -> None:
             recorder = recorder_box[0] if recorder_box else None
             if recorder is None:
                 continue
-            stack = recorder._stack
-            where = f"{stack[-1].key[0]}:{stack[-1].line}" if stack else ""
+            where = recorder.location() or ""
             status.update(f"{label}: {len(recorder.steps):,} steps  {where}")
 
 
@@ -48,7 +38,6 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
     """A watchdog that ends a lecture running past ``seconds``, naming the last line reached."""
     if not seconds:
         return None
-    import os
 
     def expire() -> None:
         recorder = recorder_box[0] if recorder_box else None
@@ -56,12 +45,11 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
         if recorder is not None and recorder.steps:
             step = recorder.steps[-1]
             where = f"{step[1][0]}:{step[2]}"
-        stack = getattr(recorder, "_stack", None)
-        if stack:
-            where = f"{stack[-1].key[0]}:{stack[-1].line}"
+        if recorder is not None and recorder.location():
+            where = recorder.location()
         sys.stderr.write(f"{where}: timeout: {label} ran longer than {seconds:g}s; previous trace kept\n")
         sys.stderr.flush()
-        os._exit(EXIT_TIMEOUT)
+        os._exit(ExitCode.TIMEOUT)
 
     timer = threading.Timer(seconds, expire)
     timer.daemon = True
@@ -74,16 +62,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.output and len(args.lectures) > 1:
         print("lectrace: -o/--output takes a single lecture", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    worst = EXIT_OK
-    for lecture in args.lectures:
-        from tracer import regen
+        return ExitCode.BAD_INPUT
+    worst = ExitCode.OK
+    from tracer import regen
 
+    for lecture in args.lectures:
         refusal = regen.cuda_guard(Path(lecture), Path(args.output) if args.output else None, force=args.force)
         if refusal is not None:
             print(refusal.message, file=sys.stderr)
             if refusal.blocking:
-                worst = max(worst, EXIT_BAD_INPUT)
+                worst = max(worst, ExitCode.BAD_INPUT)
                 continue
             if refusal.skip:
                 continue
@@ -101,7 +89,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                                  measure_flops=not args.no_flops)
         except LectureError as exc:
             print(exc, file=sys.stderr)
-            worst = max(worst, EXIT_BAD_INPUT)
+            worst = max(worst, ExitCode.BAD_INPUT)
             continue
         finally:
             if timer:
@@ -112,7 +100,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - started
         if result.error_line:
             print(result.error_line, file=sys.stderr)
-            worst = max(worst, EXIT_LECTURE_FAILED)
+            worst = max(worst, ExitCode.LECTURE_FAILED)
         if not args.quiet:
             status = "raised" if result.status == "error" else "ok"
             shown = result.output
@@ -125,13 +113,39 @@ def cmd_run(args: argparse.Namespace) -> int:
     return worst
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lectrace", description="Trace executable lectures and publish them.",
-                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
+def _project_root() -> Path:
+    return layout.find_project_root(Path.cwd())
 
-    run = sub.add_parser("run", help="trace lectures into site/traces/NAME.json", epilog=EPILOG,
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from tracer import regen
+
+    report = regen.check(_project_root(), jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
+    for problem in report.problems:
+        print(problem, file=sys.stderr)
+    if report.problems:
+        print(f"lectrace check: {len(report.problems)} problem(s) in {report.lectures} lecture(s)", file=sys.stderr)
+        return ExitCode.PROBLEMS
+    print(f"lectrace check: {report.lectures} lecture(s) run, every committed trace fresh and valid", file=sys.stderr)
+    return ExitCode.OK
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from tracer import regen
+
+    return regen.build(_project_root(), jobs=args.jobs, timeout=args.timeout, force=args.force,
+                       site=not args.no_site, show=not args.quiet)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from tracer.serve import serve
+
+    return serve(_project_root(), address=args.address, timeout=args.timeout, force=args.force)
+
+
+# -- parsers ---------------------------------------------------------------------------------------
+def add_run(sub: Any) -> argparse.ArgumentParser:
+    run = sub.add_parser("run", help="trace lectures into site/traces/NAME.json")
     run.add_argument("lectures", nargs="+", metavar="LECTURE", help="lecture file(s), e.g. lectures/hello.py")
     run.add_argument("-o", "--output", help="trace path (default: site/traces/NAME.json)")
     run.add_argument("--seed", type=int, default=0, help="seed for random, numpy and torch (default 0)")
@@ -141,14 +155,55 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary output")
-    run.set_defaults(func=cmd_run)
+    return run
 
-    try:
-        from tracer import regen
-    except ImportError:
-        regen = None
-    if regen is not None:
-        regen.add_commands(sub)
+
+def add_check(sub: Any) -> argparse.ArgumentParser:
+    cores = os.cpu_count() or 1
+    check = sub.add_parser("check", help="re-trace every lecture in a temp dir; fail on stale/missing/invalid traces")
+    check.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
+    check.add_argument("--timeout", type=float, default=layout.DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    check.add_argument("-q", "--quiet", action="store_true")
+    return check
+
+
+def add_build(sub: Any) -> argparse.ArgumentParser:
+    cores = os.cpu_count() or 1
+    build = sub.add_parser("build", help="re-trace lectures whose sources changed, then build the site")
+    build.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
+    build.add_argument("--timeout", type=float, default=layout.DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    build.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
+    build.add_argument("--no-site", action="store_true", help="only re-trace; skip mkdocs build")
+    build.add_argument("-q", "--quiet", action="store_true")
+    return build
+
+
+def add_serve(sub: Any) -> argparse.ArgumentParser:
+    serve = sub.add_parser("serve", help="serve the site and re-trace a lecture when it is saved")
+    serve.add_argument("-a", "--address", default="127.0.0.1:8000")
+    serve.add_argument("--timeout", type=float, default=layout.DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    serve.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
+    return serve
+
+
+# Every command: name -> (add its parser, run it). A new command is one entry here plus its two functions.
+COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[argparse.Namespace], int]]] = {
+    "run": (add_run, cmd_run),
+    "check": (add_check, cmd_check),
+    "build": (add_build, cmd_build),
+    "serve": (add_serve, cmd_serve),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lectrace", description="Trace executable lectures and publish them.",
+                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (add, command) in COMMANDS.items():
+        command_parser = add(sub)
+        command_parser.epilog = EPILOG
+        command_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        command_parser.set_defaults(func=command)
     return parser
 
 
@@ -156,10 +211,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        return int(args.func(args))
     except KeyboardInterrupt:
         print("lectrace: interrupted; traces written so far are complete, nothing half-written", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
 
 
 if __name__ == "__main__":

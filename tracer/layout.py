@@ -27,6 +27,17 @@ ASSETS_DIR = PACKAGE_DIR / "site" / "assets"
 ASSETS_URL = "assets/lectrace/"  # where the package's assets land in the built site
 
 DEFAULT_MAX_STEPS = 100_000
+DEFAULT_TIMEOUT_SECONDS = 300.0  # per lecture, for check/build/serve
+
+# A course repository's root is the nearest directory holding one of these.
+PROJECT_MARKERS = ("mkdocs.yml", "pyproject.toml", ".git")
+
+
+def find_project_root(start: Path) -> Path:
+    for directory in [start, *start.parents]:
+        if any((directory / marker).exists() for marker in PROJECT_MARKERS):
+            return directory
+    return start
 
 
 def trace_path(project_root: Path, lecture: Path) -> Path:

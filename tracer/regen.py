@@ -3,22 +3,20 @@
 Freshness is decided by content hashes: a trace records the sha256 of every lecture file and image
 it used (``sources``); it is fresh when each of those files still hashes the same. A trace made on
 CUDA is never silently replaced by a CPU trace. This module must not record steps or render pages;
-it orchestrates ``runner`` (in worker processes) and reports.
+it orchestrates ``runner`` (in worker processes) and reports, and it parses no command lines
+(``cli`` does).
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import contextlib
 import hashlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,10 +24,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tracer import layout
+from tracer.exit_codes import ExitCode
 from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace
 
-DEFAULT_TIMEOUT_SECONDS = 300.0
-TIMEOUT_EXIT = 124
 
 
 @dataclass
@@ -73,11 +70,9 @@ def stale_sources(trace: dict[str, Any], project_root: Path) -> list[str]:
 
 def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: bool | None = None) -> Refusal | None:
     """Protect a trace made on CUDA from being replaced on a machine without CUDA."""
-    from tracer.capture.runner import default_output, find_project_root
-
     lecture = lecture.absolute()
-    project_root = find_project_root(lecture.parent)
-    target = output or default_output(lecture, project_root)
+    project_root = layout.find_project_root(lecture.parent)
+    target = output or layout.trace_path(project_root, lecture)
     header = read_header(target)
     if not header or (header.get("environment") or {}).get("device") != "cuda":
         return None
@@ -112,8 +107,6 @@ def discover(lectures_dir: Path) -> list[Path]:
     """Lecture files: ``*.py`` with a ``main()``; names starting with ``_`` are helpers."""
     return sorted(p for p in lectures_dir.glob("*.py") if not p.name.startswith("_") and has_main(p))
 
-
-trace_path = layout.trace_path
 
 
 def rel(path: Path, root: Path) -> str:
@@ -164,7 +157,7 @@ def trace_in_subprocess(lecture: Path, output: Path, *, timeout: float, force: b
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 60, env=env)
     except subprocess.TimeoutExpired:
-        return Outcome(lecture, TIMEOUT_EXIT, time.perf_counter() - started,
+        return Outcome(lecture, ExitCode.TIMEOUT, time.perf_counter() - started,
                        f"{lecture}: timeout: killed after {timeout + 60:g}s")
     lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("lectrace: warning")]
     return Outcome(lecture, done.returncode, time.perf_counter() - started, "\n".join(lines[-3:]))
@@ -250,7 +243,7 @@ class CheckReport:
 
 def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -> CheckReport:
     """Re-trace every lecture into a temporary directory and compare with the committed traces."""
-    lectures_dir = project_root / "lectures"
+    lectures_dir = project_root / layout.LECTURES_DIR
     lectures = discover(lectures_dir)
     report = CheckReport(lectures=len(lectures))
     traces_dir = project_root / layout.TRACES_DIR
@@ -260,7 +253,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                             project_root=project_root, show=show)
         for lecture, output, outcome in zip(lectures, outputs, outcomes):
             name = rel(lecture, project_root)
-            committed = trace_path(project_root, lecture)
+            committed = layout.trace_path(project_root, lecture)
             committed_rel = rel(committed, project_root)
             if not outcome.ok:
                 reason = outcome.message or f"exit {outcome.returncode}"
@@ -301,7 +294,7 @@ def plan_build(project_root: Path, lectures: list[Path], *, force: bool,
     notes: list[str] = []
     problems: list[str] = []
     for lecture in lectures:
-        target = trace_path(project_root, lecture)
+        target = layout.trace_path(project_root, lecture)
         refusal = cuda_guard(lecture, target, force=force, has_cuda=has_cuda)
         if refusal is not None:
             if refusal.blocking:
@@ -318,7 +311,7 @@ def plan_build(project_root: Path, lectures: list[Path], *, force: bool,
 
 
 def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: bool, show: bool = True) -> int:
-    lectures = discover(project_root / "lectures")
+    lectures = discover(project_root / layout.LECTURES_DIR)
     with build_lock(project_root):
         todo, notes, problems = plan_build(project_root, lectures, force=force)
         for note in notes:
@@ -329,7 +322,7 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
         else:
             print(f"lectrace: re-tracing {len(todo)} of {len(lectures)} lectures with {min(jobs, len(todo))} "
                   f"process(es)", file=sys.stderr)
-            outcomes = run_many(todo, [trace_path(project_root, p) for p in todo], jobs=jobs, timeout=timeout,
+            outcomes = run_many(todo, [layout.trace_path(project_root, p) for p in todo], jobs=jobs, timeout=timeout,
                                 force=force, project_root=project_root, show=show)
         failed = [o for o in outcomes if not o.ok]
         for outcome in failed:
@@ -341,7 +334,7 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
             code = build_site(project_root)
             if code:
                 return code
-        return 1 if (failed or problems) else 0
+        return ExitCode.LECTURE_FAILED if (failed or problems) else ExitCode.OK
 
 
 def build_site(project_root: Path, strict: bool = True) -> int:
@@ -352,113 +345,3 @@ def build_site(project_root: Path, strict: bool = True) -> int:
     else:
         print(f"lectrace: site built in {rel(project_root / layout.BUILD_DIR, project_root)}/", file=sys.stderr)
     return done.returncode
-
-
-def serve(project_root: Path, *, address: str, timeout: float, force: bool = False) -> int:
-    """``mkdocs serve``, plus re-tracing a lecture whenever its file (or a helper) is saved."""
-    from watchdog.events import FileSystemEventHandler
-    from watchdog.observers import Observer
-
-    build(project_root, jobs=os.cpu_count() or 1, timeout=timeout, force=force, site=False)
-    lectures_dir = project_root / "lectures"
-
-    class Retrace(FileSystemEventHandler):
-        """Re-trace once the editor has finished saving (events come in bursts, files half-written)."""
-
-        def __init__(self) -> None:
-            self._timer: threading.Timer | None = None
-            self._lock = threading.Lock()
-
-        def on_any_event(self, event: Any) -> None:
-            # Only changes count: reading a lecture (as tracing does) raises opened/closed events.
-            if event.event_type not in ("modified", "created", "moved", "deleted") or event.is_directory:
-                return
-            path = str(getattr(event, "dest_path", "") or event.src_path)
-            if not path.endswith((".py", ".svg", ".png")):
-                return
-            with self._lock:
-                if self._timer is not None:
-                    self._timer.cancel()
-                self._timer = threading.Timer(0.4, self._retrace, args=(Path(path),))
-                self._timer.daemon = True
-                self._timer.start()
-
-        def _retrace(self, changed: Path) -> None:
-            print(f"lectrace: {rel(changed, project_root)} changed; re-tracing stale lectures", file=sys.stderr)
-            build(project_root, jobs=os.cpu_count() or 1, timeout=timeout, force=force, site=False, show=False)
-
-    observer = Observer()
-    observer.schedule(Retrace(), str(lectures_dir), recursive=True)
-    observer.start()
-    command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address,
-               "--watch", layout.TRACES_DIR, "--watch", str(layout.TEMPLATES_DIR), "--watch", str(layout.ASSETS_DIR)]
-    child = subprocess.Popen(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
-
-    def stop_serving(signum: int, _frame: Any) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, stop_serving)
-    try:
-        return child.wait()
-    except KeyboardInterrupt:
-        return 0
-    finally:
-        if child.poll() is None:  # never leave the mkdocs server running behind us
-            child.terminate()
-            try:
-                child.wait(10)
-            except subprocess.TimeoutExpired:
-                child.kill()
-        observer.stop()
-        observer.join()
-
-
-def _project_root() -> Path:
-    from tracer.capture.runner import find_project_root
-
-    return find_project_root(Path.cwd())
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    root = _project_root()
-    report = check(root, jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
-    for problem in report.problems:
-        print(problem, file=sys.stderr)
-    if report.problems:
-        print(f"lectrace check: {len(report.problems)} problem(s) in {report.lectures} lecture(s)", file=sys.stderr)
-        return 3
-    print(f"lectrace check: {report.lectures} lecture(s) run, every committed trace fresh and valid", file=sys.stderr)
-    return 0
-
-
-def cmd_build(args: argparse.Namespace) -> int:
-    return build(_project_root(), jobs=args.jobs, timeout=args.timeout, force=args.force, site=not args.no_site,
-                 show=not args.quiet)
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    return serve(_project_root(), address=args.address, timeout=args.timeout, force=args.force)
-
-
-def add_commands(sub: Any) -> None:
-    """Register check/build/serve on the CLI's subparsers."""
-    cores = os.cpu_count() or 1
-    check_p = sub.add_parser("check", help="re-trace every lecture in a temp dir; fail on stale/missing/invalid traces")
-    check_p.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
-    check_p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
-    check_p.add_argument("-q", "--quiet", action="store_true")
-    check_p.set_defaults(func=cmd_check)
-
-    build_p = sub.add_parser("build", help="re-trace lectures whose sources changed, then build the site")
-    build_p.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
-    build_p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
-    build_p.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
-    build_p.add_argument("--no-site", action="store_true", help="only re-trace; skip mkdocs build")
-    build_p.add_argument("-q", "--quiet", action="store_true")
-    build_p.set_defaults(func=cmd_build)
-
-    serve_p = sub.add_parser("serve", help="serve the site and re-trace a lecture when it is saved")
-    serve_p.add_argument("-a", "--address", default="127.0.0.1:8000")
-    serve_p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
-    serve_p.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
-    serve_p.set_defaults(func=cmd_serve)

@@ -123,6 +123,14 @@ class Recorder:
         except ValueError:
             return None
 
+    def location(self) -> str | None:
+        """``path:line`` of the innermost traced frame now running (for progress and timeouts), or None."""
+        try:  # read from another thread while the lecture runs: the stack may empty meanwhile
+            top = self._stack[-1]
+        except IndexError:
+            return None
+        return f"{top.key[0]}:{top.line}"
+
     def warn_once(self, message: str) -> None:
         if message not in self._warned:
             self._warned.add(message)

@@ -25,6 +25,7 @@ from types import ModuleType, TracebackType
 from typing import Any, Callable
 
 from tracer import layout
+from tracer.layout import find_project_root
 from tracer.capture import api
 from tracer.capture.compute import LineMeter
 from tracer.capture.directives import parse_source
@@ -33,8 +34,6 @@ from tracer.capture.recorder import LectureFile, Recorder
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.values import Limits, ValueEncoder
-
-PROJECT_MARKERS = ("mkdocs.yml", "pyproject.toml", ".git")
 
 
 class LectureError(Exception):
@@ -50,17 +49,6 @@ class RunResult:
     error_line: str | None = None  # "path:line: Type: message" for a lecture that raised
     warnings: list[str] = field(default_factory=list)
     trace_text: str | None = None
-
-
-def find_project_root(start: Path) -> Path:
-    for directory in [start, *start.parents]:
-        if any((directory / marker).exists() for marker in PROJECT_MARKERS):
-            return directory
-    return start
-
-
-def default_output(lecture: Path, project_root: Path) -> Path:
-    return layout.trace_path(project_root, lecture)
 
 
 def sha256_file(path: Path) -> str:
@@ -183,7 +171,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         shown = str(lecture)
     _check_source(path, shown)
     path = path.resolve()
-    out_path = Path(output) if output is not None else default_output(path, project_root)
+    out_path = Path(output) if output is not None else layout.trace_path(project_root, path)
 
     lecture_dir = str(path.parent) + os.sep
     for name in _lecture_modules(lecture_dir):

@@ -6,7 +6,8 @@ generated Markdown page ``lectures/NAME.md`` (URL ``lectures/NAME/``), a highlig
 ``lectures/NAME/source.html``, the site's own assets (``site/assets/*`` -> ``assets/lectrace/*``)
 and every local image a lecture shows (``PATH`` -> ``assets/PATH``). ``on_page_content`` puts the
 HTML slots back into the converted Markdown and wraps it in ``lecture.html.j2``; ``on_post_build``
-writes the step viewer's ``data.js`` beside each page. Glue only: this module must not decide how
+writes the step viewer's ``data.js`` beside each page; ``on_serve`` makes ``mkdocs serve`` watch the
+traces, templates and assets. Glue only: this module must not decide how
 values look (``tracer.site.cards``) or what the document holds (``tracer.site.page_model``).
 """
 
@@ -206,6 +207,15 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
                 "status_error": trace["status"] == "error",
             })
         return self.env.get_template("home.html.j2").render(lectures=lectures)
+
+    # --- serving -----------------------------------------------------------------------------
+
+    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        # Plain `mkdocs serve` rebuilds when a trace is (re-)written or a template or asset is edited.
+        for directory in (self.traces_dir, Path(self.config.templates_dir or layout.TEMPLATES_DIR), self.assets_dir):
+            if directory.is_dir():
+                server.watch(str(directory))
+        return server
 
     # --- after the build ---------------------------------------------------------------------
 

@@ -1,0 +1,31 @@
+"""The ``lectrace`` command's exit codes, in one place.
+
+Every command returns one of these; ``cli`` prints :data:`EPILOG` (made from the same table) in its
+help, and ``regen``, ``serve`` and the timeout watchdog use the names, never bare numbers. This
+module must stay free of imports beyond the standard library.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    LECTURE_FAILED = 1  # a lecture raised (its trace, with the error, is still written); a build step failed
+    BAD_INPUT = 2  # bad arguments, missing file, syntax error, import error, no main(): nothing written
+    PROBLEMS = 3  # check: a trace is missing, stale or invalid, or a lecture failed
+    TIMEOUT = 124  # a lecture ran past --timeout: nothing written, the previous trace is kept
+    INTERRUPTED = 130  # Ctrl-C: traces written so far are complete
+
+
+MEANINGS = {
+    ExitCode.OK: "success",
+    ExitCode.LECTURE_FAILED: "a lecture raised an exception (its trace is still written, ending at the failing line)",
+    ExitCode.BAD_INPUT: "bad input: missing file, syntax error, import error, no main(); nothing written",
+    ExitCode.PROBLEMS: "check: a trace is missing, stale, invalid, or a lecture failed",
+    ExitCode.TIMEOUT: "a lecture ran past --timeout; nothing written, the previous trace is kept",
+    ExitCode.INTERRUPTED: "interrupted (Ctrl-C); traces written so far are complete",
+}
+
+EPILOG = "exit codes:\n" + "".join(f"  {int(code):<4} {MEANINGS[code]}\n" for code in ExitCode)

@@ -207,3 +207,22 @@ def test_no_cap_when_under_the_limit(tmp_path):
     run_lecture(LECTURES / "many_steps.py", output=tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
     assert trace["truncated"] is None and len(trace["steps"]) == 2 + 2 * 200 + 1 + 1
+
+
+def test_hot_path_tuples_follow_the_step_fields():
+    # The hot path appends plain tuples for speed; they must line up with recorder.Step's fields.
+    from tracer.capture.recorder import CALL, EXTRAS, KEY, LINE, MEMORY, PREFIX, Step
+
+    seen = []
+    run_lecture(LECTURES / "calls_and_comprehensions.py", write=False, on_recorder=seen.append)
+    steps = seen[0].steps
+    assert (PREFIX, KEY, LINE, EXTRAS, MEMORY) == (0, 1, 2, 3, 4) and len(Step._fields) == 5
+    assert any(type(s) is tuple for s in steps) and any(s[EXTRAS] is CALL for s in steps)
+    for raw in steps:
+        step = Step._make(raw)
+        assert isinstance(step.line, int) and step.line >= 1
+        assert len(step.key) == 2 and all(isinstance(part, str) for part in step.key)
+        assert step.key[0] == "tests/lectures/calls_and_comprehensions.py"
+        assert all(isinstance(p, str) and isinstance(n, int) and isinstance(f, str) for p, n, f in step.prefix)
+        assert step.extras is None or isinstance(step.extras, dict)
+        assert len(step.memory) == 2 and all(isinstance(n, int) for n in step.memory)

@@ -43,8 +43,10 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
         recorder = recorder_box[0] if recorder_box else None
         where = label
         if recorder is not None and recorder.steps:
+            from tracer.capture.recorder import KEY, LINE
+
             step = recorder.steps[-1]
-            where = f"{step[1][0]}:{step[2]}"
+            where = f"{step[KEY][0]}:{step[LINE]}"
         if recorder is not None and recorder.location():
             where = recorder.location()
         sys.stderr.write(f"{where}: timeout: {label} ran longer than {seconds:g}s; previous trace kept\n")

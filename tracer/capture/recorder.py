@@ -23,7 +23,7 @@ import gc
 import sys
 from pathlib import Path
 from types import CodeType, FrameType
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from tracer import layout
 from tracer.capture.directives import Directives, FileDirectives, parse_source
@@ -34,6 +34,24 @@ from tracer.capture.values import ValueEncoder, lookup
 _UNTRACED_NAMES = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>", "<module>"})
 _INSPECT_ALL = Directives()
 CALL = {"call": True}  # shared extras of a "line is calling into lecture code" step
+
+
+class Step(NamedTuple):
+    """One recorded step, as the recorder collects it (``trace_writer`` turns it into a trace step).
+
+    The per-line hot path appends plain tuples in this field order, because building a NamedTuple
+    costs about three times a tuple per line; read any step by the index constants below (or
+    ``Step._make(step)`` off the hot path), never by bare numbers.
+    """
+
+    prefix: tuple[tuple[str, int, str], ...]  # (path, line, function) of the traced callers, outermost first
+    key: tuple[str, str]  # (path, function) of the frame this step is in
+    line: int  # the line executed (a statement's first line)
+    extras: dict[str, Any] | None  # env/renderings/stdout/clear/compute/error/unwind, CALL, or None
+    memory: tuple[int, int]  # (nbytes, peak_nbytes) sampled after the line
+
+
+PREFIX, KEY, LINE, EXTRAS, MEMORY = (Step._fields.index(name) for name in ("prefix", "key", "line", "extras", "memory"))
 
 
 class _Frame:
@@ -79,7 +97,7 @@ class Recorder:
         self.max_steps = max_steps
         self.meter_factory = meter_factory
         self._warn = warn or (lambda message: print(f"lectrace: warning: {message}", file=sys.stderr))
-        self.steps: list[tuple[Any, ...]] = []  # (prefix, key, line, extras | None, memory)
+        self.steps: list[Step] = []  # plain tuples in Step's field order (see Step)
         self.files: dict[str, LectureFile] = {}  # absolute filename -> info, lecture files only
         self.warnings: list[str] = []
         self.truncated = False
@@ -205,7 +223,7 @@ class Recorder:
                     return None
                 if parent.line:
                     # One "call" step per call, so `f(1) + f(2)` shows two separate descents.
-                    append((parent.prefix, parent.key, parent.line, CALL, probe_sample()))
+                    append((parent.prefix, parent.key, parent.line, CALL, probe_sample()))  # a Step
                 prefix = parent.prefix + ((parent.key[0], parent.line, parent.key[1]),)
                 # One shared tuple per call site: steps stay small and the writer can cache by id.
                 prefix = prefixes.setdefault(prefix, prefix)
@@ -231,7 +249,7 @@ class Recorder:
                         # frees x (and its memory) when the lecture expects it to.
                         frame.f_locals
                     if top.current is None and not recorder._pending:
-                        append((top.prefix, top.key, top.line, None, probe_sample()))
+                        append((top.prefix, top.key, top.line, None, probe_sample()))  # a Step
                     else:
                         finish(top, frame)
                     if len(steps) >= max_steps:
@@ -247,7 +265,7 @@ class Recorder:
                 top = stack.pop()
                 if top.line:
                     if top.current is None and not recorder._pending and top.exc is None:
-                        append((top.prefix, top.key, top.line, None, probe_sample()))
+                        append((top.prefix, top.key, top.line, None, probe_sample()))  # a Step
                     else:
                         finish(top, frame, top.exc)
                 return None
@@ -259,7 +277,7 @@ class Recorder:
 
     # -- the slow path (lines with directives, renderings or output) ------------------------------
     def _record(self, state: _Frame, extras: dict[str, Any] | None) -> None:
-        self.steps.append((state.prefix, state.key, state.line, extras, self.probe.sample()))
+        self.steps.append(Step(state.prefix, state.key, state.line, extras, self.probe.sample()))
 
     def _finish_line(self, state: _Frame, frame: FrameType, unwinding: Any = None) -> None:
         extras: dict[str, Any] = {}

@@ -30,7 +30,7 @@ from tracer.capture import api
 from tracer.capture.compute import LineMeter
 from tracer.capture.directives import parse_source
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
-from tracer.capture.recorder import LectureFile, Recorder
+from tracer.capture.recorder import EXTRAS, KEY, LectureFile, Recorder, Step
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.values import Limits, ValueEncoder
@@ -142,9 +142,9 @@ def _lecture_traceback(tb: TracebackType | None, recorder: Recorder) -> list[dic
     return frames
 
 
-def _title(steps: list[tuple[Any, ...]], module: ModuleType, name: str) -> str:
+def _title(steps: list[Step], module: ModuleType, name: str) -> str:
     for step in steps:
-        extras = step[3]
+        extras = step[EXTRAS]
         for rendering in (extras or {}).get("renderings", ()):
             if rendering.get("type") == "markdown" and rendering["data"].startswith("# "):
                 return rendering["data"][2:].splitlines()[0].strip()
@@ -238,15 +238,15 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         where = f"{tb[-1]['path']}:{tb[-1]['line']}" if tb else f"{shown}:1"
         error_line = f"{where}: {type(escaped).__name__}: {message}".splitlines()[0]
         for index, step in enumerate(steps):
-            extras = step[3]
+            extras = step[EXTRAS]
             if extras is not None and extras.get("unwind") is escaped:
                 extras = dict(extras)
                 extras["error"] = header_error
                 del steps[index + 1:]
-                steps[index] = (*step[:3], extras, step[4])
+                steps[index] = Step._make(step)._replace(extras=extras)
                 break
 
-    files_with_steps = {step[1][0] for step in steps}
+    files_with_steps = {step[KEY][0] for step in steps}
     lecture_files = sorted(recorder.files.values(), key=lambda f: f.path)
     for module_obj in loaded.values():
         module_file = getattr(module_obj, "__file__", None)

@@ -12,7 +12,7 @@ import gc
 import json
 from typing import Any, Iterable
 
-from tracer.capture.recorder import CALL
+from tracer.capture.recorder import CALL, Step
 
 _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
@@ -40,7 +40,7 @@ def _frame(path: str, line: int, function: str) -> str:
 
 
 class StepWriter:
-    """Formats step tuples ``(prefix, (path, function), line, extras, (nbytes, peak))``."""
+    """Formats the recorder's steps (``recorder.Step``: plain tuples in its field order)."""
 
     def __init__(self) -> None:
         self._heads: dict[tuple[int, int, int], str] = {}
@@ -60,8 +60,8 @@ class StepWriter:
             text = self._prefixes[id(prefix)] = "".join(_frame(*position) + "," for position in prefix)
         return '{"stack":[' + text + _frame(key[0], line, key[1]) + "],"
 
-    def step(self, step: tuple[Any, ...]) -> str:
-        prefix, key, line, extras, memory = step
+    def step(self, step: Step) -> str:
+        prefix, key, line, extras, memory = step  # Step's fields, unpacked by position (no attribute lookups)
         if extras is None or extras is CALL:
             # Plain steps repeat exactly (a loop body, the same memory figure): format each once.
             plain_key = (id(prefix), id(key), line, id(memory), extras is None)
@@ -92,7 +92,7 @@ _EMPTY = '"env":{},"renderings":[],"stdout":"",'
 _PLACED = frozenset({"env", "renderings", "stdout", "unwind"})
 
 
-def trace_json(header: dict[str, Any], steps: Iterable[tuple[Any, ...]]) -> str:
+def trace_json(header: dict[str, Any], steps: Iterable[Step]) -> str:
     """The whole trace: ``header`` fields, then ``"steps"`` one per line."""
     writer = StepWriter()
     steps = list(steps)  # the writer caches by object id: every step must stay alive until written

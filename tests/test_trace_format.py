@@ -142,3 +142,99 @@ def test_write_atomic_crash_keeps_old_file_and_no_temp(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert path.read_text(encoding="utf-8") == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
+
+
+# -- the contract is written once: schema, TypedDicts and the writer's real output agree -------------
+REPO = Path(__file__).resolve().parent.parent
+
+
+def typed_keys(typed_dict) -> tuple[set[str], set[str]]:
+    """(all keys, required keys) of a TypedDict."""
+    from tracer.trace_format import optional_keys
+
+    keys = set(typed_dict.__annotations__)
+    return keys, keys - optional_keys(typed_dict)
+
+
+def schema_keys(node: dict) -> tuple[set[str], set[str]]:
+    return set(node.get("properties", {})), set(node.get("required", []))
+
+
+def real_traces(traces) -> list[dict]:
+    produced = [json.loads(path.read_text(encoding="utf-8")) for path in traces.values()]
+    committed = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((REPO / "site" / "traces").glob("*.json"))]
+    return produced + committed
+
+
+def test_schema_and_typeddicts_name_the_same_fields():
+    from tracer import trace_format as tf
+    from tracer.trace_format import schema
+
+    s = schema()
+    defs = s["$defs"]
+    pairs = {"Trace": (tf.Trace, s), "Step": (tf.Step, defs["step"]), "Frame": (tf.Frame, defs["frame"]),
+             "ErrorInfo": (tf.ErrorInfo, defs["error"]), "Memory": (tf.Memory, defs["memory"]),
+             "Compute": (tf.Compute, defs["compute"]), "Lecture": (tf.Lecture, s["properties"]["lecture"]),
+             "Environment": (tf.Environment, s["properties"]["environment"])}
+    for name, (typed, node) in pairs.items():
+        keys, required = typed_keys(typed)
+        schema_all, schema_required = schema_keys(node)
+        assert keys == schema_all, f"{name}: TypedDict and schema disagree on fields: {keys ^ schema_all}"
+        if typed.__total__:  # total=False TypedDicts (Environment) cannot say which keys are required
+            assert required == schema_required, f"{name}: required fields differ: {required ^ schema_required}"
+    # Every rendering kind the types allow has a schema branch, and no other kind is valid.
+    rendering = defs["rendering"]
+    assert set(rendering["properties"]["type"]["enum"]) == set(tf.RENDERING_TYPES)
+    branches = {b["if"]["properties"]["type"]["const"] for b in rendering["allOf"]}
+    assert branches == set(tf.RENDERING_TYPES)
+    rendering_fields = set().union(*(b["then"].get("properties", {}) for b in rendering["allOf"])) | {"type"}
+    assert rendering_fields == set(tf.Rendering.__annotations__)
+    tensor = next(b["then"] for b in defs["value"]["allOf"] if b["if"]["properties"]["type"].get("const") == "tensor")
+    assert set(tensor["required"]) | {"type", "stats"} == set(tf.TensorValue.__annotations__)
+
+
+def test_writer_output_uses_only_declared_fields(traces):
+    from tracer import trace_format as tf
+
+    seen_step_keys: set[str] = set()
+    for trace in real_traces(traces):
+        trace_keys, trace_required = typed_keys(tf.Trace)
+        assert trace_required <= set(trace) <= trace_keys, set(trace) ^ trace_keys
+        assert set(trace["environment"]) <= set(tf.Environment.__annotations__)
+        for step in trace["steps"]:
+            keys, required = typed_keys(tf.Step)
+            assert required <= set(step) <= keys, set(step) - keys
+            seen_step_keys |= set(step)
+            for rendering in step["renderings"]:
+                assert rendering["type"] in tf.RENDERING_TYPES
+                assert set(rendering) <= set(tf.Rendering.__annotations__), set(rendering)
+            if "compute" in step:
+                assert set(step["compute"]) <= set(tf.Compute.__annotations__)
+    # the traces exercised every optional step field except compute (only @flops lines have it)
+    assert typed_keys(tf.Step)[0] - seen_step_keys <= {"compute"}
+
+
+def test_read_side_accessors(traces):
+    from tracer import trace_format as tf
+
+    trace = load_trace(traces["renderings_demo"])
+    kinds = {rendering["type"] for _i, rendering in tf.iter_renderings(trace)}
+    assert kinds <= set(tf.RENDERING_TYPES) and "markdown" in kinds
+    assert all(not p.startswith(("http:", "https:")) for p in tf.local_images(trace))
+    assert tf.step_frame(trace["steps"][0])["path"] == "tests/lectures/renderings_demo.py"
+    assert tf.source_text(trace, "nowhere.py") == "" and tf.source_text(trace, trace["lecture"]["path"])
+    assert len(tf.memory_nbytes(trace)) == len(trace["steps"])
+    capped = load_trace(traces["many_steps"])
+    assert tf.trace_notes(capped)[-1] == "recording stopped after 60 steps"
+    assert tf.read_header(traces["uses_helper"])["lecture"]["name"] == "uses_helper"
+    assert tf.read_header(Path("/nonexistent.json")) is None
+
+
+def test_write_atomic_respects_umask_without_changing_it(tmp_path):
+    before = os.umask(0o027)
+    try:
+        write_atomic(tmp_path / "t.json", "{}")
+        assert (tmp_path / "t.json").stat().st_mode & 0o777 == 0o640
+        assert os.umask(0o027) == 0o027  # unchanged by the write
+    finally:
+        os.umask(before)

@@ -2,8 +2,12 @@
 
 This module is the single source of truth for what a trace is. The TypedDicts below describe the
 JSON that the recorder writes and the site reads; ``trace.schema.json`` (shipped beside this file)
-says the same thing to a validator, and ``SCHEMA_VERSION`` goes up on every incompatible change.
-It must not run lectures or render anything: it only knows the shape of the data.
+says the same thing to a validator (``tests/test_trace_format.py`` checks that the two and the
+writer's real output agree), and ``SCHEMA_VERSION`` goes up on every incompatible change. The read
+side is :func:`load_trace` (read + validate) and :func:`read_header` (no validation, for freshness
+checks), plus small typed accessors (:func:`step_frame`, :func:`iter_renderings`,
+:func:`local_images`, :func:`trace_notes`, ...) that every consumer uses instead of walking raw
+dicts its own way. It must not run lectures or render anything: it only knows the shape of the data.
 
 Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict with a ``type`` key:
 
@@ -34,12 +38,10 @@ import os
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Iterator, Literal, NotRequired, TypedDict, get_args, get_origin, get_type_hints
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
 
 
 class Frame(TypedDict):
@@ -73,8 +75,12 @@ class Compute(TypedDict):
     peak_note: NotRequired[str | None]  # why peak/mfu are null
 
 
+RenderingType = Literal["markdown", "image", "link", "note", "plot"]
+RENDERING_TYPES: tuple[str, ...] = get_args(RenderingType)  # every kind the authoring API can emit
+
+
 class Rendering(TypedDict, total=False):
-    type: Literal["markdown", "image", "link", "note", "plot"]
+    type: RenderingType
     data: str  # markdown/note text; image path (project-relative) or URL
     style: dict[str, Any] | None
     verbatim: bool
@@ -153,6 +159,14 @@ class Trace(TypedDict):
     steps: list[Step]
 
 
+def optional_keys(typed_dict: type) -> frozenset[str]:
+    """Keys a TypedDict marks NotRequired (or all keys of a total=False one)."""
+    if not typed_dict.__total__:  # type: ignore[attr-defined]
+        return frozenset(typed_dict.__annotations__)
+    hints = get_type_hints(typed_dict, include_extras=True)
+    return frozenset(name for name, hint in hints.items() if get_origin(hint) is NotRequired)
+
+
 class TraceError(Exception):
     """A trace file that cannot be used; str() is one line naming the file and the reason."""
 
@@ -196,13 +210,80 @@ def load_trace(path: str | os.PathLike[str], *, validate: bool = True) -> Trace:
     return data  # type: ignore[return-value]
 
 
+def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """A trace's top-level fields without validating it, or None when it is missing or unreadable.
+
+    For freshness checks (``regen``), which must cope with old or broken traces."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+# -- typed access (what consumers read) ------------------------------------------------------------
+def step_frame(step: Step) -> Frame:
+    """The frame a step is about: the innermost one, whose line was executed."""
+    return step["stack"][-1]
+
+
+def iter_renderings(trace: Trace) -> Iterator[tuple[int, Rendering]]:
+    """(step index, rendering) for every rendering in the trace, in order."""
+    for index, step in enumerate(trace["steps"]):
+        for rendering in step["renderings"]:
+            yield index, rendering
+
+
+def local_images(trace: Trace) -> list[str]:
+    """Project-relative paths of the local images the lecture shows (URLs left out), first use first."""
+    found: dict[str, None] = {}
+    for _index, rendering in iter_renderings(trace):
+        if rendering.get("type") == "image" and not rendering.get("external"):
+            found.setdefault(rendering["data"])
+    return list(found)
+
+
+def source_text(trace: Trace, path: str) -> str:
+    """The recorded source of ``path`` ("" for a file without steps)."""
+    return trace["files"].get(path, "")
+
+
+def hidden_lines(trace: Trace, path: str) -> set[int]:
+    return set(trace.get("hidden_lines", {}).get(path, ()))
+
+
+def memory_nbytes(trace: Trace) -> list[int]:
+    """Memory in use after each step (bytes)."""
+    return [step["memory"]["nbytes"] for step in trace["steps"]]
+
+
+def trace_notes(trace: Trace) -> list[str]:
+    """The run's warnings, plus a note when the step cap stopped recording."""
+    notes = list(trace.get("warnings", []))
+    if trace.get("truncated"):
+        notes.append(f"recording stopped after {trace['truncated']['max_steps']} steps")  # type: ignore[index]
+    return notes
+
+
+def _umask() -> int:
+    """The process umask, read without changing it (Linux reports it in /proc; else assume 022)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
 def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` so that readers see either the old file or the whole new one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp's 0600 would make committed traces private
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would make committed traces private
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()

@@ -170,3 +170,37 @@ def test_anchors_and_styles():
     assert css_style({"color": "red", "fontSize": 20}) == "color: red; font-size: 20px"
     assert css_style({"background": "url(javascript:alert(1))"}) == ""
     assert css_style({"color": "red;} body {display:none"}) == ""
+
+
+# One minimal, schema-valid example per rendering kind: adding a kind to trace_format.RENDERING_TYPES
+# fails here until it has an example, and then until HtmlRenderer draws it (instead of "unknown").
+RENDERING_EXAMPLES = {
+    "markdown": {"type": "markdown", "data": "hello"},
+    "note": {"type": "note", "data": "aside"},
+    "image": {"type": "image", "data": "https://example.org/x.png", "external": True, "width": None},
+    "link": {"type": "link", "url": "https://example.org", "title": "Example", "internal": None},
+    "plot": {"type": "plot", "spec": {"mark": "line", "data": {"values": [{"x": 1, "y": 2}]},
+                                      "encoding": {"x": {"field": "x"}, "y": {"field": "y"}}}},
+}
+
+
+def test_every_rendering_kind_has_a_renderer_and_a_schema_entry(renderer):
+    import ast
+    from pathlib import Path
+
+    import jsonschema
+
+    from tracer.trace_format import RENDERING_TYPES, schema
+
+    assert set(RENDERING_EXAMPLES) == set(RENDERING_TYPES)
+    rendering_schema = {**schema()["$defs"]["rendering"], "$defs": schema()["$defs"]}
+    for kind, example in RENDERING_EXAMPLES.items():
+        jsonschema.validate(example, rendering_schema)
+        assert "unknown rendering type" not in renderer.rendering(example), kind
+    # ... and every kind the authoring API emits is one of them.
+    api = Path(__file__).resolve().parent.parent / "tracer" / "capture" / "api.py"
+    emitted = {node.values[node.keys.index(key)].value for node in ast.walk(ast.parse(api.read_text()))
+               if isinstance(node, ast.Dict) for key in node.keys
+               if isinstance(key, ast.Constant) and key.value == "type"
+               and isinstance(node.values[node.keys.index(key)], ast.Constant)}
+    assert emitted and emitted <= set(RENDERING_TYPES), emitted - set(RENDERING_TYPES)

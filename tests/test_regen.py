@@ -209,3 +209,19 @@ def test_missing_module_is_named(tmp_path):
     problems = regen.check(root, jobs=1, timeout=60, show=False).problems
     assert any("lectures/needs.py:1: ModuleNotFoundError: No module named 'no_such_module_here'" in p
                for p in problems)
+
+
+def test_a_crlf_lecture_is_fresh_after_tracing(tmp_path, capsys):
+    # The runner records and regen checks the same digest (trace_format.sha256_file), so CRLF line
+    # endings no longer make a lecture look stale forever.
+    root = make_project(tmp_path, {})
+    lecture = root / "lectures" / "crlf.py"
+    lecture.write_bytes(b'def main():\r\n    words = ["a", "b"]  # @inspect words\r\n    n = len(words)\r\n')
+    assert build(root) == 0
+    assert regen.freshness(lecture, root / "site" / "traces" / "crlf.json", root) is None
+    capsys.readouterr()
+    assert build(root) == 0
+    assert "nothing to re-trace" in capsys.readouterr().err
+    assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
+    lecture.write_bytes(lecture.read_bytes().replace(b'"b"', b'"c"'))
+    assert "stale" in (regen.freshness(lecture, root / "site" / "traces" / "crlf.json", root) or "")

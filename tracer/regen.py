@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import hashlib
-import json
 import os
 import subprocess
 import sys
@@ -25,7 +23,7 @@ from typing import Any, Iterator
 
 from tracer import layout
 from tracer.exit_codes import ExitCode
-from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace
+from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file
 
 
 
@@ -44,22 +42,13 @@ def cuda_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
-def read_header(trace_path: Path) -> dict[str, Any] | None:
-    """The trace's top-level fields, or None when it is missing or unreadable."""
-    try:
-        data = json.loads(trace_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def stale_sources(trace: dict[str, Any], project_root: Path) -> list[str]:
     """Paths recorded in the trace whose current content differs (or that are gone)."""
     changed = []
     for rel, digest in (trace.get("sources") or {}).items():
         file = project_root / rel
         try:
-            current = hashlib.sha256(file.read_bytes()).hexdigest()
+            current = sha256_file(file)
         except OSError:
             changed.append(f"{rel} (missing)")
             continue

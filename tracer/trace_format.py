@@ -33,6 +33,7 @@ Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict w
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -148,7 +149,7 @@ class Environment(TypedDict, total=False):
 class Trace(TypedDict):
     schema_version: int
     lecture: Lecture
-    sources: dict[str, str]  # path -> sha256 of every lecture file the run loaded (and local images)
+    sources: dict[str, str]  # path -> sha256_file() of every lecture file the run loaded (and local images)
     files: dict[str, str]  # path -> source text, for files that have steps
     hidden_lines: dict[str, list[int]]  # path -> lines marked @hide
     environment: Environment
@@ -208,6 +209,15 @@ def load_trace(path: str | os.PathLike[str], *, validate: bool = True) -> Trace:
         if problem:
             raise TraceError(f"{path}: invalid trace {problem}")
     return data  # type: ignore[return-value]
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The digest recorded in a trace's ``sources``: sha256 of the file's bytes as they are on disk.
+
+    The runner (writing ``sources``) and regen (checking freshness) both call this one function, so
+    a file is fresh whatever its line endings (hashing newline-normalised text on one side and raw
+    bytes on the other made every CRLF lecture look stale)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:

@@ -11,7 +11,6 @@ imported, so a previous trace is never destroyed by bad input. This module must 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 import io
 import os
@@ -31,7 +30,7 @@ from tracer.capture.compute import LineMeter
 from tracer.capture.directives import parse_source
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, Recorder, Step
-from tracer.trace_format import SCHEMA_VERSION, write_atomic
+from tracer.trace_format import SCHEMA_VERSION, sha256_file, write_atomic
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.values import Limits, ValueEncoder
 
@@ -49,10 +48,6 @@ class RunResult:
     error_line: str | None = None  # "path:line: Type: message" for a lecture that raised
     warnings: list[str] = field(default_factory=list)
     trace_text: str | None = None
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 class _StdoutCapture(io.TextIOBase):
@@ -255,7 +250,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
             if rel is not None:
                 source = Path(module_file).read_text(encoding="utf-8")
                 lecture_files.append(LectureFile(rel, source, parse_source(source)))
-    sources = {f.path: hashlib.sha256(f.source.encode("utf-8")).hexdigest() for f in lecture_files}
+    sources = {f.path: sha256_file(project_root / f.path) for f in lecture_files}
     for image in sorted(sink.images):
         sources[image] = sha256_file(project_root / image)
     header: dict[str, Any] = {

@@ -31,6 +31,7 @@ from tracer.site.jaxtyping_dims import annotation_dims, name_dims
 from tracer.site.mathml import latex_to_mathml, render_markdown
 from tracer.site.plot_svg import simple_plot
 from tracer.site.stride_diagram import stride_diagram
+from tracer.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
 from tracer.site.units import format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds
 
 ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
@@ -248,7 +249,7 @@ def highlight_lines(source: str) -> list[str]:
 class HtmlRenderer:
     """Render pieces of one trace as HTML (the contract with the step viewer; see module docstring)."""
 
-    def __init__(self, trace: dict[str, Any], env: jinja2.Environment) -> None:
+    def __init__(self, trace: Trace, env: jinja2.Environment) -> None:
         self.trace = trace
         self.main_path: str = trace["lecture"]["path"]
         self.macros = env.get_template("cards.html.j2").module
@@ -262,14 +263,14 @@ class HtmlRenderer:
 
     # contract methods
 
-    def value(self, name: str, value: dict[str, Any], *, step_index: int) -> Markup:
+    def value(self, name: str, value: Value, *, step_index: int) -> Markup:
         view = value_view(value)
         if view["kind"] == "tensor":
             view = tensor_view(value, dims=self.dims_for(name, value, step_index),
                                shares=self.shared_with(name, value, step_index))
         return Markup(self.macros.value_card(name, view))
 
-    def rendering(self, rendering: dict[str, Any]) -> Markup:
+    def rendering(self, rendering: Rendering) -> Markup:
         kind = rendering.get("type")
         if kind == "markdown":
             if rendering.get("verbatim"):
@@ -288,34 +289,34 @@ class HtmlRenderer:
             return Markup(self.macros.plot(simple_plot(spec), json.dumps(spec, indent=2, ensure_ascii=False)))
         return Markup(self.macros.unknown_rendering(str(kind)))
 
-    def compute(self, compute: dict[str, Any]) -> Markup:
+    def compute(self, compute: Compute) -> Markup:
         return Markup(self.macros.compute_card(compute_view(compute)))
 
-    def error(self, error: dict[str, Any]) -> Markup:
+    def error(self, error: ErrorInfo) -> Markup:
         frames = [{"label": f"{f['path']}:{f['line']}", "function": f.get("function", ""),
                    "href": "#" + line_anchor(f["path"], f["line"], self.main_path)} for f in error.get("traceback", [])]
         return Markup(self.macros.error_card(error.get("type", "Error"), error.get("message", ""), frames))
 
     def code_lines(self, path: str) -> list[str]:
         if path not in self._code_cache:
-            self._code_cache[path] = highlight_lines(self.trace["files"].get(path, ""))
+            self._code_cache[path] = highlight_lines(source_text(self.trace, path))
         return self._code_cache[path]
 
     # helpers (also used by read mode)
 
-    def dims_for(self, name: str, value: dict[str, Any], step_index: int) -> list[tuple[str, str]] | None:
+    def dims_for(self, name: str, value: Value, step_index: int) -> list[tuple[str, str]] | None:
         """Dim names from a jaxtyping annotation on the step's line, paired with the tensor's shape."""
         steps = self.trace["steps"]
         if not 0 <= step_index < len(steps):
             return None
-        frame = steps[step_index]["stack"][-1]
+        frame = step_frame(steps[step_index])
         source = self.trace["files"].get(frame["path"])
         if source is None:
             return None
         dims = annotation_dims(source, frame["line"], name)
         return name_dims(dims, value["shape"]) if dims else None
 
-    def shared_with(self, name: str, value: dict[str, Any], step_index: int) -> list[str]:
+    def shared_with(self, name: str, value: Value, step_index: int) -> list[str]:
         """Other names recorded before this one (earlier steps, or earlier on this step) on the same storage."""
         names: list[str] = []
         users = self._storage_users.get(value["storage_id"], [])
@@ -327,7 +328,7 @@ class HtmlRenderer:
                 names.append(other)
         return names[:MAX_SHARED_NAMES]
 
-    def image_view(self, rendering: dict[str, Any]) -> dict[str, Any]:
+    def image_view(self, rendering: Rendering) -> dict[str, Any]:
         data = rendering["data"]
         src = data if rendering.get("external") else ROOT + "assets/" + data
         width = rendering.get("width")
@@ -335,7 +336,7 @@ class HtmlRenderer:
             width = f"{width}px" if width > 1 else f"{width * 100:g}%"
         return {"src": src, "alt": Path(data).name, "width": width, "style": css_style(rendering.get("style"))}
 
-    def link_view(self, rendering: dict[str, Any]) -> dict[str, Any]:
+    def link_view(self, rendering: Rendering) -> dict[str, Any]:
         internal = rendering.get("internal")
         if internal:
             href = "#" + line_anchor(internal["path"], internal["line"], self.main_path)

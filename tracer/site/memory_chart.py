@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracer.site.page_model import section_headings
+from tracer.trace_format import Environment, Trace, memory_nbytes
 from tracer.site.units import human_bytes
 
 WIDTH = 720
@@ -22,7 +23,7 @@ MAX_POINTS = 300
 LABEL_CHAR_PX = 5.2  # average width of a 9px section label character
 
 
-def memory_label(environment: dict[str, Any]) -> str:
+def memory_label(environment: Environment) -> str:
     """What the numbers measure, from the trace's environment."""
     if environment.get("memory_source") == "cuda_allocated":
         return "GPU memory allocated"
@@ -49,9 +50,9 @@ def downsample(values: list[int], max_points: int = MAX_POINTS) -> list[int]:
     return picked
 
 
-def memory_chart(trace: dict[str, Any], max_points: int = MAX_POINTS) -> dict[str, Any] | None:
+def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] | None:
     """Plain data for the timeline, or None when no step holds any memory."""
-    values = [step["memory"]["nbytes"] for step in trace["steps"]]
+    values = memory_nbytes(trace)
     if not values or max(values) == 0:
         return None  # nothing to chart: the lecture held no recorded tensor memory
     peak = max(values)
@@ -74,7 +75,7 @@ def memory_chart(trace: dict[str, Any], max_points: int = MAX_POINTS) -> dict[st
     return {
         "width": WIDTH,
         "height": HEIGHT,
-        "label": memory_label(trace.get("environment", {})),
+        "label": memory_label(trace["environment"]),
         "points": points,
         "polyline": " ".join(f"{p['x']},{p['y']}" for p in points),
         "sections": sections,

@@ -32,7 +32,7 @@ from tracer.site.cards import HtmlRenderer, template_env
 from tracer.site.memory_chart import memory_chart
 from tracer.site.page_model import section_headings
 from tracer.site.read_page import ReadPage, build_read_page, fill_slots, root_for
-from tracer.trace_format import TraceError, load_trace
+from tracer.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes
 from tracer.site.units import human_bytes
 from tracer.site.viewer_data import write_viewer_data
 
@@ -53,7 +53,7 @@ class LectraceConfig(Config):
 @dataclass
 class Lecture:
     name: str
-    trace: dict[str, Any]
+    trace: Trace
     trace_path: Path
     renderer: HtmlRenderer
     page: ReadPage | None = None
@@ -63,7 +63,7 @@ class Lecture:
         return layout.lecture_src_uri(self.name)
 
 
-def environment_text(environment: dict[str, Any]) -> str:
+def environment_text(environment: Environment) -> str:
     """One line saying where a trace was recorded: device/GPU, Python, torch."""
     if environment.get("device") == "cuda":
         device = "GPU " + (environment.get("gpu_name") or "(unknown)")
@@ -77,7 +77,7 @@ def environment_text(environment: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def device_text(environment: dict[str, Any]) -> str:
+def device_text(environment: Environment) -> str:
     if environment.get("device") == "cuda":
         return environment.get("gpu_name") or "GPU"
     return "CPU"
@@ -130,17 +130,12 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
         return files
 
     def _local_images(self, lecture: Lecture) -> list[str]:
-        found = []
-        for step in lecture.trace["steps"]:
-            for rendering in step["renderings"]:
-                if rendering.get("type") == "image" and not rendering.get("external"):
-                    path = rendering["data"]
-                    if ".." in Path(path).parts or Path(path).is_absolute():
-                        raise PluginError(f"lectrace: {lecture.trace_path}: image path {path!r} leaves the project")
-                    if not (self.project_root / path).is_file():
-                        raise PluginError(f"lectrace: {lecture.trace_path}: image {path} not found under {self.project_root}")
-                    if path not in found:
-                        found.append(path)
+        found = local_images(lecture.trace)
+        for path in found:
+            if ".." in Path(path).parts or Path(path).is_absolute():
+                raise PluginError(f"lectrace: {lecture.trace_path}: image path {path!r} leaves the project")
+            if not (self.project_root / path).is_file():
+                raise PluginError(f"lectrace: {lecture.trace_path}: image {path} not found under {self.project_root}")
         return found
 
     def _source_page(self, lecture: Lecture, config: Any) -> str:
@@ -182,7 +177,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             steps_count=len(trace["steps"]),
             status_error=trace["status"] == "error",
             trace_error=lecture.renderer.error(trace["error"]) if trace.get("error") else "",
-            warnings=trace.get("warnings", []) + ([f"recording stopped after {trace['truncated']['max_steps']} steps"] if trace.get("truncated") else []),
+            warnings=trace_notes(trace),
             memory=memory_chart(trace),
         )
 

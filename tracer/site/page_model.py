@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Union
+
+from tracer.trace_format import (Compute, ErrorInfo, Rendering, Trace, Value, hidden_lines, iter_renderings,
+                                 source_text, step_frame)
 
 RENDERING_CALLS = {"text", "note", "image", "link", "plot"}
 MAX_RENDERINGS_PER_LINE = 30  # a text() in a long loop shows its first runs, then a count
@@ -27,10 +30,10 @@ class LineRecord:
     first_step: int
     last_step: int = -1  # last completed (non-call) step; -1 until one completes
     runs: int = 0
-    env: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)  # name -> (step, value), last run
-    renderings: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    errors: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    compute: tuple[int, dict[str, Any]] | None = None
+    env: dict[str, tuple[int, Value]] = field(default_factory=dict)  # name -> (step, value), last run
+    renderings: list[tuple[int, Rendering]] = field(default_factory=list)
+    errors: list[tuple[int, ErrorInfo]] = field(default_factory=list)
+    compute: tuple[int, Compute] | None = None
     stdout: str = ""
 
 
@@ -56,7 +59,7 @@ class Annotation:
 Block = Union[CodeBlock, Annotation]
 
 
-def collect_lines(trace: dict[str, Any]) -> dict[int, LineRecord]:
+def collect_lines(trace: Trace) -> dict[int, LineRecord]:
     """Fold the steps into one record per executed statement of the main file.
 
     A step in another file (a helper module) lends its renderings and errors to the innermost
@@ -65,7 +68,7 @@ def collect_lines(trace: dict[str, Any]) -> dict[int, LineRecord]:
     main = trace["lecture"]["path"]
     records: dict[int, LineRecord] = {}
     for index, step in enumerate(trace["steps"]):
-        frame = step["stack"][-1]
+        frame = step_frame(step)
         if frame["path"] == main:
             record = records.setdefault(frame["line"], LineRecord(line=frame["line"], first_step=index))
             if not step.get("call"):
@@ -132,12 +135,12 @@ def _filler(text: str) -> bool:
     return not stripped or stripped.startswith("#") or stripped.rstrip(":").strip() in ("else", "try", "finally")
 
 
-def build_document(trace: dict[str, Any]) -> list[Block]:
+def build_document(trace: Trace) -> list[Block]:
     """The read-mode document of the trace's main file: code blocks and annotations, in file order."""
     main = trace["lecture"]["path"]
-    source = trace["files"].get(main, "")
+    source = source_text(trace, main)
     lines = source.splitlines()
-    hidden = set(trace.get("hidden_lines", {}).get(main, []))
+    hidden = hidden_lines(trace, main)
     records = collect_lines(trace)
     try:
         tree = ast.parse(source)
@@ -152,7 +155,7 @@ def build_document(trace: dict[str, Any]) -> list[Block]:
         shown.update(range(statement.start, statement.end + 1))
         ran.update(range(statement.start, statement.end + 1))
 
-    linked = {r["internal"]["line"] for s in trace["steps"] for r in s["renderings"]
+    linked = {r["internal"]["line"] for _index, r in iter_renderings(trace)
               if r.get("type") == "link" and r.get("internal") and r["internal"]["path"] == main}
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -225,15 +228,14 @@ def build_document(trace: dict[str, Any]) -> list[Block]:
     return blocks
 
 
-def section_headings(trace: dict[str, Any], level: int = 2) -> list[tuple[int, str]]:
+def section_headings(trace: Trace, level: int = 2) -> list[tuple[int, str]]:
     """(step index, heading text) for each Markdown heading of ``level`` a text() call rendered."""
     marker = "#" * level + " "
     found = []
-    for index, step in enumerate(trace["steps"]):
-        for rendering in step["renderings"]:
-            if rendering.get("type") != "markdown":
-                continue
-            for text_line in rendering.get("data", "").splitlines():
-                if text_line.startswith(marker):
-                    found.append((index, text_line[len(marker):].strip()))
+    for index, rendering in iter_renderings(trace):
+        if rendering.get("type") != "markdown":
+            continue
+        for text_line in rendering.get("data", "").splitlines():
+            if text_line.startswith(marker):
+                found.append((index, text_line[len(marker):].strip()))
     return found

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tracer.site.page_model import RENDERING_CALLS, section_headings
-from tracer.trace_format import write_atomic
+from tracer.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
 
 DATA_VERSION = 1
 SNAPSHOT_EVERY = 16  # a step's env is rebuilt from at most this many diffs
@@ -92,7 +92,7 @@ def _statement_info(source: str) -> tuple[dict[int, int], dict[str, set[int]], s
     return spans, first_lines, returns
 
 
-def frame_activations(trace: dict[str, Any]) -> tuple[list[int], list[int]]:
+def frame_activations(trace: Trace) -> tuple[list[int], list[int]]:
     """For each step: the step that called its frame (``parent``, -1 at the top) and the previous
     step of the same frame activation (``act_prev``, -1 at its first step).
 
@@ -108,14 +108,13 @@ def frame_activations(trace: dict[str, Any]) -> tuple[list[int], list[int]]:
     active: list[int] = []  # the parent step of the activation open at each depth
     steps = trace["steps"]
     for index, step in enumerate(steps):
-        stack = step["stack"]
-        depth = len(stack) - 1
-        frame = stack[-1]
+        depth = len(step["stack"]) - 1
+        frame = step_frame(step)
         del last_at_depth[depth + 1:], active[depth + 1:]
         previous = last_at_depth[depth] if depth < len(last_at_depth) else -1
         new = previous < 0
         if not new:
-            before = steps[previous]["stack"][-1]
+            before = step_frame(steps[previous])
             first_lines = infos.get(frame["path"], ({}, {}, set()))[1]
             before_returns = infos.get(before["path"], ({}, {}, set()))[2]
             new = (before["function"] != frame["function"] or before["path"] != frame["path"]
@@ -185,10 +184,9 @@ def reveal_steps(visits: list[tuple[int, int]], line_count: int) -> list[int]:
     return reveal
 
 
-def build_viewer_data(trace: dict[str, Any], renderer: Any) -> dict[str, Any]:
+def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     """The plain data behind ``data.js`` (see the module docstring for its layout)."""
     steps = trace["steps"]
-    hidden = {path: set(lines) for path, lines in trace.get("hidden_lines", {}).items()}
     paths = list(trace["files"])
     for step in steps:
         for frame in step["stack"]:
@@ -207,8 +205,9 @@ def build_viewer_data(trace: dict[str, Any], renderer: Any) -> dict[str, Any]:
     compute: dict[str, str] = {}
     line_renderings: list[dict[str, list[list[Any]]]] = [{} for _ in paths]
     visits: list[list[tuple[int, int]]] = [[] for _ in paths]
+    hidden = {path: hidden_lines(trace, path) for path in paths}
     for index, step in enumerate(steps):
-        frame = step["stack"][-1]
+        frame = step_frame(step)
         f = file_index[frame["path"]]
         if frame["function"] not in function_index:
             function_index[frame["function"]] = len(functions)
@@ -251,7 +250,7 @@ def build_viewer_data(trace: dict[str, Any], renderer: Any) -> dict[str, Any]:
     files = []
     for path in paths:
         lines = [str(html) for html in renderer.code_lines(path)]
-        spans, _first, _returns = _statement_info(trace["files"].get(path, ""))
+        spans, _first, _returns = _statement_info(source_text(trace, path))
         f = file_index[path]
         rendered = line_renderings[f]
         files.append({
@@ -325,7 +324,7 @@ def accumulated_env(data: dict[str, Any], step: int) -> dict[str, int]:
     return state
 
 
-def write_viewer_data(trace: dict[str, Any], renderer: Any, out_path: Path) -> None:
+def write_viewer_data(trace: Trace, renderer: Any, out_path: Path) -> None:
     """Write ``data.js`` (``window.LECTRACE_DATA = {...};``) atomically."""
     data = build_viewer_data(trace, renderer)
     text = "window.LECTRACE_DATA = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"

@@ -154,3 +154,67 @@ def test_invalid_trace_fails_the_build_with_the_reason(tmp_path):
     assert result.returncode != 0
     assert "bad.json" in result.stderr and "memory" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def authoring_site(tmp_path_factory):
+    root = make_project(tmp_path_factory.mktemp("authoring"), [trace_path("authoring_site")])
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    return root / "build" / "site"
+
+
+def code_text(html: str) -> str:
+    """The text of the page's code blocks, tags and entities removed."""
+    blocks = re.findall(r'<div class="lt-code highlight">(.*?)</div>', html, re.S)
+    return re.sub(r"<[^>]+>", "", "\n".join(blocks)).replace("&quot;", '"').replace("&#39;", "'")
+
+
+def test_page_shows_compact_citation_with_details_panel(authoring_site):
+    html = page(authoring_site, "authoring_site")
+    # text("See"), link(KAPLAN) on one line: one paragraph, the citation compact, details in its panel
+    para = re.search(r"<p>See <span class=\"lt-cite\">.*?</p>", html, re.S)
+    assert para, "the rendering-only line is one paragraph"
+    assert '<a class="lt-cite-label" href="https://arxiv.org/abs/2001.08361">[Kaplan+ 2020]</a>' in para.group(0)
+    panel = re.search(r'<span class="lt-cite-panel"[^>]*>(.*?)</span></span>', para.group(0), re.S).group(1)
+    for detail in ("Scaling Laws for Neural Language Models", "Jared Kaplan, Sam McCandlish", "2020-01-23", "the 6ND rule"):
+        assert detail in panel
+    # the panel opens with CSS alone (hover or keyboard focus)
+    css = (authoring_site / "assets" / "lectrace" / "site.css").read_text()
+    assert ".lt-cite:focus-within > .lt-cite-panel" in css and ".lt-cite:hover > .lt-cite-panel" in css
+
+
+def test_page_hides_directive_comments_and_rendering_only_code(authoring_site):
+    html = page(authoring_site, "authoring_site")
+    code = code_text(html)
+    assert "@inspect" not in code and "@" not in code.replace("@dataclass", "")
+    assert "flops = 6 * params  # six FLOPs per parameter" in code  # the prose before a directive stays
+    assert "params = 40000000000.0\n" in code  # a directive-only comment goes with its spaces
+    assert "text(" not in code and "named_link(" not in code and "plot(" not in code
+    assert '<a href="https://einops.rocks">einops</a>' in html  # the helper wrapper's link, as a paragraph
+    source = (authoring_site / "lectures" / "authoring_site" / "source.html").read_text()
+    assert "# @inspect params" in source  # the traced source keeps them
+
+
+def test_page_formats_numbers_with_exact_value_on_hover(authoring_site):
+    html = page(authoring_site, "authoring_site")
+    assert ('<code class="lt-scalar lt-type-float" title="40000000000.0 (float)" data-exact="40000000000.0">'
+            "<span>40,000,000,000</span></code>") in html
+    assert '<code class="lt-scalar lt-type-float" title="float">1e-12</code>' in html  # already exact
+
+
+def test_page_shows_verbatim_text_preformatted(authoring_site):
+    html = page(authoring_site, "authoring_site")
+    # (the indentation itself is the capture side's: text() keeps the author's whitespace)
+    assert re.search(r'<pre class="lt-verbatim">usage:\n\s*indented line</pre>', html)
+
+
+def test_plots_are_static_svg_files(authoring_site):
+    html = page(authoring_site, "authoring_site")
+    sources = re.findall(r'<img class="lt-plot-img" src="\.\./\.\./(assets/lectrace/plots/[0-9a-f]{16}\.svg)"', html)
+    assert len(sources) == 2  # the layered and the faceted chart
+    for src in sources:
+        svg = (authoring_site / src).read_text()
+        assert svg.startswith("<svg") and "<script" not in svg and "http" not in svg.split(">", 1)[1]
+    data_js = (authoring_site / "lectures" / "authoring_site" / "data.js").read_text()
+    assert all(src in data_js for src in sources)  # step mode shows the same files

@@ -1,6 +1,7 @@
 from traced import traced
 
-from tracer.site.page_model import Annotation, CodeBlock, build_document, collect_lines, section_headings
+from tracer.site.page_model import (Annotation, CodeBlock, build_document, collect_lines, is_rendering_only,
+                                     paragraph_groups, rendering_statement, section_headings)
 
 MAIN = "lectures/demo.py"
 SOURCE = """from tracer import text
@@ -116,3 +117,40 @@ def test_with_the_real_tracer():
     assert "secret_setup" not in shown_text  # @hide
     assert "def double(t):" in shown_text and "return t * 2" in shown_text
     assert section_headings(trace) == [(1, "Tensors"), (9, "Values")]
+
+
+def test_rendering_statement_kinds():
+    import ast
+
+    def kind(code):
+        return rendering_statement(ast.parse(code).body[0])
+
+    assert kind('text("See"), link(paper)') == "pure"
+    assert kind("link(paper)") == "pure"
+    assert kind('named_link("einops", url)') == "calls"
+    assert kind('text("a"), helper()') == "calls"
+    assert kind("x = text('a')") is None and kind("(1, text('a'))") is None and kind("x") is None
+    assert is_rendering_only("pure", rendered=True, recorded_other=True)
+    assert is_rendering_only("calls", rendered=True, recorded_other=False)
+    assert not is_rendering_only("calls", rendered=True, recorded_other=True)  # a helper that also computed
+    assert not is_rendering_only("pure", rendered=False, recorded_other=False)
+
+
+def test_paragraph_groups_join_prose_and_links_only():
+    see = {"type": "markdown", "data": "See"}
+    cite = {"type": "link", "url": "u", "title": "t"}
+    heading = {"type": "markdown", "data": "## A heading"}
+    listing = {"type": "markdown", "data": "- one\n- two"}
+    verbatim = {"type": "markdown", "data": "x", "verbatim": True}
+    assert paragraph_groups([see, cite]) == [[see, cite]]
+    assert paragraph_groups([heading, see, cite, listing]) == [[heading], [see, cite], [listing]]
+    assert paragraph_groups([verbatim, cite]) == [[verbatim], [cite]]
+
+
+def test_rendering_only_lines_and_helper_wrappers_replace_their_code():
+    trace = traced("authoring_site")
+    source = trace["files"][trace["lecture"]["path"]].splitlines()
+    shown_text = "\n".join(source[k - 1] for k in shown_lines(build_document(trace)))
+    assert 'text("See"), link(KAPLAN)' not in shown_text
+    assert "named_link(" not in shown_text  # a helper that only rendered
+    assert "params = 40000000000.0" in shown_text

@@ -4,7 +4,8 @@
 ``data.js``). Python here turns trace records into plain "view" dicts (strings and numbers ready to
 show); the Jinja macros in ``site/templates/cards.html.j2`` turn views into markup, autoescaped.
 Every method returns a ``markupsafe.Markup`` (safe HTML). Image sources start with the literal
-placeholder ``{root}`` (the relative URL of the site root), which the caller replaces.
+placeholder ``{root}`` (the relative URL of the site root), which the caller replaces; so do
+``plot()`` charts, whose SVG files (``charts``) the caller writes under ``layout.PLOTS_URL``.
 
 Code line anchors: a line of the lecture's main file is ``id="L{line}"``; a line of any other file
 is ``id="{slug}-L{line}"`` where slug is the path lowercased with every run of characters other
@@ -27,15 +28,19 @@ from pygments.lexers import PythonLexer
 from pygments.token import STANDARD_TYPES
 
 from tracer import layout
+from tracer.site.citations import citation_label, details
+from tracer.site.directive_comments import directive_cuts
 from tracer.site.jaxtyping_dims import annotation_dims, name_dims
 from tracer.site.mathml import latex_to_mathml, render_markdown
-from tracer.site.plot_svg import simple_plot
+from tracer.site.page_model import paragraph_groups
 from tracer.site.stride_diagram import stride_diagram
 from tracer.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
-from tracer.site.units import format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds
+from tracer.site.vega_plot import draw
+from tracer.site.units import exact_number, format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds, readable_number
 
 ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
 MAX_SHARED_NAMES = 3
+MAX_SPEC_CHARS = 20_000  # a chart that cannot be drawn shows its spec, cut here
 SCALAR_TYPES = {"int", "float", "bool", "str", "none", "complex", "numpy_scalar", "dtype", "device", "size",
                 "function", "class", "cycle"}
 
@@ -169,14 +174,21 @@ def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = N
     }
 
 
+def number_view(kind: str, number: int | float, depth: int = 0) -> dict[str, Any]:
+    """A scalar number for reading (``units.readable_number``), with its exact repr when that differs."""
+    # inside containers, full repr digits drown the structure (a list of 30 losses)
+    text = readable_number(number, significant=6 if depth > 0 and isinstance(number, float) else None)
+    exact = exact_number(number)
+    return {"kind": "scalar", "type": kind, "text": text, "exact": exact if exact != text else None}
+
+
 def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     """Plain data for any encoded value (see trace_format's docstring); nested values recurse."""
     kind = value.get("type", "?")
+    if kind in ("int", "float") and isinstance(value.get("value"), (int, float)) and not isinstance(value["value"], bool):
+        return number_view(kind, float(value["value"]) if kind == "float" else value["value"], depth)
     if kind in SCALAR_TYPES:
-        if kind == "float" and depth > 0 and not isinstance(value["value"], str):
-            # inside containers, full repr digits drown the structure (a list of 30 losses)
-            return {"kind": "scalar", "type": kind, "text": f"{value['value']:.6g}"}
-        return {"kind": "scalar", "type": kind, "text": _scalar_text(value)}
+        return {"kind": "scalar", "type": kind, "text": _scalar_text(value), "exact": None}
     if kind == "sympy":
         mathml = Markup(latex_to_mathml(value["latex"], display=False)) if value.get("latex") else None
         return {"kind": "sympy", "text": value.get("repr", ""), "mathml": mathml}
@@ -192,7 +204,7 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
         return {"kind": "dataclass", "class": value.get("class", "?"), "fields": fields}
     if kind == "tensor":
         if depth > 0:
-            return {"kind": "scalar", "type": "tensor",
+            return {"kind": "scalar", "type": "tensor", "exact": None,
                     "text": f"tensor({value['dtype']}, shape=({', '.join(str(n) for n in value['shape'])}), {value['device']})"}
         return tensor_view(value)
     if kind == "ndarray":
@@ -226,20 +238,48 @@ def _token_class(ttype: Any) -> str:
     return STANDARD_TYPES[ttype]
 
 
-def highlight_lines(source: str) -> list[str]:
-    """Pygments-highlighted HTML for each line of ``source`` (spans never cross a line)."""
+def _span(css: str, text: str) -> str:
+    escaped = html.escape(text, quote=False)
+    return f'<span class="{css}">{escaped}</span>' if css else escaped
+
+
+def highlight_lines(source: str, directives: str = "keep") -> list[str]:
+    """Pygments-highlighted HTML for each line of ``source`` (spans never cross a line).
+
+    ``directives`` says what happens to directive comments (``tracer.site.directive_comments``):
+    ``"keep"`` them as written, ``"drop"`` them (read mode), or ``"wrap"`` them in
+    ``<span class="lt-dir">`` for CSS to show only in raw mode (step mode).
+    """
     lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
-    lines: list[list[str]] = [[]]
+    lines: list[list[tuple[str, str]]] = [[]]
     for ttype, text in lexer.get_tokens(source):
         css = _token_class(ttype)
         for k, part in enumerate(text.split("\n")):
             if k > 0:
                 lines.append([])
             if part:
-                escaped = html.escape(part, quote=False)
-                lines[-1].append(f'<span class="{css}">{escaped}</span>' if css else escaped)
+                lines[-1].append((css, part))
+    cuts = directive_cuts(source) if directives != "keep" else {}
+    out = []
+    for number, parts in enumerate(lines, start=1):
+        cut = cuts.get(number)
+        if cut is None:
+            out.append("".join(_span(css, text) for css, text in parts))
+            continue
+        shown, hidden, column = [], [], 0
+        for css, text in parts:
+            if column + len(text) <= cut:
+                shown.append(_span(css, text))
+            elif column >= cut:
+                hidden.append(_span(css, text))
+            else:
+                shown.append(_span(css, text[:cut - column]))
+                hidden.append(_span(css, text[cut - column:]))
+            column += len(text)
+        if directives == "wrap" and hidden:
+            shown.append('<span class="lt-dir">' + "".join(hidden) + "</span>")
+        out.append("".join(shown))
     count = len(source.splitlines())
-    out = ["".join(parts) for parts in lines]
     return (out + [""] * count)[:count]
 
 
@@ -253,7 +293,9 @@ class HtmlRenderer:
         self.trace = trace
         self.main_path: str = trace["lecture"]["path"]
         self.macros = env.get_template("cards.html.j2").module
-        self._code_cache: dict[str, list[str]] = {}
+        self._code_cache: dict[tuple[str, str], list[str]] = {}
+        self._plot_views: dict[str, dict[str, Any]] = {}
+        self.charts: dict[str, str] = {}  # file name -> SVG text of each plot() chart rendered so far
         # storage id -> [(step index, name)] of every recorded tensor, for "shares storage" badges
         self._storage_users: dict[str, list[tuple[int, str]]] = {}
         for index, step in enumerate(trace["steps"]):
@@ -283,11 +325,28 @@ class HtmlRenderer:
         if kind == "image":
             return Markup(self.macros.image(self.image_view(rendering)))
         if kind == "link":
-            return Markup(self.macros.link(self.link_view(rendering)))
+            return self.paragraph([rendering])
         if kind == "plot":
-            spec = rendering.get("spec") or {}
-            return Markup(self.macros.plot(simple_plot(spec), json.dumps(spec, indent=2, ensure_ascii=False)))
+            return Markup(self.macros.plot(self.plot_view(rendering.get("spec") or {})))
         return Markup(self.macros.unknown_rendering(str(kind)))
+
+    def inline(self, rendering: Rendering) -> Markup:
+        """Inline HTML of a rendering that ``page_model.inline_rendering`` accepts (prose or a link)."""
+        if rendering.get("type") == "link":
+            return Markup(self.macros.link(self.link_view(rendering)))
+        html_text = render_markdown(rendering["data"].strip()).strip()
+        if html_text.startswith("<p>") and html_text.endswith("</p>"):
+            html_text = html_text[3:-4]
+        return Markup(html_text)
+
+    def paragraph(self, group: list[Rendering]) -> Markup:
+        """One paragraph of inline renderings (``text("See"), link(paper)``)."""
+        return Markup(self.macros.paragraph([self.inline(r) for r in group]))
+
+    def rendering_blocks(self, renderings: list[Rendering]) -> list[Markup]:
+        """HTML blocks of one step's renderings: inline runs as one paragraph, the rest one each."""
+        return [self.paragraph(group) if len(group) > 1 or group[0].get("type") == "link" else self.rendering(group[0])
+                for group in paragraph_groups(renderings)]
 
     def compute(self, compute: Compute) -> Markup:
         return Markup(self.macros.compute_card(compute_view(compute)))
@@ -297,10 +356,12 @@ class HtmlRenderer:
                    "href": "#" + line_anchor(f["path"], f["line"], self.main_path)} for f in error.get("traceback", [])]
         return Markup(self.macros.error_card(error.get("type", "Error"), error.get("message", ""), frames))
 
-    def code_lines(self, path: str) -> list[str]:
-        if path not in self._code_cache:
-            self._code_cache[path] = highlight_lines(source_text(self.trace, path))
-        return self._code_cache[path]
+    def code_lines(self, path: str, directives: str = "drop") -> list[str]:
+        """Highlighted lines of a traced file; directive comments dropped by default (see highlight_lines)."""
+        key = (path, directives)
+        if key not in self._code_cache:
+            self._code_cache[key] = highlight_lines(source_text(self.trace, path), directives)
+        return self._code_cache[key]
 
     # helpers (also used by read mode)
 
@@ -328,6 +389,24 @@ class HtmlRenderer:
                 names.append(other)
         return names[:MAX_SHARED_NAMES]
 
+    def plot_view(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """A chart drawn once per distinct spec; its SVG waits in ``self.charts`` for the plugin to write."""
+        key = json.dumps(spec, sort_keys=True, ensure_ascii=False)
+        if key not in self._plot_views:
+            chart = draw(spec)
+            width = height = None
+            if chart.svg is not None:
+                self.charts[chart.name] = chart.svg
+                size = re.search(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"', chart.svg[:600])
+                width, height = (size.group(1), size.group(2)) if size else (None, None)
+            self._plot_views[key] = {
+                "src": ROOT + layout.PLOTS_URL + chart.name if chart.svg is not None else None,
+                "title": chart.title, "width": width, "height": height, "dropped": chart.dropped_points,
+                "error": chart.error,
+                "spec_json": json.dumps(spec, indent=1, ensure_ascii=False)[:MAX_SPEC_CHARS] if chart.error else "",
+            }
+        return self._plot_views[key]
+
     def image_view(self, rendering: Rendering) -> dict[str, Any]:
         data = rendering["data"]
         src = data if rendering.get("external") else ROOT + "assets/" + data
@@ -337,19 +416,21 @@ class HtmlRenderer:
         return {"src": src, "alt": Path(data).name, "width": width, "style": css_style(rendering.get("style"))}
 
     def link_view(self, rendering: Rendering) -> dict[str, Any]:
+        """A link: to code (``internal``), to a URL, or a citation with a details panel when the
+        record had attributes (``citations``)."""
         internal = rendering.get("internal")
         if internal:
             href = "#" + line_anchor(internal["path"], internal["line"], self.main_path)
         else:
-            href = rendering.get("url") or "#"
-        attrs = rendering.get("attrs") or {}
-        details = []
-        for key, val in attrs.items():
-            text = ", ".join(str(v) for v in val) if isinstance(val, list) else str(val)
-            details.append((key, text))
-        return {"href": href, "title": rendering.get("title") or href, "internal": bool(internal),
+            href = rendering.get("url") or ""
+        attrs = dict(rendering.get("attrs") or {})
+        for key in ("authors", "date", "notes"):  # also accepted at the top level of the record
+            if rendering.get(key) not in (None, "", []):
+                attrs.setdefault(key, rendering[key])
+        title = rendering.get("title") or href or "link"
+        return {"href": href or None, "title": title, "internal": bool(internal),
                 "path": internal["path"] if internal else None, "line": internal["line"] if internal else None,
-                "details": details}
+                "label": citation_label(attrs), "details": details(attrs), "style": css_style(rendering.get("style"))}
 
 
 _CSS_KEY = re.compile(r"^[a-z-]+$")

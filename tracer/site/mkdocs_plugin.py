@@ -6,8 +6,8 @@ generated Markdown page ``lectures/NAME.md`` (URL ``lectures/NAME/``), a highlig
 ``lectures/NAME/source.html``, the site's own assets (``site/assets/*`` -> ``assets/lectrace/*``)
 and every local image a lecture shows (``PATH`` -> ``assets/PATH``). ``on_page_content`` puts the
 HTML slots back into the converted Markdown and wraps it in ``lecture.html.j2``; ``on_post_build``
-writes the step viewer's ``data.js`` beside each page; ``on_serve`` makes ``mkdocs serve`` watch the
-traces, templates and assets. Glue only: this module must not decide how
+writes the step viewer's ``data.js`` beside each page and the ``plot()`` charts' SVG files;
+``on_serve`` makes ``mkdocs serve`` watch the traces, templates and assets. Glue only: this module must not decide how
 values look (``tracer.site.cards``) or what the document holds (``tracer.site.page_model``).
 """
 
@@ -32,7 +32,7 @@ from tracer.site.cards import HtmlRenderer, template_env
 from tracer.site.memory_chart import memory_chart
 from tracer.site.page_model import section_headings
 from tracer.site.read_page import ReadPage, build_read_page, fill_slots, root_for
-from tracer.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes
+from tracer.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
 from tracer.site.units import human_bytes
 from tracer.site.viewer_data import write_viewer_data
 
@@ -140,7 +140,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
 
     def _source_page(self, lecture: Lecture, config: Any) -> str:
         main = lecture.trace["lecture"]["path"]
-        lines = [Markup(html) for html in lecture.renderer.code_lines(main)]
+        lines = [Markup(html) for html in lecture.renderer.code_lines(main, directives="keep")]  # as traced
         return self.env.get_template("source.html.j2").render(
             path=main, title=lecture.trace["lecture"]["title"], site_name=config.site_name, root="../../", lines=lines)
 
@@ -215,12 +215,15 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
     # --- after the build ---------------------------------------------------------------------
 
     def on_post_build(self, config: Any) -> None:
-        if not self.config.step_mode or not self.lectures:
-            return
-
         site_dir = Path(config.site_dir)
         for lecture in self.lectures.values():
-            try:
-                write_viewer_data(lecture.trace, lecture.renderer, layout.data_js_path(site_dir, lecture.name))
-            except (jinja2.TemplateError, KeyError, TypeError, ValueError, OSError) as exc:
-                raise PluginError(f"lectrace: {lecture.trace_path}: cannot write step data ({type(exc).__name__}: {exc})") from None
+            if self.config.step_mode:
+                try:
+                    write_viewer_data(lecture.trace, lecture.renderer, layout.data_js_path(site_dir, lecture.name))
+                except (jinja2.TemplateError, KeyError, TypeError, ValueError, OSError) as exc:
+                    raise PluginError(f"lectrace: {lecture.trace_path}: cannot write step data ({type(exc).__name__}: {exc})") from None
+            # plot() charts drawn by the read page and the step data (equal charts share one file)
+            for name, svg in lecture.renderer.charts.items():
+                path = site_dir / layout.PLOTS_URL / name
+                if not path.exists():
+                    write_atomic(path, svg)

@@ -2,7 +2,8 @@
 
 The document follows the lecture's main file in source order. Each executed statement shows as a
 code line (hidden ``@hide`` lines left out); a statement that only calls ``text``/``note``/``image``/
-``link``/``plot`` shows its renderings instead; after a statement that recorded values, errors,
+``link``/``plot`` (or a helper that only rendered) shows its renderings instead, consecutive inline
+ones (prose, links) as one paragraph; after a statement that recorded values, errors,
 compute or renderings, those follow. Functions show where they are defined: their ``def`` line and
 docstring when any of their body ran, their whole text when ``link(fn)`` points at them.
 Everything here is plain data (``LineRecord``, ``CodeBlock``, ``Annotation``, ...) for the plugin
@@ -12,6 +13,7 @@ to turn into Markdown/HTML; this module must not produce markup or touch files.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -98,12 +100,59 @@ def _header_end(node: ast.stmt) -> int:
     return node.end_lineno or node.lineno
 
 
-def _is_rendering_call(node: ast.stmt) -> bool:
-    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+def _call_name(node: ast.AST) -> str | None:
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def rendering_statement(node: ast.stmt) -> str | None:
+    """What kind of rendering-only candidate a statement is.
+
+    ``"pure"``: an expression statement made only of rendering calls (``text("See"), link(paper)``);
+    ``"calls"``: one made only of calls, some to other functions (a helper wrapper such as
+    ``named_link(...)``), which counts as rendering-only when the trace shows it rendered and
+    recorded nothing else (``is_rendering_only``); None for anything else.
+    """
+    if not isinstance(node, ast.Expr):
+        return None
+    calls = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+    names = [_call_name(call) for call in calls]
+    if not names or any(name is None for name in names):
+        return None
+    return "pure" if all(name in RENDERING_CALLS for name in names) else "calls"
+
+
+def is_rendering_only(kind: str | None, rendered: bool, recorded_other: bool) -> bool:
+    """Whether a statement of ``kind`` shows as its renderings instead of its code: it rendered,
+    and (unless it calls only text/link/...) it recorded no values, output, errors or compute."""
+    return kind is not None and rendered and (kind == "pure" or not recorded_other)
+
+
+def inline_rendering(rendering: Rendering) -> bool:
+    """A rendering that can sit inside a paragraph: a link, or plain one-paragraph prose."""
+    if rendering.get("type") == "link":
+        return True
+    if rendering.get("type") != "markdown" or rendering.get("verbatim") or rendering.get("style"):
         return False
-    func = node.value.func
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-    return name in RENDERING_CALLS
+    data = rendering.get("data", "").strip()
+    return bool(data) and "\n\n" not in data and not any(_BLOCK_START.match(line) for line in data.splitlines())
+
+
+_BLOCK_START = re.compile(r"^(\s{4}|\s*(#{1,6}\s|[-*+]\s|>|\d+[.)]\s|\||```|~~~|\$\$|!!!|<))")
+
+
+def paragraph_groups(renderings: list[Rendering]) -> list[list[Rendering]]:
+    """One step's renderings in display groups: consecutive inline renderings (``text("See"),
+    link(paper)``) form one paragraph; every other rendering is a group of its own."""
+    groups: list[list[Rendering]] = []
+    for rendering in renderings:
+        if inline_rendering(rendering) and groups and inline_rendering(groups[-1][-1]):
+            groups[-1].append(rendering)
+        else:
+            groups.append([rendering])
+    return groups
 
 
 def _docstring_node(node: ast.AST) -> ast.stmt | None:
@@ -117,16 +166,16 @@ def _docstring_node(node: ast.AST) -> ast.stmt | None:
 class _Statement:
     start: int
     end: int  # last line shown for it (header end for compound statements)
-    rendering_only: bool
+    rendering_kind: str | None  # see rendering_statement
 
 
 def _statements(tree: ast.Module) -> dict[int, _Statement]:
     found: dict[int, _Statement] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt):
-            found.setdefault(node.lineno, _Statement(node.lineno, _header_end(node), _is_rendering_call(node)))
+            found.setdefault(node.lineno, _Statement(node.lineno, _header_end(node), rendering_statement(node)))
         elif isinstance(node, ast.ExceptHandler):
-            found.setdefault(node.lineno, _Statement(node.lineno, max(node.lineno, node.body[0].lineno - 1), False))
+            found.setdefault(node.lineno, _Statement(node.lineno, max(node.lineno, node.body[0].lineno - 1), None))
     return found
 
 
@@ -151,7 +200,7 @@ def build_document(trace: Trace) -> list[Block]:
     shown: set[int] = set()
     ran: set[int] = set()
     for line in records:
-        statement = statements.get(line, _Statement(line, line, False))
+        statement = statements.get(line, _Statement(line, line, None))
         shown.update(range(statement.start, statement.end + 1))
         ran.update(range(statement.start, statement.end + 1))
 
@@ -200,7 +249,8 @@ def build_document(trace: Trace) -> list[Block]:
             continue
         statement = statements.get(line)
         record = records.get(line)
-        if statement and record and statement.rendering_only and record.renderings:
+        if statement and record and is_rendering_only(statement.rendering_kind, bool(record.renderings), bool(
+                record.env or record.stdout or record.errors or record.compute)):
             flush()
             blocks.append(Annotation(record))
             line = statement.end + 1

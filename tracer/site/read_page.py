@@ -17,7 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from tracer.site.cards import ROOT, HtmlRenderer, line_anchor
-from tracer.site.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document
+from tracer.site.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
 
 SLOT = re.compile(r"<!--lt-slot:(\d+)-->")
 
@@ -42,6 +42,25 @@ def _plain_markdown(rendering: dict[str, Any]) -> bool:
     return rendering.get("type") == "markdown" and not rendering.get("verbatim") and not rendering.get("style")
 
 
+def _step_groups(renderings: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, list[dict[str, Any]]]]:
+    """(step, group) in order: each step's renderings split by ``page_model.paragraph_groups``."""
+    by_step: list[tuple[int, list[dict[str, Any]]]] = []
+    for step, rendering in renderings:
+        if by_step and by_step[-1][0] == step:
+            by_step[-1][1].append(rendering)
+        else:
+            by_step.append((step, [rendering]))
+    return [(step, group) for step, same_step in by_step for group in paragraph_groups(same_step)]
+
+
+def _paragraph_markdown(group: list[dict[str, Any]], page: ReadPage, renderer: HtmlRenderer) -> str:
+    """One paragraph of prose and links: the prose stays Markdown, each link an inline slot."""
+    if all(r.get("type") == "link" for r in group):
+        # nothing for Markdown to wrap: the slot brings its own paragraph
+        return page.slot(renderer.paragraph(group))
+    return " ".join(r["data"].strip() if r.get("type") == "markdown" else page.slot(renderer.inline(r)) for r in group)
+
+
 def build_read_page(trace: dict[str, Any], renderer: HtmlRenderer, env: jinja2.Environment) -> ReadPage:
     """The Markdown and slots of one lecture page."""
     page = ReadPage(markdown="")
@@ -58,7 +77,11 @@ def build_read_page(trace: dict[str, Any], renderer: HtmlRenderer, env: jinja2.E
         assert isinstance(block, Annotation)
         record = block.record
         renderings = record.renderings[:MAX_RENDERINGS_PER_LINE]
-        for _step, rendering in renderings:
+        for _step, group in _step_groups(renderings):
+            if len(group) > 1 or group[0].get("type") == "link":
+                parts.append(_paragraph_markdown(group, page, renderer))
+                continue
+            rendering = group[0]
             if _plain_markdown(rendering):
                 parts.append(rendering["data"])
             elif rendering.get("type") == "note":

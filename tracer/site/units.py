@@ -1,13 +1,18 @@
 """Human-readable numbers for the site: bytes, FLOPs, FLOP/s, seconds, counts, tensor elements.
 
 Every function takes a plain number and returns a short string ("4.0 KiB", "2.15 GFLOP",
-"45.1 GFLOP/s", "1.20 ms"). This module must not know about traces or HTML: it only formats.
+"45.1 GFLOP/s", "1.20 ms", "40,000,000,000", "1e-12"). This module must not know about traces or HTML: it only formats.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
+
+GROUP_FROM = 10_000  # from here on numbers get thousands separators (1024 and 2020 stay as written)
+SCIENTIFIC_FROM = 1e15  # at or above this magnitude: scientific notation
+SCIENTIFIC_BELOW = 1e-4  # below this magnitude (except 0): scientific notation
 
 _BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 _DECIMAL_PREFIXES = ("", "K", "M", "G", "T", "P", "E")
@@ -70,13 +75,48 @@ def format_number(value: Any) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, int):
-        return str(value)
+        return readable_number(value)
     if isinstance(value, float):
         if value.is_integer() and abs(value) < 1e6:
-            return f"{value:.1f}"
-        return f"{value:.4g}"
+            return f"{value:,.1f}" if abs(value) >= GROUP_FROM else f"{value:.1f}"
+        return _short_exponent(f"{value:.4g}")
     if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
         real, imag = value
         sign = "-" if imag < 0 else "+"
         return f"{format_number(float(real))}{sign}{format_number(abs(float(imag)))}j"
     return str(value)
+
+
+def _short_exponent(text: str) -> str:
+    # Python pads exponents to two digits ("1e-05"); one is enough to read ("1e-5").
+    return re.sub(r"e([+-])0(\d)$", r"e\1\2", text)
+
+
+def readable_number(value: int | float, significant: int | None = None) -> str:
+    """A scalar for reading: thousands separators, scientific notation when very large or small.
+
+    ``40000000000.0`` -> "40,000,000,000", ``1234.5`` -> "1,234.5", ``1e-12`` -> "1e-12",
+    ``2**70`` -> "1.18059e+21", ``0.1`` -> "0.1". Floats keep all the digits of their repr unless
+    ``significant`` is given (containers use 6). ``exact_number`` gives the value as Python writes it.
+    """
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int):
+        if abs(value) >= SCIENTIFIC_FROM:
+            return _short_exponent(f"{value:.6g}")
+        return f"{value:,}" if abs(value) >= GROUP_FROM else str(value)
+    if not math.isfinite(value):
+        return repr(value)
+    magnitude = abs(value)
+    if magnitude and (magnitude >= SCIENTIFIC_FROM or magnitude < SCIENTIFIC_BELOW):
+        return _short_exponent(f"{value:.{significant or 6}g}")
+    if value.is_integer() and magnitude >= GROUP_FROM:
+        return f"{int(value):,}"
+    if significant is not None:
+        return f"{value:,.{significant}g}" if magnitude >= GROUP_FROM else f"{value:.{significant}g}"
+    return f"{value:,}" if magnitude >= GROUP_FROM else repr(value)
+
+
+def exact_number(value: int | float) -> str:
+    """The value exactly as Python's repr writes it (shown on hover and in raw mode)."""
+    return repr(value)

@@ -31,7 +31,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tracer.site.page_model import RENDERING_CALLS, section_headings
+from tracer.site.page_model import is_rendering_only, rendering_statement, section_headings
 from tracer.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
 
 DATA_VERSION = 1
@@ -64,22 +64,21 @@ class _CardStore:
         return self.cards.add(tuple(self.fragments.add(part) for part in str(html).split("\n")))
 
 
-def _statement_info(source: str) -> tuple[dict[int, int], dict[str, set[int]], set[int]]:
-    """From source text: rendering-only statements (start -> end line), each function's first
-    body lines (for spotting a new call), and the lines of ``return`` statements."""
+def _statement_info(source: str) -> tuple[dict[int, tuple[int, str]], dict[str, set[int]], set[int]]:
+    """From source text: rendering-only candidates (start -> (end line, kind), see
+    ``page_model.rendering_statement``), each function's first body lines (for spotting a new
+    call), and the lines of ``return`` statements."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return {}, {}, set()
-    spans: dict[int, int] = {}
+    spans: dict[int, tuple[int, str]] = {}
     first_lines: dict[str, set[int]] = {}
     returns: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            func = node.value.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            if name in RENDERING_CALLS:
-                spans[node.lineno] = node.end_lineno or node.lineno
+        kind = rendering_statement(node) if isinstance(node, ast.stmt) else None
+        if kind:
+            spans[node.lineno] = (node.end_lineno or node.lineno, kind)
         elif isinstance(node, ast.Return):
             returns.add(node.lineno)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -206,6 +205,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     line_renderings: list[dict[str, list[list[Any]]]] = [{} for _ in paths]
     visits: list[list[tuple[int, int]]] = [[] for _ in paths]
     hidden = {path: hidden_lines(trace, path) for path in paths}
+    recorded_other: list[set[int]] = [set() for _ in paths]  # lines that recorded values/output/errors/compute
     for index, step in enumerate(steps):
         frame = step_frame(step)
         f = file_index[frame["path"]]
@@ -231,8 +231,10 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
             errors[key] = str(renderer.error(step["error"]))
         if step.get("compute"):
             compute[key] = str(renderer.compute(step["compute"]))
+        if step["env"] or step.get("stdout") or step.get("error") or step.get("compute"):
+            recorded_other[f].add(frame["line"])
         if step["renderings"]:
-            blocks = [renderings.add(str(renderer.rendering(r))) for r in step["renderings"]]
+            blocks = [renderings.add(str(html)) for html in renderer.rendering_blocks(step["renderings"])]
             line_renderings[f].setdefault(str(frame["line"]), []).append([index, blocks])
 
     parent, act_prev = frame_activations(trace)
@@ -249,7 +251,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
 
     files = []
     for path in paths:
-        lines = [str(html) for html in renderer.code_lines(path)]
+        lines = [str(html) for html in renderer.code_lines(path, directives="wrap")]  # raw mode shows directives
         spans, _first, _returns = _statement_info(source_text(trace, path))
         f = file_index[path]
         rendered = line_renderings[f]
@@ -257,7 +259,8 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
             "path": path,
             "lines": lines,
             "hidden": sorted(hidden.get(path, ())),
-            "spans": {str(line): end for line, end in spans.items() if str(line) in rendered},
+            "spans": {str(line): end for line, (end, kind) in spans.items()
+                      if is_rendering_only(kind, str(line) in rendered, line in recorded_other[f])},
             "reveal": reveal_steps(visits[f], len(lines)),
         })
 

@@ -1,0 +1,109 @@
+"""``plot()`` charts: any Vega-Lite spec drawn to a static SVG at build time with ``vl-convert``.
+
+``vl_convert`` compiles and renders Vega-Lite in-process (no browser, no network), so the site
+stays static and works offline: the SVG is served as a file and shown with ``<img>``, which keeps
+the page's DOM small and the charts' internal ids from clashing. Before drawing, inline data is
+bounded: each ``data.values`` list (at any depth: layers, facets, concatenations) and each
+``datasets`` entry keeps its first ``MAX_PLOT_POINTS`` rows, and the chart says how many it left
+out. External data (``data.url``) is refused rather than fetched. A spec that cannot be drawn gives
+a one-line reason; the page then shows the spec instead. This module must not know page layout or
+markup: it returns SVG text and plain data.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_PLOT_POINTS = 5_000  # rows per inline dataset drawn; more make big SVGs and slow builds
+_UNSAFE_SVG = re.compile(r"<script|<foreignObject|\bon[a-z]+\s*=|(?:href|src)\s*=\s*\"(?!#)|url\((?!#)|@import", re.I)
+
+
+class PlotError(Exception):
+    """A spec vl-convert cannot draw; str() is one line."""
+
+
+@dataclass
+class Chart:
+    svg: str | None  # the drawing, or None when it failed
+    name: str  # file name for the SVG: content hash, so equal charts share a file
+    title: str  # for alt text
+    dropped_points: int  # inline data rows left out (MAX_PLOT_POINTS)
+    error: str | None  # why there is no drawing
+
+
+def bound_data(spec: dict[str, Any], max_points: int = MAX_PLOT_POINTS) -> tuple[dict[str, Any], int]:
+    """A copy of ``spec`` with each inline dataset cut to ``max_points`` rows, and the rows dropped."""
+    spec = copy.deepcopy(spec)
+    dropped = 0
+
+    def walk(node: Any, key: str | None) -> None:
+        nonlocal dropped
+        if isinstance(node, dict):
+            if key == "data" and isinstance(node.get("values"), list) and len(node["values"]) > max_points:
+                dropped += len(node["values"]) - max_points
+                node["values"] = node["values"][:max_points]
+            if key == "datasets":
+                for name, rows in node.items():
+                    if isinstance(rows, list) and len(rows) > max_points:
+                        dropped += len(rows) - max_points
+                        node[name] = rows[:max_points]
+            for child_key, child in node.items():
+                walk(child, child_key)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child, key if key in ("layer", "hconcat", "vconcat", "concat") else None)
+
+    walk(spec, None)
+    return spec, dropped
+
+
+def external_data(spec: Any) -> str | None:
+    """The first ``data.url`` in the spec (never fetched), or None."""
+    if isinstance(spec, dict):
+        data = spec.get("data")
+        if isinstance(data, dict) and isinstance(data.get("url"), str):
+            return data["url"]
+        children = spec.values()
+    elif isinstance(spec, list):
+        children = spec
+    else:
+        return None
+    return next((url for url in map(external_data, children) if url), None)
+
+
+def render_svg(spec: dict[str, Any]) -> str:
+    """SVG text for a Vega-Lite spec; PlotError (one line) when it cannot be drawn offline."""
+    import vl_convert  # imported on first chart: it is a large native module
+
+    url = external_data(spec)
+    if url:
+        raise PlotError(f"external data {url!r} is not fetched; put the rows in data.values")
+    try:
+        svg = vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
+    except Exception as exc:  # vl-convert raises ValueError with a JavaScript stack after the first line
+        message = str(exc).strip().splitlines()
+        raise PlotError(message[-1] if len(message) == 1 else next(
+            (line.strip() for line in message[1:] if line.strip() and not line.strip().startswith("at ")), message[0])) from None
+    if _UNSAFE_SVG.search(svg):
+        raise PlotError("the drawing refers to outside resources; not shown")
+    return svg
+
+
+def draw(spec: dict[str, Any]) -> Chart:
+    """Bound the spec's data and draw it; never raises for a bad spec."""
+    bounded, dropped = bound_data(spec)
+    text = json.dumps(bounded, sort_keys=True, ensure_ascii=False)
+    name = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16] + ".svg"
+    title = bounded.get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    title = title if isinstance(title, str) else bounded.get("description") if isinstance(bounded.get("description"), str) else "chart"
+    try:
+        return Chart(render_svg(bounded), name, title, dropped, None)
+    except PlotError as exc:
+        return Chart(None, name, title, dropped, str(exc))

@@ -7,6 +7,8 @@ which calls inner (line 7...).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import build_site, chromium, serve
@@ -17,7 +19,7 @@ CURRENT = ".lt-viewer .lt-sline.lt-current"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    names = ("nested_calls", "site_basics", "site_error")
+    names = ("nested_calls", "site_basics", "site_error", "authoring_site")
     trace_all(*names)
     built = build_site(tmp_path_factory.mktemp("site"), [trace_path(name) for name in names])
     with serve(built) as url:
@@ -58,8 +60,8 @@ def variables(page) -> dict[str, str]:
 def step_in_url(page) -> int | None:
     """The step in the address bar, once the viewer has written its (throttled) URL update."""
     page.wait_for_function("!window.LECTRACE_VIEWER || !window.LECTRACE_VIEWER.urlTimer")
-    hash_ = page.evaluate("location.hash")
-    return int(hash_.split("=")[1]) if hash_.startswith("#step=") else None
+    match = re.match(r"#step=(\d+)", page.evaluate("location.hash"))
+    return int(match.group(1)) if match else None
 
 
 def test_step_through_button_and_keys(page, site):
@@ -243,4 +245,68 @@ def test_read_mode_without_javascript(browser, site):
     assert page.is_visible("#L20") and "a = 2" in page.inner_text("#L20")  # code
     assert page.is_visible(".lt-value[data-name='a']")  # values
     assert not page.is_visible(".lt-stepper")  # no button that would do nothing
+    context.close()
+
+
+def click_line_number(page, line: int) -> None:
+    box = page.query_selector(f".lt-v-file:not([hidden]) .lt-sline[data-line='{line}']").bounding_box()
+    page.mouse.click(box["x"] + 12, box["y"] + box["height"] / 2)  # the number is the line's left gutter
+
+
+def test_click_a_line_number_goes_to_its_next_run(page, site):
+    # authoring_site.py: line 32 (total = step * 2) runs at steps 9, 11 and 13
+    open_lecture(page, site, "#step=5", name="authoring_site")
+    click_line_number(page, 32)
+    assert step_in_url(page) == 9 and current_line(page) == 32
+    click_line_number(page, 32)
+    assert step_in_url(page) == 11
+    click_line_number(page, 32)
+    click_line_number(page, 32)  # past the last run: around to the first
+    assert step_in_url(page) == 9
+    page.click(".lt-v-file:not([hidden]) .lt-sline[data-line='32'] .lt-scode")  # a click on the code itself
+    assert step_in_url(page) == 9
+
+
+def test_url_keeps_raw_and_reveal_and_old_links_work(page, site):
+    open_lecture(page, site, "#step=5&raw=1&reveal=1", name="authoring_site")
+    assert current_line(page) == 28
+    assert "lt-raw" in page.get_attribute(".lt-viewer", "class")
+    assert page.get_attribute(".lt-v-b-reveal", "aria-pressed") == "true"
+    assert not page.is_visible(".lt-sline[data-line='33']")  # not revealed yet
+    page.keyboard.press("r")
+    page.wait_for_function("location.hash === '#step=5&reveal=1'")
+    page.keyboard.press("a")
+    page.wait_for_function("location.hash === '#step=5'")
+    page.keyboard.press("r")
+    page.keyboard.press("ArrowRight")
+    assert step_in_url(page) == 6 and page.evaluate("location.hash") == "#step=6&raw=1"
+    open_lecture(page, site, "#step=6", name="authoring_site")  # a link from before these flags
+    assert current_line(page) == 29 and "lt-raw" not in page.get_attribute(".lt-viewer", "class")
+
+
+def test_raw_mode_shows_directives_and_exact_numbers(page, site):
+    open_lecture(page, site, "#step=6", name="authoring_site")
+    line = ".lt-sline[data-line='30'] .lt-scode"
+    assert page.inner_text(line).strip() == "flops = 6 * params  # six FLOPs per parameter"
+    assert "@inspect" not in page.inner_text(".lt-v-lines")
+    assert "40,000,000,000" in variables(page)["params"]
+    page.keyboard.press("r")
+    assert page.inner_text(line).strip() == "flops = 6 * params  # six FLOPs per parameter @inspect flops"
+    scalar = ".lt-v-vars .lt-v-card[data-name='params'] .lt-scalar"
+    assert not page.is_visible(scalar + " > span")  # the readable form gives way to the exact repr
+    assert page.evaluate(f"getComputedStyle(document.querySelector(\"{scalar}\"), '::after').content") == '"40000000000.0"'
+
+
+def test_citation_panel_opens_on_hover_and_focus_without_javascript(browser, site):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{site}lectures/authoring_site/")
+    panel = ".lt-read .lt-cite-panel"
+    assert page.inner_text(".lt-read .lt-cite-label") == "[Kaplan+ 2020]" and not page.is_visible(panel)
+    page.hover(".lt-read .lt-cite-label")
+    assert page.is_visible(panel) and "Scaling Laws for Neural Language Models" in page.inner_text(panel)
+    page.mouse.move(0, 0)
+    assert not page.is_visible(panel)
+    page.focus(".lt-read .lt-cite-label")  # keyboard users get the same panel
+    assert page.is_visible(panel) and "Jared Kaplan, Sam McCandlish" in page.inner_text(panel)
     context.close()

@@ -1,7 +1,8 @@
 /* lectrace step mode: steps through a lecture's trace like a debugger, over the read-mode page.
 
    Reads window.LECTRACE_DATA (data.js beside the page, built by tracer/site/viewer_data.py) and does
-   nothing on pages without #lt-stepper. Every position is a URL (#step=N). History: a move pushes
+   nothing on pages without #lt-stepper. Every position is a URL: #step=N, plus &raw=1 and &reveal=1
+   when those modes are on (a bare #step=N, as older links have, means both off). History: a move pushes
    an entry unless the previous move was under BURST_MS ago; moves within such a burst replace it
    (throttled), so Back after a run of key presses returns to where the run started instead of
    undoing one key at a time. All navigation targets are precomputed in data.js, so a
@@ -11,7 +12,7 @@
 
   var BURST_MS = 800;
   var URL_EVERY_MS = 150;
-  var STEP_HASH = /^#step=(\d+)$/;
+  var STEP_HASH = /^#step=(\d+)((?:&[a-z]+=\w*)*)$/;
   var KEYS = [
     ["→ / l", "step forward", "next"],
     ["← / h", "step back", "prev"],
@@ -21,6 +22,7 @@
     ["Home / End", "first / last step", null],
     ["r", "raw code (renderings off)", null],
     ["a", "reveal lines as you step (presenting)", null],
+    ["click a line number", "go to that line's next run", null],
     ["?", "this help", null],
     ["Esc", "back to reading", null]
   ];
@@ -128,7 +130,13 @@
     this.codeEl = code.appendChild(el("div", "lt-v-lines"));
     this.codeEl.addEventListener("click", function (event) {
       var link = event.target.closest && event.target.closest("a.lt-internal");
-      if (link) self.followInternal(event, link);
+      if (link) return self.followInternal(event, link);
+      // the line number is the line's ::before, so a click on it lands on the line itself, left of its code
+      var line = event.target;
+      if (line.classList && line.classList.contains("lt-sline") &&
+          event.clientX - line.getBoundingClientRect().left < parseFloat(getComputedStyle(line).paddingLeft)) {
+        self.go(self.nextRunOf(self.fileShown, +line.getAttribute("data-line")));
+      }
     });
     main.appendChild(code);
     var side = el("aside", "lt-v-side");
@@ -352,6 +360,19 @@
     }
   };
 
+  // The next step (after the current one, wrapping around) that starts a run of ``line`` in file f;
+  // the completion step of a line that called into code belongs to the run its call step started.
+  Viewer.prototype.nextRunOf = function (f, line) {
+    var s = this.s, count = this.count;
+    for (var i = 1; i <= count; i++) {
+      var k = (this.cur + i) % count, before = s.act_prev[k];
+      if (s.file[k] !== f || s.line[k] !== line || !s.visible[k]) continue;
+      if (before >= 0 && s.call[before] && s.line[before] === line && s.file[before] === f) continue;
+      return k;
+    }
+    return null;
+  };
+
   Viewer.prototype.firstVisible = function () {
     return this.s.visible[0] ? 0 : this.s.next[0];
   };
@@ -393,10 +414,15 @@
     clearTimeout(this.urlTimer);
     this.urlTimer = null;
     this.lastUrlWrite = Date.now();
-    if (!this.active || location.hash === "#step=" + this.cur) return;
-    var url = location.pathname + location.search + "#step=" + this.cur;
+    var hash = this.hash();
+    if (!this.active || location.hash === hash) return;
+    var url = location.pathname + location.search + hash;
     if (push) history.pushState(null, "", url);
     else history.replaceState(null, "", url);
+  };
+
+  Viewer.prototype.hash = function () {
+    return "#step=" + this.cur + (this.raw ? "&raw=1" : "") + (this.reveal ? "&reveal=1" : "");
   };
 
   Viewer.prototype.command = function (name) {
@@ -406,8 +432,8 @@
         return this.go(s[name][cur]);
       case "first": return this.go(this.firstVisible());
       case "last": return this.go(this.lastVisible());
-      case "raw": return this.setRaw(!this.raw);
-      case "reveal": return this.setReveal(!this.reveal);
+      case "raw": this.setRaw(!this.raw); return this.writeUrl(false);
+      case "reveal": this.setReveal(!this.reveal); return this.writeUrl(false);
       case "help": return this.toggleHelp();
       case "close": return this.close(true);
     }
@@ -487,8 +513,11 @@
     clearTimeout(this.urlTimer);
     this.urlTimer = null;
     var match = STEP_HASH.exec(location.hash);
-    if (match) this.go(this.nearestVisible(+match[1]), { fromUrl: true });
-    else this.close(false);
+    if (!match) return this.close(false);
+    this.go(this.nearestVisible(+match[1]), { fromUrl: true });
+    var flags = "&" + match[2] + "&";
+    if (this.raw !== (flags.indexOf("&raw=1&") >= 0)) this.setRaw(!this.raw);
+    if (this.reveal !== (flags.indexOf("&reveal=1&") >= 0)) this.setReveal(!this.reveal);
   };
 
   function start() {

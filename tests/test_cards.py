@@ -134,6 +134,43 @@ def test_renderings(renderer):
     assert "&lt;i&gt;" in verbatim
 
 
+def test_plot_renderings_say_what_they_left_out(renderer):
+    spec = {"mark": "point", "data": {"values": [{"x": i, "y": i} for i in range(5_003)]},
+            "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}}}
+    html = renderer.rendering({"type": "plot", "spec": spec, "truncated": {"data_points": 40_000}})
+    assert '<img class="lt-plot-img" src="{root}assets/lectrace/plots/' in html
+    assert "a sample of the 40,000 data points" in html and "3 rows left out" in html
+    assert len(renderer.charts) == 1 and next(iter(renderer.charts.values())).startswith("<svg")
+    failed = renderer.rendering({"type": "plot", "spec": {"mark": "point", "data": {"url": "https://example.org/d.csv"}}})
+    assert "cannot draw this chart" in failed and "not fetched" in failed and "Vega-Lite spec" in failed
+    assert len(renderer.charts) == 1  # nothing drawn for it
+
+
+def test_links_and_citations(renderer):
+    plain = renderer.rendering({"type": "link", "url": "https://einops.rocks", "title": "einops", "internal": None})
+    assert plain == '<p class="lt-para"><a href="https://einops.rocks">einops</a></p>'
+    cite = renderer.rendering({"type": "link", "url": "https://arxiv.org/abs/1412.6980", "title": "Adam", "internal": None,
+                               "attrs": {"authors": "Kingma, Ba", "date": "2014-12", "abstract": "<b>We</b> introduce"},
+                               "style": {"color": "red"}})
+    assert '<span class="lt-cite" style="color: red"><a class="lt-cite-label" href="https://arxiv.org/abs/1412.6980">[Kingma+ 2014]</a>' in cite
+    assert "&lt;b&gt;We&lt;/b&gt; introduce" in cite  # record fields are text, never markup
+    noted = renderer.rendering({"type": "link", "url": "https://example.org", "title": "Example", "internal": None,
+                                "attrs": {"notes": "read section 2"}})
+    assert ">Example</a>" in noted and "read section 2" in noted  # no authors or date: the title, with its panel
+    para = renderer.paragraph([{"type": "markdown", "data": "See *this*"}, {"type": "link", "url": "u", "title": "t"}])
+    assert para == '<p class="lt-para">See <em>this</em> <a href="u">t</a></p>'
+
+
+def test_numbers_in_cards_are_readable_with_the_exact_value_on_hover(renderer):
+    big = renderer.value("n", {"type": "float", "value": 40000000000.0}, step_index=0)
+    assert 'title="40000000000.0 (float)" data-exact="40000000000.0"><span>40,000,000,000</span>' in big
+    assert '<code class="lt-scalar lt-type-int" title="int">12</code>' in renderer.value("k", {"type": "int", "value": 12}, step_index=0)
+    assert ">123,456,789<" in renderer.value("k", {"type": "int", "value": 123456789}, step_index=0)
+    listed = renderer.value("l", {"type": "list", "length": 2, "items": [{"type": "float", "value": 1e-12},
+                                                                         {"type": "int", "value": 65536}]}, step_index=0)
+    assert "[1e-12, 65,536]" in text_of(listed)
+
+
 def test_compute_card():
     r = HtmlRenderer({"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {}, "steps": []}, template_env())
     cpu = r.compute({"flops": 2_147_483_648, "seconds": 0.0476, "flop_per_s": 4.51e10, "by_op": {"aten.mm": 2_147_483_648},

@@ -230,3 +230,18 @@ def test_cards_reassemble_to_the_renderers_html():
             checked += 1
     assert checked >= 5
     assert any("lt-kind-tensor" in card_html(data, card) for pairs in data["env"].values() for _n, card in pairs)
+
+
+def test_rendering_only_lines_and_helper_renderings_in_step_mode():
+    # authoring_site.py: 26 text("See"), link(KAPLAN); 27 named_link(...) renders in a helper module;
+    # 28 params = 40000000000.0  # @inspect params
+    trace, data = viewer_data("authoring_site")
+    main = next(f for f in data["files"] if f["path"] == trace["lecture"]["path"])
+    rendered = data["line_renderings"][data["files"].index(main)]
+    assert main["spans"]["26"] == 26 and main["spans"]["27"] == 27 and "28" not in main["spans"]
+    [[_step, [block]]] = rendered["26"]  # one paragraph, not two blocks
+    assert data["renderings"][block].startswith('<p class="lt-para">See <span class="lt-cite">')
+    [[_step, [block]]] = rendered["27"]  # the helper's link, at the line that called it
+    assert 'href="https://einops.rocks"' in data["renderings"][block]
+    line = main["lines"][27]  # line 28: the directive is kept for raw mode, wrapped for CSS to hide
+    assert '<span class="lt-dir">' in line and "@inspect params" in line.split('<span class="lt-dir">')[1]

@@ -35,7 +35,7 @@ from tracer.site.mathml import latex_to_mathml, render_markdown
 from tracer.site.page_model import paragraph_groups
 from tracer.site.stride_diagram import stride_diagram
 from tracer.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
-from tracer.site.vega_plot import draw
+from tracer.site.vega_plot import MAX_PLOT_POINTS, draw
 from tracer.site.units import exact_number, format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds, readable_number
 
 ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
@@ -327,7 +327,10 @@ class HtmlRenderer:
         if kind == "link":
             return self.paragraph([rendering])
         if kind == "plot":
-            return Markup(self.macros.plot(self.plot_view(rendering.get("spec") or {})))
+            view = self.plot_view(rendering.get("spec") or {})
+            truncated = rendering.get("truncated")  # the capture side's sample of a long data.values
+            recorded = truncated.get("data_points") if isinstance(truncated, dict) else None
+            return Markup(self.macros.plot({**view, "recorded_points": recorded}))
         return Markup(self.macros.unknown_rendering(str(kind)))
 
     def inline(self, rendering: Rendering) -> Markup:
@@ -401,7 +404,7 @@ class HtmlRenderer:
                 width, height = (size.group(1), size.group(2)) if size else (None, None)
             self._plot_views[key] = {
                 "src": ROOT + layout.PLOTS_URL + chart.name if chart.svg is not None else None,
-                "title": chart.title, "width": width, "height": height, "dropped": chart.dropped_points,
+                "title": chart.title, "width": width, "height": height, "dropped": chart.dropped_points, "max_points": MAX_PLOT_POINTS,
                 "error": chart.error,
                 "spec_json": json.dumps(spec, indent=1, ensure_ascii=False)[:MAX_SPEC_CHARS] if chart.error else "",
             }

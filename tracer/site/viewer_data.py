@@ -205,6 +205,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     line_renderings: list[dict[str, list[list[Any]]]] = [{} for _ in paths]
     visits: list[list[tuple[int, int]]] = [[] for _ in paths]
     hidden = {path: hidden_lines(trace, path) for path in paths}
+    main = trace["lecture"]["path"]
     recorded_other: list[set[int]] = [set() for _ in paths]  # lines that recorded values/output/errors/compute
     for index, step in enumerate(steps):
         frame = step_frame(step)
@@ -236,6 +237,11 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
         if step["renderings"]:
             blocks = [renderings.add(str(html)) for html in renderer.rendering_blocks(step["renderings"])]
             line_renderings[f].setdefault(str(frame["line"]), []).append([index, blocks])
+            if frame["path"] != main:
+                # as in read mode, a helper's renderings also show at the lecture line that called it
+                caller = next((c for c in reversed(step["stack"]) if c["path"] == main), None)
+                if caller is not None:
+                    line_renderings[file_index[main]].setdefault(str(caller["line"]), []).append([index, blocks])
 
     parent, act_prev = frame_activations(trace)
     nav = navigation(columns["depth"], [bool(v) for v in columns["visible"]], [bool(c) for c in columns["call"]])

@@ -246,7 +246,7 @@ def test_run_leaves_the_interpreter_as_it_found_it():
     run_lecture(LECTURES / "uses_helper.py", write=False)
     assert sys.path == path_before and sys.stdout is stdout_before
     assert "uses_helper" not in sys.modules and "_helper_mod" not in sys.modules
-    assert api.set_sink(None) is None
+    assert api.current_sink() is None
     assert sys.gettrace() is None or "coverage" in type(sys.gettrace()).__module__
 
 

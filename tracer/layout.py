@@ -41,6 +41,14 @@ def find_project_root(start: Path) -> Path:
     return start
 
 
+def project_relpath(path: str | Path, root: Path) -> str | None:
+    """``path`` relative to the (resolved) project ``root``, forward slashes; None when outside it."""
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return None
+
+
 def trace_path(project_root: Path, lecture: Path) -> Path:
     """Where the committed trace of ``lecture`` lives."""
     return project_root / TRACES_DIR / f"{lecture.stem}.json"

@@ -9,13 +9,14 @@ else. This module must not import torch or know about the trace file: it only bu
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import functools
 import inspect
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 
 class RenderingSink(Protocol):
@@ -25,14 +26,23 @@ class RenderingSink(Protocol):
     def project_root(self) -> Path: ...
 
 
-_sink: RenderingSink | None = None
+_sink: RenderingSink | None = None  # set only by rendering_sink(), for the duration of a traced run
 
 
-def set_sink(sink: RenderingSink | None) -> RenderingSink | None:
-    """Install the recorder that receives renderings; returns the previous one."""
+@contextlib.contextmanager
+def rendering_sink(sink: RenderingSink) -> Iterator[RenderingSink]:
+    """Send renderings to ``sink`` inside the ``with`` block; the previous sink is back afterwards."""
     global _sink
     previous, _sink = _sink, sink
-    return previous
+    try:
+        yield sink
+    finally:
+        _sink = previous
+
+
+def current_sink() -> RenderingSink | None:
+    """The sink receiving renderings now (None outside a traced run)."""
+    return _sink
 
 
 def _emit(rendering: dict[str, Any]) -> None:

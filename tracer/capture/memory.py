@@ -25,6 +25,11 @@ class StorageRegistry:
         self.dirty = False  # set when live bytes may have changed since the last live_nbytes()
         self._live_nbytes = 0
 
+    @property
+    def storages(self) -> dict[tuple[Any, ...], list[Any]]:
+        """Every storage seen so far (read only: the recorder tests it for "any tensor recorded yet")."""
+        return self._entries
+
     def _on_tensor_freed(self, _ref: Any) -> None:
         self.dirty = True
 

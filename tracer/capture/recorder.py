@@ -136,10 +136,7 @@ class Recorder:
 
     def relpath(self, path: Any) -> str | None:
         """Project-relative forward-slash path, or None for files outside the project."""
-        try:
-            return Path(path).resolve().relative_to(self.project_root).as_posix()
-        except ValueError:
-            return None
+        return layout.project_relpath(path, self.project_root)
 
     def location(self) -> str | None:
         """``path:line`` of the innermost traced frame now running (for progress and timeouts), or None."""
@@ -204,7 +201,7 @@ class Recorder:
         recorder = self
         # Refreshing a frame's locals snapshot only matters while memory is being accounted.
         tracks_gpu = self.probe.source == "cuda_allocated"
-        live_storages = self.encoder.registry._entries
+        live_storages = self.encoder.registry.storages
 
         def global_trace(frame: FrameType, event: str, arg: Any) -> Any:
             if event != "call" or not recorder._active:

@@ -11,6 +11,7 @@ imported, so a previous trace is never destroyed by bad input. This module must 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import io
 import os
@@ -190,32 +191,27 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
         registry = StorageRegistry()
         root_text = str(project_root.resolve()) + os.sep
-        encoder = ValueEncoder(registry, limits, scrub=lambda s: s.replace(root_text, ""), relpath=None)
+        encoder = ValueEncoder(registry, limits, scrub=lambda s: s.replace(root_text, ""),
+                               relpath=functools.partial(layout.project_relpath, root=project_root.resolve()))
         probe = (probe_factory or choose_probe)(registry)
         recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all,
                             max_steps=max_steps, meter_factory=LineMeter if measure_flops else None)
-        encoder._relpath = recorder.relpath
         recorder.preload(path)  # parse the lecture's directives before its clock starts
         if on_recorder is not None:
             on_recorder(recorder)
 
         sink = _Sink(recorder)
-        previous_sink = api.set_sink(sink)
-        previous_stdout = sys.stdout
-        sys.stdout = _StdoutCapture(recorder)
         escaped: BaseException | None = None
         _seed(seed)
-        try:
-            recorder.start()
+        with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)):
             try:
-                main()
-            finally:
-                recorder.stop()
-        except Exception as exc:
-            escaped = exc
-        finally:
-            sys.stdout = previous_stdout
-            api.set_sink(previous_sink)
+                recorder.start()
+                try:
+                    main()
+                finally:
+                    recorder.stop()
+            except Exception as exc:
+                escaped = exc
     finally:
         with contextlib.suppress(ValueError):
             sys.path.remove(str(path.parent))

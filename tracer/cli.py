@@ -1,4 +1,4 @@
-"""The ``lectrace`` command line: every command (run, check, build, serve) is registered here.
+"""The ``lectrace`` command line: every command (run, check, build, serve, init) is registered here.
 
 It parses arguments, calls the runner/regeneration/serve layers, prints one line per problem and
 maps outcomes to the exit codes of ``tracer.exit_codes``. Each command is a ``cmd_NAME`` function
@@ -145,6 +145,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(_project_root(), address=args.address, timeout=args.timeout, force=args.force)
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    from tracer.new_course import CourseExists, create_course
+
+    try:
+        written = create_course(Path(args.directory), name=args.name)
+    except CourseExists as exc:
+        print(f"lectrace: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    if not args.quiet:
+        print(f"lectrace: created {args.directory}/ ({', '.join(written)}); next: see its README.md", file=sys.stderr)
+    return ExitCode.OK
+
+
 # -- parsers ---------------------------------------------------------------------------------------
 def add_run(sub: Any) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="trace lectures into site/traces/NAME.json")
@@ -188,12 +201,21 @@ def add_serve(sub: Any) -> argparse.ArgumentParser:
     return serve
 
 
+def add_init(sub: Any) -> argparse.ArgumentParser:
+    init = sub.add_parser("init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script)")
+    init.add_argument("directory", metavar="DIR", help="where to create it (must be new or empty)")
+    init.add_argument("--name", help="the course's name (default: from DIR)")
+    init.add_argument("-q", "--quiet", action="store_true")
+    return init
+
+
 # Every command: name -> (add its parser, run it). A new command is one entry here plus its two functions.
 COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[argparse.Namespace], int]]] = {
     "run": (add_run, cmd_run),
     "check": (add_check, cmd_check),
     "build": (add_build, cmd_build),
     "serve": (add_serve, cmd_serve),
+    "init": (add_init, cmd_init),
 }
 
 

@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from tracer.site.cards import HtmlRenderer, css_style, highlight_lines, line_anchor, path_slug, template_env, values_tables
+from tracer.site.cards import HtmlRenderer, css_style, grid_view, highlight_lines, line_anchor, path_slug, template_env, values_tables
 from tracer.site.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
 
 MAIN = "lectures/demo.py"
@@ -65,6 +65,11 @@ def test_values_tables_keep_elisions_visible():
     three_d = values_tables([[[1, 2]], "…", [[5, 6]]], [10, 1, 2])
     assert [t["label"] for t in three_d] == ["[0, :, :]", "[…]", "[9, :, :]"]
     assert values_tables(3.5, []) == [{"label": None, "rows": [["3.5"]]}]
+
+
+def test_grid_view_pads_cells_to_one_width():
+    # one <pre> per table: cells right-aligned in the widest cell's width, a space either side
+    assert grid_view([["1", "22"], ["…"], ["-3", "4"]]) == {"text": "  1  22 \n  … \n -3   4 ", "width": 4}
 
 
 def test_tensor_card_shows_anatomy_and_jaxtyping_dims(renderer):
@@ -197,7 +202,9 @@ def test_code_lines_are_one_string_per_source_line(renderer):
     # a multi-line string is split so that no span crosses a line
     assert lines[3].count("<span") == lines[3].count("</span>")
     assert "lines" in lines[4] and "\n" not in "".join(lines)
-    assert highlight_lines("a < b\n") == ['<span class="n">a</span> <span class="o">&lt;</span> <span class="n">b</span>']
+    # plain names and whitespace stay text; operators and punctuation (one colour) share a span when adjacent
+    assert highlight_lines("a < b\n") == ['a <span class="p">&lt;</span> b']
+    assert highlight_lines("f(x)[0]\n") == ['f<span class="p">(</span>x<span class="p">)[</span><span class="mi">0</span><span class="p">]</span>']
 
 
 def test_anchors_and_styles():

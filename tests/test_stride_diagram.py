@@ -86,3 +86,25 @@ def test_a_huge_tensor_gets_a_bounded_diagram_without_enumerating_its_elements()
     assert diagram["grid"] is None and diagram["numel"] == 8192 * 8192
     assert len(diagram["cells"]) < 1000
     assert peak_nbytes < 10 * 2**20  # listing 67M storage indices would take gigabytes
+
+
+def test_cells_are_drawn_as_runs_not_one_element_each():
+    # x[:, 1] of a 3x2 tensor: plain and highlighted cells alternate, so six one-cell boxes, no walls
+    paths = stride_diagram([3], [2], 1, 6)["paths"]
+    assert paths["plain"] == "M0 0h34v26h-34zM68 0h34v26h-34zM136 0h34v26h-34z"
+    assert paths["highlighted"] == "M34 0h34v26h-34zM102 0h34v26h-34zM170 0h34v26h-34z"
+    assert paths["plain_walls"] == paths["highlighted_walls"] == ""
+    # 20 contiguous elements: one highlighted box per row of cells, its inner walls one line per row
+    paths = stride_diagram([20], [1], 0, 20)["paths"]
+    assert paths["plain"] == ""
+    assert paths["highlighted"] == "M0 0h544v26h-544zM0 44h136v26h-136z"
+    assert paths["highlighted_walls"] == "M34 13h510M34 57h102"
+
+
+def test_labels_are_one_text_run_per_row_centred_on_their_cells():
+    rows = stride_diagram([2, 6], [6, 1], 0, 12)["text_rows"]
+    assert len(rows) == 1 and rows[0]["labels"] == "01234567891011" and rows[0]["indices"] == "01234567891011"
+    xs = [int(x) for x in rows[0]["label_x"].split()]
+    assert xs[:3] == [17, 51, 85]  # one-character labels sit on the cell centres (34 px cells)
+    assert xs[-4:] == [354, 360, 388, 394]  # "10" and "11": two characters either side of 357 and 391
+    assert rows[0]["label_y"] == 17 and rows[0]["index_y"] == 38

@@ -106,6 +106,16 @@ def values_tables(values: Any, shape: list[int]) -> list[dict[str, Any]]:
     return tables
 
 
+def grid_view(rows: list[list[Any]]) -> dict[str, Any]:
+    """A table of short cells as one block of text: every cell right-aligned in ``width`` characters
+    plus a space each side, so site.css can rule the columns (a monospace ``ch`` grid) without an
+    element per cell. An elision row (``["…"]``) stays one cell."""
+    cells = [[str(cell) for cell in row] for row in rows]
+    width = max((len(cell) for row in cells for cell in row), default=1)
+    text = "\n".join("".join(f" {cell:>{width}} " for cell in row) for row in cells)
+    return {"text": text, "width": width + 2}
+
+
 def _stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str]]:
     if not stats:
         return []
@@ -144,11 +154,17 @@ def _scalar_text(value: dict[str, Any]) -> str:
     return str(value.get("value"))
 
 
+def _with_grids(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**table, "grid": grid_view(table["rows"])} for table in tables]
+
+
 def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = None,
                 shares: list[str] | None = None) -> dict[str, Any]:
     """Plain data for a tensor anatomy card."""
     element_size = value["element_size"] or 1
     storage_numel = value["storage_nbytes"] // element_size
+    diagram = stride_diagram(value["shape"], value["stride"], value["storage_offset"], storage_numel,
+                             [name for name, _ in dims] if dims else None)
     return {
         "kind": "tensor",
         "dtype": value["dtype"],
@@ -164,13 +180,13 @@ def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = N
         "storage_id": value["storage_id"],
         "requires_grad": value["requires_grad"],
         "grad_fn": value.get("grad_fn"),
-        "tables": values_tables(value["values"], value["shape"]) if value["values"] is not None else [],
+        "tables": _with_grids(values_tables(value["values"], value["shape"])) if value["values"] is not None else [],
         "truncated": value["truncated"],
         "stats": _stats_view(value.get("stats")),
         "dims": dims or [],
         "shares": shares or [],
-        "diagram": stride_diagram(value["shape"], value["stride"], value["storage_offset"], storage_numel,
-                                  [name for name, _ in dims] if dims else None),
+        "diagram": diagram,
+        "index_grid": grid_view(diagram["grid"]) if diagram and diagram["grid"] else None,
     }
 
 
@@ -210,7 +226,7 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     if kind == "ndarray":
         shape = value.get("shape", [])
         return {"kind": "ndarray", "dtype": value.get("dtype"), "shape": "(" + ", ".join(str(n) for n in shape) + ")",
-                "tables": values_tables(value.get("values"), shape), "truncated": value.get("truncated", False),
+                "tables": _with_grids(values_tables(value.get("values"), shape)), "truncated": value.get("truncated", False),
                 "stats": _stats_view(value.get("stats"))}
     if kind in ("finfo", "iinfo"):
         keys = ("bits", "eps", "min", "max", "smallest_normal", "resolution") if kind == "finfo" else ("bits", "min", "max")
@@ -232,7 +248,7 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
 
 
 def _token_class(ttype: Any) -> str:
-    # Pygments' short class names ("k", "nf", ...), which the Material theme colours.
+    # Pygments' short class names ("k", "nf", ...); site.css colours them from Material's variables.
     while ttype not in STANDARD_TYPES:
         ttype = ttype.parent
     return STANDARD_TYPES[ttype]
@@ -243,22 +259,39 @@ def _span(css: str, text: str) -> str:
     return f'<span class="{css}">{escaped}</span>' if css else escaped
 
 
+# Token classes site.css colours (by their first letters); other tokens (plain names, whitespace)
+# are left as text, since a span per name would be most of a lecture page's elements.
+COLOURED_TOKEN_PREFIXES = ("k", "s", "m", "c", "o", "p", "nf", "fm", "nc", "nn", "nb", "bp", "nd", "ne", "il", "dl")
+
+
+def _coloured(css: str) -> bool:
+    return css.startswith(COLOURED_TOKEN_PREFIXES)
+
+
 def highlight_lines(source: str, directives: str = "keep") -> list[str]:
     """Pygments-highlighted HTML for each line of ``source`` (spans never cross a line).
 
+    Neighbouring tokens of one colour share a span and uncoloured tokens (plain names, whitespace)
+    are plain text, to keep the element count of a long lecture's page down.
     ``directives`` says what happens to directive comments (``tracer.site.directive_comments``):
     ``"keep"`` them as written, ``"drop"`` them (read mode), or ``"wrap"`` them in
     ``<span class="lt-dir">`` for CSS to show only in raw mode (step mode).
     """
     lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
-    lines: list[list[tuple[str, str]]] = [[]]
+    lines: list[list[tuple[str, str]]] = [[]]  # per line: [(class or "", text)]
     for ttype, text in lexer.get_tokens(source):
         css = _token_class(ttype)
+        css = "p" if css == "o" else css if _coloured(css) else ""  # one colour in Material: one span
         for k, part in enumerate(text.split("\n")):
             if k > 0:
                 lines.append([])
-            if part:
-                lines[-1].append((css, part))
+            if not part:
+                continue
+            line = lines[-1]
+            if line and line[-1][0] == css:
+                line[-1] = (css, line[-1][1] + part)
+            else:
+                line.append((css, part))
     cuts = directive_cuts(source) if directives != "keep" else {}
     out = []
     for number, parts in enumerate(lines, start=1):

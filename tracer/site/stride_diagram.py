@@ -6,6 +6,11 @@ the tensor's elements carry the element's position in row-major index order (0, 
 index formula with this tensor's strides (``offset = 0 + i·1 + j·3``), and for small 1-D/2-D
 tensors a logical grid giving each element's storage cell. This module must not produce markup:
 the SVG is drawn by ``site/templates/cards.html.j2`` from the numbers computed here.
+
+A diagram is drawn with a handful of SVG elements whatever its size (a long lecture shows hundreds):
+the cells as a few paths (runs of plain and of highlighted cells, and their inner walls) and, per row of cells, one ``<text>``
+of labels and one of storage indices whose characters are placed one by one (``x`` lists), rather
+than a group of four elements per cell.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ CELLS_PER_ROW = 16
 CELL_WIDTH = 34
 CELL_HEIGHT = 26
 ROW_GAP = 18  # room under each row of cells for the storage index
+LABEL_ADVANCE = 6.6  # width of one character of the 11px monospace cell labels
+INDEX_ADVANCE = 5.4  # and of the 9px storage indices
 MAX_ELEMENTS = 256  # elements placed on the strip; larger tensors show their first ones
 MAX_CELLS = 96  # storage cells drawn; a longer span is cut with a marker
 
@@ -90,6 +97,8 @@ def stride_diagram(shape: list[int], stride: list[int], storage_offset: int, sto
     grid = logical_grid(shape, stride, storage_offset)  # shown only when it says more than the strip
     return {
         "cells": cells,
+        "paths": cell_paths(cells),
+        "text_rows": text_rows(cells),
         "cell_width": CELL_WIDTH,
         "cell_height": CELL_HEIGHT,
         "width": min(len(cells), CELLS_PER_ROW) * CELL_WIDTH,
@@ -117,3 +126,50 @@ def logical_grid(shape: list[int], stride: list[int], storage_offset: int, max_e
     if len(shape) == 1:
         return [[storage_index((i,), stride, storage_offset) for i in range(shape[0])]]
     return [[storage_index((i, j), stride, storage_offset) for j in range(shape[1])] for i in range(shape[0])]
+
+
+def cell_paths(cells: list[dict[str, Any]]) -> dict[str, str]:
+    """SVG path data for the cells, run by run: each run of neighbouring cells alike (highlighted or
+    not) is one box (``plain``/``highlighted``) plus its inner walls (``plain_walls``/
+    ``highlighted_walls``: one line per run, which site.css dashes into a 1px wall per cell)."""
+    paths: dict[str, list[str]] = {"plain": [], "highlighted": [], "plain_walls": [], "highlighted_walls": []}
+    runs: list[list[dict[str, Any]]] = []
+    for cell in cells:
+        last = runs[-1][-1] if runs else None
+        if last and last["y"] == cell["y"] and last["highlighted"] == cell["highlighted"]:
+            runs[-1].append(cell)
+        else:
+            runs.append([cell])
+    for run in runs:
+        kind = "highlighted" if run[0]["highlighted"] else "plain"
+        x, y, width = run[0]["x"], run[0]["y"], len(run) * CELL_WIDTH
+        paths[kind].append(f"M{x} {y}h{width}v{CELL_HEIGHT}h-{width}z")
+        if len(run) > 1:
+            paths[kind + "_walls"].append(f"M{x + CELL_WIDTH} {y + CELL_HEIGHT // 2}h{width - CELL_WIDTH}")
+    return {kind: "".join(parts) for kind, parts in paths.items()}
+
+
+def _placed(items: list[tuple[float, str]], advance: float) -> tuple[str, str]:
+    """Characters of several centred strings as one text run: (x of each character, the characters)."""
+    xs: list[str] = []
+    chars: list[str] = []
+    for centre, text in items:
+        for k, char in enumerate(text):
+            xs.append(str(round(centre + (k - (len(text) - 1) / 2) * advance)))  # whole pixels are enough
+            chars.append(char)
+    return " ".join(xs), "".join(chars)
+
+
+def text_rows(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per row of cells: the labels' and the storage indices' character positions and text."""
+    rows: dict[int, list[dict[str, Any]]] = {}
+    for cell in cells:
+        rows.setdefault(cell["y"], []).append(cell)
+    out = []
+    for y, row in rows.items():
+        centre = CELL_WIDTH // 2
+        label_x, labels = _placed([(c["x"] + centre, c["label"]) for c in row if c["label"]], LABEL_ADVANCE)
+        index_x, indices = _placed([(c["x"] + centre, str(c["index"])) for c in row], INDEX_ADVANCE)
+        out.append({"label_y": y + CELL_HEIGHT // 2 + 4, "label_x": label_x, "labels": labels,
+                    "index_y": y + CELL_HEIGHT + 12, "index_x": index_x, "indices": indices})
+    return out

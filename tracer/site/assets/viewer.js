@@ -11,6 +11,7 @@
   "use strict";
 
   var BURST_MS = 800;
+  var CHUNK_LINES = 40;
   var URL_EVERY_MS = 150;
   var STEP_HASH = /^#step=(\d+)((?:&[a-z]+=\w*)*)$/;
   var KEYS = [
@@ -186,23 +187,28 @@
     Object.keys(file.spans).forEach(function (start) {
       for (var k = +start + 1; k <= file.spans[start]; k++) continuation.add(k);
     });
-    var parts = [];
+    // Lines go in chunks of CHUNK_LINES, each skipped by style/layout/paint while off-screen
+    // (content-visibility in viewer.css), so a step's cost does not grow with the file's length.
+    var parts = [], inChunk = 0;
     for (var line = 1; line <= file.lines.length; line++) {
       if (hidden.has(line)) continue;
+      if (inChunk === 0) parts.push(parts.length ? "</div><div class=\"lt-v-chunk\">" : "<div class=\"lt-v-chunk\">");
+      inChunk = (inChunk + 1) % CHUNK_LINES;
       var cls = "lt-sline";
       if (rendered[line]) cls += file.spans[line] ? " lt-has-r lt-replace" : " lt-has-r";
       if (continuation.has(line)) cls += " lt-rcont";
       parts.push("<div class=\"" + cls + "\" data-line=\"" + line + "\"><code class=\"lt-scode\">" +
         (file.lines[line - 1] || " ") + "</code>" + (rendered[line] ? "<div class=\"lt-srender\"></div>" : "") + "</div>");
     }
+    if (parts.length) parts.push("</div>");
     var box = el("div", "lt-v-file highlight", parts.join(""));
     box.hidden = true;
     var lines = [];
-    var nodes = box.children;
+    var nodes = box.querySelectorAll(".lt-sline");
     for (var i = 0; i < nodes.length; i++) lines[+nodes[i].getAttribute("data-line")] = nodes[i];
     var rlines = Object.keys(rendered).map(Number);
     this.codeEl.appendChild(box);
-    this.files[f] = { box: box, lines: lines, rlines: rlines, shown: {}, revealed: [], lineCount: file.lines.length };
+    this.files[f] = { box: box, lines: lines, rlines: rlines, shown: {}, future: {}, revealed: [], lineCount: file.lines.length };
     return this.files[f];
   };
 
@@ -218,14 +224,23 @@
       }
       var future = pick < 0;
       if (future) pick = 0;
-      var key = pick + (future ? "f" : "");
-      if (fb.shown[line] === key || !fb.lines[line]) continue;
-      fb.shown[line] = key;
-      var self = this;
-      var box = fb.lines[line].lastElementChild;
-      box.innerHTML = runs[pick][1].map(function (r) { return self.withRoot(self.data.renderings[r]); }).join("");
-      fb.lines[line].classList.toggle("lt-future", future);
+      var node = fb.lines[line];
+      if (!node) continue;
+      if (fb.shown[line] !== pick) {  // a jump flips many lines' "future" state, few lines' content
+        fb.shown[line] = pick;
+        node.lastElementChild.innerHTML = this.renderingHtml(runs[pick][1]);
+      }
+      if (fb.future[line] !== future) {
+        fb.future[line] = future;
+        node.classList.toggle("lt-future", future);
+      }
     }
+  };
+
+  Viewer.prototype.renderingHtml = function (indices) {
+    var html = "";
+    for (var i = 0; i < indices.length; i++) html += this.withRoot(this.data.renderings[indices[i]]);
+    return html;
   };
 
   Viewer.prototype.updateReveal = function (fb, f, step) {
@@ -351,12 +366,15 @@
   };
 
   // Keep the current line in view; when it leaves the middle part (or on a new file), put it a
-  // third of the way down so the code leading to it stays visible.
+  // third of the way down so the code leading to it stays visible. Reads offsets relative to the
+  // code panel (its lines' offsetParent) once, after all of this step's DOM writes, and writes
+  // scrollTop only when the line is out of the comfortable band: one layout per step, no more.
   Viewer.prototype.scrollTo = function (line, always) {
-    var box = this.codeEl, view = box.getBoundingClientRect(), rect = line.getBoundingClientRect();
-    var margin = Math.min(80, view.height / 4);
-    if (always || rect.top < view.top + margin || rect.bottom > view.bottom - margin) {
-      box.scrollTop += rect.top - view.top - view.height / 3;
+    var box = this.codeEl, height = box.clientHeight, top = box.scrollTop;
+    var lineTop = line.offsetTop, lineBottom = lineTop + line.offsetHeight;
+    var margin = Math.min(80, height / 4);
+    if (always || lineTop < top + margin || lineBottom > top + height - margin) {
+      box.scrollTop = lineTop - height / 3;
     }
   };
 
@@ -475,6 +493,7 @@
   Viewer.prototype.open = function () {
     if (!this.built) this.build();
     this.active = true;
+    this.readScrollY = window.scrollY;  // the read page leaves layout (viewer.css); come back here
     this.rootEl.hidden = false;
     document.documentElement.classList.add("lt-stepping");
   };
@@ -485,6 +504,7 @@
     this.rootEl.hidden = true;
     this.toggleHelp(false);
     document.documentElement.classList.remove("lt-stepping");
+    if (this.readScrollY) window.scrollTo(0, this.readScrollY);
     clearTimeout(this.urlTimer);
     this.urlTimer = null;
     this.lastMove = 0;

@@ -166,7 +166,7 @@ def authoring_site(tmp_path_factory):
 
 def code_text(html: str) -> str:
     """The text of the page's code blocks, tags and entities removed."""
-    blocks = re.findall(r'<div class="lt-code highlight">(.*?)</div>', html, re.S)
+    blocks = re.findall(r'<pre class="lt-code"[^>]*>(.*?)</pre>', html, re.S)
     return re.sub(r"<[^>]+>", "", "\n".join(blocks)).replace("&quot;", '"').replace("&#39;", "'")
 
 

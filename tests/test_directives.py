@@ -32,11 +32,32 @@ def line_of(fragment: str) -> int:
     ("# @hide", {"hide": []}),
     ("# @flops @inspect z", {"flops": [], "inspect": ["z"]}),
     ("# email me @ alice", {}),
-    ("# see @inspect in the docs", {}),  # prose that merely mentions a directive
+    ("# see `@inspect` in the docs", {}),  # quoted: prose that merely mentions a directive
+    # after prose, anywhere in the comment
+    ("# the number of parameters @inspect num_parameters", {"inspect": ["num_parameters"]}),
+    ("# float32  @inspect total_nbytes", {"inspect": ["total_nbytes"]}),
+    ("# slow, @stepover", {"stepover": []}),
+    ("# a, b @inspect a, @inspect b", {"inspect": ["a", "b"]}),
+    # not directive tokens: e-mail addresses, decorator calls or attributes, parenthesised, matmul
+    ("# ask alice@example.com", {}),
+    ("# @torch.no_grad()", {}),
+    ("# @functools.cache", {}),
+    ("# TODO(@alice): check", {}),
+    ("# y = a @ b", {}),
+    ("# y = a@b", {}),
 ])
 def test_parse_comment(comment, expected):
     found, unknown = parse_comment(comment)
     assert found == expected and unknown == []
+
+
+@pytest.mark.parametrize("comment, unknown", [
+    ("# cc @alice", ["alice"]),
+    ("# @property", ["property"]),  # a commented-out bare decorator is a @word token: it warns
+    ("# x @inpsect x", ["inpsect"]),  # a typo after prose is reported, not silently dropped
+])
+def test_parse_comment_reports_any_unknown_word_token(comment, unknown):
+    assert parse_comment(comment)[1] == unknown
 
 
 def test_parse_comment_reports_unknown_directives():
@@ -83,6 +104,40 @@ def test_parse_source_warnings_name_the_line():
     assert "unknown directive @bogus" in warnings[2]
     assert "'3x'" in warnings[11]
     assert parse_source(SNIPPET).by_line[11] == Directives()  # the bad name is dropped, not inspected
+
+
+DEFS = '''\
+def plain(a, b):  # @inspect a b
+    return a + b
+
+
+@staticmethod
+@functools.cache
+def decorated(
+    x,
+    y,
+):  # the inputs @inspect x, @inspect y
+    return x
+
+
+async def later(n):  # @inspect n @hide
+    return n
+
+
+def main():
+    z = plain(1, 2)  # @inspect z
+'''
+
+
+def test_def_line_inspect_names_arguments_on_entry():
+    parsed = parse_source(DEFS)
+    # keyed by co_firstlineno (the first decorator's line), naming the def line to step on
+    assert parsed.entries == {1: (1, ("a", "b")), 5: (7, ("x", "y")), 14: (14, ("n",))}
+    # not a value of the enclosing scope when the def statement runs
+    assert 1 not in parsed.by_line and 7 not in parsed.by_line
+    assert parsed.by_line[14] == Directives(hide=True)  # other directives on a def line keep their meaning
+    assert parsed.by_line[19] == Directives(inspect=("z",))
+    assert parsed.warnings == []
 
 
 def test_parse_source_raises_syntax_error():

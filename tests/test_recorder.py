@@ -112,7 +112,7 @@ def test_library_code_never_appears_in_stacks(traces):
     assert forward and all([f["function"] for f in s["stack"]] == ["main", "Doubler.forward"] for s in forward)
 
 
-def test_helper_module_in_lecture_dir_is_traced(traces):
+def test_helper_module_with_the_marker_is_traced(traces):
     trace = traces["uses_helper"]
     helper = "tests/lectures/_helper_mod.py"
     inside = [s for s in trace["steps"] if s["stack"][-1]["path"] == helper]
@@ -123,6 +123,110 @@ def test_helper_module_in_lecture_dir_is_traced(traces):
     assert set(trace["files"]) == {"tests/lectures/uses_helper.py", helper}
     assert trace["files"][helper] == (LECTURES / "_helper_mod.py").read_text(encoding="utf-8")
     assert set(trace["sources"]) == {"tests/lectures/uses_helper.py", helper}
+
+
+def scratch_course(root: Path, settings: str = "") -> Path:
+    """A throwaway course: pyproject.toml (with optional [tool.lectrace] lines), a lecture and
+    three helpers: one with the marker, one named by the setting, one neither."""
+    (root / "pyproject.toml").write_text(f"[project]\nname = 'scratch'\n{settings}", encoding="utf-8")
+    lectures = root / "lectures"
+    lectures.mkdir()
+    helper = "def work(n):\n    total = 0\n    for i in range(n):\n        total += i\n    return total\n"
+    (lectures / "_marked.py").write_text("# A helper.\n# lectrace: trace\n" + helper, encoding="utf-8")
+    (lectures / "_listed.py").write_text(helper, encoding="utf-8")
+    (lectures / "_plain.py").write_text(helper, encoding="utf-8")
+    lecture = lectures / "course.py"
+    lecture.write_text("import _listed, _marked, _plain\n\n\ndef main():\n"
+                       "    a = _marked.work(2)\n    b = _listed.work(2)\n    c = _plain.work(2)  # @inspect c\n",
+                       encoding="utf-8")
+    return lecture
+
+
+@pytest.mark.parametrize("settings, stepped", [
+    ("", {"lectures/course.py", "lectures/_marked.py"}),
+    ("[tool.lectrace]\ntrace_helpers = ['lectures/_list*.py']\n",
+     {"lectures/course.py", "lectures/_marked.py", "lectures/_listed.py"}),
+])
+def test_helpers_are_stepped_into_only_when_they_opt_in(tmp_path, settings, stepped):
+    lecture = scratch_course(tmp_path, settings)
+    result = run_lecture(lecture, output=tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    assert {s["stack"][-1]["path"] for s in trace["steps"]} == stepped == set(trace["files"])
+    assert len([s for s in trace["steps"] if s["stack"][-1]["path"] != "lectures/course.py"]) == 7 * (len(stepped) - 1)
+    # every helper is still hashed, so editing an untraced one makes the trace stale
+    assert set(trace["sources"]) == {"lectures/course.py", "lectures/_marked.py", "lectures/_listed.py",
+                                     "lectures/_plain.py"}
+    assert result.status == "ok" and trace["steps"][-1]["env"]["c"] == {"type": "int", "value": 1}
+
+
+def test_bad_helper_setting_is_a_one_line_error(tmp_path):
+    from tracer.capture.runner import LectureError
+
+    lecture = scratch_course(tmp_path, "[tool.lectrace]\ntrace_helpers = 'lectures/_listed.py'\n")
+    with pytest.raises(LectureError, match=r"^pyproject.toml: \[tool.lectrace\] trace_helpers must be a list"):
+        run_lecture(lecture, output=tmp_path / "t.json")
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_repository_setting_keeps_accounting_helper_stepped():
+    from tracer.capture.helpers import opted_in, trace_patterns
+
+    root = Path(__file__).resolve().parents[1]
+    source = (root / "lectures" / "_accounting.py").read_text(encoding="utf-8")
+    assert opted_in("lectures/_accounting.py", source, trace_patterns(root))
+    assert not opted_in("lectures/_other.py", "x = 1\n", trace_patterns(root))
+
+
+# -- def-line @inspect ------------------------------------------------------------------------------
+def test_def_line_inspect_records_arguments_on_entry(tmp_path):
+    lecture = tmp_path / "entry.py"
+    lecture.write_text(
+        "import functools\n\n\n"
+        "def main():\n"
+        "    x = twice(3)  # @inspect x\n"
+        "    y = cached(4)\n"
+        "    z = twice(5)\n\n\n"
+        "def twice(n, *rest, scale=2):  # @inspect n scale missing_name\n"
+        "    return n * scale\n\n\n"
+        "@functools.cache\n"
+        "def cached(\n"
+        "    k,\n"
+        "):  # @inspect k\n"
+        "    return k\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        run_lecture(lecture, output=tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    assert validation_error(trace) is None
+    entries = [(where(s), s["env"]) for s in trace["steps"] if s["env"] and where(s)[0] != "main"]
+    int_ = lambda v: {"type": "int", "value": v}  # noqa: E731
+    missing = entries[0][1]["missing_name"]
+    assert [(w, {k: v for k, v in env.items() if k != "missing_name"}) for w, env in entries] == [
+        (("twice", 10), {"n": int_(3), "scale": int_(2)}),
+        (("cached", 15), {"k": int_(4)}),  # the def line, not the decorator's
+        (("twice", 10), {"n": int_(5), "scale": int_(2)}),
+    ]
+    assert missing["type"] == "missing"
+    assert trace["warnings"] == ["entry.py:10: @inspect missing_name: NameError: name 'missing_name' is not defined"]
+    # the entry step comes right after the caller's call step and before the body's first line
+    order = [(where(s), bool(s.get("call"))) for s in trace["steps"]][:4]
+    assert order == [(("main", 5), True), (("twice", 10), False), (("twice", 11), False), (("main", 5), False)]
+    # the def statements themselves run at import, untraced: no "missing" values on main's lines
+    assert all(s["env"].keys() <= {"x"} for s in trace["steps"] if where(s)[0] == "main")
+
+
+def test_def_line_entry_step_respects_the_step_cap(tmp_path):
+    lecture = tmp_path / "capped.py"
+    lecture.write_text("def main():\n    for i in range(10):\n        f(i)\n\n\n"
+                       "def f(i):  # @inspect i\n    return i\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    with contextlib.redirect_stderr(io.StringIO()):
+        result = run_lecture(lecture, output=tmp_path / "t.json", max_steps=3)
+    trace = load_trace(tmp_path / "t.json")
+    # main:2, main:3 (call), f:6 (entry) reaches the cap: recording stops there, the lecture runs on
+    assert [where(s) for s in trace["steps"]] == [("main", 2), ("main", 3), ("f", 6)]
+    assert trace["truncated"] == {"max_steps": 3} and result.status == "ok"
 
 
 # -- stdout and renderings ----------------------------------------------------------------------------
@@ -226,3 +330,88 @@ def test_hot_path_tuples_follow_the_step_fields():
         assert all(isinstance(p, str) and isinstance(n, int) and isinstance(f, str) for p, n, f in step.prefix)
         assert step.extras is None or isinstance(step.extras, dict)
         assert len(step.memory) == 2 and all(isinstance(n, int) for n in step.memory)
+
+
+# -- a lecture written for execute_util runs unchanged ------------------------------------------------
+COURSE = LECTURES / "execute_util_course"
+OTHER = "tests/lectures/execute_util_course/other_format.py"
+
+
+@pytest.fixture(scope="module")
+def other_format(tmp_path_factory):
+    out = tmp_path_factory.mktemp("other") / "other_format.json"
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        result = run_lecture(COURSE / "other_format.py", output=out)
+    return result, load_trace(out), stderr.getvalue()
+
+
+def other_line(fragment: str) -> int:
+    lines = (COURSE / "other_format.py").read_text(encoding="utf-8").splitlines()
+    (line,) = [i for i, text in enumerate(lines, 1) if fragment in text]
+    return line
+
+
+def main_step(trace, fragment: str) -> dict:
+    (step,) = [s for s in trace["steps"] if where(s) == ("main", other_line(fragment)) and not s.get("call")]
+    return step
+
+
+def test_other_format_traces_completely(other_format):
+    result, trace, _ = other_format
+    assert result.status == "ok" and validation_error(trace) is None
+    assert trace["lecture"]["title"] == "A lecture in the execute_util format"
+
+
+def test_other_format_every_inspected_value_at_its_line(other_format):
+    _, trace, _ = other_format
+    int_ = lambda v: {"type": "int", "value": v}  # noqa: E731
+    assert main_step(trace, "num_parameters = count")["env"] == {"num_parameters": int_(12)}  # after prose
+    assert main_step(trace, "total = add(")["env"] == {"total": int_(17)}
+    assert main_step(trace, "again = add(")["env"] == {"again": int_(3)}  # prose then directive
+    assert main_step(trace, "s = slow_sum(")["env"] == {"s": int_(499500)}
+    entries = [s["env"] for s in trace["steps"] if where(s) == ("add", other_line("def add(a, b)"))]
+    assert entries == [{"a": int_(12), "b": int_(5)}, {"a": int_(1), "b": int_(2)}]  # one per call
+    recorded = {(where(s), name) for s in trace["steps"] for name in s["env"]}
+    assert len(recorded) == 6  # nothing else, nothing missing
+
+
+def test_other_format_renderings_at_their_lines(other_format):
+    _, trace, _ = other_format
+    assert main_step(trace, 'text("usage:')["renderings"] == [
+        {"type": "markdown", "data": "usage:\n    python train.py --steps N"}]
+    assert main_step(trace, 'text("""')["renderings"] == [
+        {"type": "markdown", "data": "\n  $ ls\n  lecture.py   notes.md\n", "verbatim": True}]
+    # rendered inside the untraced helper: lands on the lecture line that called it
+    assert main_step(trace, "named_link(")["renderings"] == [
+        {"type": "link", "internal": None, "url": "https://pytorch.org", "title": "[PyTorch]"}]
+    assert main_step(trace, "s = slow_sum(")["renderings"] == [{"type": "markdown", "data": "summed 1000 numbers"}]
+    (citation,) = main_step(trace, "link(scaling_laws)")["renderings"]
+    assert citation["title"] == "Scaling Laws for Neural Language Models"
+    assert citation["attrs"]["authors"] == ["Jared Kaplan", "Sam McCandlish", "Tom Henighan"]
+    assert citation["attrs"]["date"] == "2020-01-23" and citation["attrs"]["organization"] == "OpenAI"
+    (noted,) = main_step(trace, "notes=")["renderings"]
+    assert noted["attrs"] == {"notes": "Compute-optimal: 20 tokens per parameter"}
+    (partial,) = main_step(trace, "functools.partial(add")["renderings"]
+    assert partial["internal"] == {"path": OTHER, "line": other_line("def add(a, b)"), "function": "add"}
+    assert partial["style"] == {"color": "gray"}
+    (command,) = main_step(trace, "system_text(")["renderings"]
+    assert command == {"type": "markdown", "data": "GPU 0: none\n  (a CPU run)\n", "verbatim": True,
+                       "command": ["printf", "GPU 0: none\\n  (a CPU run)\\n"]}
+    assert [r["type"] for r in main_step(trace, 'text("See"), link(add)')["renderings"]] == ["markdown", "link"]
+
+
+def test_other_format_helpers_run_untraced_and_stay_hashed(other_format):
+    _, trace, _ = other_format
+    assert {s["stack"][-1]["path"] for s in trace["steps"]} == {OTHER} == set(trace["files"])
+    assert len(trace["steps"]) < 40  # slow_sum's 1,000-iteration loop is not stepped
+    assert set(trace["sources"]) == {OTHER} | {f"tests/lectures/execute_util_course/{name}.py"
+                                               for name in ("execute_util", "lecture_util", "references")}
+
+
+def test_other_format_warns_about_unknown_directives_only(other_format):
+    _, trace, stderr = other_format
+    where_ = f"{OTHER}:{other_line('@inpsect')}"
+    assert trace["warnings"] == [
+        f"{where_}: unknown directive @inpsect (known: @inspect, @clear, @stepover, @hide, @flops)"]
+    assert stderr.count("warning") == 1  # not the commented-out decorator, not the e-mail address

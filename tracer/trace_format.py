@@ -83,14 +83,20 @@ RENDERING_TYPES: tuple[str, ...] = get_args(RenderingType)  # every kind the aut
 class Rendering(TypedDict, total=False):
     type: RenderingType
     data: str  # markdown/note text; image path (project-relative) or URL
-    style: dict[str, Any] | None
-    verbatim: bool
+    style: dict[str, Any] | None  # CSS properties (text, image, link)
+    verbatim: bool  # markdown: data is exact text, shown preformatted (not parsed as markdown)
+    command: list[str]  # markdown from system_text(): the command whose stdout is data (verbatim)
+    exit_status: int  # system_text(..., check=False): the command's non-zero exit status
     external: bool  # image: data is a URL
     width: float | str | None
     url: str | None  # link
     title: str
     internal: Frame | None  # link(function): where it is defined
-    attrs: dict[str, Any]  # link(record): the record's other attributes
+    # link(record), link(url, notes=...): citation fields as the author gave them: authors (a
+    # string or a list of strings), organization, date (e.g. "2020-01"), description, notes, plus
+    # any other public field of the record. Present when any is set; enough for a compact
+    # "[Kaplan+ 2020]" citation whose panel shows the rest.
+    attrs: dict[str, Any]
     spec: dict[str, Any]  # plot: a Vega-Lite spec
 
 

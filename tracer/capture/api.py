@@ -1,9 +1,12 @@
-"""The authoring API that lectures import: text, image, link, note, plot.
+"""The authoring API that lectures import: text, image, link, note, plot, system_text.
 
 Each call turns its arguments into a plain rendering record (see ``trace_format.Rendering``) and
-hands it to the active recorder, which attaches it to the lecture line being executed. Outside a
-traced run (a lecture started with plain ``python``) the calls validate their input and do nothing
-else. This module must not import torch or know about the trace file: it only builds records.
+hands it to the active recorder, which attaches it to the lecture line being executed (for a call
+made inside an untraced helper: the lecture line that called the helper). Outside a traced run (a
+lecture started with plain ``python``) the calls validate their input and do nothing else;
+``system_text`` runs its command only while tracing, so that the site never runs anything. The
+signatures accept what lectures written for ``execute_util`` pass. This module must not import
+torch or know about the trace file: it only builds records.
 """
 
 from __future__ import annotations
@@ -14,7 +17,11 @@ import dataclasses
 import functools
 import inspect
 import os
+import re
+import shlex
+import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
 
@@ -54,11 +61,27 @@ def _is_url(target: str) -> bool:
     return "://" in target or target.startswith("data:")
 
 
+def _dedent(markdown: str) -> str:
+    """Remove only the indentation that every non-blank line shares, and leading/trailing blank
+    lines: what a triple-quoted block indented with the code carries. (``inspect.cleandoc`` would
+    also dedent the lines after the first one when the first has none, losing ``"usage:\\n    x"``.)"""
+    lines = textwrap.dedent(markdown).split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
 def text(markdown: str, style: dict[str, Any] | None = None, verbatim: bool = False) -> None:
-    """Show ``markdown`` in place of this code line (headings become the page outline)."""
+    """Show ``markdown`` in place of this code line (headings become the page outline).
+
+    The author's whitespace is kept, less the indentation every line shares. ``verbatim=True``
+    records the text exactly as given, to be shown preformatted (not as markdown).
+    """
     if not isinstance(markdown, str):
         raise TypeError(f"text() takes a string, got {type(markdown).__name__}")
-    rendering: dict[str, Any] = {"type": "markdown", "data": inspect.cleandoc(markdown) if "\n" in markdown else markdown}
+    rendering: dict[str, Any] = {"type": "markdown", "data": markdown if verbatim else _dedent(markdown)}
     if style:
         rendering["style"] = dict(style)
     if verbatim:
@@ -70,7 +93,55 @@ def note(markdown: str) -> None:
     """An aside for the reader (rendered as an admonition), kept apart from the main prose."""
     if not isinstance(markdown, str):
         raise TypeError(f"note() takes a string, got {type(markdown).__name__}")
-    _emit({"type": "note", "data": inspect.cleandoc(markdown)})
+    _emit({"type": "note", "data": _dedent(markdown)})
+
+
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+SYSTEM_TEXT_TIMEOUT_S = 60.0
+
+
+class SystemTextError(RuntimeError):
+    """A ``system_text`` command that is missing, failed or ran too long; str() is one line."""
+
+
+def system_text(command: str | list[str], timeout_s: float = SYSTEM_TEXT_TIMEOUT_S, check: bool = True) -> None:
+    """Run ``command`` while the lecture is traced and show its output, preformatted.
+
+    ``command`` is a list of arguments or a string split like a shell would (``shlex``), never run
+    through a shell. It runs in the project root, at trace time only: the output is recorded in the
+    trace, so building the site runs nothing. ANSI colour codes are removed. A missing command, a
+    non-zero exit (unless ``check=False``, which records the output and the exit status) or a run
+    longer than ``timeout_s`` raises ``SystemTextError`` naming the command.
+    """
+    if isinstance(command, str):
+        argv = shlex.split(command)
+    elif isinstance(command, (list, tuple)) and all(isinstance(a, (str, os.PathLike)) for a in command):
+        argv = [os.fspath(a) for a in command]
+    else:
+        raise TypeError(f"system_text() takes a command string or a list of arguments, got {command!r}")
+    if not argv:
+        raise ValueError("system_text() got an empty command")
+    if _sink is None:
+        return
+    shown = shlex.join(argv)
+    try:
+        done = subprocess.run(argv, cwd=_sink.project_root, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=timeout_s)
+    except FileNotFoundError:
+        raise SystemTextError(f"system_text: command not found: {argv[0]}") from None
+    except PermissionError:
+        raise SystemTextError(f"system_text: command not executable: {argv[0]}") from None
+    except subprocess.TimeoutExpired:
+        raise SystemTextError(f"system_text: `{shown}` ran past its {timeout_s:g} s timeout") from None
+    output = _ANSI_ESCAPE.sub("", done.stdout.decode("utf-8", errors="replace"))
+    if done.returncode != 0 and check:
+        stderr = _ANSI_ESCAPE.sub("", done.stderr.decode("utf-8", errors="replace")).strip().splitlines()
+        detail = f": {stderr[-1]}" if stderr else ""
+        raise SystemTextError(f"system_text: `{shown}` exited with status {done.returncode}{detail}")
+    rendering: dict[str, Any] = {"type": "markdown", "data": output, "verbatim": True, "command": argv}
+    if done.returncode != 0:
+        rendering["exit_status"] = done.returncode
+    _emit(rendering)
 
 
 def _caller_dir() -> Path:
@@ -115,11 +186,19 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+CITATION_FIELDS = ("authors", "organization", "date", "description", "notes")
+
+
 def _record_attrs(record: Any) -> dict[str, Any]:
+    """A record's public fields other than title/url (a dataclass, a namedtuple, any object)."""
     if dataclasses.is_dataclass(record) and not isinstance(record, type):
         fields = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
-    else:
+    elif hasattr(record, "_asdict"):
+        fields = dict(record._asdict())
+    elif hasattr(record, "__dict__"):
         fields = {k: v for k, v in vars(record).items() if not k.startswith("_")}
+    else:  # __slots__ and the like: the citation fields it has
+        fields = {k: getattr(record, k) for k in CITATION_FIELDS if hasattr(record, k)}
     return {k: _jsonable(v) for k, v in fields.items() if k not in ("title", "url") and v is not None}
 
 
@@ -158,12 +237,37 @@ def _definition(obj: Any) -> tuple[str | None, int]:
     return None, 0
 
 
-def link(target: Any = None, *, title: str | None = None, url: str | None = None) -> None:
-    """Link to a URL, to a function or class of the lecture (jumps to its code), or to a record.
+def _code_target(target: Any) -> Any:
+    """The function or class that ``link(target)`` jumps to.
 
-    ``link(url)``, ``link(title=..., url=...)``, ``link(fn)``, ``link(record)`` where the record has
-    ``title`` and ``url`` attributes (its other attributes, e.g. authors and date, are kept).
+    Decorated functions are unwrapped (``functools.wraps``), ``functools.partial`` objects lead to
+    their function, and other callable objects (instances with ``__call__``) to their class.
     """
+    while isinstance(target, functools.partial):
+        target = target.func
+    if inspect.isfunction(target) or inspect.ismethod(target):
+        return inspect.unwrap(getattr(target, "__func__", target))
+    if inspect.isclass(target) or inspect.isroutine(target):
+        return target
+    return type(target)
+
+
+def link(target: Any = None, *, title: str | None = None, url: str | None = None, style: dict[str, Any] | None = None,
+         authors: str | list[str] | None = None, organization: str | None = None, date: str | None = None,
+         description: str | None = None, notes: str | None = None) -> None:
+    """Link to a URL, to code of the lecture (jumps to it), or cite a reference.
+
+    * ``link(url)``, ``link(url, title=..., notes=...)``, ``link(title=..., url=...)``;
+    * ``link(fn)``: a function, class or method (its code), also a decorated function, a
+      ``functools.partial`` (its function) or a callable object (its class);
+    * ``link(record)``: any object with ``title`` and/or ``url`` attributes, such as a paper record
+      with ``authors``, ``organization``, ``date``, ``description``, ``notes``: those fields are kept
+      (``attrs``) so that the site can show a compact citation (``[Kaplan+ 2020]``) with the details
+      in a panel. The keyword fields add to (or override) a record's own; ``style`` is CSS for the
+      link, as for ``text()``.
+    """
+    given = {"authors": authors, "organization": organization, "date": date, "description": description, "notes": notes}
+    given = {k: _jsonable(v) for k, v in given.items() if v is not None}
     rendering: dict[str, Any] = {"type": "link", "internal": None}
     if target is None:
         if url is None:
@@ -171,19 +275,25 @@ def link(target: Any = None, *, title: str | None = None, url: str | None = None
         rendering.update(url=url, title=title or url)
     elif isinstance(target, str):
         rendering.update(url=target, title=title or target)
-    elif inspect.isfunction(target) or inspect.isclass(target) or inspect.ismethod(target):
-        obj: Callable[..., Any] = target
-        source_file, line = _definition(obj)
+    elif inspect.isclass(target) or inspect.isroutine(target) or isinstance(target, functools.partial) \
+            or (callable(target) and not (hasattr(target, "url") or hasattr(target, "title"))):
+        code = _code_target(target)
+        source_file, line = _definition(code)
         relative = _sink.relpath(source_file) if (_sink is not None and source_file) else None
-        rendering.update(url=None, title=title or getattr(obj, "__qualname__", obj.__name__))
+        name = getattr(code, "__name__", type(code).__name__)
+        rendering.update(url=url, title=title or getattr(code, "__qualname__", name))
         if relative is not None:
-            rendering["internal"] = {"path": relative, "line": line, "function": obj.__name__}
+            rendering["internal"] = {"path": relative, "line": line, "function": name}
     elif hasattr(target, "url") or hasattr(target, "title"):
         record_url = getattr(target, "url", None) or url
         rendering.update(url=record_url, title=title or getattr(target, "title", None) or record_url or "link")
-        rendering["attrs"] = _record_attrs(target)
+        given = {**_record_attrs(target), **given}
     else:
         raise TypeError(f"link() cannot link to a {type(target).__name__}")
+    if given:
+        rendering["attrs"] = given
+    if style:
+        rendering["style"] = dict(style)
     _emit(rendering)
 
 

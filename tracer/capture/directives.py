@@ -1,10 +1,18 @@
 """Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``.
 
-A file is parsed once (tokenize for comments, ast for statement extents) into a map from the line
-that Python reports for a statement (its first line) to a ``Directives`` record, so the recorder's
-per-line callback only does a dict lookup. A directive written on any physical line of a multi-line
-simple statement applies to the whole statement. This module must not evaluate anything or touch
-frames: it only reads source text.
+A file is parsed once (a direct scan for comments, ast for statement extents) into a map from the
+line that Python reports for a statement (its first line) to a ``Directives`` record, so the
+recorder's per-line callback only does a dict lookup. A directive written on any physical line of a
+multi-line simple statement applies to the whole statement; ``@inspect`` on a ``def`` line names
+arguments to record when the function is entered (``FileDirectives.entries``). This module must not
+evaluate anything or touch frames: it only reads source text.
+
+Which ``@word`` is a directive: a ``@`` followed by a name, standing alone as a token of the comment
+(at its start or after a space or comma, and followed by a space, a comma or the comment's end),
+anywhere in the comment, after prose too: ``# the parameter count @inspect n``. So an e-mail address
+(``a@b.org``), a commented-out decorator call (``# @torch.no_grad()``), ``(@x)`` or a quoted
+```@inspect``` are not directives. A token that is not a known directive is reported as a warning
+naming ``file:line`` (``# @property`` left over from commented-out code warns too: harmless).
 """
 
 from __future__ import annotations
@@ -16,7 +24,8 @@ import tokenize
 from dataclasses import dataclass, field
 
 KNOWN = ("inspect", "clear", "stepover", "hide", "flops")
-_DIRECTIVE = re.compile(r"@([A-Za-z_]\w*)")
+# A directive token: not preceded and not followed by anything but a space, a comma or the ends.
+_DIRECTIVE = re.compile(r"(?<![^\s,])@([A-Za-z_]\w*)(?![^\s,])")
 _NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
@@ -40,19 +49,22 @@ class FileDirectives:
     # reports line events for a statement's continuation lines too, and those are not new steps.
     starts: dict[int, int] = field(default_factory=dict)
     warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+    # ``def f(a, b):  # @inspect a b``: keyed by the function's first line as its code object reports
+    # it (``co_firstlineno``: the first decorator's line, else the ``def`` line) -> (the ``def``
+    # line, names to record when the function is entered).
+    entries: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
 
 
 def parse_comment(comment: str) -> tuple[dict[str, list[str]], list[str]]:
     """Split one comment into {directive: [args]} and a list of unknown directive names.
 
-    Only comments whose text starts with ``@`` carry directives, so prose such as
-    ``# email me @ alice`` is left alone. Both ``@inspect x y`` and ``@inspect x, @inspect y`` work.
+    Directives may follow prose (``# the count @inspect n``); a directive's arguments run to the next
+    directive or the comment's end. Both ``@inspect x y`` and ``@inspect x, @inspect y`` work. See
+    the module docstring for what counts as a directive token.
     """
     body = comment.lstrip("#").strip()
     found: dict[str, list[str]] = {}
     unknown: list[str] = []
-    if not body.startswith("@"):
-        return found, unknown
     matches = list(_DIRECTIVE.finditer(body))
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
@@ -154,11 +166,20 @@ def parse_source(source: str) -> FileDirectives:
             if not _NAME.match(name):
                 result.warnings.append((line, f"@inspect/@clear takes names or dotted paths, not {name!r}"))
         start = owner.get(line, line)
+        node = statements.get(start)
+        if "inspect" in found and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # On a def line, @inspect names the arguments to record on entry, not values of the
+            # enclosing scope at the moment the def statement runs.
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            names = result.entries.get(first, (node.lineno, ()))[1]
+            names += tuple(a for a in found.pop("inspect") if _NAME.match(a) and a not in names)
+            result.entries[first] = (node.lineno, names)
+            if not found:
+                continue
         merged = collected.setdefault(start, {})
         for name, args in found.items():
             merged.setdefault(name, []).extend(a for a in args if _NAME.match(a))
         if "hide" in found:
-            node = statements.get(start)
             end = (node.end_lineno or start) if node is not None and start == line else line
             result.hidden_lines.extend(range(start, end + 1) if node is not None else [line])
     for start, merged in collected.items():

@@ -3,9 +3,12 @@
 Design (the hot path, so every line here counts):
 
 * The global trace function runs once per new frame. Whether a code object is traced is decided
-  once and cached per code object (lecture files only; comprehensions, lambdas and module bodies
-  never are); for everything else it returns None, so library frames cost one dict lookup and
-  produce no line events at all.
+  once and cached per code object (the lecture file, and helper files beside it that opt in, see
+  ``helpers``; comprehensions, lambdas and module bodies never are); for everything else it returns
+  None, so library and untraced-helper frames cost one dict lookup and produce no line events at
+  all. What an untraced helper renders or prints lands on the traced line that called it.
+* ``def f(a, b):  # @inspect a b`` records a step on the ``def`` line when f is entered; which code
+  objects have one is part of the same cached decision.
 * The call stack is kept incrementally: each traced frame pushes a ``_Frame`` holding the tuple of
   its callers' positions, built once per call; nothing walks the interpreter stack per line.
 * A step is recorded when its line completes (the next line event or the frame's return). A line
@@ -27,6 +30,7 @@ from typing import Any, Callable, NamedTuple
 
 from tracer import layout
 from tracer.capture.directives import Directives, FileDirectives, parse_source
+from tracer.capture.helpers import opted_in
 from tracer.capture.memory import Probe
 from tracer.capture.values import ValueEncoder, lookup
 
@@ -88,7 +92,7 @@ class Recorder:
     def __init__(self, lecture_root: Path, project_root: Path, encoder: ValueEncoder, probe: Probe, *,
                  inspect_all: bool = False, max_steps: int = layout.DEFAULT_MAX_STEPS,
                  meter_factory: Callable[..., Any] | None = None,
-                 warn: Callable[[str], None] | None = None) -> None:
+                 warn: Callable[[str], None] | None = None, trace_helpers: tuple[str, ...] = ()) -> None:
         self.lecture_root = str(lecture_root.resolve()) + "/"
         self.project_root = project_root.resolve()
         self.encoder = encoder
@@ -98,10 +102,20 @@ class Recorder:
         self.meter_factory = meter_factory
         self._warn = warn or (lambda message: print(f"lectrace: warning: {message}", file=sys.stderr))
         self.steps: list[Step] = []  # plain tuples in Step's field order (see Step)
-        self.files: dict[str, LectureFile] = {}  # absolute filename -> info, lecture files only
+        self.files: dict[str, LectureFile] = {}  # absolute filename -> info, traced lecture files only
+        self.trace_helpers = trace_helpers  # pyproject patterns of helper files to step into
+        self._lecture: str | None = None  # the lecture's own filename (always traced)
+        # filename -> LectureFile, or None for a file that is not traced (outside the lecture's
+        # directory, or a helper that did not opt in): each file is read and decided once.
+        self._decided: dict[str, LectureFile | None] = {}
         self.warnings: list[str] = []
         self.truncated = False
-        self._codes: dict[CodeType, tuple[LectureFile, tuple[str, str]] | None] = {}
+        # id(code object) -> (file, (path, qualname), entry) or None; entry is (def line, names)
+        # for a function whose def line has an @inspect, else None. Keyed by identity: code objects
+        # compare equal across files when their functions are alike (same body and first line), and
+        # one file's decision must not leak to another. _seen keeps them alive so ids stay unique.
+        self._codes: dict[int, tuple[LectureFile, tuple[str, str], Any] | None] = {}
+        self._seen: list[CodeType] = []
         self._stack: list[_Frame] = []
         self._renderings: list[dict[str, Any]] = []
         self._stdout: list[str] = []
@@ -153,29 +167,42 @@ class Recorder:
             self._warn(message)
 
     # -- classification (once per code object) ----------------------------------------------------
-    def _classify(self, code: CodeType) -> tuple[LectureFile, tuple[str, str]] | None:
+    def _classify(self, code: CodeType) -> tuple[LectureFile, tuple[str, str], Any] | None:
         result = None
         filename = code.co_filename
         if code.co_name not in _UNTRACED_NAMES and filename.endswith(".py"):
-            info = self.files.get(filename)
-            if info is None and str(Path(filename).resolve()).startswith(self.lecture_root):
-                info = self._load_file(filename)
+            try:
+                info = self._decided[filename]
+            except KeyError:
+                info = self._decide(filename)
             if info is not None:
-                result = (info, (info.path, code.co_qualname))
-        self._codes[code] = result
+                result = (info, (info.path, code.co_qualname), info.parsed.entries.get(code.co_firstlineno))
+        self._codes[id(code)] = result
+        self._seen.append(code)
         return result
 
     def preload(self, path: Path) -> None:
-        """Parse a lecture file's directives ahead of time (the main file is certain to run)."""
+        """Parse the lecture's directives ahead of time (it is certain to run) and mark it as the
+        lecture: it is traced whether or not it carries the helper marker."""
         filename = str(path)
+        self._lecture = filename
         if filename not in self.files:
-            self._load_file(filename)
+            self._decided[filename] = self._load_file(filename)
 
-    def _load_file(self, filename: str) -> LectureFile | None:
+    def _decide(self, filename: str) -> LectureFile | None:
+        info = None
+        if str(Path(filename).resolve()).startswith(self.lecture_root):
+            info = self._load_file(filename, helper=filename != self._lecture and self._lecture is not None)
+        self._decided[filename] = info
+        return info
+
+    def _load_file(self, filename: str, helper: bool = False) -> LectureFile | None:
         path = self.relpath(filename)
         if path is None:
             return None
         source = Path(filename).read_text(encoding="utf-8")
+        if helper and not opted_in(path, source, self.trace_helpers):
+            return None
         parsed = parse_source(source)
         for line, message in parsed.warnings:
             self.warn_once(f"{path}:{line}: {message}")
@@ -187,6 +214,7 @@ class Recorder:
     def _make_tracers(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
         """Build the global and local trace functions as closures over locals (no attribute lookups)."""
         codes = self._codes
+        code_id = id  # a closure variable: cheaper than the builtins lookup on every call
         prefixes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         classify = self._classify
         stack = self._stack
@@ -198,6 +226,7 @@ class Recorder:
         finish = self._finish_line
         meters = self.meter_factory is not None
         start_meter = self._start_meter
+        record_entry = self._record_entry
         recorder = self
         # Refreshing a frame's locals snapshot only matters while memory is being accounted.
         tracks_gpu = self.probe.source == "cuda_allocated"
@@ -208,7 +237,7 @@ class Recorder:
                 return None
             code = frame.f_code
             try:
-                found = codes[code]
+                found = codes[code_id(code)]
             except KeyError:
                 found = classify(code)
             if found is None:
@@ -227,7 +256,12 @@ class Recorder:
             else:
                 prefix = ()
             parsed = found[0].parsed
-            stack.append(_Frame(prefix, found[1], parsed.by_line, parsed.starts))
+            state = _Frame(prefix, found[1], parsed.by_line, parsed.starts)
+            stack.append(state)
+            if found[2] is not None:
+                record_entry(state, frame, found[2])
+                if not recorder._active:  # that step reached the cap
+                    return None
             return local_trace
 
         def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
@@ -316,6 +350,18 @@ class Recorder:
         if unwinding is not None:
             extras["unwind"] = unwinding
         self._record(state, extras or None)
+
+    def _record_entry(self, state: _Frame, frame: FrameType, entry: tuple[int, tuple[str, ...]]) -> None:
+        """``def f(a, b):  # @inspect a b``: a step on the def line holding the arguments on entry."""
+        line, names = entry
+        f_locals, f_globals = frame.f_locals, frame.f_globals
+        saved, state.line = state.line, line  # so that warnings name the def line
+        env = {name: self._inspect(name, f_locals, f_globals, state) for name in names}
+        state.line = saved
+        state.snapshot = True
+        self.steps.append(Step(state.prefix, state.key, line, {"env": env}, self.probe.sample()))
+        if len(self.steps) >= self.max_steps:
+            self._truncate(frame)
 
     def _inspect(self, name: str, f_locals: Any, f_globals: dict[str, Any], state: _Frame,
                  quiet: bool = False) -> dict[str, Any]:

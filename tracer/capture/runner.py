@@ -29,6 +29,7 @@ from tracer.layout import find_project_root
 from tracer.capture import api
 from tracer.capture.compute import LineMeter
 from tracer.capture.directives import parse_source
+from tracer.capture.helpers import SettingsError, trace_patterns
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, Recorder, Step
 from tracer.trace_format import SCHEMA_VERSION, sha256_file, write_atomic
@@ -76,6 +77,8 @@ class _Sink:
     def add_rendering(self, rendering: dict[str, Any]) -> None:
         if rendering.get("type") == "image" and not rendering.get("external"):
             self.images.add(rendering["data"])
+        if "command" in rendering:  # system_text output: no absolute project paths in traces
+            rendering["data"] = self._recorder.encoder.scrub(rendering["data"])
         self._recorder.add_rendering(rendering)
 
     def relpath(self, path: Any) -> str | None:
@@ -166,6 +169,10 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     except ValueError:
         shown = str(lecture)
     _check_source(path, shown)
+    try:
+        helper_patterns = trace_patterns(project_root)
+    except SettingsError as exc:
+        raise LectureError(str(exc)) from None
     path = path.resolve()
     out_path = Path(output) if output is not None else layout.trace_path(project_root, path)
 
@@ -195,7 +202,8 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
                                relpath=functools.partial(layout.project_relpath, root=project_root.resolve()))
         probe = (probe_factory or choose_probe)(registry)
         recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all,
-                            max_steps=max_steps, meter_factory=LineMeter if measure_flops else None)
+                            max_steps=max_steps, meter_factory=LineMeter if measure_flops else None,
+                            trace_helpers=helper_patterns)
         recorder.preload(path)  # parse the lecture's directives before its clock starts
         if on_recorder is not None:
             on_recorder(recorder)

@@ -1,0 +1,56 @@
+"""Which helper modules beside a lecture are stepped into: an opt-in marker or a course setting.
+
+The lecture file itself is always traced. Any other ``.py`` file under the lecture's directory (a
+helper such as ``lectures/_util.py``) runs untraced unless it opts in, either with the marker line
+``# lectrace: trace`` among its first ``MARKER_LINES`` lines, or by matching a pattern of the
+course's ``pyproject.toml``::
+
+    [tool.lectrace]
+    trace_helpers = ["lectures/_accounting.py", "lectures/helpers/*.py"]
+
+Patterns are project-relative paths with ``fnmatch`` wildcards. An untraced helper costs nothing
+per line, and what it renders (``text()``, ``link()``, ...) or prints lands on the traced line that
+called it. The recorder asks once per file; this module only reads text and must not touch frames.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import tomllib
+from pathlib import Path
+
+MARKER = "# lectrace: trace"
+MARKER_LINES = 10
+_MARKER_LINE = re.compile(r"^#\s*lectrace:\s*trace\s*$")
+
+
+class SettingsError(Exception):
+    """The course's ``[tool.lectrace]`` table cannot be used; str() names the file and the reason."""
+
+
+def has_marker(source: str) -> bool:
+    """True when one of the first ``MARKER_LINES`` lines is the marker comment."""
+    return any(_MARKER_LINE.match(line.strip()) for line in source.splitlines()[:MARKER_LINES])
+
+
+def trace_patterns(project_root: Path) -> tuple[str, ...]:
+    """``[tool.lectrace] trace_helpers`` of the project's pyproject.toml (empty when absent)."""
+    path = project_root / "pyproject.toml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return ()
+    try:
+        settings = tomllib.loads(text).get("tool", {}).get("lectrace", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path.name}: not valid TOML ({exc})") from None
+    patterns = settings.get("trace_helpers", [])
+    if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+        raise SettingsError(f"{path.name}: [tool.lectrace] trace_helpers must be a list of path patterns")
+    return tuple(patterns)
+
+
+def opted_in(relpath: str, source: str, patterns: tuple[str, ...]) -> bool:
+    """Whether a helper file (project-relative ``relpath``, its ``source``) is stepped into."""
+    return any(fnmatch.fnmatchcase(relpath, pattern) for pattern in patterns) or has_marker(source)

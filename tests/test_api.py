@@ -36,10 +36,8 @@ class Collect:
 
 @pytest.fixture
 def sink():
-    collect = Collect()
-    previous = api.set_sink(collect)
-    yield collect
-    api.set_sink(previous)
+    with api.rendering_sink(Collect()) as collect:
+        yield collect
 
 
 def only(sink: Collect) -> dict[str, Any]:
@@ -125,17 +123,14 @@ def test_system_text_timeout(sink):
 
 
 def test_system_text_outside_a_traced_run_checks_input_and_runs_nothing(tmp_path):
-    previous = api.set_sink(None)
-    try:
-        marker = tmp_path / "ran"
-        api.system_text([sys.executable, "-c", f"open({str(marker)!r}, 'w')"])
-        assert not marker.exists()
-        with pytest.raises(TypeError):
-            api.system_text(42)  # type: ignore[arg-type]
-        with pytest.raises(ValueError, match="empty command"):
-            api.system_text("")
-    finally:
-        api.set_sink(previous)
+    assert api.current_sink() is None
+    marker = tmp_path / "ran"
+    api.system_text([sys.executable, "-c", f"open({str(marker)!r}, 'w')"])
+    assert not marker.exists()
+    with pytest.raises(TypeError):
+        api.system_text(42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="empty command"):
+        api.system_text("")
 
 
 # -- link() --------------------------------------------------------------------------------------------

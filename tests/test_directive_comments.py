@@ -15,6 +15,8 @@ def test_comment_cut_keeps_prose_before_a_directive():
     assert comment_cut("# email me @alice") is None  # not a directive name
     assert comment_cut("# see user@inspect.org") is None  # an address, not a directive
     assert comment_cut("# plain prose") is None
+    assert comment_cut("# @torch.no_grad()") is None and comment_cut("# `@inspect` x") is None  # the tracer's rule too
+    assert comment_cut("# a count, @inspect n") == len("# a count")
 
 
 def test_directive_cuts_find_columns_and_skip_strings():

@@ -17,7 +17,9 @@ import tokenize
 # The directive names of tracer.capture.directives.KNOWN (the site may not import the capture side;
 # tests/test_directive_comments.py checks that the two lists agree).
 DIRECTIVE_NAMES = ("inspect", "clear", "stepover", "hide", "flops")
-_DIRECTIVE = re.compile(r"(?:^|(?<=[\s,#]))@(?:" + "|".join(DIRECTIVE_NAMES) + r")\b")
+# The tracer's token rule: a "@name" standing alone in the comment's text (after its "#"s), preceded
+# and followed by nothing but a space, a comma or the ends; "a@b.org" and "# @torch.no_grad()" are not.
+_DIRECTIVE = re.compile(r"(?<![^\s,])@(?:" + "|".join(DIRECTIVE_NAMES) + r")(?![^\s,])")
 
 
 def comment_cut(comment: str) -> int | None:
@@ -25,10 +27,11 @@ def comment_cut(comment: str) -> int | None:
 
     0 means the whole comment is directives.
     """
-    match = _DIRECTIVE.search(comment)
+    body = comment.lstrip("#").lstrip()
+    match = _DIRECTIVE.search(body)
     if match is None:
         return None
-    prose = comment[:match.start()].rstrip()
+    prose = comment[:len(comment) - len(body) + match.start()].rstrip().rstrip(",").rstrip()
     return 0 if prose.lstrip("#").strip() == "" else len(prose)
 
 

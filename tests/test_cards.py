@@ -137,6 +137,9 @@ def test_renderings(renderer):
     assert "<h1>Title</h1>" in markdown and "<em>em</em>" in markdown
     verbatim = renderer.rendering({"type": "markdown", "data": "<i>not html</i>", "verbatim": True})
     assert "&lt;i&gt;" in verbatim
+    command = renderer.rendering({"type": "markdown", "data": "GPU 0: none\n", "verbatim": True,
+                                  "command": ["nvidia-smi", "-L", "a b"], "exit_status": 9})
+    assert "$ nvidia-smi -L &#39;a b&#39;</span>\nGPU 0: none\n" in command and "exit status 9" in command
 
 
 def test_plot_renderings_say_what_they_left_out(renderer):

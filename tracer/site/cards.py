@@ -19,6 +19,7 @@ import html
 import json
 import math
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -348,7 +349,10 @@ class HtmlRenderer:
     def rendering(self, rendering: Rendering) -> Markup:
         kind = rendering.get("type")
         if kind == "markdown":
-            if rendering.get("verbatim"):
+            if rendering.get("command"):  # system_text(): the command's output, as recorded when traced
+                body = Markup(self.macros.command_output(" ".join(shlex.quote(part) for part in rendering["command"]),
+                                                         rendering["data"], rendering.get("exit_status")))
+            elif rendering.get("verbatim"):
                 body = Markup("<pre class=\"lt-verbatim\">{}</pre>").format(rendering["data"])
             else:
                 body = Markup(render_markdown(rendering["data"]))

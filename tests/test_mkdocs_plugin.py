@@ -218,3 +218,29 @@ def test_plots_are_static_svg_files(authoring_site):
         assert svg.startswith("<svg") and "<script" not in svg and "http" not in svg.split(">", 1)[1]
     data_js = (authoring_site / "lectures" / "authoring_site" / "data.js").read_text()
     assert all(src in data_js for src in sources)  # step mode shows the same files
+
+
+@pytest.fixture(scope="module")
+def other_format_page(tmp_path_factory):
+    """The page of the lecture written in the execute_util format (tests/lectures/execute_util_course)."""
+    root = make_project(tmp_path_factory.mktemp("other"), [trace_path("execute_util_course/other_format")])
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    return page(root / "build" / "site", "other_format")
+
+
+def test_execute_util_lecture_page(other_format_page):
+    html = other_format_page
+    code = code_text(html)
+    assert "@inspect" not in code and "@torch.no_grad()" in code  # directives go; the commented-out decorator stays
+    assert "# the number of parameters" in code and "# second call, second entry step" in code
+    assert "def add(a, b):\n" in code  # a def-line @inspect is hidden too
+    assert "# a typo @inpsect odd" in code  # not a directive (the trace warns about it): shown as written
+    # one paragraph for text("See"), link(add); the helper wrapper's link in place of its call
+    assert re.search(r'<p>See <a class="lt-internal" href="#L29"[^>]*><code>add</code></a>', html)
+    assert "named_link(" not in code and '<a href="https://pytorch.org">[PyTorch]</a>' in html
+    cite = re.search(r'<span class="lt-cite">.*?</span></span>', html, re.S).group(0)
+    assert ">[Kaplan+ 2020]</a>" in cite and "OpenAI" in cite and "Loss falls as a power law" in cite
+    assert "Compute-optimal: 20 tokens per parameter" in html  # link(url, notes=...): in its panel
+    assert '<span class="lt-prompt"' in html and "$ printf" in html  # system_text() with its command
+    assert '<pre class="lt-verbatim">\n  $ ls\n  lecture.py   notes.md\n</pre>' in html

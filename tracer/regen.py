@@ -23,6 +23,7 @@ from typing import Any, Iterator
 
 from tracer import layout
 from tracer.exit_codes import ExitCode
+from tracer.source_map import source_map
 from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file
 
 
@@ -86,10 +87,12 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
 # -- discovery -------------------------------------------------------------------------------------
 def has_main(path: Path) -> bool:
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (SyntaxError, UnicodeDecodeError, OSError):
+        facts = source_map(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, OSError):
         return True  # let the run report the problem with file and line
-    return any(isinstance(node, ast.FunctionDef) and node.name == "main" for node in tree.body)
+    if facts.error is not None:
+        return True
+    return any(isinstance(node, ast.FunctionDef) and node.name == "main" for node in facts.tree.body)
 
 
 def discover(lectures_dir: Path) -> list[Path]:

@@ -11,7 +11,6 @@ torch or know about the trace file: it only builds records.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import dataclasses
 import functools
@@ -24,6 +23,8 @@ import sys
 import textwrap
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
+
+from tracer.source_map import source_map
 
 
 class RenderingSink(Protocol):
@@ -205,18 +206,7 @@ def _record_attrs(record: Any) -> dict[str, Any]:
 @functools.lru_cache(maxsize=64)
 def _class_lines(filename: str, _mtime_ns: int) -> dict[str, int]:
     """Qualified class name -> line of its ``class`` statement, parsed once per file."""
-    lines: dict[str, int] = {}
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ClassDef):
-                lines.setdefault(prefix + child.name, child.lineno)
-                visit(child, prefix + child.name + ".")
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                visit(child, prefix + child.name + ".<locals>.")
-
-    visit(ast.parse(Path(filename).read_text(encoding="utf-8")), "")
-    return lines
+    return source_map(Path(filename).read_text(encoding="utf-8")).class_lines
 
 
 def _definition(obj: Any) -> tuple[str | None, int]:

@@ -1,8 +1,8 @@
 """Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``.
 
-A file is parsed once (a direct scan for comments, ast for statement extents) into a map from the
-line that Python reports for a statement (its first line) to a ``Directives`` record, so the
-recorder's per-line callback only does a dict lookup. A directive written on any physical line of a
+A file is parsed once (a direct scan for comments; statement extents from ``tracer.source_map``)
+into a map from the line that Python reports for a statement (its first line) to a ``Directives``
+record, so the recorder's per-line callback only does a dict lookup. A directive written on any physical line of a
 multi-line simple statement applies to the whole statement; ``@inspect`` on a ``def`` line names
 arguments to record when the function is entered (``FileDirectives.entries``). This module must not
 evaluate anything or touch frames: it only reads source text.
@@ -22,6 +22,8 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
+
+from tracer.source_map import source_map
 
 KNOWN = ("inspect", "clear", "stepover", "hide", "flops")
 # A directive token: not preceded and not followed by anything but a space, a comma or the ends.
@@ -77,35 +79,6 @@ def parse_comment(comment: str) -> tuple[dict[str, list[str]], list[str]]:
     return found, unknown
 
 
-def _statement_lines(tree: ast.AST) -> tuple[dict[int, int], dict[int, ast.stmt], list[tuple[int, int]]]:
-    """One walk of the tree: each physical line's statement start line, the statements by start
-    line, and the line spans of multi-line string literals (where a ``#`` is not a comment)."""
-    owner: dict[int, int] = {}
-    statements: dict[int, ast.stmt] = {}
-    strings: list[tuple[int, int]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Constant, ast.JoinedStr)):
-            end = node.end_lineno or node.lineno
-            if end > node.lineno and (isinstance(node, ast.JoinedStr) or isinstance(node.value, (str, bytes))):
-                strings.append((node.lineno, end))
-            continue
-        if not isinstance(node, ast.stmt):
-            continue
-        statements.setdefault(node.lineno, node)
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-            # Compound statement: only its header lines belong to it.
-            header_end = max(node.lineno, body[0].lineno - 1)
-            decorators = getattr(node, "decorator_list", [])
-            start = min([node.lineno] + [d.lineno for d in decorators])
-            for line in range(start, header_end + 1):
-                owner.setdefault(line, node.lineno)
-        else:
-            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
-                owner[line] = node.lineno
-    return owner, statements, strings
-
-
 def _comment_start(text: str) -> int:
     """Index of the ``#`` that starts a comment on one physical line, or -1 (quotes respected)."""
     i, n, quote = 0, len(text), ""
@@ -152,8 +125,10 @@ def _comments(source: str, strings: list[tuple[int, int]]) -> list[tuple[int, st
 
 def parse_source(source: str) -> FileDirectives:
     """Parse a whole file's directives. Raises SyntaxError for source Python cannot parse."""
-    tree = ast.parse(source)
-    owner, statements, strings = _statement_lines(tree)
+    facts = source_map(source)  # the one parse of this text, shared with the site side
+    if facts.error is not None:
+        raise facts.error
+    owner, statements, strings = facts.owner, facts.statements, facts.strings
     result = FileDirectives()
     collected: dict[int, dict[str, list[str]]] = {}
     for line, comment in _comments(source, strings):

@@ -8,34 +8,12 @@ not import jaxtyping or evaluate annotations: it reads source text only.
 
 from __future__ import annotations
 
-import ast
-from functools import lru_cache
-
-
-@lru_cache(maxsize=64)
-def _annotations(source: str) -> dict[tuple[int, str], str]:
-    """(statement line, target name) -> dims string, for every jaxtyping-looking AnnAssign."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return {}
-    found: dict[tuple[int, str], str] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.AnnAssign) or not isinstance(node.annotation, ast.Subscript):
-            continue
-        target = node.target
-        name = target.id if isinstance(target, ast.Name) else ast.unparse(target)
-        index = node.annotation.slice
-        if isinstance(index, ast.Tuple) and len(index.elts) >= 2:
-            spec = index.elts[1]
-            if isinstance(spec, ast.Constant) and isinstance(spec.value, str):
-                found[(node.lineno, name)] = spec.value
-    return found
+from tracer.source_map import source_map
 
 
 def annotation_dims(source: str, line: int, name: str) -> list[str] | None:
     """The dims of ``name``'s jaxtyping annotation on the statement starting at ``line``."""
-    spec = _annotations(source).get((line, name))
+    spec = source_map(source).annotations.get((line, name))
     return spec.split() if spec is not None else None
 
 

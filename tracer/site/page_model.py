@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Union
 
+from tracer.source_map import RENDERING_CALLS, source_map
 from tracer.trace_format import (Compute, ErrorInfo, Rendering, Trace, Value, hidden_lines, iter_renderings,
                                  source_text, step_frame)
 
-RENDERING_CALLS = {"text", "note", "image", "link", "plot"}
 MAX_RENDERINGS_PER_LINE = 30  # a text() in a long loop shows its first runs, then a count
 
 
@@ -191,10 +191,7 @@ def build_document(trace: Trace) -> list[Block]:
     lines = source.splitlines()
     hidden = hidden_lines(trace, main)
     records = collect_lines(trace)
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        tree = ast.Module(body=[], type_ignores=[])
+    tree = source_map(source).tree  # parsed once per source, shared with viewer_data and the cards
     statements = _statements(tree)
 
     shown: set[int] = set()

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from tracer.site.page_model import is_rendering_only, rendering_statement, section_headings
+from tracer.source_map import source_map
 from tracer.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
 
 DATA_VERSION = 1
@@ -68,19 +69,13 @@ def _statement_info(source: str) -> tuple[dict[int, tuple[int, str]], dict[str, 
     """From source text: rendering-only candidates (start -> (end line, kind), see
     ``page_model.rendering_statement``), each function's first body lines (for spotting a new
     call), and the lines of ``return`` statements."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return {}, {}, set()
+    facts = source_map(source)
     spans: dict[int, tuple[int, str]] = {}
     first_lines: dict[str, set[int]] = {}
-    returns: set[int] = set()
-    for node in ast.walk(tree):
-        kind = rendering_statement(node) if isinstance(node, ast.stmt) else None
+    for node in facts.stmts:
+        kind = rendering_statement(node)
         if kind:
             spans[node.lineno] = (node.end_lineno or node.lineno, kind)
-        elif isinstance(node, ast.Return):
-            returns.add(node.lineno)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and len(body) > 1:
@@ -88,7 +83,7 @@ def _statement_info(source: str) -> tuple[dict[int, tuple[int, str]], dict[str, 
             # a loop header as first statement is revisited within one call, so it proves nothing
             if body and not isinstance(body[0], (ast.For, ast.AsyncFor, ast.While)):
                 first_lines.setdefault(node.name, set()).add(body[0].lineno)
-    return spans, first_lines, returns
+    return spans, first_lines, set(facts.returns)
 
 
 def frame_activations(trace: Trace) -> tuple[list[int], list[int]]:

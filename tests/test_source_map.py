@@ -1,0 +1,76 @@
+"""tracer/source_map.py: one parse per source, shared by the capture side and the site side."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+from tracer import source_map as sm
+from tracer.capture import api
+
+SOURCE = '''"""Doc."""
+import torch
+
+
+@decorated
+def helper(x):
+    """Helper doc."""
+    total = (x +
+             1)
+    return total
+
+
+class Outer:
+    class Inner:
+        pass
+
+
+def main():
+    y: Float[torch.Tensor, "batch seq"] = torch.zeros(2, 3)
+    note = """a # not a comment
+    @inspect nothing"""
+    try:
+        pass
+    except ValueError:
+        pass
+'''
+
+
+def test_facts_of_one_walk():
+    facts = sm.source_map(SOURCE)
+    assert facts.error is None
+    assert facts.owner[5] == facts.owner[6] == 6  # decorator and def line belong to the def
+    assert facts.continuation_starts[9] == 8  # the assignment's second line
+    assert 7 not in facts.continuation_starts  # the docstring is a statement of its own
+    assert facts.returns == {10}
+    assert facts.annotations == {(19, "y"): "batch seq"}
+    assert facts.class_lines == {"Outer": 13, "Outer.Inner": 14}
+    assert (20, 21) in facts.strings
+    assert 24 in facts.handlers
+    assert [d.name for d in facts.definitions] == ["helper", "Outer", "main", "Inner"]
+    assert sm.docstring_node(facts.definitions[0]).lineno == 7
+    assert sm.header_end(facts.statements[6]) == 6 and sm.definition_start(facts.definitions[0]) == 5
+
+
+def test_cached_by_text_and_syntax_errors_kept():
+    assert sm.source_map(SOURCE) is sm.source_map(SOURCE)
+    broken = sm.source_map("def main(:\n")
+    assert isinstance(broken.error, SyntaxError) and broken.tree.body == [] and broken.statements == {}
+
+
+def test_rendering_calls_are_the_api_functions_that_emit():
+    # A new rendering call in the API must be known to the site (or its statements show as code).
+    tree = ast.parse(inspect.getsource(api))
+    emitting = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+                and not node.name.startswith("_")
+                and any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "_emit" for n in ast.walk(node))}
+    assert emitting == set(sm.RENDERING_CALLS), emitting ^ set(sm.RENDERING_CALLS)
+
+
+def test_no_module_parses_lecture_sources_on_its_own():
+    # Lecture text is parsed in source_map only (regen's has_main reads files it has not traced).
+    package = Path(sm.__file__).resolve().parent
+    offenders = [str(p.relative_to(package)) for p in package.rglob("*.py")
+                 if "ast.parse(" in p.read_text(encoding="utf-8") and p.name != "source_map.py"]
+    assert offenders == []

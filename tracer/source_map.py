@@ -1,0 +1,148 @@
+"""One parse per lecture source: the structural facts both sides read from it, computed once.
+
+``source_map(source)`` parses a file's text with ``ast`` and walks the tree once, collecting what
+the capture side (``capture.directives``: statement spans for directives; ``capture.api``: class
+lines for ``link(cls)``) and the site side (``site.page_model``, ``site.viewer_data``,
+``site.jaxtyping_dims``: statements, definitions, returns, docstrings, jaxtyping annotations) need.
+Results are cached by source text, so a site build parses each traced file once however many pages,
+cards and step tables ask. Also here: :data:`RENDERING_CALLS`, the names of the authoring API's
+rendering calls, which both sides must agree on. This module must stay standard-library only and
+must not evaluate or import anything from the lecture: it reads source text.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import lru_cache
+
+# The authoring API's calls that render (tracer.capture.api); the site recognises statements made
+# only of these calls and shows their renderings instead of their code.
+RENDERING_CALLS = frozenset({"text", "note", "image", "link", "plot"})
+
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+@dataclass(frozen=True, eq=False)
+class SourceMap:
+    """Facts about one source text; every mapping is keyed by 1-based line numbers."""
+
+    source: str
+    tree: ast.Module  # empty when the source does not parse
+    error: SyntaxError | None
+    stmts: tuple[ast.stmt, ...]  # every statement, in ast.walk order (outer before inner)
+    statements: dict[int, ast.stmt]  # start line -> the first (outermost) statement starting there
+    handlers: dict[int, ast.ExceptHandler]  # `except` clause line -> its handler
+    owner: dict[int, int]  # physical line -> start line of its statement (compound: header lines only)
+    strings: tuple[tuple[int, int], ...]  # (first, last) lines of multi-line string literals
+    definitions: tuple[Definition, ...]  # def/async def/class statements, in walk order
+    returns: frozenset[int]  # lines of return statements
+    annotations: dict[tuple[int, str], str]  # (statement line, target) -> jaxtyping dims string
+    class_lines: dict[str, int]  # qualified class name (as __qualname__) -> line of its `class`
+
+    @property
+    def continuation_starts(self) -> dict[int, int]:
+        """Physical line -> start line, only for lines that are not their statement's first."""
+        return {line: start for line, start in self.owner.items() if line != start}
+
+
+def header_end(node: ast.stmt) -> int:
+    """Last line of a statement's own text: the whole simple statement, or a compound's header."""
+    body = getattr(node, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        return max(node.lineno, body[0].lineno - 1)
+    return node.end_lineno or node.lineno
+
+
+def definition_start(node: Definition) -> int:
+    """First line of a definition, decorators included."""
+    return min([node.lineno] + [d.lineno for d in node.decorator_list])
+
+
+def docstring_node(node: ast.AST) -> ast.stmt | None:
+    """The docstring statement of a module, function or class, or None."""
+    body = getattr(node, "body", [])
+    if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)):
+        return body[0]
+    return None
+
+
+def _class_lines(tree: ast.Module) -> dict[str, int]:
+    lines: dict[str, int] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                lines.setdefault(prefix + child.name, child.lineno)
+                visit(child, prefix + child.name + ".")
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, prefix + child.name + ".<locals>.")
+
+    visit(tree, "")
+    return lines
+
+
+def _jaxtyping_dims(node: ast.AnnAssign) -> tuple[str, str] | None:
+    """(target, dims) for ``x: Float[Tensor, "batch seq"] = ...``-style annotations."""
+    if not isinstance(node.annotation, ast.Subscript):
+        return None
+    index = node.annotation.slice
+    if isinstance(index, ast.Tuple) and len(index.elts) >= 2:
+        spec = index.elts[1]
+        if isinstance(spec, ast.Constant) and isinstance(spec.value, str):
+            target = node.target
+            return (target.id if isinstance(target, ast.Name) else ast.unparse(target)), spec.value
+    return None
+
+
+@lru_cache(maxsize=64)
+def source_map(source: str) -> SourceMap:
+    """The facts of ``source`` (cached by its text). A source that does not parse gives an empty
+    map with ``error`` set; callers that must refuse it (the tracer) raise that error."""
+    try:
+        tree = ast.parse(source)
+        error = None
+    except SyntaxError as exc:
+        tree, error = ast.Module(body=[], type_ignores=[]), exc
+    stmts: list[ast.stmt] = []
+    statements: dict[int, ast.stmt] = {}
+    handlers: dict[int, ast.ExceptHandler] = {}
+    owner: dict[int, int] = {}
+    strings: list[tuple[int, int]] = []
+    definitions: list[Definition] = []
+    returns: set[int] = set()
+    annotations: dict[tuple[int, str], str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Constant, ast.JoinedStr)):
+            end = node.end_lineno or node.lineno
+            if end > node.lineno and (isinstance(node, ast.JoinedStr) or isinstance(node.value, (str, bytes))):
+                strings.append((node.lineno, end))  # a `#` inside is not a comment
+            continue
+        if isinstance(node, ast.ExceptHandler):
+            handlers.setdefault(node.lineno, node)
+            continue
+        if not isinstance(node, ast.stmt):
+            continue
+        stmts.append(node)
+        statements.setdefault(node.lineno, node)
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            # Compound statement: only its header lines (decorators included) belong to it.
+            start = definition_start(node) if isinstance(node, Definition) else node.lineno
+            for line in range(start, header_end(node) + 1):
+                owner.setdefault(line, node.lineno)
+        else:
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                owner[line] = node.lineno
+        if isinstance(node, ast.Return):
+            returns.add(node.lineno)
+        elif isinstance(node, Definition):
+            definitions.append(node)
+        elif isinstance(node, ast.AnnAssign):
+            dims = _jaxtyping_dims(node)
+            if dims is not None:
+                annotations[(node.lineno, dims[0])] = dims[1]
+    return SourceMap(source=source, tree=tree, error=error, stmts=tuple(stmts), statements=statements,
+                     handlers=handlers, owner=owner, strings=tuple(strings), definitions=tuple(definitions),
+                     returns=frozenset(returns), annotations=annotations, class_lines=_class_lines(tree))

@@ -2,9 +2,9 @@
 
 A file is parsed once (a direct scan for comments; statement extents from ``tracer.source_map``)
 into a map from the line that Python reports for a statement (its first line) to a ``Directives``
-record, so the recorder's per-line callback only does a dict lookup. A directive written on any physical line of a
-multi-line simple statement applies to the whole statement; ``@inspect`` on a ``def`` line names
-arguments to record when the function is entered (``FileDirectives.entries``). This module must not
+record, so the recorder's per-line callback only does a dict lookup. A directive written on any
+physical line of a multi-line simple statement applies to the whole statement; ``@inspect`` on a
+``def`` line names arguments to record when the function is entered (``FileDirectives.entries``). This module must not
 evaluate anything or touch frames: it only reads source text.
 
 Which ``@word`` is a directive: a ``@`` followed by a name, standing alone as a token of the comment

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 # The authoring API's calls that render (tracer.capture.api); the site recognises statements made
 # only of these calls and shows their renderings instead of their code.
-RENDERING_CALLS = frozenset({"text", "note", "image", "link", "plot"})
+RENDERING_CALLS = frozenset({"text", "system_text", "note", "image", "link", "plot"})
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 

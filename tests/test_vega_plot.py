@@ -37,6 +37,15 @@ def test_data_is_capped_everywhere_in_the_spec():
     assert len(bounded["datasets"]["d"]) == MAX_PLOT_POINTS and len(spec["datasets"]["d"]) == MAX_PLOT_POINTS + 10
 
 
+def test_generated_sequences_are_capped_too():
+    spec = {"data": {"sequence": {"start": 0, "stop": 1e9, "as": "x"}}, "mark": "point",
+            "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+    bounded, dropped = bound_data(spec)
+    assert bounded["data"]["sequence"]["stop"] == MAX_PLOT_POINTS and dropped == 1e9 - MAX_PLOT_POINTS
+    chart = draw(spec, max_points=50)  # draws at once instead of generating a billion rows
+    assert chart.svg is not None and chart.dropped_points == 1e9 - 50 and chart.svg.count("<path") >= 50
+
+
 def test_external_data_is_refused_not_fetched():
     spec = {"layer": [{"data": {"url": "https://example.org/data.csv"}, "mark": "point"}]}
     assert external_data(spec) == "https://example.org/data.csv"

@@ -323,6 +323,8 @@ def highlight_lines(source: str, directives: str = "keep") -> list[str]:
 class HtmlRenderer:
     """Render pieces of one trace as HTML (the contract with the step viewer; see module docstring)."""
 
+    max_plot_points = MAX_PLOT_POINTS  # rows per inline dataset a chart draws (vega_plot)
+
     def __init__(self, trace: Trace, env: jinja2.Environment) -> None:
         self.trace = trace
         self.main_path: str = trace["lecture"]["path"]
@@ -433,7 +435,7 @@ class HtmlRenderer:
         """A chart drawn once per distinct spec; its SVG waits in ``self.charts`` for the plugin to write."""
         key = json.dumps(spec, sort_keys=True, ensure_ascii=False)
         if key not in self._plot_views:
-            chart = draw(spec)
+            chart = draw(spec, self.max_plot_points)
             width = height = None
             if chart.svg is not None:
                 self.charts[chart.name] = chart.svg
@@ -441,7 +443,7 @@ class HtmlRenderer:
                 width, height = (size.group(1), size.group(2)) if size else (None, None)
             self._plot_views[key] = {
                 "src": ROOT + layout.PLOTS_URL + chart.name if chart.svg is not None else None,
-                "title": chart.title, "width": width, "height": height, "dropped": chart.dropped_points, "max_points": MAX_PLOT_POINTS,
+                "title": chart.title, "width": width, "height": height, "dropped": chart.dropped_points, "max_points": self.max_plot_points,
                 "error": chart.error,
                 "spec_json": json.dumps(spec, indent=1, ensure_ascii=False)[:MAX_SPEC_CHARS] if chart.error else "",
             }

@@ -4,8 +4,8 @@
 stays static and works offline: the SVG is served as a file and shown with ``<img>``, which keeps
 the page's DOM small and the charts' internal ids from clashing. Before drawing, inline data is
 bounded: each ``data.values`` list (at any depth: layers, facets, concatenations) and each
-``datasets`` entry keeps its first ``MAX_PLOT_POINTS`` rows, and the chart says how many it left
-out. External data (``data.url``) is refused rather than fetched. A spec that cannot be drawn gives
+``datasets`` entry keeps its first ``MAX_PLOT_POINTS`` rows (a generated ``sequence`` too), and the
+chart says how many it left out. External data (``data.url``) is refused rather than fetched. A spec that cannot be drawn gives
 a one-line reason; the page then shows the spec instead. This module must not know page layout or
 markup: it returns SVG text and plain data.
 """
@@ -47,6 +47,14 @@ def bound_data(spec: dict[str, Any], max_points: int = MAX_PLOT_POINTS) -> tuple
             if key == "data" and isinstance(node.get("values"), list) and len(node["values"]) > max_points:
                 dropped += len(node["values"]) - max_points
                 node["values"] = node["values"][:max_points]
+            sequence = node.get("sequence") if key == "data" else None
+            if isinstance(sequence, dict) and all(isinstance(sequence.get(k, 1), (int, float)) for k in ("start", "stop", "step")):
+                # a generated sequence is data too: {"start": 0, "stop": 1e9} would stall the build
+                start, stop, step = sequence.get("start", 0), sequence.get("stop", 0), sequence.get("step", 1) or 1
+                rows = max(0, int((stop - start) / step))
+                if rows > max_points:
+                    dropped += rows - max_points
+                    sequence["stop"] = start + max_points * step
             if key == "datasets":
                 for name, rows in node.items():
                     if isinstance(rows, list) and len(rows) > max_points:
@@ -94,9 +102,9 @@ def render_svg(spec: dict[str, Any]) -> str:
     return svg
 
 
-def draw(spec: dict[str, Any]) -> Chart:
+def draw(spec: dict[str, Any], max_points: int = MAX_PLOT_POINTS) -> Chart:
     """Bound the spec's data and draw it; never raises for a bad spec."""
-    bounded, dropped = bound_data(spec)
+    bounded, dropped = bound_data(spec, max_points)
     text = json.dumps(bounded, sort_keys=True, ensure_ascii=False)
     name = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16] + ".svg"
     title = bounded.get("title")

@@ -252,3 +252,50 @@ def test_every_rendering_kind_has_a_renderer_and_a_schema_entry(renderer):
                if isinstance(key, ast.Constant) and key.value == "type"
                and isinstance(node.values[node.keys.index(key)], ast.Constant)}
     assert emitted and emitted <= set(RENDERING_TYPES), emitted - set(RENDERING_TYPES)
+
+
+def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
+    # Real objects through the real encoder, one per kind: a new kind fails here until it is in
+    # trace_format.VALUE_TYPES (the contract) and cards.value_view draws it (not an "unknown" card).
+    import ast
+    import dataclasses
+    from pathlib import Path
+
+    import numpy as np
+    import sympy
+    import torch
+
+    from tracer.capture.values import ValueEncoder
+    from tracer.site.cards import value_view
+    from tracer.trace_format import VALUE_TYPES
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+
+    cyclic: list = []
+    cyclic.append(cyclic)
+    objects = [1, 1.5, True, "s", None, 1 + 2j, [1], (1,), {1}, frozenset({1}), {"a": 1}, Point(1), cyclic,
+               np.zeros(2), np.float32(1), sympy.Symbol("x"), torch.finfo(torch.float32), torch.iinfo(torch.int32),
+               torch.float32, torch.device("cpu"), torch.Size([2]), torch.nn.Linear(2, 2), value_view, Point,
+               torch.zeros(2), object()]
+    encoded = [ValueEncoder().encode(obj) for obj in objects] + [{"type": "missing", "name": "x", "message": "gone"}]
+
+    def kinds(value):
+        found = {value["type"]}
+        for child in value.get("items", []):
+            for item in (child if isinstance(child, list) else [child]):
+                found |= kinds(item)
+        return found
+
+    emitted = set().union(*(kinds(v) for v in encoded))
+    assert emitted == set(VALUE_TYPES), emitted ^ set(VALUE_TYPES)
+    for value in encoded:
+        assert value_view(value)["kind"] != "unknown", value["type"]
+    # every literal kind in the encoder's source is declared too (a kind without an example above)
+    source = (Path(__file__).resolve().parent.parent / "tracer" / "capture" / "values.py").read_text()
+    literal = {node.values[node.keys.index(key)].value for node in ast.walk(ast.parse(source))
+               if isinstance(node, ast.Dict) for key in node.keys
+               if isinstance(key, ast.Constant) and key.value == "type"
+               and isinstance(node.values[node.keys.index(key)], ast.Constant)}
+    assert literal <= set(VALUE_TYPES), literal - set(VALUE_TYPES)

@@ -74,3 +74,21 @@ def test_no_module_parses_lecture_sources_on_its_own():
     offenders = [str(p.relative_to(package)) for p in package.rglob("*.py")
                  if "ast.parse(" in p.read_text(encoding="utf-8") and p.name != "source_map.py"]
     assert offenders == []
+
+
+def test_every_directive_is_parsed_handled_and_documented():
+    # A new directive name fails here until the parser keeps it (a Directives field), a line using it
+    # parses to something, and the README documents it; the site hides it from code by the same list.
+    import dataclasses
+
+    from tracer.capture.directives import KNOWN, Directives, parse_source
+    from tracer.site.directive_comments import DIRECTIVE_NAMES as SITE_NAMES
+
+    assert KNOWN == SITE_NAMES == sm.DIRECTIVE_NAMES
+    assert {f.name for f in dataclasses.fields(Directives)} == set(sm.DIRECTIVE_NAMES)
+    readme = (Path(sm.__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    for name in sm.DIRECTIVE_NAMES:
+        parsed = parse_source(f"def main():\n    x = 1  # @{name} x\n")
+        assert parsed.warnings == [], name
+        assert parsed.by_line[2] != Directives() or parsed.hidden_lines, name
+        assert f"@{name}" in readme, f"README does not document @{name}"

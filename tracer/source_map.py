@@ -5,8 +5,8 @@ the capture side (``capture.directives``: statement spans for directives; ``capt
 lines for ``link(cls)``) and the site side (``site.page_model``, ``site.viewer_data``,
 ``site.jaxtyping_dims``: statements, definitions, returns, docstrings, jaxtyping annotations) need.
 Results are cached by source text, so a site build parses each traced file once however many pages,
-cards and step tables ask. Also here: :data:`RENDERING_CALLS`, the names of the authoring API's
-rendering calls, which both sides must agree on. This module must stay standard-library only and
+cards and step tables ask. Also here: :data:`RENDERING_CALLS` and :data:`DIRECTIVE_NAMES`, the names
+of the authoring API's rendering calls and of the comment directives, which both sides must agree on. This module must stay standard-library only and
 must not evaluate or import anything from the lecture: it reads source text.
 """
 
@@ -19,6 +19,10 @@ from functools import lru_cache
 # The authoring API's calls that render (tracer.capture.api); the site recognises statements made
 # only of these calls and shows their renderings instead of their code.
 RENDERING_CALLS = frozenset({"text", "system_text", "note", "image", "link", "plot"})
+
+# The comment directives (``# @inspect x``): the tracer acts on them (tracer.capture.directives), the
+# site hides them from the page's code (tracer.site.directive_comments).
+DIRECTIVE_NAMES = ("inspect", "clear", "stepover", "hide", "flops")
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 

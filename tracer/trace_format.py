@@ -121,6 +121,13 @@ class TensorValue(TypedDict):
 
 
 Value = dict[str, Any]
+# Every kind of Value (its "type"), as listed in this module's docstring; tests check that the encoder
+# emits only these and that the site draws each one (no "unknown" card).
+VALUE_TYPES: tuple[str, ...] = (
+    "int", "bool", "str", "none", "float", "complex", "list", "tuple", "set", "frozenset", "dict", "dataclass",
+    "cycle", "ndarray", "numpy_scalar", "sympy", "finfo", "iinfo", "dtype", "device", "size", "module", "function",
+    "class", "tensor", "object", "missing",
+)
 
 
 class Step(TypedDict):

@@ -23,9 +23,9 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-from tracer.source_map import source_map
+from tracer.source_map import DIRECTIVE_NAMES, source_map
 
-KNOWN = ("inspect", "clear", "stepover", "hide", "flops")
+KNOWN = DIRECTIVE_NAMES  # one list for both sides (tracer.source_map)
 # A directive token: not preceded and not followed by anything but a space, a comma or the ends.
 _DIRECTIVE = re.compile(r"(?<![^\s,])@([A-Za-z_]\w*)(?![^\s,])")
 _NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")

@@ -14,9 +14,8 @@ import io
 import re
 import tokenize
 
-# The directive names of tracer.capture.directives.KNOWN (the site may not import the capture side;
-# tests/test_directive_comments.py checks that the two lists agree).
-DIRECTIVE_NAMES = ("inspect", "clear", "stepover", "hide", "flops")
+from tracer.source_map import DIRECTIVE_NAMES  # the same list the tracer acts on
+
 # The tracer's token rule: a "@name" standing alone in the comment's text (after its "#"s), preceded
 # and followed by nothing but a space, a comma or the ends; "a@b.org" and "# @torch.no_grad()" are not.
 _DIRECTIVE = re.compile(r"(?<![^\s,])@(?:" + "|".join(DIRECTIVE_NAMES) + r")(?![^\s,])")

@@ -68,8 +68,8 @@ def test_values_tables_keep_elisions_visible():
 
 
 def test_grid_view_pads_cells_to_one_width():
-    # one <pre> per table: cells right-aligned in the widest cell's width, a space either side
-    assert grid_view([["1", "22"], ["…"], ["-3", "4"]]) == {"text": "  1  22 \n  … \n -3   4 ", "width": 4}
+    # one <pre> per table: each cell a space and the value right-aligned in the widest value's width
+    assert grid_view([["1", "22"], ["…"], ["-3", "4"]]) == {"text": "  1 22\n  …\n -3  4", "width": 3}
 
 
 def test_tensor_card_shows_anatomy_and_jaxtyping_dims(renderer):
@@ -206,9 +206,10 @@ def test_code_lines_are_one_string_per_source_line(renderer):
     # a multi-line string is split so that no span crosses a line
     assert lines[3].count("<span") == lines[3].count("</span>")
     assert "lines" in lines[4] and "\n" not in "".join(lines)
-    # plain names and whitespace stay text; operators and punctuation (one colour) share a span when adjacent
-    assert highlight_lines("a < b\n") == ['a <span class="p">&lt;</span> b']
-    assert highlight_lines("f(x)[0]\n") == ['f<span class="p">(</span>x<span class="p">)[</span><span class="mi">0</span><span class="p">]</span>']
+    # names, operators, punctuation and whitespace stay text; neighbouring tokens of one colour share a span
+    assert highlight_lines("a < b\n") == ['a &lt; b']
+    assert highlight_lines('f(x)[0] or print("a")\n') == [
+        'f(x)[<span class="mi">0</span>] <span class="ow">or</span> <span class="nb">print</span>(<span class="s2">"a"</span>)']
 
 
 def test_anchors_and_styles():

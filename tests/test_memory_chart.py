@@ -1,4 +1,4 @@
-from tracer.site.memory_chart import HEIGHT, downsample, fit_label, memory_chart, memory_label
+from tracer.site.memory_chart import HEIGHT, MAX_LINKS, MAX_POINTS, downsample, fit_label, memory_chart, memory_label
 
 
 def trace_with(nbytes, renderings=None, source="cpu_recorded"):
@@ -45,3 +45,12 @@ def test_fit_label():
     assert fit_label("Compute accounting", 52) == "Compute…"  # 52px: 9 characters with the "…"
     assert fit_label("Compute accounting", 30) == "Com…"
     assert fit_label("Gradients", 10) == ""
+
+
+def test_a_long_trace_links_fewer_points_than_it_draws_and_keeps_the_peak():
+    values = [k % 50 for k in range(5000)]
+    values[4321] = 10_000
+    chart = memory_chart(trace_with(values))
+    assert len(chart["points"]) == MAX_POINTS and len(chart["links"]) == MAX_LINKS < MAX_POINTS
+    assert 4321 in [p["step"] for p in chart["links"]]
+    assert chart["links"][0]["label"].startswith("step ")

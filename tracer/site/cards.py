@@ -108,13 +108,13 @@ def values_tables(values: Any, shape: list[int]) -> list[dict[str, Any]]:
 
 
 def grid_view(rows: list[list[Any]]) -> dict[str, Any]:
-    """A table of short cells as one block of text: every cell right-aligned in ``width`` characters
-    plus a space each side, so site.css can rule the columns (a monospace ``ch`` grid) without an
-    element per cell. An elision row (``["…"]``) stays one cell."""
+    """A table of short cells as one block of text: every cell a space and the value right-aligned
+    in the widest value's width, so site.css can rule the columns (a monospace ``ch`` grid, ``width``
+    characters a column) without an element per cell. An elision row (``["…"]``) stays one cell."""
     cells = [[str(cell) for cell in row] for row in rows]
     width = max((len(cell) for row in cells for cell in row), default=1)
-    text = "\n".join("".join(f" {cell:>{width}} " for cell in row) for row in cells)
-    return {"text": text, "width": width + 2}
+    text = "\n".join("".join(f" {cell:>{width}}" for cell in row) for row in cells)
+    return {"text": text, "width": width + 1}
 
 
 def _stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str]]:
@@ -187,8 +187,17 @@ def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = N
         "dims": dims or [],
         "shares": shares or [],
         "diagram": diagram,
+        "diagram_ref": None,  # id of a page-level drawing to <use> instead of drawing it here
         "index_grid": grid_view(diagram["grid"]) if diagram and diagram["grid"] else None,
     }
+
+
+def diagram_key(value: Value) -> tuple[Any, ...] | None:
+    """What a tensor's storage drawing depends on (equal keys draw the same SVG), or None."""
+    if value.get("type") != "tensor":
+        return None
+    storage_numel = value["storage_nbytes"] // (value["element_size"] or 1)
+    return (tuple(value["shape"]), tuple(value["stride"]), value["storage_offset"], storage_numel)
 
 
 def number_view(kind: str, number: int | float, depth: int = 0) -> dict[str, Any]:
@@ -260,9 +269,10 @@ def _span(css: str, text: str) -> str:
     return f'<span class="{css}">{escaped}</span>' if css else escaped
 
 
-# Token classes site.css colours (by their first letters); other tokens (plain names, whitespace)
-# are left as text, since a span per name would be most of a lecture page's elements.
-COLOURED_TOKEN_PREFIXES = ("k", "s", "m", "c", "o", "p", "nf", "fm", "nc", "nn", "nb", "bp", "nd", "ne", "il", "dl")
+# Token classes site.css colours (by their first letters); other tokens (plain names, operators and
+# punctuation, whitespace) are left as text: a span for each of those would be most of a long
+# lecture page's elements and a third of its bytes. "ow" (and, or, not, in, is) are keywords.
+COLOURED_TOKEN_PREFIXES = ("k", "s", "m", "c", "ow", "nf", "fm", "nc", "nn", "nb", "bp", "nd", "ne", "il", "dl")
 
 
 def _coloured(css: str) -> bool:
@@ -282,7 +292,7 @@ def highlight_lines(source: str, directives: str = "keep") -> list[str]:
     lines: list[list[tuple[str, str]]] = [[]]  # per line: [(class or "", text)]
     for ttype, text in lexer.get_tokens(source):
         css = _token_class(ttype)
-        css = "p" if css == "o" else css if _coloured(css) else ""  # one colour in Material: one span
+        css = css if _coloured(css) else ""
         for k, part in enumerate(text.split("\n")):
             if k > 0:
                 lines.append([])
@@ -341,12 +351,22 @@ class HtmlRenderer:
 
     # contract methods
 
-    def value(self, name: str, value: Value, *, step_index: int) -> Markup:
+    def value(self, name: str, value: Value, *, step_index: int,
+              shared_diagrams: dict[tuple[Any, ...], str] | None = None) -> Markup:
+        """A value card. ``shared_diagrams`` (diagram_key -> id, read mode) names storage drawings
+        the page holds once (``diagram_defs``): the card then <use>s it instead of drawing it."""
         view = value_view(value)
         if view["kind"] == "tensor":
             view = tensor_view(value, dims=self.dims_for(name, value, step_index),
                                shares=self.shared_with(name, value, step_index))
+            if shared_diagrams and view["diagram"]:
+                view["diagram_ref"] = shared_diagrams.get(diagram_key(value))
         return Markup(self.macros.value_card(name, view))
+
+    def diagram_defs(self, shared_diagrams: dict[tuple[Any, ...], str]) -> Markup:
+        """The drawings ``shared_diagrams`` names, each once, for cards to <use> (read mode)."""
+        drawings = [(ref, stride_diagram(list(key[0]), list(key[1]), key[2], key[3])) for key, ref in shared_diagrams.items()]
+        return Markup(self.macros.diagram_defs(drawings)) if drawings else Markup("")
 
     def rendering(self, rendering: Rendering) -> Markup:
         kind = rendering.get("type")

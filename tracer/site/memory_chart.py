@@ -20,6 +20,7 @@ PAD_LEFT = 64  # room for the y-axis labels
 PAD_TOP = 18  # room for section labels
 PAD_BOTTOM = 18
 MAX_POINTS = 300
+MAX_LINKS = 120  # clickable points (6 px circles): about one per 6 px of the plot, one element group each
 LABEL_CHAR_PX = 5.2  # average width of a 9px section label character
 
 
@@ -66,8 +67,10 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
     def y_of(nbytes: int) -> float:
         return round(PAD_TOP + plot_height * (1 - (nbytes / peak if peak else 0)), 1)
 
-    points = [{"step": k, "x": x_of(k), "y": y_of(values[k]), "label": f"step {k}: {human_bytes(values[k])}"}
-              for k in downsample(values, max_points)]
+    def point(k: int) -> dict[str, Any]:
+        return {"step": k, "x": x_of(k), "y": y_of(values[k]), "label": f"step {k}: {human_bytes(values[k])}"}
+
+    points = [point(k) for k in downsample(values, max_points)]
     sections = [{"step": k, "x": x_of(k), "title": title} for k, title in section_headings(trace)]
     for section, following in zip(sections, sections[1:] + [None]):
         room = (following["x"] if following else WIDTH) - section["x"]
@@ -77,6 +80,7 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
         "height": HEIGHT,
         "label": memory_label(trace["environment"]),
         "points": points,
+        "links": [point(k) for k in downsample(values, min(max_points, MAX_LINKS))],
         "polyline": " ".join(f"{p['x']},{p['y']}" for p in points),
         "sections": sections,
         "peak": human_bytes(peak),

@@ -31,7 +31,7 @@ from tracer import layout
 from tracer.site.cards import HtmlRenderer, template_env
 from tracer.site.memory_chart import memory_chart
 from tracer.site.page_model import section_headings
-from tracer.site.read_page import ReadPage, build_read_page, fill_slots, root_for
+from tracer.site.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
 from tracer.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
 from tracer.site.units import human_bytes
 from tracer.site.viewer_data import write_viewer_data
@@ -180,6 +180,10 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             warnings=trace_notes(trace),
             memory=memory_chart(trace),
         )
+
+    def on_post_page(self, output: str, page: Any, config: Any) -> str:
+        # lecture pages are large: the theme's indentation alone is kilobytes (issue 10's size budget)
+        return compact_whitespace(output) if self._lecture_of(page) is not None else output
 
     def on_page_context(self, context: dict[str, Any], page: Any, config: Any, nav: Any) -> dict[str, Any]:
         if self._lecture_of(page) is not None:

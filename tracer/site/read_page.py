@@ -4,22 +4,29 @@
 from their headings and search indexes the prose. Everything else (highlighted code, value cards,
 images, compute and error cards) is HTML rendered by ``HtmlRenderer`` and the Jinja macros; it
 is kept out of the Markdown as a ``<!--lt-slot:N-->`` comment and put back into the converted
-page by ``fill_slots``, so Markdown never rewrites it. This module must not touch files or MkDocs.
+page by ``fill_slots``, so Markdown never rewrites it. Storage drawings that several cards show are
+held once at the end of the page (``<use>``d by the cards), and heavy annotation bodies are "lazy"
+(see ``page_parts.html.j2``), so a long lecture starts with a small DOM. This module must not touch
+files or MkDocs.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-from tracer.site.cards import ROOT, HtmlRenderer, line_anchor
+from tracer.site.cards import ROOT, HtmlRenderer, diagram_key, line_anchor
 from tracer.site.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
 
 SLOT = re.compile(r"<!--lt-slot:(\d+)-->")
+LAZY_MIN_CHARS = 1200  # annotation bodies longer than this (tensor cards) are put in place by viewer.js
+LINE_PX = 17  # rendered height per line of a body's markup, on average (measured on lecture_02)
+DRAWING_HEIGHT = re.compile(r'<svg class="lt-stride-svg"[^>]* height="(\d+)"')
 
 
 @dataclass
@@ -61,6 +68,22 @@ def _paragraph_markdown(group: list[dict[str, Any]], page: ReadPage, renderer: H
     return " ".join(r["data"].strip() if r.get("type") == "markdown" else page.slot(renderer.inline(r)) for r in group)
 
 
+def shared_diagrams(blocks: list[Any]) -> dict[tuple[Any, ...], str]:
+    """Storage drawings more than one card of the page shows (diagram_key -> element id)."""
+    counts: Counter[tuple[Any, ...]] = Counter()
+    for block in blocks:
+        if isinstance(block, Annotation):
+            counts.update(key for _step, value in block.record.env.values() if (key := diagram_key(value)) is not None)
+    return {key: f"lt-sd-{k}" for k, key in enumerate(key for key, n in counts.items() if n > 1)}
+
+
+def estimated_height_px(body: str) -> int:
+    """A guess of an annotation body's rendered height, for its placeholder before it is rendered:
+    the templates put about one line of text per source line, and storage drawings say their height."""
+    drawings = sum(int(h) for h in DRAWING_HEIGHT.findall(body))
+    return 30 + LINE_PX * body.count("\n") + drawings
+
+
 def build_read_page(trace: dict[str, Any], renderer: HtmlRenderer, env: jinja2.Environment) -> ReadPage:
     """The Markdown and slots of one lecture page."""
     page = ReadPage(markdown="")
@@ -68,7 +91,9 @@ def build_read_page(trace: dict[str, Any], renderer: HtmlRenderer, env: jinja2.E
     main = trace["lecture"]["path"]
     code = renderer.code_lines(main)
     parts: list[str] = []
-    for block in build_document(trace):
+    blocks = build_document(trace)
+    shared = shared_diagrams(blocks)
+    for block in blocks:
         if isinstance(block, CodeBlock):
             lines = [{"number": c.line, "anchor": line_anchor(main, c.line, main), "html": Markup(code[c.line - 1]),
                       "ran": c.ran, "runs": c.runs} for c in block.lines]
@@ -90,13 +115,17 @@ def build_read_page(trace: dict[str, Any], renderer: HtmlRenderer, env: jinja2.E
                 parts.append(page.slot(renderer.rendering(rendering)))
         if len(record.renderings) > len(renderings):
             parts.append(page.slot(macros.more_renderings(len(record.renderings) - len(renderings))))
-        cards = [renderer.value(name, value, step_index=step) for name, (step, value) in record.env.items()]
+        cards = [renderer.value(name, value, step_index=step, shared_diagrams=shared)
+                 for name, (step, value) in record.env.items()]
         computes = [renderer.compute(record.compute[1])] if record.compute else []
         errors = [renderer.error(error) for _step, error in record.errors]
         if cards or computes or errors or record.stdout:
+            body = str(macros.annotation_body(cards=cards, computes=computes, errors=errors, stdout=record.stdout))
             parts.append(page.slot(macros.annotation(
-                step=record.last_step if record.last_step >= 0 else record.first_step,
-                runs=record.runs, cards=cards, computes=computes, errors=errors, stdout=record.stdout)))
+                step=record.last_step if record.last_step >= 0 else record.first_step, runs=record.runs,
+                body=Markup(body), lazy=len(body) > LAZY_MIN_CHARS, height_px=estimated_height_px(body))))
+    if shared:
+        parts.append(page.slot(renderer.diagram_defs(shared)))
     page.markdown = "\n\n".join(parts) + "\n"
     return page
 
@@ -116,6 +145,20 @@ def relative_urls(html: str, root: str) -> str:
     """Replace the ``{root}`` placeholder at the start of src/href attributes."""
     html = str(html)  # Markup.replace would escape the quotes we put back
     return html.replace(f'src="{ROOT}', f'src="{root}').replace(f'href="{ROOT}', f'href="{root}')
+
+
+# Where whitespace is content: left exactly as it is.
+_KEEP_WHITESPACE = re.compile(r"(<(pre|textarea|script|noscript|style)\b.*?</\2>)", re.S | re.I)
+_INDENT = re.compile(r"\n[ \t]+")
+
+
+def compact_whitespace(html: str) -> str:
+    """Drop the indentation after line breaks outside <pre>, <textarea>, <script>, <noscript> and
+    <style>: the theme's templates indent deeply, and a line break followed by spaces renders as
+    the line break alone (both are one collapsible space)."""
+    parts = _KEEP_WHITESPACE.split(html)
+    # split() with two groups yields: text, whole kept block, tag name, text, ...
+    return "".join(part if k % 3 else _INDENT.sub("\n", part) for k, part in enumerate(parts) if k % 3 != 2)
 
 
 def root_for(url: str) -> str:

@@ -7,6 +7,32 @@
    (throttled), so Back after a run of key presses returns to where the run started instead of
    undoing one key at a time. All navigation targets are precomputed in data.js, so a
    step is a few array lookups plus DOM updates for what changed. */
+// Read mode: put each lazy annotation body (its markup is the text of a <noscript>, see
+// page_parts.html.j2) in place as it nears the viewport, and all of them before printing.
+(function () {
+  "use strict";
+  var boxes = document.querySelectorAll(".lt-lazy");
+  if (!boxes.length) return;
+  function fill(box) {
+    if (!box.classList.contains("lt-lazy")) return;
+    var source = box.querySelector("noscript");
+    box.classList.remove("lt-lazy");
+    if (source) box.innerHTML = source.textContent;
+  }
+  window.addEventListener("beforeprint", function () { document.querySelectorAll(".lt-lazy").forEach(fill); });
+  if (!("IntersectionObserver" in window)) return boxes.forEach(fill);
+  // Watch the annotation, not the box: an off-screen annotation's contents are not laid out
+  // (content-visibility), the annotation itself always is.
+  var observer = new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting) return;
+      observer.unobserve(entry.target);
+      fill(entry.target.querySelector(".lt-lazy"));
+    });
+  }, { rootMargin: "100% 0px" });
+  boxes.forEach(function (box) { observer.observe(box.parentNode); });
+})();
+
 (function () {
   "use strict";
 

@@ -49,7 +49,13 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
             where = f"{step[KEY][0]}:{step[LINE]}"
         if recorder is not None and recorder.location():
             where = recorder.location()
-        sys.stderr.write(f"{where}: timeout: {label} ran longer than {seconds:g}s; previous trace kept\n")
+        ranks = sys.modules.get("tracer.capture.ranks")
+        hung = ranks.abort_active() if ranks is not None else None  # stop its ranks: no orphans
+        if hung is not None:
+            where, what = hung[0], f"{label} ran longer than {seconds:g}s: {hung[1]}"
+            sys.stderr.write(f"{where}: timeout: {what}; previous trace kept\n")
+        else:
+            sys.stderr.write(f"{where}: timeout: {label} ran longer than {seconds:g}s; previous trace kept\n")
         sys.stderr.flush()
         os._exit(ExitCode.TIMEOUT)
 
@@ -68,6 +74,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     worst = ExitCode.OK
     from tracer import regen
 
+    if args.nproc_per_node:
+        return _run_torchrun(args)
     for lecture in args.lectures:
         refusal = regen.cuda_guard(Path(lecture), Path(args.output) if args.output else None, force=args.force)
         if refusal is not None:
@@ -88,7 +96,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             result = run_lecture(lecture, output=args.output, seed=args.seed, inspect_all=args.inspect_all,
                                  max_steps=args.max_steps, on_recorder=box.append,
-                                 measure_flops=not args.no_flops)
+                                 measure_flops=not args.no_flops, shard_dir=args.shard_dir)
         except LectureError as exc:
             print(exc, file=sys.stderr)
             worst = max(worst, ExitCode.BAD_INPUT)
@@ -113,6 +121,55 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}",
                   file=sys.stderr)
     return worst
+
+
+def _run_torchrun(args: argparse.Namespace) -> int:
+    """``run --nproc-per-node N``: the lecture is a torchrun script; trace every rank and merge them."""
+    from tracer.capture.rank_launch import run_torchrun
+    from tracer.capture.shards import ShardError
+
+    if len(args.lectures) > 1:
+        print("lectrace: --nproc-per-node takes a single lecture", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    lecture = Path(args.lectures[0])
+    if not lecture.is_file():
+        print(f"{lecture}: no such lecture file", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    extra = (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if args.no_flops else [])
+    extra += ["--max-steps", str(args.max_steps)]
+    started = time.perf_counter()
+    try:
+        result = run_torchrun(lecture, args.nproc_per_node, output=Path(args.output) if args.output else None,
+                              seed=args.seed, timeout=args.timeout, extra=extra)
+    except ShardError as exc:
+        print(exc, file=sys.stderr)
+        return ExitCode.LECTURE_FAILED
+    if result.message:
+        print(result.message, file=sys.stderr)
+    if result.status == "timeout":
+        return ExitCode.TIMEOUT
+    if result.status == "failed":
+        return ExitCode.LECTURE_FAILED
+    if not args.quiet:
+        print(f"{lecture}: {'raised' if result.status == 'error' else 'ok'}, {result.ranks} ranks, "
+              f"{result.steps:,} steps in {time.perf_counter() - started:.1f}s -> {result.output}", file=sys.stderr)
+    return ExitCode.LECTURE_FAILED if result.status == "error" else ExitCode.OK
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from tracer.capture.rank_launch import merge
+    from tracer.capture.shards import ShardError
+
+    try:
+        result = merge(Path(args.directory), Path(args.output) if args.output else None)
+    except ShardError as exc:
+        print(exc, file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    if result.message:
+        print(result.message, file=sys.stderr)
+    if not args.quiet:
+        print(f"lectrace merge: {result.ranks} ranks, {result.steps:,} steps -> {result.output}", file=sys.stderr)
+    return ExitCode.LECTURE_FAILED if result.status == "error" else ExitCode.OK
 
 
 def _project_root() -> Path:
@@ -170,7 +227,19 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary output")
+    run.add_argument("--nproc-per-node", type=int, metavar="N",
+                     help="the lecture is a torchrun script: launch N ranks with torchrun, trace each, merge them")
+    run.add_argument("--shard-dir", metavar="DIR",
+                     help="as one rank under torchrun: write this rank's shard into DIR (then `lectrace merge DIR`)")
     return run
+
+
+def add_merge(sub: Any) -> argparse.ArgumentParser:
+    merge = sub.add_parser("merge", help="merge the rank shards in DIR (torchrun ranks, any nodes) into one trace")
+    merge.add_argument("directory", metavar="DIR", help="directory the ranks wrote rank-R.json shards into")
+    merge.add_argument("-o", "--output", help="trace path (default: site/traces/NAME.json of the shards' lecture)")
+    merge.add_argument("-q", "--quiet", action="store_true")
+    return merge
 
 
 def add_check(sub: Any) -> argparse.ArgumentParser:
@@ -216,6 +285,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[ar
     "build": (add_build, cmd_build),
     "serve": (add_serve, cmd_serve),
     "init": (add_init, cmd_init),
+    "merge": (add_merge, cmd_merge),
 }
 
 

@@ -55,6 +55,7 @@ class ErrorInfo(TypedDict):
     type: str
     message: str
     traceback: list[Frame]  # lecture frames only, outermost first
+    rank: NotRequired[int]  # the trace's error came from this rank
 
 
 class Memory(TypedDict):
@@ -140,6 +141,54 @@ class Step(TypedDict):
     call: NotRequired[bool]  # the line is calling into lecture code; its values come on a later step
     error: NotRequired[ErrorInfo]
     compute: NotRequired[Compute]
+    collectives: NotRequired[list["Collective"]]  # torch.distributed calls this line made (rank streams)
+
+
+class Collective(TypedDict):
+    """One torch.distributed call on one rank; the byte model is in tracer/capture/collectives.py."""
+
+    op: str  # "all_reduce", "broadcast", "all_gather", "reduce_scatter_tensor", "send", "barrier", ...
+    seq: int  # this rank's n-th collective of its launch: equal seq on every rank = the same collective
+    dtype: str | None
+    shape: list[int] | None
+    nbytes: int  # the per-rank payload S of the model
+    sent_nbytes: int
+    received_nbytes: int
+    algorithm: str  # "ring", "one-to-all", "direct", "point to point", ...
+    group_size: int
+    backend: str | None
+    seconds: float  # wall time of the call on this rank (waiting for the others included)
+    start_seconds: float  # since the launch started (one clock for all its ranks)
+    async_op: bool
+    root: NotRequired[int]
+    peer: NotRequired[int]
+    reduce_op: NotRequired[str]
+
+
+class RankStream(TypedDict):
+    rank: int  # from the process group once joined, else the spawn index (or torchrun's RANK)
+    spawn_index: int
+    status: Literal["ok", "error", "stopped", "exited", "lost"]
+    joined: NotRequired[bool]
+    exitcode: NotRequired[int | None]
+    waiting_in: NotRequired[str]  # the collective a stopped rank was blocked in
+    error: NotRequired["ErrorInfo"]
+    warnings: NotRequired[list[str]]
+    steps: list[Step]  # this rank's own steps; stacks start at its function
+
+
+class Launch(TypedDict):
+    step: int | None  # spawn: the parent step of the line that started the ranks; torchrun: None
+    how: Literal["spawn", "torchrun"]
+    world_size: int
+    backend: str | None
+    streams: list[RankStream]  # sorted by rank
+
+
+class RanksInfo(TypedDict):
+    format: int  # 1
+    world_size: int
+    launches: list[Launch]
 
 
 class Lecture(TypedDict):
@@ -170,7 +219,8 @@ class Trace(TypedDict):
     error: NotRequired[ErrorInfo]
     truncated: dict[str, int] | None  # {"max_steps": N} when the step cap stopped recording
     warnings: list[str]
-    steps: list[Step]
+    steps: list[Step]  # the launching process's steps (torchrun: the lowest rank's)
+    ranks: NotRequired[RanksInfo]  # present when the lecture started traced ranks
 
 
 def optional_keys(typed_dict: type) -> frozenset[str]:

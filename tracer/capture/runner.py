@@ -31,6 +31,7 @@ from tracer.capture.compute import LineMeter
 from tracer.capture.directives import parse_source
 from tracer.capture.helpers import SettingsError, trace_patterns
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
+from tracer.capture.ranks import RankSession
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, Recorder, Step
 from tracer.trace_format import SCHEMA_VERSION, sha256_file, write_atomic
 from tracer.capture.trace_writer import trace_json
@@ -151,11 +152,28 @@ def _title(steps: list[Step], module: ModuleType, name: str) -> str:
     return doc.splitlines()[0] if doc else name
 
 
+def build_recorder(path: Path, project_root: Path, *, limits: Limits | None = None,
+                   probe_factory: Callable[[StorageRegistry], Probe] | None = None, inspect_all: bool = False,
+                   max_steps: int = layout.DEFAULT_MAX_STEPS, measure_flops: bool = True,
+                   trace_helpers: Any = None) -> tuple[Recorder, ValueEncoder, Probe]:
+    """The recorder, value encoder and memory probe of one traced process (a lecture or one rank)."""
+    registry = StorageRegistry()
+    root_text = str(project_root.resolve()) + os.sep
+    encoder = ValueEncoder(registry, limits, scrub=lambda s: s.replace(root_text, ""),
+                           relpath=functools.partial(layout.project_relpath, root=project_root.resolve()))
+    probe = (probe_factory or choose_probe)(registry)
+    recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all,
+                        max_steps=max_steps, meter_factory=LineMeter if measure_flops else None,
+                        trace_helpers=trace_helpers)
+    recorder.preload(path)  # parse the lecture's directives before its clock starts
+    return recorder, encoder, probe
+
+
 def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[str] | None = None, seed: int = 0,
                 inspect_all: bool = False, max_steps: int = layout.DEFAULT_MAX_STEPS, limits: Limits | None = None,
                 probe_factory: Callable[[StorageRegistry], Probe] | None = None,
                 on_recorder: Callable[[Recorder], None] | None = None,
-                write: bool = True, measure_flops: bool = True) -> RunResult:
+                write: bool = True, measure_flops: bool = True, shard_dir: str | os.PathLike[str] | None = None) -> RunResult:
     """Trace ``lecture``'s ``main()``; write the trace (atomically) unless ``write`` is False.
 
     Raises LectureError (one line, nothing written) when the lecture cannot be read, parsed,
@@ -196,28 +214,26 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
             raise LectureError(f"{shown}:1: no main() function to trace")
 
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
-        registry = StorageRegistry()
-        root_text = str(project_root.resolve()) + os.sep
-        encoder = ValueEncoder(registry, limits, scrub=lambda s: s.replace(root_text, ""),
-                               relpath=functools.partial(layout.project_relpath, root=project_root.resolve()))
-        probe = (probe_factory or choose_probe)(registry)
-        recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all,
-                            max_steps=max_steps, meter_factory=LineMeter if measure_flops else None,
-                            trace_helpers=helper_patterns)
-        recorder.preload(path)  # parse the lecture's directives before its clock starts
+        recorder, encoder, probe = build_recorder(path, project_root, limits=limits, probe_factory=probe_factory,
+                                                  inspect_all=inspect_all, max_steps=max_steps,
+                                                  measure_flops=measure_flops, trace_helpers=helper_patterns)
         if on_recorder is not None:
             on_recorder(recorder)
 
         sink = _Sink(recorder)
         escaped: BaseException | None = None
+        # Ranks the lecture starts are traced too (nothing is patched on the per-line path).
+        ranks = RankSession(recorder, encoder, path, project_root, seed=seed, inspect_all=inspect_all,
+                            max_steps=max_steps, measure_flops=measure_flops, shard_dir=shard_dir)
         _seed(seed)
         with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)):
             try:
-                recorder.start()
-                try:
-                    main()
-                finally:
-                    recorder.stop()
+                with ranks:
+                    recorder.start()
+                    try:
+                        main()
+                    finally:
+                        recorder.stop()
             except Exception as exc:
                 escaped = exc
     finally:
@@ -271,6 +287,8 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     }
     if header_error is not None:
         header["error"] = header_error
+    error_line = ranks.finish(header, steps, escaped, sink.images) or error_line
+    out_path = ranks.shard_path or out_path
     text = trace_json(header, steps)
     if write:
         write_atomic(out_path, text)

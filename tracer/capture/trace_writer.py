@@ -105,5 +105,23 @@ def trace_json(header: dict[str, Any], steps: Iterable[Step]) -> str:
     finally:
         if was_enabled:
             gc.enable()
-    head = dumps(header)
-    return head[:-1] + (',\n"steps":[\n' + body + "\n]}\n" if body else ',"steps":[]}\n')
+    ranks = header.get("ranks")
+    if ranks is not None:
+        header = {key: value for key, value in header.items() if key != "ranks"}
+    head = dumps(header)[:-1] + (',\n"ranks":' + ranks_json(ranks) if ranks is not None else "")
+    return head + (',\n"steps":[\n' + body + "\n]}\n" if body else ',"steps":[]}\n')
+
+
+def ranks_json(ranks: dict[str, Any]) -> str:
+    """The ``ranks`` field with each rank's steps one per line, like the trace's own steps."""
+    launches = []
+    for launch in ranks["launches"]:
+        streams = []
+        for stream in launch["streams"]:
+            head = dumps({key: value for key, value in stream.items() if key != "steps"})[:-1]
+            body = ",\n".join(map(dumps, stream["steps"]))
+            streams.append(head + (',"steps":[\n' + body + "\n]}" if body else ',"steps":[]}'))
+        head = dumps({key: value for key, value in launch.items() if key != "streams"})[:-1]
+        launches.append(head + ',"streams":[\n' + ",\n".join(streams) + "\n]}")
+    head = dumps({key: value for key, value in ranks.items() if key != "launches"})[:-1]
+    return head + ',"launches":[\n' + ",\n".join(launches) + "\n]}"

@@ -1,0 +1,94 @@
+"""Tracing the ranks a lecture starts (tracer/capture/ranks.py, rank_worker.py): real gloo ranks on CPU.
+
+Each test runs the real ``lectrace run`` in a subprocess, so the ranks are real processes with real
+collectives. A tag in the environment (inherited by every rank) finds any process left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from tests.traced import REPO, traced
+from tracer.trace_format import load_trace
+
+
+def tagged_processes(tag: str) -> list[int]:
+    """Pids of live processes whose environment carries ``tag`` (ranks inherit it from the run)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            state = (entry / "stat").read_text().split(")")[-1].split()[0]
+        except OSError:
+            continue
+        if f"LECTRACE_TEST_TAG={tag}".encode() in environ and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def run_tagged(*argv: str, timeout: float = 150) -> tuple[subprocess.CompletedProcess, str]:
+    tag = uuid.uuid4().hex
+    env = dict(os.environ, LECTRACE_TEST_TAG=tag)
+    done = subprocess.run([sys.executable, "-m", "tracer", "run", *argv], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    return done, tag
+
+
+def assert_no_orphans(tag: str) -> None:
+    deadline = time.monotonic() + 5
+    while tagged_processes(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert tagged_processes(tag) == [], "rank processes outlived the run"
+
+
+def stream_values(trace: dict, rank: int, name: str) -> list:
+    stream = next(s for s in trace["ranks"]["launches"][0]["streams"] if s["rank"] == rank)
+    return [step["env"][name]["values"] for step in stream["steps"] if name in step["env"]]
+
+
+def test_each_rank_is_traced_with_its_values_before_and_after_all_reduce():
+    trace = traced("ranks_allreduce")
+    launch = trace["ranks"]["launches"][0]
+    assert (trace["ranks"]["world_size"], launch["how"], launch["backend"]) == (2, "spawn", "gloo")
+    assert [s["rank"] for s in launch["streams"]] == [0, 1]
+    assert stream_values(trace, 0, "x") == [[1.0, 2.0], [3.0, 6.0]]
+    assert stream_values(trace, 1, "x") == [[2.0, 4.0], [3.0, 6.0]]
+    # the launching line is a step of the parent, and the ranks ran inside it
+    spawn_step = trace["steps"][launch["step"]]
+    assert "mp.spawn" in trace["files"][trace["lecture"]["path"]].splitlines()[spawn_step["stack"][-1]["line"] - 1]
+    call = [c for s in launch["streams"] for step in s["steps"] for c in step.get("collectives", [])]
+    assert [(c["op"], c["seq"], c["nbytes"], c["sent_nbytes"], c["received_nbytes"], c["algorithm"]) for c in call] == \
+        [("all_reduce", 0, 8, 8, 8, "ring")] * 2  # ring all-reduce: 2(n-1)/n of 8 bytes with n = 2
+    assert all(c["seconds"] >= 0 for c in call)
+
+
+def test_a_raising_rank_names_itself_and_its_line_stops_the_others_and_leaves_no_process(tmp_path):
+    out = tmp_path / "raises.json"
+    done, tag = run_tagged("tests/lectures/ranks_raises.py", "-o", str(out), "-q")
+    assert done.returncode == 1, done.stderr
+    assert "tests/lectures/ranks_raises.py:12: rank 1 of 2: ValueError: rank 1 cannot go on" in done.stderr
+    assert_no_orphans(tag)
+    trace = load_trace(out)
+    assert trace["status"] == "error" and trace["error"]["rank"] == 1
+    streams = {s["rank"]: s for s in trace["ranks"]["launches"][0]["streams"]}
+    failing = streams[1]["steps"][-1]
+    assert (failing["stack"][-1]["line"], failing["error"]["type"]) == (12, "ValueError")
+    assert streams[0]["status"] in ("error", "stopped")  # its peer vanished under its all_reduce
+
+
+def test_a_rank_that_never_joins_is_named_at_the_timeout_and_the_previous_trace_is_kept(tmp_path):
+    out = tmp_path / "never.json"
+    out.write_text("previous", encoding="utf-8")
+    done, tag = run_tagged("tests/lectures/ranks_never_join.py", "-o", str(out), "--timeout", "20")
+    assert done.returncode == 124, done.stderr
+    assert "rank 1 never joined the process group (last at tests/lectures/ranks_never_join.py:12)" in done.stderr
+    assert "rank 0 waiting in init_process_group" in done.stderr
+    assert out.read_text(encoding="utf-8") == "previous"
+    assert_no_orphans(tag)

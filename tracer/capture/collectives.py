@@ -1,0 +1,270 @@
+"""Record the torch.distributed collectives a traced rank calls: op, sizes, modelled bytes, wall time.
+
+``CollectiveLog.install()`` replaces the collective functions of ``torch.distributed`` (and any
+lecture-module global bound to one of them) with thin wrappers for as long as a rank is traced;
+``uninstall()`` puts the originals back. Each call appends one record: the op, the tensor's dtype,
+shape and ``nbytes`` (the per-rank payload), the bytes this rank sends and receives under the
+algorithm the backend uses (``traffic``), its wall time, and where the lecture called it (the step
+it belongs to). Records are attached to steps by the rank worker; this module must not write files
+or touch the recorder's hot path (wrappers only run when a lecture calls a collective).
+
+The byte model (``n`` ranks in the group, ``S`` the per-rank tensor's bytes; what one rank moves):
+
+========================  ===========================  ================================================
+op                        algorithm                    sent / received by each rank
+========================  ===========================  ================================================
+all_reduce                ring (reduce-scatter +        2(n-1)/n·S each way
+                          all-gather)
+broadcast (gloo)          one-to-all                   root sends (n-1)·S; every other rank receives S
+broadcast (nccl)          ring chain (pipelined)        every rank but the last in the chain sends S;
+                                                       every rank but the root receives S
+all_gather(_into_tensor)  ring                         (n-1)·S each way (S: one rank's input)
+reduce_scatter(_tensor)   ring                         (n-1)·S each way (S: one rank's output shard)
+reduce                    direct to root               non-root ranks send S; the root receives (n-1)·S
+gather / scatter          direct                       like reduce / the reverse
+all_to_all(_single)       pairwise                     (n-1)/n of its input sent, of its output received
+send / recv               point to point               S sent / S received
+barrier                   no payload                   0
+========================  ===========================  ================================================
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Callable
+
+# op name -> (kind of call signature, default algorithm name)
+OPS = (
+    "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "all_gather_single", "reduce_scatter",
+    "reduce_scatter_tensor", "reduce_scatter_single", "reduce", "gather", "scatter", "all_to_all",
+    "all_to_all_single", "send", "recv", "isend", "irecv", "barrier",
+)
+LIFECYCLE = ("init_process_group", "destroy_process_group")
+
+
+def traffic(op: str, nbytes: int, n: int, rank: int, *, root: int | None = None, backend: str | None = None,
+            out_nbytes: int | None = None) -> tuple[int, int, str]:
+    """(bytes sent, bytes received, algorithm) for one rank under the model in the module docstring."""
+    if n <= 1 and op not in ("send", "recv", "isend", "irecv"):
+        return 0, 0, "single rank (no communication)"
+    if op == "all_reduce":
+        moved = 2 * (n - 1) * nbytes // n
+        return moved, moved, "ring"
+    if op == "broadcast":
+        root = root or 0
+        if backend == "nccl":
+            last = (root - 1) % n
+            return (0 if rank == last else nbytes), (0 if rank == root else nbytes), "ring chain"
+        return ((n - 1) * nbytes, 0, "one-to-all") if rank == root else (0, nbytes, "one-to-all")
+    if op in ("all_gather", "all_gather_into_tensor", "all_gather_single", "reduce_scatter",
+              "reduce_scatter_tensor", "reduce_scatter_single"):
+        moved = (n - 1) * nbytes
+        return moved, moved, "ring"
+    if op in ("reduce", "gather"):
+        root = root or 0
+        return (0, (n - 1) * nbytes, "direct") if rank == root else (nbytes, 0, "direct")
+    if op == "scatter":
+        root = root or 0
+        return ((n - 1) * nbytes, 0, "direct") if rank == root else (0, nbytes, "direct")
+    if op in ("all_to_all", "all_to_all_single"):
+        received = out_nbytes if out_nbytes is not None else nbytes
+        return (n - 1) * nbytes // n, (n - 1) * received // n, "pairwise"
+    if op in ("send", "isend"):
+        return nbytes, 0, "point to point"
+    if op in ("recv", "irecv"):
+        return 0, nbytes, "point to point"
+    return 0, 0, "no payload"
+
+
+def _tensor_bytes(value: Any) -> int:
+    try:
+        return int(value.numel()) * int(value.element_size())
+    except Exception:
+        return 0
+
+
+def _describe(op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The payload tensor (the one whose size S the model uses), root/peer and the reduce op."""
+    def arg(index: int, name: str) -> Any:
+        return kwargs[name] if name in kwargs else (args[index] if len(args) > index else None)
+
+    tensor, out_nbytes, root = None, None, None
+    if op in ("all_reduce", "broadcast", "reduce", "send", "recv", "isend", "irecv"):
+        tensor = arg(0, "tensor")
+    elif op == "all_gather":
+        tensor = arg(1, "tensor")
+    elif op in ("all_gather_into_tensor", "all_gather_single"):
+        tensor = arg(1, "input_tensor") if "input_tensor" in kwargs or len(args) > 1 else arg(1, "input")
+    elif op in ("reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_single"):
+        tensor = arg(0, "output")
+    elif op in ("gather", "scatter"):
+        tensor = arg(0, "tensor")
+    elif op == "all_to_all_single":
+        tensor, out = arg(1, "input"), arg(0, "output")
+        out_nbytes = _tensor_bytes(out)
+    elif op == "all_to_all":
+        inputs, outputs = arg(1, "input_tensor_list") or [], arg(0, "output_tensor_list") or []
+        record = {"nbytes": sum(map(_tensor_bytes, inputs)), "dtype": None, "shape": None}
+        record["out_nbytes"] = sum(map(_tensor_bytes, outputs))
+        return record
+    if op == "broadcast":
+        root = arg(1, "src")
+    elif op in ("reduce", "gather"):
+        root = arg(1 if op == "reduce" else 2, "dst")
+    elif op == "scatter":
+        root = arg(2, "src")
+    elif op in ("send", "isend"):
+        root = arg(1, "dst")
+    elif op in ("recv", "irecv"):
+        root = arg(1, "src")
+    record: dict[str, Any] = {"nbytes": _tensor_bytes(tensor) if tensor is not None else 0,
+                              "dtype": str(tensor.dtype).replace("torch.", "") if tensor is not None else None,
+                              "shape": list(tensor.shape) if tensor is not None else None}
+    if out_nbytes is not None:
+        record["out_nbytes"] = out_nbytes
+    if root is not None:
+        record["root" if op not in ("send", "recv", "isend", "irecv") else "peer"] = int(root)
+    reduce_op = kwargs.get("op")
+    if reduce_op is None and op in ("all_reduce", "reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_single"):
+        reduce_op = args[2 if op.startswith("reduce_scatter") else 1] if len(args) > (2 if op.startswith("reduce_scatter") else 1) else None
+    if op in ("all_reduce", "reduce", "reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_single"):
+        record["reduce_op"] = str(reduce_op).split(".")[-1].upper() if reduce_op is not None else "SUM"
+    return record
+
+
+class CollectiveLog:
+    """Wraps torch.distributed while one rank is traced; ``records`` holds one dict per call.
+
+    ``position()`` says where the lecture is (``(step index, path, line)``) when a collective starts;
+    ``on_event(kind, detail)`` is told about joins and collectives (the worker's heartbeat uses it to
+    say where a hung rank waits). ``t0`` is the wall-clock start of the launch, shared by its ranks,
+    so ``start_seconds`` of different ranks line up on one timeline.
+    """
+
+    def __init__(self, position: Callable[[], tuple[int, str, int]], t0: float,
+                 on_event: Callable[[str, str | None], None] | None = None,
+                 port: int | None = None, modules: list[Any] | None = None) -> None:
+        self.records: list[dict[str, Any]] = []
+        self.rank: int | None = None
+        self.world_size: int | None = None
+        self.backend: str | None = None
+        self._position = position
+        self._t0 = t0
+        self._on_event = on_event or (lambda kind, detail: None)
+        self._port = port
+        self._modules = modules or []
+        self._saved: list[tuple[Any, str, Any]] = []
+        self._seq = 0
+
+    # -- installing ---------------------------------------------------------------------------
+    def install(self) -> None:
+        import torch.distributed as dist
+
+        originals = {}
+        for name in OPS + LIFECYCLE:
+            original = getattr(dist, name, None)
+            if original is None:
+                continue
+            wrapper = self._lifecycle(name, original) if name in LIFECYCLE else self._wrap(name, original)
+            originals[id(original)] = wrapper
+            self._saved.append((dist, name, original))
+            setattr(dist, name, wrapper)
+        # `from torch.distributed import all_reduce` in a lecture binds the original at import time.
+        for module in self._modules:
+            namespace = getattr(module, "__dict__", {})
+            for attr, value in list(namespace.items()):
+                wrapper = originals.get(id(value))
+                if wrapper is not None:
+                    self._saved.append((module, attr, value))
+                    setattr(module, attr, wrapper)
+
+    def uninstall(self) -> None:
+        for owner, name, original in reversed(self._saved):
+            setattr(owner, name, original)
+        self._saved.clear()
+
+    # -- wrappers ---------------------------------------------------------------------------------
+    def _lifecycle(self, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        log = self
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if name == "init_process_group":
+                args, kwargs = log._rendezvous(args, dict(kwargs))
+                log._on_event("joining", None)
+                result = original(*args, **kwargs)
+                import torch.distributed as dist
+
+                log.rank, log.world_size = dist.get_rank(), dist.get_world_size()
+                log.backend = str(dist.get_backend())
+                log._on_event("joined", None)
+                return result
+            return original(*args, **kwargs)
+
+        wrapper.__wrapped__ = original  # type: ignore[attr-defined]
+        wrapper.__name__ = name
+        return wrapper
+
+    def _rendezvous(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Give env:// and tcp://localhost rendezvous this launch's free port, so that two traced
+        lectures (or two launches) running at once never meet on the same port."""
+        import os
+        import re
+
+        if self._port is None:
+            return args, kwargs
+        method = kwargs.get("init_method", args[1] if len(args) > 1 else None)
+        if method in (None, "env://") and "store" not in kwargs:
+            os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+            if os.environ["MASTER_ADDR"] in ("127.0.0.1", "localhost"):
+                os.environ["MASTER_PORT"] = str(self._port)
+        elif isinstance(method, str):
+            fixed = re.sub(r"^tcp://(127\.0\.0\.1|localhost):\d+", rf"tcp://\1:{self._port}", method)
+            if fixed != method:
+                if "init_method" in kwargs:
+                    kwargs["init_method"] = fixed
+                else:
+                    args = (args[0], fixed, *args[2:])
+        return args, kwargs
+
+    def _wrap(self, op: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        log = self
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            step, path, line = log._position()
+            log._on_event("collective", op)
+            started = time.time()
+            clock = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                seconds = time.perf_counter() - clock
+                log._on_event("collective_done", op)
+                try:
+                    log._record(op, args, kwargs, step, path, line, started, seconds)
+                except Exception as exc:  # recording must never break the lecture
+                    print(f"lectrace: warning: could not record {op}: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+        wrapper.__wrapped__ = original  # type: ignore[attr-defined]
+        wrapper.__name__ = op
+        return wrapper
+
+    def _record(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], step: int, path: str, line: int,
+                started: float, seconds: float) -> None:
+        import torch.distributed as dist
+
+        group = kwargs.get("group")
+        initialized = dist.is_initialized()
+        n = dist.get_world_size(group) if initialized else 1
+        rank = dist.get_rank(group) if initialized else 0
+        backend = str(dist.get_backend(group)) if initialized else None
+        record = _describe(op, args, kwargs)
+        sent, received, algorithm = traffic(op, record["nbytes"], n, rank, root=record.get("root"),
+                                            backend=backend, out_nbytes=record.pop("out_nbytes", None))
+        record.update(op=op, seq=self._seq, group_size=n, sent_nbytes=sent, received_nbytes=received,
+                      algorithm=algorithm, backend=backend, seconds=round(seconds, 6),
+                      start_seconds=round(started - self._t0, 6),
+                      async_op=bool(kwargs.get("async_op")) or op in ("isend", "irecv"),
+                      step=step, path=path, line=line)
+        self._seq += 1
+        self.records.append(record)

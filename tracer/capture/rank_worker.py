@@ -1,0 +1,360 @@
+"""The rank side of distributed tracing: trace one rank's function and write its shard.
+
+A process started by a traced lecture (``torch.multiprocessing.spawn`` or a ``multiprocessing``
+process whose target is a lecture function) runs a :class:`RankTarget` instead of the bare function:
+it builds the same recorder, value encoder, memory probe and authoring-API sink as the runner,
+wraps ``torch.distributed``'s collectives (``collectives.CollectiveLog``), runs the function and
+writes a *shard*: a trace of this rank alone (the same format, so the same writer and schema) with
+a ``shard`` header field (rank, world size, backend, spawn index, status). Writing is atomic.
+
+A :class:`Heartbeat` thread keeps a tiny ``.where`` file up to date (the line the rank is on,
+whether it has joined the process group, the collective it waits in) so the launcher can say
+where a hung rank is, and turns SIGTERM (the launcher stopping the other ranks after a failure)
+into a shard that ends with a ``Stopped`` error step, even while the rank is blocked inside a
+collective. A rank dies with its launcher (``PR_SET_PDEATHSIG``), so no process is orphaned.
+This module must not merge shards (``shards`` does) or decide launches (``ranks`` does).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from tracer.trace_format import SCHEMA_VERSION, write_atomic
+
+STOPPED_EXIT = 128 + signal.SIGTERM
+
+
+@dataclass
+class RankConfig:
+    """What a rank needs to trace itself like its launcher would (pickled into the child)."""
+
+    lecture: str  # absolute path of the lecture's main file
+    project_root: str
+    shard_path: str  # where this rank writes its shard; ``.where`` beside it
+    seed: int = 0
+    inspect_all: bool = False
+    max_steps: int = 100_000
+    measure_flops: bool = True
+    t0: float = 0.0  # wall-clock start of the launch, shared by its ranks
+    port: int | None = None  # the free port this launch's env:// rendezvous uses
+    parent_pid: int | None = None
+    launch: int = 0
+    index: int = 0  # the spawn index (the rank until the process group says otherwise)
+
+
+class RankTarget:
+    """Picklable stand-in for a rank function: ``RankTarget(fn, config)(*args)`` traces ``fn(*args)``."""
+
+    def __init__(self, fn: Callable[..., Any], config: RankConfig) -> None:
+        self.fn = fn
+        self.config = config
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return trace_rank(self.fn, args, kwargs, self.config)
+
+
+def _die_with_parent(parent_pid: int | None) -> None:
+    """Ask Linux to SIGKILL this process when its launcher exits (a launcher killed by a timeout
+    must not leave ranks blocked in a collective behind)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+    if parent_pid is not None and os.getppid() != parent_pid:
+        os._exit(STOPPED_EXIT)  # the launcher died before the prctl took effect
+
+
+class Heartbeat:
+    """A daemon thread: refresh the ``.where`` file and turn SIGTERM into a stopped shard."""
+
+    def __init__(self, where_path: Path, location: Callable[[], str | None], on_stop: Callable[[], None],
+                 index: int, parent_pid: int | None) -> None:
+        self.where_path = where_path
+        self.location = location
+        self.on_stop = on_stop
+        self.state: dict[str, Any] = {"index": index, "rank": None, "where": None, "joined": False, "waiting_in": None}
+        self._written: str | None = None
+        self._parent_pid = parent_pid
+        self._thread = threading.Thread(target=self._run, name="lectrace-heartbeat", daemon=True)
+
+    def start(self) -> None:
+        # SIGTERM is taken by this thread (sigtimedwait), so the main thread may be blocked in C++.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        self._thread.start()
+
+    def event(self, kind: str, detail: str | None) -> None:
+        if kind == "joining":
+            self.state["waiting_in"] = "init_process_group"
+        elif kind == "joined":
+            self.state.update(joined=True, waiting_in=None)
+        elif kind == "collective":
+            self.state["waiting_in"] = detail
+        elif kind == "collective_done":
+            self.state["waiting_in"] = None
+        self.write()  # a collective may block for good: say where before entering it
+
+    def write(self) -> None:
+        self.state["where"] = self.location()
+        text = json.dumps(self.state)
+        if text != self._written:
+            self._written = text
+            try:
+                tmp = self.where_path.with_name(self.where_path.name + ".tmp")
+                tmp.write_text(text, encoding="utf-8")
+                os.replace(tmp, self.where_path)
+            except OSError:
+                pass
+
+    def _run(self) -> None:
+        while True:
+            got = signal.sigtimedwait({signal.SIGTERM}, 0.25)
+            if got is not None:
+                self.on_stop()
+                os._exit(STOPPED_EXIT)
+            if self._parent_pid is not None and os.getppid() != self._parent_pid:
+                os._exit(STOPPED_EXIT)
+            self.write()
+
+
+def lecture_modules(lecture_dir: str) -> list[Any]:
+    return [module for module in list(sys.modules.values())
+            if (getattr(module, "__file__", None) or "").startswith(lecture_dir)]
+
+
+def attach_collectives(steps: list[tuple[Any, ...]], records: list[dict[str, Any]]) -> None:
+    """Put each collective on the step of the line that called it: the first completed step at or
+    after the step count when the call started, on the calling line."""
+    for record in records:
+        index, path, line = record.pop("step"), record.pop("path"), record.pop("line")
+        target = next((k for k in range(index, len(steps))
+                       if steps[k][1][0] == path and steps[k][2] == line and not (steps[k][3] or {}).get("call")),
+                      None)
+        if target is None:
+            continue
+        prefix, key, at, extras, memory = steps[target]
+        extras = dict(extras or {})
+        extras.setdefault("collectives", []).append(record)
+        steps[target] = (prefix, key, at, extras, memory)
+
+
+def error_info(escaped: BaseException, recorder: Any, encoder: Any) -> dict[str, Any]:
+    from tracer.capture.runner import _lecture_traceback
+
+    return {"type": type(escaped).__name__, "message": encoder.scrub(str(escaped)),
+            "traceback": _lecture_traceback(escaped.__traceback__, recorder)}
+
+
+def mark_error(steps: list[tuple[Any, ...]], escaped: BaseException, error: dict[str, Any]) -> None:
+    """Give the step the exception unwound from its ``error`` (as the runner does) and drop later steps."""
+    for index, step in enumerate(steps):
+        extras = step[3]
+        if extras is not None and extras.get("unwind") is escaped:
+            extras = dict(extras)
+            extras["error"] = error
+            del steps[index + 1:]
+            steps[index] = (*step[:3], extras, step[4])
+            return
+
+
+def stopped_step(recorder: Any, message: str) -> tuple[Any, ...] | None:
+    """A final step on the line a stopped rank was executing, carrying a ``Stopped`` error."""
+    try:
+        top = recorder._stack[-1]
+    except IndexError:
+        return None
+    if not top.line:
+        return None
+    error = {"type": "Stopped", "message": message,
+             "traceback": [{"path": p, "line": ln, "function": fn} for p, ln, fn in top.prefix]
+             + [{"path": top.key[0], "line": top.line, "function": top.key[1]}]}
+    return (top.prefix, top.key, top.line, {"error": error}, recorder.probe.sample())
+
+
+def shard_header(recorder: Any, probe: Any, lecture: Path, project_root: Path, *, seed: int, status: str,
+                 error: dict[str, Any] | None, shard: dict[str, Any], images: set[str],
+                 steps: list[tuple[Any, ...]]) -> dict[str, Any]:
+    from tracer.capture.runner import _environment
+
+    files = sorted(recorder.files.values(), key=lambda f: f.path)
+    with_steps = {step[1][0] for step in steps}
+    sources = {f.path: hashlib.sha256(f.source.encode("utf-8")).hexdigest() for f in files}
+    for image in sorted(images):
+        try:
+            sources[image] = hashlib.sha256((project_root / image).read_bytes()).hexdigest()
+        except OSError:
+            pass
+    try:
+        shown = lecture.relative_to(project_root).as_posix()
+    except ValueError:
+        shown = lecture.name
+    header: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "lecture": {"name": lecture.stem, "path": shown, "title": lecture.stem},
+        "sources": dict(sorted(sources.items())),
+        "files": {f.path: f.source for f in files if f.path in with_steps},
+        "hidden_lines": {f.path: f.parsed.hidden_lines for f in files if f.parsed.hidden_lines and f.path in with_steps},
+        "environment": _environment(seed, probe),
+        "status": "ok" if status == "ok" else "error",
+        "truncated": {"max_steps": recorder.max_steps} if recorder.truncated else None,
+        "warnings": list(recorder.warnings),
+        "shard": shard,
+    }
+    if error is not None:
+        header["error"] = error
+    return header
+
+
+class RankTracing:
+    """One traced rank's extras around its recorder: the collective log, the heartbeat and the shard.
+
+    Used by spawned ranks (``trace_rank``) and by torchrun-style ranks (``ranks.RankSession``)."""
+
+    def __init__(self, recorder: Any, encoder: Any, lecture: Path, project_root: Path, shard_path: Path, *,
+                 index: int, t0: float, port: int | None, parent_pid: int | None, seed: int = 0,
+                 launch: int = 0, images: set[str] | None = None) -> None:
+        from tracer.capture.collectives import CollectiveLog
+
+        self.recorder, self.encoder = recorder, encoder
+        self.lecture, self.project_root, self.shard_path = lecture, project_root, shard_path
+        self.index, self.seed, self.launch = index, seed, launch
+        self.images = images if images is not None else set()
+        self._lock = threading.Lock()
+        self._written = False
+        self.heartbeat = Heartbeat(shard_path.with_suffix(".where"), recorder.location, self._on_stop, index,
+                                   parent_pid)
+        self.log = CollectiveLog(self._position, t0, on_event=self.heartbeat.event, port=port,
+                                 modules=lecture_modules(str(lecture.parent) + os.sep))
+
+    def _position(self) -> tuple[int, str, int]:
+        stack = self.recorder._stack
+        top = stack[-1] if stack else None
+        return len(self.recorder.steps), (top.key[0] if top else ""), (top.line if top else 0)
+
+    def start(self) -> None:
+        self.heartbeat.start()
+        self.log.install()
+
+    def stop(self) -> None:
+        self.log.uninstall()
+        self.heartbeat.write()
+
+    def shard_info(self, status: str) -> dict[str, Any]:
+        log = self.log
+        rank = log.rank if log.rank is not None else _env_int("RANK", self.index)
+        self.heartbeat.state["rank"] = rank
+        return {"rank": rank, "spawn_index": self.index, "launch": self.launch,
+                "world_size": log.world_size or _env_int("WORLD_SIZE", None), "backend": log.backend,
+                "status": status, "joined": log.rank is not None}
+
+    def finish(self, header: dict[str, Any], steps: list[tuple[Any, ...]], escaped: BaseException | None) -> str | None:
+        """torchrun mode: turn the runner's trace header into this rank's shard (the runner writes it).
+        The lock is kept: a SIGTERM arriving now must not write a second shard."""
+        self._lock.acquire()
+        self._written = True
+        attach_collectives(steps, [dict(r) for r in self.log.records])
+        info = self.shard_info("error" if escaped is not None else "ok")
+        header["shard"] = info
+        if escaped is not None and header.get("error"):
+            error = header["error"]
+            frames = error.get("traceback") or []
+            where = f"{frames[-1]['path']}:{frames[-1]['line']}" if frames else "?"
+            return f"{where}: rank {info['rank']}: {error['type']}: {error['message']}".splitlines()[0]
+        return None
+
+    def write(self, status: str, escaped: BaseException | None, steps: list[tuple[Any, ...]]) -> None:
+        """Spawn mode: write this rank's shard (once)."""
+        from tracer.capture.trace_writer import trace_json
+
+        with self._lock:
+            if self._written:
+                return
+            self._written = True
+            error = None
+            if escaped is not None:
+                error = error_info(escaped, self.recorder, self.encoder)
+                mark_error(steps, escaped, error)
+            elif status == "stopped":
+                waiting = self.heartbeat.state.get("waiting_in")
+                last = stopped_step(self.recorder, "stopped by the launcher after another rank failed"
+                                    + (f" (waiting in {waiting})" if waiting else ""))
+                if last is not None:
+                    steps.append(last)
+                    error = last[3]["error"]
+            attach_collectives(steps, [dict(r) for r in self.log.records])
+            header = shard_header(self.recorder, self.recorder.probe, self.lecture, self.project_root, seed=self.seed,
+                                  status=status, error=error, shard=self.shard_info(status), images=self.images,
+                                  steps=steps)
+            write_atomic(self.shard_path, trace_json(header, steps))
+
+    def _on_stop(self) -> None:
+        self.recorder._active = False
+        if self._lock.acquire(blocking=False):
+            self._lock.release()
+            self.write("stopped", None, list(self.recorder.steps))
+        else:
+            self._lock.acquire()  # the rank is writing its own shard: let it finish first
+
+
+def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], config: RankConfig) -> Any:
+    """Run ``fn(*args, **kwargs)`` as one traced rank; write the shard; re-raise what it raised."""
+    from tracer.capture import api
+    from tracer.capture.runner import _seed, _Sink, _StdoutCapture, build_recorder
+
+    sys.settrace(None)  # a forked child inherits its parent's tracer
+    _die_with_parent(config.parent_pid)
+    lecture, project_root = Path(config.lecture), Path(config.project_root)
+    recorder, encoder, _probe = build_recorder(lecture, project_root, inspect_all=config.inspect_all,
+                                               max_steps=config.max_steps, measure_flops=config.measure_flops)
+    sink = _Sink(recorder)
+    rank = RankTracing(recorder, encoder, lecture, project_root, Path(config.shard_path), index=config.index,
+                       t0=config.t0, port=config.port, parent_pid=config.parent_pid, seed=config.seed,
+                       launch=config.launch, images=sink.images)
+    rank.start()
+    previous_sink = api.set_sink(sink)
+    previous_stdout = sys.stdout
+    sys.stdout = _StdoutCapture(recorder)
+    escaped: BaseException | None = None
+    _seed(config.seed)
+    try:
+        recorder.start()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            recorder.stop()
+    except BaseException as exc:
+        escaped = exc
+        raise
+    finally:
+        sys.stdout = previous_stdout
+        api.set_sink(previous_sink)
+        rank.stop()
+        quiet_exit = isinstance(escaped, SystemExit) and escaped.code in (None, 0)
+        rank.write("ok" if escaped is None or quiet_exit else "error", None if quiet_exit else escaped,
+                   list(recorder.steps))
+
+
+def read_where(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _env_int(name: str, default: int | None) -> int | None:
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError):
+        return default

@@ -1,0 +1,291 @@
+"""The launcher side of distributed tracing: follow the ranks a traced lecture starts, merge their shards.
+
+While a lecture's ``main()`` is traced, :class:`RankSession` patches
+``multiprocessing.process.BaseProcess.start`` (and nothing else: the per-line hot path is untouched,
+so lectures that start no processes pay nothing). A process whose target is
+``torch.multiprocessing.spawn``'s wrapper, or a function defined in the lecture's directory, gets
+its function replaced by a picklable ``rank_worker.RankTarget`` that traces it in the child and
+writes a shard. Processes started from the same line at the same step form one *launch*, which
+gets a free port for its env:// rendezvous (two traced lectures never meet on one port) and a
+shared clock. When the lecture is done the session reaps every child (no orphans), reads the
+shards and adds the launch to the trace (``shards.add_launch``); a failed rank's error, with its
+rank and ``file:line``, becomes the run's error line.
+
+Run under torchrun (``shard_dir`` given) the session instead makes *this* process a rank: it wraps
+the collectives and writes the shard in place of the trace. ``abort_active()`` is the timeout
+watchdog's hook: it kills the ranks and says which one hangs where, or never joined the group.
+This module must not format steps or merge shards itself (``rank_worker``/``shards`` do).
+"""
+
+from __future__ import annotations
+
+import multiprocessing.process
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from tracer.capture import shards
+from tracer.capture.rank_worker import RankConfig, RankTarget, read_where
+
+_ACTIVE: "RankSession | None" = None
+_ORIGINAL_START: Callable[..., Any] | None = None
+REAP_SECONDS = 10.0  # how long a finished lecture waits for its ranks before killing them
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _is_torch_spawn_wrapper(target: Any) -> bool:
+    return getattr(target, "__module__", None) == "torch.multiprocessing.spawn" and getattr(target, "__name__", "") == "_wrap"
+
+
+@dataclass
+class Launch:
+    number: int
+    step: int  # the parent's step count when the first process started (the launching line's step)
+    where: str | None
+    t0: float
+    port: int
+    processes: list[tuple[int, Any]] = field(default_factory=list)  # (spawn index, Process)
+
+
+def _patched_start(process: Any) -> Any:
+    session = _ACTIVE
+    if session is not None:
+        session.adopt(process)
+    assert _ORIGINAL_START is not None
+    return _ORIGINAL_START(process)
+
+
+class RankSession:
+    def __init__(self, recorder: Any, encoder: Any, lecture: Path, project_root: Path, *, seed: int = 0,
+                 inspect_all: bool = False, max_steps: int = 100_000, measure_flops: bool = True,
+                 shard_dir: str | os.PathLike[str] | None = None) -> None:
+        self.recorder = recorder
+        self.encoder = encoder
+        self.lecture = Path(lecture)
+        self.project_root = Path(project_root)
+        self.options = dict(seed=seed, inspect_all=inspect_all, max_steps=max_steps, measure_flops=measure_flops)
+        self.launches: list[Launch] = []
+        self.shard_path: Path | None = None
+        self._dir: Path | None = None
+        self._lecture_dir = str(self.lecture.parent.resolve()) + os.sep
+        self._rank: Any = None  # torchrun mode: this process's RankTracing
+        if shard_dir is not None:
+            rank = int(os.environ.get("RANK", "0"))
+            self.shard_path = Path(shard_dir) / f"rank-{rank}.json"
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def __enter__(self) -> "RankSession":
+        global _ACTIVE, _ORIGINAL_START
+        if self.shard_path is not None:
+            from tracer.capture.rank_worker import RankTracing
+
+            self.shard_path.parent.mkdir(parents=True, exist_ok=True)
+            index = int(os.environ.get("RANK", "0"))
+            t0 = float(os.environ.get("LECTRACE_T0", time.time()))
+            self._rank = RankTracing(self.recorder, self.encoder, self.lecture, self.project_root, self.shard_path,
+                                     index=index, t0=t0, port=None, parent_pid=None, seed=self.options["seed"])
+            self._rank.start()
+            return self
+        if _ORIGINAL_START is None:
+            _ORIGINAL_START = multiprocessing.process.BaseProcess.start
+        multiprocessing.process.BaseProcess.start = _patched_start  # type: ignore[method-assign]
+        _ACTIVE = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        global _ACTIVE
+        if self._rank is not None:
+            self._rank.stop()
+            return
+        if _ACTIVE is self:
+            _ACTIVE = None
+            assert _ORIGINAL_START is not None
+            multiprocessing.process.BaseProcess.start = _ORIGINAL_START  # type: ignore[method-assign]
+        self.reap()
+
+    def reap(self, seconds: float = REAP_SECONDS) -> None:
+        """Wait for every rank this session started; kill the ones still running after ``seconds``."""
+        deadline = time.monotonic() + seconds
+        for launch in self.launches:
+            for _index, process in launch.processes:
+                try:
+                    process.join(max(0.0, deadline - time.monotonic()))
+                    if process.is_alive():
+                        process.kill()
+                        process.join(5)
+                except (AssertionError, ValueError):
+                    pass  # never started, or already closed
+
+    # -- adopting processes ------------------------------------------------------------------------
+    def _is_lecture_function(self, fn: Any) -> bool:
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            return False
+        try:
+            return str(Path(code.co_filename).resolve()).startswith(self._lecture_dir)
+        except OSError:
+            return False
+
+    def adopt(self, process: Any) -> None:
+        """Trace ``process``'s function as a rank, if it is a lecture's (called from ``start()``)."""
+        target = getattr(process, "_target", None)
+        if _is_torch_spawn_wrapper(target):
+            fn, index, args, error_file = process._args
+            if not self._is_lecture_function(fn):
+                return
+            launch = self._launch()
+            process._args = (RankTarget(fn, self._config(launch, index)), index, args, error_file)
+        elif self._is_lecture_function(target):
+            launch = self._launch()
+            index = len(launch.processes)
+            process._target = RankTarget(target, self._config(launch, index))
+        else:
+            return
+        launch.processes.append((index, process))
+
+    def _launch(self) -> Launch:
+        step, where = len(self.recorder.steps), self.recorder.location()
+        if self.launches and (self.launches[-1].step, self.launches[-1].where) == (step, where):
+            return self.launches[-1]
+        if self._dir is None:
+            self._dir = Path(tempfile.mkdtemp(prefix="lectrace-ranks-"))
+        launch = Launch(number=len(self.launches), step=step, where=where, t0=time.time(), port=free_port())
+        self.launches.append(launch)
+        return launch
+
+    def _config(self, launch: Launch, index: int) -> RankConfig:
+        assert self._dir is not None
+        return RankConfig(lecture=str(self.lecture), project_root=str(self.project_root),
+                          shard_path=str(self._dir / f"launch{launch.number}-{index}.json"), t0=launch.t0,
+                          port=launch.port, parent_pid=os.getpid(), launch=launch.number, index=index,
+                          **self.options)
+
+    # -- after the lecture ---------------------------------------------------------------------------
+    def finish(self, header: dict[str, Any], steps: list[tuple[Any, ...]], escaped: BaseException | None,
+               images: set[str]) -> str | None:
+        """Add the ranks to the trace ``header`` (or, as a torchrun rank, the shard fields); return the
+        error line naming the failed rank, if one failed."""
+        if self._rank is not None:
+            return self._rank.finish(header, steps, escaped)
+        if not self.launches:
+            return None
+        line = None
+        try:
+            for launch in self.launches:
+                line = self._merge(launch, header, steps, escaped) or line
+        finally:
+            if self._dir is not None:
+                shutil.rmtree(self._dir, ignore_errors=True)
+        return line
+
+    def _merge(self, launch: Launch, header: dict[str, Any], steps: list[tuple[Any, ...]],
+               escaped: BaseException | None) -> str | None:
+        assert self._dir is not None
+        streams = []
+        for index, process in launch.processes:
+            path = self._dir / f"launch{launch.number}-{index}.json"
+            shard = shards.read_json(path)
+            exitcode = getattr(process, "exitcode", None)
+            if shard is None or not isinstance(shard.get("shard"), dict):
+                streams.append(shards.lost_stream(index, exitcode, read_where(path.with_suffix(".where"))))
+                continue
+            shard["shard"]["exitcode"] = exitcode
+            shards.absorb_files(header, shard)
+            stream = shards.stream_from_shard(shard)
+            stream["backend"] = shard["shard"].get("backend")
+            streams.append(stream)
+        step = launch.step if launch.step < len(steps) else (len(steps) - 1 if steps else None)
+        record = shards.make_launch(streams, step=step, how="spawn")
+        for stream in record["streams"]:
+            stream.pop("backend", None)
+        shards.add_launch(header, record)
+        failed_index = getattr(escaped, "error_index", None) if escaped is not None else None
+        cause = shards.root_cause(record, failed_index)
+        if cause is None:
+            return None
+        header["status"] = "error" if escaped is not None else header["status"]
+        if escaped is not None:
+            header["error"] = {**(cause.get("error") or {"type": "Error", "message": "", "traceback": []}),
+                               "rank": cause["rank"]}
+            _shorten_spawn_error(steps, launch.step, cause)
+        return shards.failure_line(cause, record["world_size"])
+
+    # -- the timeout watchdog ------------------------------------------------------------------------
+    def abort(self) -> tuple[str, str] | None:
+        """Kill every live rank; (where, what) describing the ranks that held the lecture up."""
+        hung = []
+        for launch in self.launches:
+            for index, process in launch.processes:
+                if process.exitcode is not None:
+                    continue
+                where = read_where(self._dir / f"launch{launch.number}-{index}.where") if self._dir else None
+                hung.append((index, where or {}))
+                try:
+                    process.kill()
+                except Exception:
+                    pass
+        for launch in self.launches:
+            for _index, process in launch.processes:
+                try:
+                    process.join(5)
+                except Exception:
+                    pass
+        if not hung:
+            return None
+        return describe_hang(hung)
+
+
+def describe_hang(hung: list[tuple[int, dict[str, Any]]]) -> tuple[str, str]:
+    """Where the first rank to blame is, and a sentence about every rank still running."""
+    absent = [(i, w) for i, w in hung if not w.get("joined") and w.get("waiting_in") != "init_process_group"]
+    joining = [(i, w) for i, w in hung if w.get("waiting_in") == "init_process_group"]
+    parts = []
+    for index, where in absent:
+        parts.append(f"rank {index} never joined the process group (last at {where.get('where') or '?'})")
+    if joining:
+        parts.append(("ranks " if len(joining) > 1 else "rank ") + ", ".join(str(i) for i, _ in joining)
+                     + " waiting in init_process_group")
+    for index, where in hung:
+        if (index, where) in absent or (index, where) in joining:
+            continue
+        rank = where.get("rank", index) if where.get("rank") is not None else index
+        waiting = f" waiting in {where['waiting_in']}" if where.get("waiting_in") else ""
+        parts.append(f"rank {rank}{waiting} at {where.get('where') or '?'}")
+    blame = absent[0] if absent else hung[0]
+    return blame[1].get("where") or "?", "; ".join(parts)
+
+
+def _shorten_spawn_error(steps: list[tuple[Any, ...]], start: int, cause: dict[str, Any]) -> None:
+    """The launching line's error names the failed rank instead of quoting its whole traceback."""
+    error = cause.get("error") or {}
+    for index in range(start, len(steps)):
+        extras = steps[index][3]
+        if extras and extras.get("error"):
+            extras = dict(extras)
+            extras["error"] = {**extras["error"],
+                               "message": f"rank {cause['rank']} failed: {error.get('type', 'Error')}: "
+                                          f"{(error.get('message') or '').splitlines()[0] if error.get('message') else ''}"}
+            steps[index] = (*steps[index][:3], extras, steps[index][4])
+            return
+
+
+def abort_active() -> tuple[str, str] | None:
+    """For the timeout watchdog: stop the running lecture's ranks; (where, description) or None."""
+    session = _ACTIVE
+    if session is None:
+        return None
+    try:
+        return session.abort()
+    except Exception:
+        return None

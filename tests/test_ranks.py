@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 
 from tests.traced import REPO, traced
-from tracer.trace_format import load_trace
+from tracer.trace_format import Collective, load_trace
 
 
 def tagged_processes(tag: str) -> list[int]:
@@ -67,6 +67,7 @@ def test_each_rank_is_traced_with_its_values_before_and_after_all_reduce():
     assert [(c["op"], c["seq"], c["nbytes"], c["sent_nbytes"], c["received_nbytes"], c["algorithm"]) for c in call] == \
         [("all_reduce", 0, 8, 8, 8, "ring")] * 2  # ring all-reduce: 2(n-1)/n of 8 bytes with n = 2
     assert all(c["seconds"] >= 0 for c in call)
+    assert all(set(c) <= set(Collective.__annotations__) for c in call)
 
 
 def test_a_raising_rank_names_itself_and_its_line_stops_the_others_and_leaves_no_process(tmp_path):

@@ -175,7 +175,10 @@ def test_schema_and_typeddicts_name_the_same_fields():
     pairs = {"Trace": (tf.Trace, s), "Step": (tf.Step, defs["step"]), "Frame": (tf.Frame, defs["frame"]),
              "ErrorInfo": (tf.ErrorInfo, defs["error"]), "Memory": (tf.Memory, defs["memory"]),
              "Compute": (tf.Compute, defs["compute"]), "Lecture": (tf.Lecture, s["properties"]["lecture"]),
-             "Environment": (tf.Environment, s["properties"]["environment"])}
+             "Environment": (tf.Environment, s["properties"]["environment"]),
+             "RanksInfo": (tf.RanksInfo, defs["ranks"]), "Launch": (tf.Launch, defs["launch"]),
+             "RankStream": (tf.RankStream, defs["stream"]), "Collective": (tf.Collective, defs["collective"]),
+             "ShardInfo": (tf.ShardInfo, defs["shard"])}
     for name, (typed, node) in pairs.items():
         keys, required = typed_keys(typed)
         schema_all, schema_required = schema_keys(node)
@@ -210,8 +213,9 @@ def test_writer_output_uses_only_declared_fields(traces):
                 assert set(rendering) <= set(tf.Rendering.__annotations__), set(rendering)
             if "compute" in step:
                 assert set(step["compute"]) <= set(tf.Compute.__annotations__)
-    # the traces exercised every optional step field except compute (only @flops lines have it)
-    assert typed_keys(tf.Step)[0] - seen_step_keys <= {"compute"}
+    # the traces exercised every optional step field except compute (only @flops lines have it) and
+    # collectives (only rank steps have them: tests/test_ranks.py checks those)
+    assert typed_keys(tf.Step)[0] - seen_step_keys <= {"compute", "collectives"}
 
 
 def test_read_side_accessors(traces):

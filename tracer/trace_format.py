@@ -174,6 +174,7 @@ class RankStream(TypedDict):
     waiting_in: NotRequired[str]  # the collective a stopped rank was blocked in
     error: NotRequired["ErrorInfo"]
     warnings: NotRequired[list[str]]
+    truncated: NotRequired[dict[str, int] | None]  # {"max_steps": N} when this rank hit the step cap
     steps: list[Step]  # this rank's own steps; stacks start at its function
 
 
@@ -183,6 +184,19 @@ class Launch(TypedDict):
     world_size: int
     backend: str | None
     streams: list[RankStream]  # sorted by rank
+
+
+class ShardInfo(TypedDict):
+    """A shard (one rank's own trace, before merging) says which rank it is."""
+
+    rank: int
+    status: Literal["ok", "error", "stopped"]
+    spawn_index: NotRequired[int]
+    launch: NotRequired[int]
+    world_size: NotRequired[int | None]
+    backend: NotRequired[str | None]
+    joined: NotRequired[bool]
+    exitcode: NotRequired[int | None]
 
 
 class RanksInfo(TypedDict):
@@ -221,6 +235,7 @@ class Trace(TypedDict):
     warnings: list[str]
     steps: list[Step]  # the launching process's steps (torchrun: the lowest rank's)
     ranks: NotRequired[RanksInfo]  # present when the lecture started traced ranks
+    shard: NotRequired[ShardInfo]  # only in a shard: the trace of one rank, before merging
 
 
 def optional_keys(typed_dict: type) -> frozenset[str]:

@@ -23,11 +23,11 @@ import os
 import signal
 import sys
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from tracer.capture.recorder import EXTRAS, KEY, LINE, MEMORY
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
 
 STOPPED_EXIT = 128 + signal.SIGTERM
@@ -139,7 +139,7 @@ def attach_collectives(steps: list[tuple[Any, ...]], records: list[dict[str, Any
     for record in records:
         index, path, line = record.pop("step"), record.pop("path"), record.pop("line")
         target = next((k for k in range(index, len(steps))
-                       if steps[k][1][0] == path and steps[k][2] == line and not (steps[k][3] or {}).get("call")),
+                       if steps[k][KEY][0] == path and steps[k][LINE] == line and not (steps[k][EXTRAS] or {}).get("call")),
                       None)
         if target is None:
             continue
@@ -159,12 +159,12 @@ def error_info(escaped: BaseException, recorder: Any, encoder: Any) -> dict[str,
 def mark_error(steps: list[tuple[Any, ...]], escaped: BaseException, error: dict[str, Any]) -> None:
     """Give the step the exception unwound from its ``error`` (as the runner does) and drop later steps."""
     for index, step in enumerate(steps):
-        extras = step[3]
+        extras = step[EXTRAS]
         if extras is not None and extras.get("unwind") is escaped:
             extras = dict(extras)
             extras["error"] = error
             del steps[index + 1:]
-            steps[index] = (*step[:3], extras, step[4])
+            steps[index] = (*step[:EXTRAS], extras, step[MEMORY])
             return
 
 
@@ -188,7 +188,7 @@ def shard_header(recorder: Any, probe: Any, lecture: Path, project_root: Path, *
     from tracer.capture.runner import _environment
 
     files = sorted(recorder.files.values(), key=lambda f: f.path)
-    with_steps = {step[1][0] for step in steps}
+    with_steps = {step[KEY][0] for step in steps}
     sources = {f.path: hashlib.sha256(f.source.encode("utf-8")).hexdigest() for f in files}
     for image in sorted(images):
         try:
@@ -291,7 +291,7 @@ class RankTracing:
                                     + (f" (waiting in {waiting})" if waiting else ""))
                 if last is not None:
                     steps.append(last)
-                    error = last[3]["error"]
+                    error = last[EXTRAS]["error"]
             attach_collectives(steps, [dict(r) for r in self.log.records])
             header = shard_header(self.recorder, self.recorder.probe, self.lecture, self.project_root, seed=self.seed,
                                   status=status, error=error, shard=self.shard_info(status), images=self.images,

@@ -24,7 +24,6 @@ import os
 import shutil
 import socket
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any, Callable
 
 from tracer.capture import shards
 from tracer.capture.rank_worker import RankConfig, RankTarget, read_where
+from tracer.capture.recorder import EXTRAS, MEMORY
 
 _ACTIVE: "RankSession | None" = None
 _ORIGINAL_START: Callable[..., Any] | None = None
@@ -270,13 +270,13 @@ def _shorten_spawn_error(steps: list[tuple[Any, ...]], start: int, cause: dict[s
     """The launching line's error names the failed rank instead of quoting its whole traceback."""
     error = cause.get("error") or {}
     for index in range(start, len(steps)):
-        extras = steps[index][3]
+        extras = steps[index][EXTRAS]
         if extras and extras.get("error"):
             extras = dict(extras)
             extras["error"] = {**extras["error"],
                                "message": f"rank {cause['rank']} failed: {error.get('type', 'Error')}: "
                                           f"{(error.get('message') or '').splitlines()[0] if error.get('message') else ''}"}
-            steps[index] = (*steps[index][:3], extras, steps[index][4])
+            steps[index] = (*steps[index][:EXTRAS], extras, steps[index][MEMORY])
             return
 
 

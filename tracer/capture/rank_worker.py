@@ -17,6 +17,7 @@ This module must not merge shards (``shards`` does) or decide launches (``ranks`
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -322,23 +323,19 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
                        t0=config.t0, port=config.port, parent_pid=config.parent_pid, seed=config.seed,
                        launch=config.launch, images=sink.images)
     rank.start()
-    previous_sink = api.set_sink(sink)
-    previous_stdout = sys.stdout
-    sys.stdout = _StdoutCapture(recorder)
     escaped: BaseException | None = None
     _seed(config.seed)
     try:
-        recorder.start()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            recorder.stop()
+        with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)):
+            recorder.start()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                recorder.stop()
     except BaseException as exc:
         escaped = exc
         raise
     finally:
-        sys.stdout = previous_stdout
-        api.set_sink(previous_sink)
         rank.stop()
         quiet_exit = isinstance(escaped, SystemExit) and escaped.code in (None, 0)
         rank.write("ok" if escaped is None or quiet_exit else "error", None if quiet_exit else escaped,

@@ -311,13 +311,19 @@ class RankTracing:
 def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], config: RankConfig) -> Any:
     """Run ``fn(*args, **kwargs)`` as one traced rank; write the shard; re-raise what it raised."""
     from tracer.capture import api
+    from tracer.capture.helpers import SettingsError, trace_patterns
     from tracer.capture.runner import _seed, _Sink, _StdoutCapture, build_recorder
 
     sys.settrace(None)  # a forked child inherits its parent's tracer
     _die_with_parent(config.parent_pid)
     lecture, project_root = Path(config.lecture), Path(config.project_root)
+    try:
+        helpers = trace_patterns(project_root)
+    except SettingsError:
+        helpers = None  # the launcher already read the same settings and reported them
     recorder, encoder, _probe = build_recorder(lecture, project_root, inspect_all=config.inspect_all,
-                                               max_steps=config.max_steps, measure_flops=config.measure_flops)
+                                               max_steps=config.max_steps, measure_flops=config.measure_flops,
+                                               trace_helpers=helpers)
     sink = _Sink(recorder)
     rank = RankTracing(recorder, encoder, lecture, project_root, Path(config.shard_path), index=config.index,
                        t0=config.t0, port=config.port, parent_pid=config.parent_pid, seed=config.seed,

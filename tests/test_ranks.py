@@ -13,7 +13,9 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.traced import REPO, traced
+import pytest
+
+from traced import REPO, traced
 from tracer.trace_format import Collective, load_trace
 
 
@@ -33,12 +35,28 @@ def tagged_processes(tag: str) -> list[int]:
     return found
 
 
-def run_tagged(*argv: str, timeout: float = 150) -> tuple[subprocess.CompletedProcess, str]:
-    tag = uuid.uuid4().hex
-    env = dict(os.environ, LECTRACE_TEST_TAG=tag)
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", *argv], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=timeout)
-    return done, tag
+class Run:
+    """``lectrace run ARGV`` started now in a subprocess, tagged; ``result()`` waits for it."""
+
+    def __init__(self, *argv: str) -> None:
+        self.tag = uuid.uuid4().hex
+        env = dict(os.environ, LECTRACE_TEST_TAG=self.tag)
+        self.process = subprocess.Popen([sys.executable, "-m", "tracer", "run", *argv], cwd=REPO, env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def result(self, timeout: float = 180) -> tuple[int, str]:
+        _out, err = self.process.communicate(timeout=timeout)
+        return self.process.returncode, err
+
+
+@pytest.fixture(scope="module")
+def failing(tmp_path_factory):
+    """The failure runs, started together: their ranks mostly wait (for a peer, or for the timeout)."""
+    tmp = tmp_path_factory.mktemp("ranks")
+    previous = tmp / "never.json"
+    previous.write_text("previous", encoding="utf-8")
+    return {"raises": (Run("tests/lectures/ranks_raises.py", "-o", str(tmp / "raises.json"), "-q"), tmp / "raises.json"),
+            "never": (Run("tests/lectures/ranks_never_join.py", "-o", str(previous), "--timeout", "20"), previous)}
 
 
 def assert_no_orphans(tag: str) -> None:
@@ -70,26 +88,27 @@ def test_each_rank_is_traced_with_its_values_before_and_after_all_reduce():
     assert all(set(c) <= set(Collective.__annotations__) for c in call)
 
 
-def test_a_raising_rank_names_itself_and_its_line_stops_the_others_and_leaves_no_process(tmp_path):
-    out = tmp_path / "raises.json"
-    done, tag = run_tagged("tests/lectures/ranks_raises.py", "-o", str(out), "-q")
-    assert done.returncode == 1, done.stderr
-    assert "tests/lectures/ranks_raises.py:12: rank 1 of 2: ValueError: rank 1 cannot go on" in done.stderr
-    assert_no_orphans(tag)
+def test_a_raising_rank_names_itself_and_its_line_stops_the_others_and_leaves_no_process(failing):
+    run, out = failing["raises"]
+    code, stderr = run.result()
+    assert code == 1, stderr
+    assert "tests/lectures/ranks_raises.py:12: rank 1 of 2: ValueError: rank 1 cannot go on" in stderr
+    assert_no_orphans(run.tag)
     trace = load_trace(out)
     assert trace["status"] == "error" and trace["error"]["rank"] == 1
     streams = {s["rank"]: s for s in trace["ranks"]["launches"][0]["streams"]}
-    failing = streams[1]["steps"][-1]
-    assert (failing["stack"][-1]["line"], failing["error"]["type"]) == (12, "ValueError")
+    failing_step = streams[1]["steps"][-1]
+    assert (failing_step["stack"][-1]["line"], failing_step["error"]["type"]) == (12, "ValueError")
     assert streams[0]["status"] in ("error", "stopped")  # its peer vanished under its all_reduce
+    # the launching line says which rank failed instead of quoting the whole remote traceback
+    assert trace["steps"][-1]["error"]["message"] == "rank 1 failed: ValueError: rank 1 cannot go on"
 
 
-def test_a_rank_that_never_joins_is_named_at_the_timeout_and_the_previous_trace_is_kept(tmp_path):
-    out = tmp_path / "never.json"
-    out.write_text("previous", encoding="utf-8")
-    done, tag = run_tagged("tests/lectures/ranks_never_join.py", "-o", str(out), "--timeout", "20")
-    assert done.returncode == 124, done.stderr
-    assert "rank 1 never joined the process group (last at tests/lectures/ranks_never_join.py:12)" in done.stderr
-    assert "rank 0 waiting in init_process_group" in done.stderr
+def test_a_rank_that_never_joins_is_named_at_the_timeout_and_the_previous_trace_is_kept(failing):
+    run, out = failing["never"]
+    code, stderr = run.result()
+    assert code == 124, stderr
+    assert "rank 1 never joined the process group (last at tests/lectures/ranks_never_join.py:12)" in stderr
+    assert "rank 0 waiting in init_process_group" in stderr
     assert out.read_text(encoding="utf-8") == "previous"
-    assert_no_orphans(tag)
+    assert_no_orphans(run.tag)

@@ -1,0 +1,63 @@
+"""Merging rank shards (tracer/capture/shards.py) and launching torchrun ranks (rank_launch.py).
+
+The tests build shards by hand; tests/test_rank_launch.py merges real ones.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tracer.capture import shards
+from tracer.trace_format import validation_error
+
+
+def shard(rank: int, status: str = "ok", error: dict | None = None, world_size: int = 2) -> dict:
+    step = {"stack": [{"path": "lectures/t.py", "line": 5, "function": "main"}], "env": {"rank": {"type": "int", "value": rank}},
+            "renderings": [], "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}}
+    if error:
+        step["error"] = error
+    data = {"schema_version": 1, "lecture": {"name": "t", "path": "lectures/t.py", "title": "T"},
+            "sources": {"lectures/t.py": "0" * 64}, "files": {"lectures/t.py": "x\n" * 9}, "hidden_lines": {},
+            "environment": {"python": "3.11", "torch": None, "device": "cpu", "seed": 0}, "status": "ok",
+            "truncated": None, "warnings": [], "steps": [step],
+            "shard": {"rank": rank, "status": status, "world_size": world_size, "backend": "gloo", "joined": True}}
+    if error:
+        data["error"], data["status"] = error, "error"
+    assert validation_error(data) is None  # a shard is a valid trace of one rank
+    return data
+
+
+def write(directory, *items: dict) -> None:
+    for item in items:
+        (directory / f"rank-{item['shard']['rank']}.json").write_text(json.dumps(item), encoding="utf-8")
+
+
+def test_merge_orders_ranks_and_keeps_the_lowest_ranks_steps_as_the_trace_steps(tmp_path):
+    write(tmp_path, shard(1), shard(0))
+    trace, failure = shards.merge_directory(tmp_path)
+    assert failure is None and validation_error(trace) is None
+    launch = trace["ranks"]["launches"][0]
+    assert [s["rank"] for s in launch["streams"]] == [0, 1] and launch["how"] == "torchrun"
+    assert trace["steps"][0]["env"]["rank"]["value"] == 0
+
+
+def test_merge_names_the_failed_rank_and_a_rank_that_wrote_nothing(tmp_path):
+    boom = {"type": "ValueError", "message": "boom", "traceback": [{"path": "lectures/t.py", "line": 5, "function": "main"}]}
+    write(tmp_path, shard(0, world_size=3), shard(1, "error", boom, world_size=3))
+    trace, failure = shards.merge_directory(tmp_path)
+    assert failure == "lectures/t.py:5: rank 1 of 3: ValueError: boom"
+    assert trace["status"] == "error" and trace["error"]["rank"] == 1
+    lost = trace["ranks"]["launches"][0]["streams"][2]
+    assert (lost["rank"], lost["status"], lost["steps"]) == (2, "lost", [])
+    assert validation_error(trace) is None
+
+
+def test_merge_refuses_two_shards_of_one_rank_and_an_empty_directory(tmp_path):
+    with pytest.raises(shards.ShardError, match="no shards"):
+        shards.merge_directory(tmp_path)
+    write(tmp_path, shard(0))
+    (tmp_path / "again.json").write_text(json.dumps(shard(0)), encoding="utf-8")
+    with pytest.raises(shards.ShardError, match="two shards for rank 0"):
+        shards.merge_directory(tmp_path)

@@ -51,12 +51,13 @@ class Run:
 
 @pytest.fixture(scope="module")
 def failing(tmp_path_factory):
-    """The failure runs, started together: their ranks mostly wait (for a peer, or for the timeout)."""
+    """The failure runs, started together: their ranks mostly wait (for a peer, or for the timeout).
+    The timeout leaves room for four ranks to import torch on a loaded 2-core machine."""
     tmp = tmp_path_factory.mktemp("ranks")
     previous = tmp / "never.json"
     previous.write_text("previous", encoding="utf-8")
     return {"raises": (Run("tests/lectures/ranks_raises.py", "-o", str(tmp / "raises.json"), "-q"), tmp / "raises.json"),
-            "never": (Run("tests/lectures/ranks_never_join.py", "-o", str(previous), "--timeout", "20"), previous)}
+            "never": (Run("tests/lectures/ranks_never_join.py", "-o", str(previous), "--timeout", "45"), previous)}
 
 
 def assert_no_orphans(tag: str) -> None:
@@ -112,3 +113,14 @@ def test_a_rank_that_never_joins_is_named_at_the_timeout_and_the_previous_trace_
     assert "rank 0 waiting in init_process_group" in stderr
     assert out.read_text(encoding="utf-8") == "previous"
     assert_no_orphans(run.tag)
+
+
+def test_a_hang_is_described_by_who_never_joined_who_waits_and_who_never_started():
+    from tracer.capture.ranks import describe_hang
+
+    where, what = describe_hang([(0, {"where": "l.py:3", "waiting_in": "init_process_group"}), (1, {"where": "l.py:9"})])
+    assert (where, what) == ("l.py:9", "rank 1 never joined the process group (last at l.py:9); "
+                                       "rank 0 waiting in init_process_group")
+    assert describe_hang([(2, {"where": "l.py:5", "joined": True, "rank": 2, "waiting_in": "all_reduce"})]) == \
+        ("l.py:5", "rank 2 waiting in all_reduce at l.py:5")
+    assert describe_hang([(0, {}), (1, {})])[1] == "ranks 0, 1 still starting (not yet in its function)"

@@ -248,22 +248,27 @@ class RankSession:
 
 def describe_hang(hung: list[tuple[int, dict[str, Any]]]) -> tuple[str, str]:
     """Where the first rank to blame is, and a sentence about every rank still running."""
-    absent = [(i, w) for i, w in hung if not w.get("joined") and w.get("waiting_in") != "init_process_group"]
+    starting = [(i, w) for i, w in hung if not w.get("where") and not w.get("joined")]
+    absent = [(i, w) for i, w in hung if not w.get("joined") and w.get("waiting_in") != "init_process_group"
+              and (i, w) not in starting]
     joining = [(i, w) for i, w in hung if w.get("waiting_in") == "init_process_group"]
     parts = []
     for index, where in absent:
-        parts.append(f"rank {index} never joined the process group (last at {where.get('where') or '?'})")
+        parts.append(f"rank {index} never joined the process group (last at {where['where']})")
+    if starting:
+        parts.append(("ranks " if len(starting) > 1 else "rank ") + ", ".join(str(i) for i, _ in starting)
+                     + " still starting (not yet in its function)")
     if joining:
         parts.append(("ranks " if len(joining) > 1 else "rank ") + ", ".join(str(i) for i, _ in joining)
                      + " waiting in init_process_group")
     for index, where in hung:
-        if (index, where) in absent or (index, where) in joining:
+        if (index, where) in absent or (index, where) in joining or (index, where) in starting:
             continue
         rank = where.get("rank", index) if where.get("rank") is not None else index
         waiting = f" waiting in {where['waiting_in']}" if where.get("waiting_in") else ""
         parts.append(f"rank {rank}{waiting} at {where.get('where') or '?'}")
     blame = absent[0] if absent else hung[0]
-    return blame[1].get("where") or "?", "; ".join(parts)
+    return blame[1].get("where") or "?", "; ".join(parts)  # "?": no rank reached its function
 
 
 def _shorten_spawn_error(steps: list[tuple[Any, ...]], start: int, cause: dict[str, Any]) -> None:

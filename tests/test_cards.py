@@ -163,6 +163,10 @@ def test_links_and_citations(renderer):
                                "style": {"color": "red"}})
     assert '<span class="lt-cite" style="color: red"><a class="lt-cite-label" href="https://arxiv.org/abs/1412.6980">[Kingma+ 2014]</a>' in cite
     assert "&lt;b&gt;We&lt;/b&gt; introduce" in cite  # record fields are text, never markup
+    for url in ("javascript:alert(1)", " JavaScript:alert(1)", "data:text/html,<script>x</script>", "vbscript:x"):
+        unsafe = renderer.rendering({"type": "link", "url": url, "title": "click me", "internal": None})
+        assert "href" not in unsafe and "click me" in unsafe, url
+    assert 'href="#sec"' in renderer.rendering({"type": "link", "url": "#sec", "title": "s", "internal": None})
     noted = renderer.rendering({"type": "link", "url": "https://example.org", "title": "Example", "internal": None,
                                 "attrs": {"notes": "read section 2"}})
     assert ">Example</a>" in noted and "read section 2" in noted  # no authors or date: the title, with its panel

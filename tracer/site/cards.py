@@ -484,7 +484,7 @@ class HtmlRenderer:
         if internal:
             href = "#" + line_anchor(internal["path"], internal["line"], self.main_path)
         else:
-            href = rendering.get("url") or ""
+            href = safe_href(rendering.get("url") or "")
         attrs = dict(rendering.get("attrs") or {})
         for key in ("authors", "date", "notes"):  # also accepted at the top level of the record
             if rendering.get(key) not in (None, "", []):
@@ -493,6 +493,16 @@ class HtmlRenderer:
         return {"href": href or None, "title": title, "internal": bool(internal),
                 "path": internal["path"] if internal else None, "line": internal["line"] if internal else None,
                 "label": citation_label(attrs), "details": details(attrs), "style": css_style(rendering.get("style"))}
+
+
+_SAFE_SCHEMES = ("http", "https", "mailto", "ftp")
+
+
+def safe_href(url: str) -> str:
+    """``url`` if a click on it only navigates, else "" (a ``javascript:`` or ``data:`` link from a
+    lecture would run in the reader's page): web and mail schemes, and scheme-less paths/anchors."""
+    scheme = re.match(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):", url)
+    return url if scheme is None or scheme.group(1).lower() in _SAFE_SCHEMES else ""
 
 
 _CSS_KEY = re.compile(r"^[a-z-]+$")

@@ -320,7 +320,9 @@ def test_hot_path_tuples_follow_the_step_fields():
     seen = []
     run_lecture(LECTURES / "calls_and_comprehensions.py", write=False, on_recorder=seen.append)
     steps = seen[0].steps
-    assert (PREFIX, KEY, LINE, EXTRAS, MEMORY) == (0, 1, 2, 3, 4) and len(Step._fields) == 5
+    fields = Step._fields
+    assert (PREFIX, KEY, LINE, EXTRAS, MEMORY) == tuple(fields.index(n) for n in ("prefix", "key", "line", "extras", "memory"))
+    assert len(fields) == 5
     assert any(type(s) is tuple for s in steps) and any(s[EXTRAS] is CALL for s in steps)
     for raw in steps:
         step = Step._make(raw)

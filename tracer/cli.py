@@ -114,10 +114,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not args.quiet:
             status = "raised" if result.status == "error" else "ok"
             shown = result.output
-            try:
-                shown = result.output.resolve().relative_to(Path.cwd().resolve())
-            except ValueError:
-                pass
+            if shown is not None:
+                try:
+                    shown = shown.resolve().relative_to(Path.cwd().resolve())
+                except ValueError:
+                    pass
             print(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}",
                   file=sys.stderr)
     return worst

@@ -128,7 +128,7 @@ def parse_source(source: str) -> FileDirectives:
     facts = source_map(source)  # the one parse of this text, shared with the site side
     if facts.error is not None:
         raise facts.error
-    owner, statements, strings = facts.owner, facts.statements, facts.strings
+    owner, statements, strings = facts.owner, facts.statements, list(facts.strings)
     result = FileDirectives()
     collected: dict[int, dict[str, list[str]]] = {}
     for line, comment in _comments(source, strings):

@@ -26,7 +26,7 @@ import gc
 import sys
 from pathlib import Path
 from types import CodeType, FrameType
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Final, NamedTuple, cast
 
 from tracer import layout
 from tracer.capture.directives import Directives, FileDirectives, parse_source
@@ -55,7 +55,13 @@ class Step(NamedTuple):
     memory: tuple[int, int]  # (nbytes, peak_nbytes) sampled after the line
 
 
-PREFIX, KEY, LINE, EXTRAS, MEMORY = (Step._fields.index(name) for name in ("prefix", "key", "line", "extras", "memory"))
+# Step's field positions, as literals so a type checker knows what step[EXTRAS] holds
+# (tests/test_recorder.py checks them against Step._fields).
+PREFIX: Final = 0
+KEY: Final = 1
+LINE: Final = 2
+EXTRAS: Final = 3
+MEMORY: Final = 4
 
 
 class _Frame:
@@ -219,7 +225,8 @@ class Recorder:
         classify = self._classify
         stack = self._stack
         steps = self.steps
-        append = steps.append
+        # The hot path appends plain tuples in Step's field order (see Step); typed as such here.
+        append = cast(Callable[[tuple[Any, ...]], None], steps.append)
         probe_sample = self.probe.sample
         max_steps = self.max_steps
         directives_default = _INSPECT_ALL if self.inspect_all else None

@@ -38,6 +38,10 @@ def line_of(fragment: str) -> int:
     ("# float32  @inspect total_nbytes", {"inspect": ["total_nbytes"]}),
     ("# slow, @stepover", {"stepover": []}),
     ("# a, b @inspect a, @inspect b", {"inspect": ["a", "b"]}),
+    # sentence punctuation is not part of a name
+    ("# @inspect: x", {"inspect": ["x"]}),
+    ("# the count @inspect n.", {"inspect": ["n"]}),
+    ("# (see @inspect model.weight)", {"inspect": ["model.weight"]}),
     # not directive tokens: e-mail addresses, decorator calls or attributes, parenthesised, matmul
     ("# ask alice@example.com", {}),
     ("# @torch.no_grad()", {}),

@@ -13,6 +13,7 @@ must not evaluate or import anything from the lecture: it reads source text.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -23,6 +24,10 @@ RENDERING_CALLS = frozenset({"text", "system_text", "note", "image", "link", "pl
 # The comment directives (``# @inspect x``): the tracer acts on them (tracer.capture.directives), the
 # site hides them from the page's code (tracer.site.directive_comments).
 DIRECTIVE_NAMES = ("inspect", "clear", "stepover", "hide", "flops")
+# What counts as a directive token in a comment's text (group 1: its name), for both sides: "@name"
+# at the start or after a space or comma, not continued by ".", "(" or a backtick, so "a@b.org",
+# "# @torch.no_grad()" and "`@inspect`" are not directives; "prose @inspect x" and "@inspect: x" are.
+DIRECTIVE_TOKEN = re.compile(r"(?<![^\s,])@([A-Za-z_]\w*)(?![\w.(`])")
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 

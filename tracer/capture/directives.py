@@ -7,12 +7,13 @@ physical line of a multi-line simple statement applies to the whole statement; `
 ``def`` line names arguments to record when the function is entered (``FileDirectives.entries``). This module must not
 evaluate anything or touch frames: it only reads source text.
 
-Which ``@word`` is a directive: a ``@`` followed by a name, standing alone as a token of the comment
-(at its start or after a space or comma, and followed by a space, a comma or the comment's end),
-anywhere in the comment, after prose too: ``# the parameter count @inspect n``. So an e-mail address
-(``a@b.org``), a commented-out decorator call (``# @torch.no_grad()``), ``(@x)`` or a quoted
-```@inspect``` are not directives. A token that is not a known directive is reported as a warning
-naming ``file:line`` (``# @property`` left over from commented-out code warns too: harmless).
+Which ``@word`` is a directive: a ``@`` followed by a name, at the comment's start or after a space
+or comma, and not continued by ``.``, ``(`` or a backtick; anywhere in the comment, after prose too:
+``# the parameter count @inspect n``. So an e-mail address (``a@b.org``), a commented-out decorator
+call or attribute (``# @torch.no_grad()``, ``# @functools.cache``), ``(@x)`` or a quoted
+```@inspect``` are not directives. Sentence punctuation around arguments is dropped (``@inspect: n``,
+``@inspect n.``). A token that is not a known directive is reported as a warning naming
+``file:line`` (``# @property`` left over from commented-out code warns too: harmless).
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-from tracer.source_map import DIRECTIVE_NAMES, source_map
+from tracer.source_map import DIRECTIVE_NAMES, DIRECTIVE_TOKEN, source_map
 
 KNOWN = DIRECTIVE_NAMES  # one list for both sides (tracer.source_map)
-# A directive token: not preceded and not followed by anything but a space, a comma or the ends.
-_DIRECTIVE = re.compile(r"(?<![^\s,])@([A-Za-z_]\w*)(?![^\s,])")
+_DIRECTIVE = DIRECTIVE_TOKEN  # one token rule for both sides; see the module docstring
+# Punctuation that ends a sentence or follows the name (``@inspect: x``, ``@inspect n.``) is not
+# part of the arguments.
+_ARG_PUNCTUATION = ".,;:!?)"
 _NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
@@ -71,7 +74,7 @@ def parse_comment(comment: str) -> tuple[dict[str, list[str]], list[str]]:
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
         name = m.group(1)
-        args = [a for a in re.split(r"[\s,]+", body[m.end():end]) if a]
+        args = [a for a in (part.rstrip(_ARG_PUNCTUATION) for part in re.split(r"[\s,]+", body[m.end():end])) if a]
         if name not in KNOWN:
             unknown.append(name)
             continue

@@ -11,14 +11,9 @@ count, so ``# email me @alice`` stays. This module must not render anything: it 
 from __future__ import annotations
 
 import io
-import re
 import tokenize
 
-from tracer.source_map import DIRECTIVE_NAMES  # the same list the tracer acts on
-
-# The tracer's token rule: a "@name" standing alone in the comment's text (after its "#"s), preceded
-# and followed by nothing but a space, a comma or the ends; "a@b.org" and "# @torch.no_grad()" are not.
-_DIRECTIVE = re.compile(r"(?<![^\s,])@(?:" + "|".join(DIRECTIVE_NAMES) + r")(?![^\s,])")
+from tracer.source_map import DIRECTIVE_NAMES, DIRECTIVE_TOKEN  # the tracer's own names and token rule
 
 
 def comment_cut(comment: str) -> int | None:
@@ -27,7 +22,7 @@ def comment_cut(comment: str) -> int | None:
     0 means the whole comment is directives.
     """
     body = comment.lstrip("#").lstrip()
-    match = _DIRECTIVE.search(body)
+    match = next((m for m in DIRECTIVE_TOKEN.finditer(body) if m.group(1) in DIRECTIVE_NAMES), None)
     if match is None:
         return None
     prose = comment[:len(comment) - len(body) + match.start()].rstrip().rstrip(",").rstrip()

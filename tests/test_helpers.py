@@ -1,0 +1,49 @@
+"""tracer/capture/helpers.py: which helper modules opt in to being stepped into."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracer.capture.helpers import MARKER, SettingsError, has_marker, opted_in, trace_patterns
+
+
+@pytest.mark.parametrize("source, marked", [
+    (f"{MARKER}\ndef f(): pass\n", True),
+    ('"""Docstring."""\n#  lectrace:   trace  \n', True),  # spacing is free
+    ("\n" * 9 + MARKER + "\n", True),  # line 10
+    ("\n" * 10 + MARKER + "\n", False),  # line 11: too far down to be "at the top"
+    ("x = 1  # lectrace: trace\n", False),  # a trailing comment on code is not the marker
+    ("# lectrace: trace me later\n", False),
+    ("def f(): pass\n", False),
+])
+def test_marker(source, marked):
+    assert has_marker(source) is marked
+
+
+def test_patterns_match_project_relative_paths():
+    patterns = ("lectures/_accounting.py", "lectures/helpers/*.py")
+    assert opted_in("lectures/_accounting.py", "", patterns)
+    assert opted_in("lectures/helpers/plots.py", "", patterns)
+    assert not opted_in("lectures/_other.py", "", patterns)
+    assert not opted_in("other/lectures/_accounting.py", "", patterns)
+
+
+def test_trace_patterns_from_pyproject(tmp_path):
+    assert trace_patterns(tmp_path) == ()  # no pyproject.toml
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    assert trace_patterns(tmp_path) == ()  # no [tool.lectrace]
+    (tmp_path / "pyproject.toml").write_text("[tool.lectrace]\ntrace_helpers = ['a.py', 'b/*.py']\n",
+                                             encoding="utf-8")
+    assert trace_patterns(tmp_path) == ("a.py", "b/*.py")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[tool.lectrace]\ntrace_helpers = 'a.py'\n", "trace_helpers must be a list of path patterns"),
+    ("[tool.lectrace]\ntrace_helpers = [1]\n", "trace_helpers must be a list of path patterns"),
+    ("[tool.lectrace\n", "not valid TOML"),
+])
+def test_bad_settings_are_one_line_errors(tmp_path, text, message):
+    (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(SettingsError, match=message) as caught:
+        trace_patterns(tmp_path)
+    assert str(caught.value).startswith("pyproject.toml: ") and "\n" not in str(caught.value)

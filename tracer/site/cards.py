@@ -337,6 +337,7 @@ class HtmlRenderer:
 
     def __init__(self, trace: Trace, env: jinja2.Environment) -> None:
         self.trace = trace
+        self.env = env  # a rank's steps get their own renderer over the same templates
         self.main_path: str = trace["lecture"]["path"]
         self.macros = env.get_template("cards.html.j2").module
         self._code_cache: dict[tuple[str, str], list[str]] = {}

@@ -90,7 +90,8 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
         self.assets_dir = Path(self.config.assets_dir or layout.ASSETS_DIR)
         self.env = template_env(Path(self.config.templates_dir or layout.TEMPLATES_DIR))
         # The site's own CSS/JS is linked from every page without the course listing it.
-        for attr, names in (("extra_css", ("site.css", "viewer.css")), ("extra_javascript", ("viewer.js",))):
+        for attr, names in (("extra_css", ("site.css", "viewer.css", "ranks.css")),
+                            ("extra_javascript", ("ranks.js", "viewer.js"))):
             listed = [str(entry) for entry in config[attr]]
             for name in names:
                 if layout.ASSETS_URL + name not in listed:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Union
 
 from tracer.source_map import RENDERING_CALLS, source_map
 from tracer.trace_format import (Compute, ErrorInfo, Rendering, Trace, Value, hidden_lines, iter_renderings,
@@ -37,6 +37,7 @@ class LineRecord:
     errors: list[tuple[int, ErrorInfo]] = field(default_factory=list)
     compute: tuple[int, Compute] | None = None
     stdout: str = ""
+    ranks: Any = None  # rank_model.RankLine: what each rank did on this line (distributed traces)
 
 
 @dataclass
@@ -191,6 +192,10 @@ def build_document(trace: Trace) -> list[Block]:
     lines = source.splitlines()
     hidden = hidden_lines(trace, main)
     records = collect_lines(trace)
+    if trace.get("ranks"):
+        from tracer.site.rank_model import add_rank_lines
+
+        add_rank_lines(records, trace)
     tree = source_map(source).tree  # parsed once per source, shared with viewer_data and the cards
     statements = _statements(tree)
 
@@ -257,7 +262,7 @@ def build_document(trace: Trace) -> list[Block]:
             continue
         current.append(CodeLine(line=line, ran=line in ran, runs=record.runs if record else 0))
         end = statement.end if statement else line
-        if record and end == line and (record.env or record.renderings or record.errors or record.compute or record.stdout):
+        if record and end == line and (record.env or record.renderings or record.errors or record.compute or record.stdout or record.ranks):
             flush()
             blocks.append(Annotation(record))
         elif statement and record and end > line:
@@ -265,7 +270,7 @@ def build_document(trace: Trace) -> list[Block]:
             for k in range(line + 1, end + 1):
                 if k in shown:
                     current.append(CodeLine(line=k, ran=True, runs=0))
-            if record.env or record.renderings or record.errors or record.compute or record.stdout:
+            if record.env or record.renderings or record.errors or record.compute or record.stdout or record.ranks:
                 flush()
                 blocks.append(Annotation(record))
             line = end + 1

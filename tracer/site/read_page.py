@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from tracer.site.cards import ROOT, HtmlRenderer, diagram_key, line_anchor
 from tracer.site.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
+from tracer.site.rank_cards import RankCards
 
 SLOT = re.compile(r"<!--lt-slot:(\d+)-->")
 LAZY_MIN_CHARS = 1200  # annotation bodies longer than this (tensor cards) are put in place by viewer.js
@@ -90,6 +91,7 @@ def build_read_page(trace: dict[str, Any], renderer: HtmlRenderer, env: jinja2.E
     macros = env.get_template("page_parts.html.j2").module
     main = trace["lecture"]["path"]
     code = renderer.code_lines(main)
+    ranked = RankCards(trace, env) if trace.get("ranks") else None
     parts: list[str] = []
     blocks = build_document(trace)
     shared = shared_diagrams(blocks)
@@ -117,6 +119,8 @@ def build_read_page(trace: dict[str, Any], renderer: HtmlRenderer, env: jinja2.E
             parts.append(page.slot(macros.more_renderings(len(record.renderings) - len(renderings))))
         cards = [renderer.value(name, value, step_index=step, shared_diagrams=shared)
                  for name, (step, value) in record.env.items()]
+        if record.ranks is not None and ranked is not None:
+            cards += ranked.line(record.ranks)  # every rank's values side by side, its collectives
         computes = [renderer.compute(record.compute[1])] if record.compute else []
         errors = [renderer.error(error) for _step, error in record.errors]
         if cards or computes or errors or record.stdout:

@@ -180,6 +180,10 @@ def reveal_steps(visits: list[tuple[int, int]], line_count: int) -> list[int]:
 
 def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     """The plain data behind ``data.js`` (see the module docstring for its layout)."""
+    if trace.get("ranks"):  # a distributed trace: one timeline per rank (tracer/site/rank_viewer.py)
+        from tracer.site.rank_viewer import build_rank_viewer_data
+
+        return build_rank_viewer_data(trace, renderer, build_viewer_data)
     steps = trace["steps"]
     paths = list(trace["files"])
     for step in steps:

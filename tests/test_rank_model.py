@@ -1,0 +1,42 @@
+"""Ranks as plain records (tracer/site/rank_model.py), from the real 2-rank gloo trace."""
+
+from __future__ import annotations
+
+from traced import traced
+
+from tracer.site.rank_model import rank_lines, rank_timelines, switch_targets, timeline_x
+
+# tests/lectures/ranks_allreduce.py: line 16 makes x, 17 all-reduces it, 18 sums it; main spawns on 25
+BEFORE, REDUCE, TOTAL, SPAWN = 16, 17, 18, 25
+
+
+def test_rank_lines_hold_every_ranks_values_and_the_collective():
+    lines = rank_lines(traced("ranks_allreduce"))
+    before = {rank: value["values"] for rank, (_step, value) in lines[BEFORE].env["x"].items()}
+    after = {rank: value["values"] for rank, (_step, value) in lines[REDUCE].env["x"].items()}
+    assert before == {0: [1.0, 2.0], 1: [2.0, 4.0]} and after == {0: [3.0, 6.0], 1: [3.0, 6.0]}
+    [row] = lines[REDUCE].collectives.values()
+    assert (row.op, row.nbytes, sorted(row.per_rank)) == ("all_reduce", 8, [0, 1])
+    assert not lines[TOTAL].collectives
+
+
+def test_each_rank_timeline_runs_inside_the_launching_line_and_switching_keeps_the_place():
+    trace = traced("ranks_allreduce")
+    timelines = rank_timelines(trace)
+    assert [t.rank for t in timelines] == [0, 1]
+    for timeline in timelines:
+        lines = [step["stack"][-1]["line"] for step in timeline.steps]
+        # the launching line calls (a call step), the rank's own lines run under it, then the line completes
+        assert lines == [23, 24, SPAWN, 13, 14, 15, BEFORE, REDUCE, TOTAL, 19, SPAWN, 26]
+        assert timeline.steps[2].get("call") and not timeline.steps[-2].get("call")
+        assert all(step["stack"][0]["line"] == SPAWN for step in timeline.steps[3:-2])
+        storage = {v["storage_id"] for s in timeline.steps for v in s["env"].values() if v.get("type") == "tensor"}
+        assert all(sid.endswith(f"·r{timeline.rank}") for sid in storage)
+    offsets = [0, len(timelines[0].steps)]
+    targets = switch_targets(timelines, offsets)
+    reduce_0 = next(k for k, s in enumerate(timelines[0].steps) if s.get("collectives"))
+    reduce_1 = next(k for k, s in enumerate(timelines[1].steps) if s.get("collectives"))
+    assert targets[reduce_0] == [reduce_0, offsets[1] + reduce_1]
+    assert targets[offsets[1] + reduce_1] == [reduce_0, offsets[1] + reduce_1]
+    # the n-th collective of every rank sits at x = n on the timeline
+    assert timeline_x(timelines[0])[reduce_0] == timeline_x(timelines[1])[reduce_1] == 1.0

@@ -1,0 +1,88 @@
+"""HTML for what the ranks did on one line: values side by side, collective cards, rank errors.
+
+``RankCards(trace, env)`` renders a ``rank_model.RankLine`` for read mode: the scalars (and short
+inline sequences) a line inspected become one compact table (a row per name, a column per rank);
+other values (tensors above all) become per-rank cards side by side, each made by the same
+``HtmlRenderer`` as any card, over that rank's own steps; each collective gets a card with every
+rank's bytes sent and received and its wall time. ``collective_card`` also serves step mode (one
+rank's view of one call). Plain HTML and CSS: nothing here needs JavaScript. This module must not
+decide what a line holds (``rank_model``) or read files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from tracer.site.cards import HtmlRenderer, value_view
+from tracer.site.rank_model import CollectiveRow, RankLine, launches
+from tracer.site.units import human_bytes, human_seconds
+
+
+def _shape(shape: list[int] | None) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + ("," if shape and len(shape) == 1 else "") + ")" if shape is not None else ""
+
+
+def collective_view(row: CollectiveRow, world_size: int | None = None) -> dict[str, Any]:
+    ranks = []
+    slowest = max((r["seconds"] for r in row.per_rank.values()), default=0.0)
+    for rank, record in sorted(row.per_rank.items()):
+        ranks.append({"rank": rank, "sent": human_bytes(record["sent_nbytes"]),
+                      "received": human_bytes(record["received_nbytes"]), "seconds": human_seconds(record["seconds"]),
+                      "wait_percent": round(100 * record["seconds"] / slowest) if slowest else 0,
+                      "root": record.get("root", record.get("peer"))})
+    sent = sum(r["sent_nbytes"] for r in row.per_rank.values())
+    first = next(iter(row.per_rank.values()), {})
+    return {"op": row.op, "seq": row.seq, "dtype": row.dtype, "shape": _shape(row.shape),
+            "nbytes": human_bytes(row.nbytes), "algorithm": row.algorithm, "backend": row.backend or "",
+            "group_size": first.get("group_size", world_size), "reduce_op": first.get("reduce_op"),
+            "root": first.get("root"), "total_sent": human_bytes(sent), "ranks": ranks,
+            "missing": sorted(set(range(world_size or 0)) - set(row.per_rank)) if world_size else []}
+
+
+class RankCards:
+    def __init__(self, trace: dict[str, Any], env: jinja2.Environment) -> None:
+        self.trace = trace
+        self.macros = env.get_template("ranks.html.j2").module
+        self._renderers: dict[tuple[int, int], HtmlRenderer] = {}
+        self._env = env
+        self._streams = {(number, stream["rank"]): stream for number, launch in enumerate(launches(trace))
+                         for stream in launch["streams"]}
+        self._world = {number: launch["world_size"] for number, launch in enumerate(launches(trace))}
+
+    def renderer(self, launch: int, rank: int) -> HtmlRenderer:
+        """A card renderer over one rank's own steps (its storage ids, its lines)."""
+        key = (launch, rank)
+        if key not in self._renderers:
+            stream = self._streams[key]
+            self._renderers[key] = HtmlRenderer({**self.trace, "steps": stream["steps"]}, self._env)
+        return self._renderers[key]
+
+    def line(self, line: RankLine) -> list[Markup]:
+        """The cards of one line: a scalar table, per-rank value cards, collectives, output, errors."""
+        out: list[Markup] = []
+        scalars, others = [], []
+        for name, by_rank in line.env.items():
+            views = {rank: value_view(value) for rank, (_step, value) in by_rank.items()}
+            simple = all(v["kind"] == "scalar" or (v["kind"] == "sequence" and v["inline"]) for v in views.values())
+            (scalars if simple else others).append((name, by_rank, views))
+        ranks = sorted({rank for _name, by_rank, _views in scalars for rank in by_rank})
+        if scalars:
+            rows = [{"name": name, "cells": [views.get(rank) for rank in ranks]} for name, _by_rank, views in scalars]
+            out.append(Markup(self.macros.scalar_table(ranks, rows)))
+        for name, by_rank, _views in others:
+            cards = [{"rank": rank, "card": self.renderer(line.launch, rank).value(name, value, step_index=step)}
+                     for rank, (step, value) in by_rank.items()]
+            out.append(Markup(self.macros.rank_cards(name, cards)))
+        for key in sorted(line.collectives):
+            out.append(self.collective(line.collectives[key]))
+        if line.stdout:
+            out.append(Markup(self.macros.rank_stdout(sorted(line.stdout.items()))))
+        for rank, _step, error in line.errors:
+            out.append(Markup(self.macros.rank_error(rank, self.renderer(line.launch, rank).error(error))))
+        return out
+
+    def collective(self, row: CollectiveRow, rank: int | None = None) -> Markup:
+        return Markup(self.macros.collective_card(collective_view(row, self._world.get(row.launch)), rank))

@@ -1,0 +1,276 @@
+"""The ranks of a distributed trace as plain records for read mode and step mode.
+
+``rank_lines(trace)`` folds every rank's steps into one ``RankLine`` per executed line of the main
+file: each rank's values of the last run (name -> rank -> (step, value)), its output and errors,
+the renderings of the lowest rank that rendered (prose is the same on every rank), and the
+collectives called there, one ``CollectiveRow`` per collective (all ranks' figures side by side).
+
+``rank_timelines(trace)`` gives step mode one linear timeline per rank: the launching process's
+steps with that rank's stream spliced in where the launch happened (a torchrun trace is the
+rank's stream alone), stacks prefixed by the launching line, storage ids made distinct per rank.
+``switch_targets`` pairs each step with the matching step of every other rank (the same launching
+step, or the same number of collectives done and the nearest same line), and ``timeline_x``
+places steps on an x axis where the n-th collective of every rank sits at the same x.
+This module must not produce markup or touch files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tracer.trace_format import step_frame
+
+
+@dataclass
+class CollectiveRow:
+    """One collective (a launch's ``seq``-th) as every rank that called it saw it."""
+
+    launch: int
+    seq: int
+    op: str
+    dtype: str | None
+    shape: list[int] | None
+    nbytes: int
+    algorithm: str
+    backend: str | None
+    per_rank: dict[int, dict[str, Any]] = field(default_factory=dict)  # rank -> the rank's record
+
+
+@dataclass
+class RankLine:
+    line: int
+    launch: int
+    runs: dict[int, int] = field(default_factory=dict)  # rank -> runs of the line
+    env: dict[str, dict[int, tuple[int, dict[str, Any]]]] = field(default_factory=dict)
+    stdout: dict[int, str] = field(default_factory=dict)
+    errors: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)  # (rank, step, error)
+    renderings: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    collectives: dict[tuple[int, int], CollectiveRow] = field(default_factory=dict)
+    _rendering_rank: int | None = None
+
+
+def launches(trace: dict[str, Any]) -> list[dict[str, Any]]:
+    return list((trace.get("ranks") or {}).get("launches") or [])
+
+
+def rank_lines(trace: dict[str, Any]) -> dict[int, RankLine]:
+    """One record per main-file line that rank code ran (see the module docstring)."""
+    main = trace["lecture"]["path"]
+    lines: dict[int, RankLine] = {}
+    for number, launch in enumerate(launches(trace)):
+        for stream in launch["streams"]:
+            rank = stream["rank"]
+            for index, step in enumerate(stream["steps"]):
+                frame = step_frame(step)
+                own = frame["path"] == main
+                if not own:
+                    outer = next((f for f in reversed(step["stack"]) if f["path"] == main), None)
+                    if outer is None:
+                        continue
+                    frame = outer
+                record = lines.setdefault(frame["line"], RankLine(frame["line"], number))
+                if own and not step.get("call"):
+                    record.runs[rank] = record.runs.get(rank, 0) + 1
+                    for name, value in step["env"].items():
+                        record.env.setdefault(name, {})[rank] = (index, value)
+                    if step.get("stdout"):
+                        record.stdout[rank] = record.stdout.get(rank, "") + step["stdout"]
+                    for call in step.get("collectives", ()):
+                        row = record.collectives.get((number, call["seq"]))
+                        if row is None:
+                            row = record.collectives[(number, call["seq"])] = CollectiveRow(
+                                number, call["seq"], call["op"], call.get("dtype"), call.get("shape"),
+                                call["nbytes"], call["algorithm"], call.get("backend"))
+                        row.per_rank[rank] = call
+                if step["renderings"] and record._rendering_rank in (None, rank):
+                    record._rendering_rank = rank
+                    record.renderings.extend((index, r) for r in step["renderings"])
+                if step.get("error"):
+                    record.errors.append((rank, index, step["error"]))
+    for record in lines.values():
+        record.env = {name: dict(sorted(by_rank.items())) for name, by_rank in record.env.items()}
+    return lines
+
+
+def all_collectives(trace: dict[str, Any]) -> list[CollectiveRow]:
+    """Every collective of every launch, in call order, with each rank's record."""
+    rows: dict[tuple[int, int], CollectiveRow] = {}
+    for record in rank_lines(trace).values():
+        rows.update(record.collectives)
+    return [rows[key] for key in sorted(rows)]
+
+
+# -- step mode --------------------------------------------------------------------------------------
+
+@dataclass
+class Timeline:
+    rank: int
+    steps: list[dict[str, Any]]
+    origin: list[tuple[int, int, int]]  # per step: (launch or -1 for the launching process, index, collectives done)
+
+
+def _rename_storage(value: Any, suffix: str) -> Any:
+    if isinstance(value, dict):
+        out = {key: _rename_storage(item, suffix) for key, item in value.items()}
+        if out.get("type") == "tensor" and isinstance(out.get("storage_id"), str):
+            out["storage_id"] = out["storage_id"] + suffix
+        return out
+    if isinstance(value, list):
+        return [_rename_storage(item, suffix) for item in value]
+    return value
+
+
+def _rank_step(step: dict[str, Any], prefix: list[dict[str, Any]], rank: int) -> dict[str, Any]:
+    out = dict(step)
+    out["stack"] = prefix + step["stack"]
+    if step["env"]:
+        out["env"] = _rename_storage(step["env"], f"·r{rank}")
+    return out
+
+
+def world_ranks(trace: dict[str, Any]) -> list[int]:
+    found: set[int] = set()
+    for launch in launches(trace):
+        found.update(s["rank"] for s in launch["streams"])
+    return sorted(found)
+
+
+def rank_timelines(trace: dict[str, Any]) -> list[Timeline]:
+    """One timeline per rank (see the module docstring)."""
+    parent = trace["steps"]
+    all_launches = launches(trace)
+    torchrun = any(launch["step"] is None for launch in all_launches)
+    timelines = []
+    for rank in world_ranks(trace):
+        steps: list[dict[str, Any]] = []
+        origin: list[tuple[int, int, int]] = []
+        done = 0
+        at = {launch["step"]: number for number, launch in enumerate(all_launches) if launch["step"] is not None}
+        for number, launch in enumerate(all_launches):
+            if launch["step"] is None:
+                stream = next((s for s in launch["streams"] if s["rank"] == rank), None)
+                for index, step in enumerate(stream["steps"] if stream else []):
+                    done += len(step.get("collectives", ()))
+                    steps.append(_rank_step(step, [], rank))
+                    origin.append((number, index, done))
+        if not torchrun:
+            for index, step in enumerate(parent):
+                number = at.get(index)
+                if number is not None:
+                    launch = all_launches[number]
+                    stream = next((s for s in launch["streams"] if s["rank"] == rank), None)
+                    calling = {**step, "env": {}, "renderings": [], "stdout": "", "call": True}
+                    calling.pop("error", None)
+                    calling.pop("compute", None)
+                    steps.append(calling)
+                    origin.append((-1, index, done))
+                    prefix = [dict(f) for f in step["stack"]]
+                    for k, rank_step in enumerate(stream["steps"] if stream else []):
+                        done += len(rank_step.get("collectives", ()))
+                        steps.append(_rank_step(rank_step, prefix, rank))
+                        origin.append((number, k, done))
+                steps.append(step)
+                origin.append((-1, index, done))
+        timelines.append(Timeline(rank, steps, origin))
+    return timelines
+
+
+def switch_targets(timelines: list[Timeline], offsets: list[int]) -> list[list[int]]:
+    """For each step of the concatenated timelines, the matching global step index in every rank."""
+    lookup = []  # per timeline: (launch, done) -> [local indices]; (-1, parent index) -> local index
+    for timeline in timelines:
+        table: dict[tuple[int, int], list[int]] = {}
+        for local, (launch, index, done) in enumerate(timeline.origin):
+            key = (-1, index) if launch < 0 else (launch, done)
+            table.setdefault(key, []).append(local)
+        lookup.append(table)
+    targets: list[list[int]] = []
+    for source, timeline in enumerate(timelines):
+        for local, (launch, index, done) in enumerate(timeline.origin):
+            key = (-1, index) if launch < 0 else (launch, done)
+            line = timeline.steps[local]["stack"][-1]["line"]
+            row = []
+            for other, other_timeline in enumerate(timelines):
+                if other == source:
+                    row.append(offsets[source] + local)
+                    continue
+                candidates = lookup[other].get(key)
+                if not candidates and launch >= 0:  # that rank stopped earlier: its last step there
+                    candidates = [k for k, o in enumerate(other_timeline.origin) if o[0] == launch][-1:]
+                if not candidates:
+                    row.append(offsets[other] + min(local, len(other_timeline.steps) - 1))
+                    continue
+                same_line = [k for k in candidates if other_timeline.steps[k]["stack"][-1]["line"] == line]
+                pool = same_line or candidates
+                ratio = (local - lookup[source][key][0]) if key in lookup[source] else 0
+                pick = min(pool, key=lambda k: abs((k - candidates[0]) - ratio))
+                row.append(offsets[other] + pick)
+            targets.append(row)
+    return targets
+
+
+def timeline_x(timeline: Timeline) -> list[float]:
+    """x of each step: collectives done so far, plus the step's place among steps with that count,
+    so that every rank's n-th collective sits at x = n."""
+    counts: dict[int, int] = {}
+    for _launch, _index, done in timeline.origin:
+        counts[done] = counts.get(done, 0) + 1
+    seen: dict[int, int] = {}
+    xs = []
+    for _launch, _index, done in timeline.origin:
+        position = seen.get(done, 0)
+        seen[done] = position + 1
+        xs.append(round(done + position / max(1, counts[done]), 4))
+    return xs
+
+
+def shows_something(line: RankLine) -> bool:
+    return bool(line.env or line.collectives or line.errors or line.stdout)
+
+
+def parent_to_timeline(timeline: Timeline) -> dict[int, int]:
+    """Launching-process step index -> its index in ``timeline`` (the completed step, not the call copy)."""
+    mapping: dict[int, int] = {}
+    for local, (launch, index, _done) in enumerate(timeline.origin):
+        if launch < 0:
+            mapping[index] = local
+    return mapping
+
+
+def add_rank_lines(records: dict[int, Any], trace: dict[str, Any]) -> None:
+    """Give the read-mode line records what the ranks did (``page_model.LineRecord.ranks``): lines only
+    rank code ran become records too. Step numbers are made those of step mode, which follows the
+    lowest rank's timeline first."""
+    from tracer.site.page_model import LineRecord
+
+    timelines = rank_timelines(trace)
+    if not timelines:
+        return
+    first = timelines[0]
+    torchrun = any(launch["step"] is None for launch in launches(trace))
+    if not torchrun:
+        mapping = parent_to_timeline(first)
+        for record in records.values():
+            record.first_step = mapping.get(record.first_step, record.first_step)
+            if record.last_step >= 0:
+                record.last_step = mapping.get(record.last_step, record.last_step)
+    local_of = {(launch, index): local for local, (launch, index, _done) in enumerate(first.origin) if launch >= 0}
+    for line, rank_line in rank_lines(trace).items():
+        record = records.get(line)
+        steps = [local_of.get((rank_line.launch, step)) for by_rank in rank_line.env.values()
+                 for rank, (step, _value) in by_rank.items() if rank == first.rank]
+        steps = [s for s in steps if s is not None]
+        if record is None:
+            anchor = steps[-1] if steps else next(
+                (local for local, (launch, _index, _done) in enumerate(first.origin) if launch == rank_line.launch), 0)
+            record = records[line] = LineRecord(line=line, first_step=anchor, last_step=anchor)
+            record.runs = max(rank_line.runs.values(), default=0)
+        elif steps:
+            record.last_step = steps[-1]
+        if not record.renderings:
+            record.renderings = list(rank_line.renderings)
+        if shows_something(rank_line):
+            record.ranks = rank_line
+            if torchrun:  # the trace's own steps are the lowest rank's: the per-rank view replaces them
+                record.env, record.stdout, record.errors = {}, "", []

@@ -1,0 +1,72 @@
+"""Step-mode data for a distributed trace: one timeline per rank, a key to switch, all ranks at a glance.
+
+``build_rank_viewer_data(trace, renderer, build)`` lays the ranks' timelines
+(``rank_model.rank_timelines``) end to end as one step list and hands it to the ordinary builder
+(``viewer_data.build_viewer_data``), so every step, card and key works as in any lecture; then it
+cuts navigation at the rank boundaries (stepping never leaves the rank being followed), adds a
+collective card to each step that called one, and a ``ranks`` entry that ``assets/ranks.js`` reads:
+``world_size``, ``segments`` ([rank, first step, last step + 1] per rank), ``switch`` (for each
+step, the matching step in every rank), ``x`` (each step's place on the timeline, where every
+rank's n-th collective sits at x = n), ``width`` (the largest x) and ``collectives`` (per
+collective: x, op, and each rank's wall time in it). Plain data; no markup of its own beyond the
+cards ``rank_cards`` makes. It must not run lectures or touch files.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from tracer.site.cards import HtmlRenderer
+from tracer.site.rank_cards import RankCards
+from tracer.site.rank_model import all_collectives, rank_timelines, switch_targets, timeline_x
+
+NAV_KEYS = ("next", "prev", "over", "back_over", "out")
+
+
+def build_rank_viewer_data(trace: dict[str, Any], renderer: HtmlRenderer,
+                           build: Callable[[dict[str, Any], Any], dict[str, Any]]) -> dict[str, Any]:
+    timelines = rank_timelines(trace)
+    offsets, steps = [], []
+    for timeline in timelines:
+        offsets.append(len(steps))
+        steps.extend(timeline.steps)
+    joined = {key: value for key, value in trace.items() if key != "ranks"}
+    joined["steps"] = steps
+    data = build(joined, HtmlRenderer(joined, renderer.env))
+
+    segments = [[t.rank, offsets[k], offsets[k] + len(t.steps)] for k, t in enumerate(timelines)]
+    nav = data["steps"]
+    for _rank, start, end in segments:
+        for index in range(start, end):
+            for key in NAV_KEYS:
+                if not start <= nav[key][index] < end:
+                    nav[key][index] = -1
+            if not start <= nav["parent"][index] < end:
+                nav["parent"][index] = -1
+
+    cards = RankCards(trace, renderer.env)
+    rows = {(row.launch, row.seq): row for row in all_collectives(trace)}
+    xs: list[float] = []
+    for k, timeline in enumerate(timelines):
+        xs.extend(timeline_x(timeline))
+        for local, step in enumerate(timeline.steps):
+            launch = timeline.origin[local][0]
+            calls = [rows.get((launch, call["seq"])) for call in step.get("collectives", ())]
+            html = "".join(str(cards.collective(row, timeline.rank)) for row in calls if row is not None)
+            if html:
+                key = str(offsets[k] + local)
+                data["compute"][key] = data["compute"].get(key, "") + html
+
+    columns = []
+    for number, row in enumerate(sorted(rows.values(), key=lambda r: (r.launch, r.seq)), start=1):
+        columns.append({"x": number, "op": row.op,
+                        "seconds": {str(rank): record["seconds"] for rank, record in row.per_rank.items()}})
+    data["ranks"] = {
+        "world_size": len(timelines),
+        "segments": segments,
+        "switch": switch_targets(timelines, offsets),
+        "x": xs,
+        "width": max(xs, default=0.0) + 1,
+        "collectives": columns,
+    }
+    return data

@@ -52,6 +52,7 @@ class Run:
 @pytest.fixture(scope="module")
 def failing(tmp_path_factory):
     """The failure runs, started together: their ranks mostly wait (for a peer, or for the timeout).
+    Both lectures ask for port 29500: they only meet if the tracer's free port per launch fails.
     The timeout leaves room for four ranks to import torch on a loaded 2-core machine."""
     tmp = tmp_path_factory.mktemp("ranks")
     previous = tmp / "never.json"
@@ -93,13 +94,13 @@ def test_a_raising_rank_names_itself_and_its_line_stops_the_others_and_leaves_no
     run, out = failing["raises"]
     code, stderr = run.result()
     assert code == 1, stderr
-    assert "tests/lectures/ranks_raises.py:12: rank 1 of 2: ValueError: rank 1 cannot go on" in stderr
+    assert "tests/lectures/ranks_raises.py:15: rank 1 of 2: ValueError: rank 1 cannot go on" in stderr
     assert_no_orphans(run.tag)
     trace = load_trace(out)
     assert trace["status"] == "error" and trace["error"]["rank"] == 1
     streams = {s["rank"]: s for s in trace["ranks"]["launches"][0]["streams"]}
     failing_step = streams[1]["steps"][-1]
-    assert (failing_step["stack"][-1]["line"], failing_step["error"]["type"]) == (12, "ValueError")
+    assert (failing_step["stack"][-1]["line"], failing_step["error"]["type"]) == (15, "ValueError")
     assert streams[0]["status"] in ("error", "stopped")  # its peer vanished under its all_reduce
     # the launching line says which rank failed instead of quoting the whole remote traceback
     assert trace["steps"][-1]["error"]["message"] == "rank 1 failed: ValueError: rank 1 cannot go on"
@@ -109,7 +110,7 @@ def test_a_rank_that_never_joins_is_named_at_the_timeout_and_the_previous_trace_
     run, out = failing["never"]
     code, stderr = run.result()
     assert code == 124, stderr
-    assert "rank 1 never joined the process group (last at tests/lectures/ranks_never_join.py:12)" in stderr
+    assert "rank 1 never joined the process group (last at tests/lectures/ranks_never_join.py:13)" in stderr
     assert "rank 0 waiting in init_process_group" in stderr
     assert out.read_text(encoding="utf-8") == "previous"
     assert_no_orphans(run.tag)

@@ -61,3 +61,12 @@ def test_merge_refuses_two_shards_of_one_rank_and_an_empty_directory(tmp_path):
     (tmp_path / "again.json").write_text(json.dumps(shard(0)), encoding="utf-8")
     with pytest.raises(shards.ShardError, match="two shards for rank 0"):
         shards.merge_directory(tmp_path)
+
+
+def test_a_rank_that_exited_without_a_shard_says_how_and_where_it_was_last_seen():
+    stream = shards.lost_stream(1, 3, {"where": "lectures/t.py:7", "joined": True, "waiting_in": "all_reduce"})
+    assert (stream["status"], stream["exitcode"], stream["steps"], stream["waiting_in"]) == ("exited", 3, [], "all_reduce")
+    assert shards.failure_line(stream, 2) == \
+        "lectures/t.py:7: rank 1 of 2: Exited: exited with code 3 (last seen at lectures/t.py:7)"
+    killed = shards.lost_stream(0, -9, None)
+    assert (killed["status"], killed["error"]["message"]) == ("stopped", "killed by signal 9")

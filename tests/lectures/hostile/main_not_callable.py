@@ -1,0 +1,3 @@
+"""main is a number."""
+
+main = 3

@@ -1,0 +1,3 @@
+"""No main() at all."""
+
+x = 1

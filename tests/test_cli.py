@@ -17,7 +17,7 @@ from tracer.trace_format import load_trace, validation_error
 
 REPO = Path(__file__).resolve().parent.parent
 LECTURES = REPO / "tests" / "lectures"
-PREVIOUS = '{"previous": "trace"}\n'
+PREVIOUS = '{"schema_version": 1, "previous": "trace"}\n'
 
 OK = '"""A tiny lecture."""\n\nfrom tracer import text\n\n\ndef main():\n    text("# Tiny")\n    x = 41 + 1  # @inspect x\n'
 BOOM = 'def main():\n    n = 1  # @inspect n\n    raise ValueError("bad value")\n'

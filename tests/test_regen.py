@@ -187,12 +187,12 @@ def test_check_verifies_a_cuda_trace_without_replacing_it(tmp_path):
 def test_timeout_names_the_last_line_and_keeps_the_previous_trace(tmp_path):
     root = make_project(tmp_path, {"spin.py": "def main():\n    n = 0\n    while True:\n        n += 1\n"})
     previous = root / "site" / "traces" / "spin.json"
-    previous.write_text("previous trace")
+    previous.write_text('{"schema_version": 1, "previous": "trace"}')
     done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/spin.py", "--timeout", "1",
                            "--max-steps", "1000"], cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 124
     assert re.search(r"lectures/spin\.py:[34]: timeout", done.stderr), done.stderr  # the loop's lines
-    assert previous.read_text() == "previous trace"
+    assert previous.read_text() == '{"schema_version": 1, "previous": "trace"}'
 
 
 def test_timeout_in_build_is_reported_per_lecture(tmp_path, capsys):

@@ -18,7 +18,7 @@ from tracer.trace_format import load_trace, validation_error
 
 REPO = Path(__file__).resolve().parent.parent
 LECTURES = REPO / "tests" / "lectures"
-PREVIOUS = '{"previous": "trace"}\n'
+PREVIOUS = '{"schema_version": 1, "previous": "trace"}\n'
 
 
 def line_of(name: str, fragment: str) -> int:

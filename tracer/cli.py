@@ -110,9 +110,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - started
         if result.error_line:
             print(result.error_line, file=sys.stderr)
-            worst = max(worst, ExitCode.LECTURE_FAILED)
+            # Anything but "ok" means main() did not complete: never exit 0 for it.
+            failed = ExitCode.INTERRUPTED if result.status == "interrupted" else ExitCode.LECTURE_FAILED
+            worst = max(worst, failed)
         if not args.quiet:
-            status = "raised" if result.status == "error" else "ok"
+            status = {"ok": "ok", "error": "raised", "exited": "exited before main() returned",
+                      "interrupted": "interrupted"}.get(result.status, result.status)
             shown = result.output
             if shown is not None:
                 try:
@@ -181,6 +184,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from tracer import regen
 
     report = regen.check(_project_root(), jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
+    for line in report.skipped:
+        print(line, file=sys.stderr)
     for problem in report.problems:
         print(problem, file=sys.stderr)
     if report.problems:

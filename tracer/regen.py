@@ -85,20 +85,48 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
 
 
 # -- discovery -------------------------------------------------------------------------------------
-def has_main(path: Path) -> bool:
+def _binds_main(tree: ast.Module) -> bool:
+    """Whether module-level code binds the name ``main`` (def, async def, assignment, import, star import)."""
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == "main":
+                return True
+            continue  # names bound inside are not module-level
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if any(alias.name == "*" or (alias.asname or alias.name.split(".")[0]) == "main" for alias in node.names):
+                return True
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id == "main":
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def skip_reason(path: Path) -> str | None:
+    """Why ``path`` (in the lectures directory) is not traced as a lecture, or None when it is."""
+    if path.name.startswith("_"):
+        return "helper module (name starts with _)"
     try:
         facts = source_map(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, OSError):
-        return True  # let the run report the problem with file and line
+        return None  # let the run report the problem with file and line
     if facts.error is not None:
-        return True
-    return any(isinstance(node, ast.FunctionDef) and node.name == "main" for node in facts.tree.body)
+        return None
+    if not _binds_main(facts.tree):
+        return "no main at module level (define `def main():`)"
+    return None
 
 
 def discover(lectures_dir: Path) -> list[Path]:
-    """Lecture files: ``*.py`` with a ``main()``; names starting with ``_`` are helpers."""
-    return sorted(p for p in lectures_dir.glob("*.py") if not p.name.startswith("_") and has_main(p))
+    """Lecture files: ``*.py`` that bind ``main`` at module level; names starting with ``_`` are helpers."""
+    return sorted(p for p in lectures_dir.glob("*.py") if skip_reason(p) is None)
 
+
+def skipped(lectures_dir: Path) -> list[tuple[Path, str]]:
+    """The ``*.py`` files of ``lectures_dir`` that are not lectures, each with the reason."""
+    return [(p, why) for p in sorted(lectures_dir.glob("*.py")) if (why := skip_reason(p)) is not None]
 
 
 def rel(path: Path, root: Path) -> str:
@@ -231,13 +259,15 @@ def build_lock(project_root: Path) -> Iterator[None]:
 class CheckReport:
     lectures: int = 0
     problems: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "path: reason" for each .py that is not traced
 
 
 def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -> CheckReport:
     """Re-trace every lecture into a temporary directory and compare with the committed traces."""
     lectures_dir = project_root / layout.LECTURES_DIR
     lectures = discover(lectures_dir)
-    report = CheckReport(lectures=len(lectures))
+    report = CheckReport(lectures=len(lectures),
+                         skipped=[f"{rel(p, project_root)}: skipped: {why}" for p, why in skipped(lectures_dir)])
     traces_dir = project_root / layout.TRACES_DIR
     with tempfile.TemporaryDirectory(prefix="lectrace-check-") as tmp:
         outputs = [Path(tmp) / f"{p.stem}.json" for p in lectures]

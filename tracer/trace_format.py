@@ -29,6 +29,9 @@ Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict w
   ``"…"``; non-finite floats are ``"nan"``/``"inf"``/``"-inf"``; complex numbers are ``[re, im]``.
 * ``object``: ``class`` and ``repr`` (``repr`` is null and ``repr_error`` set when ``__repr__`` fails).
 * ``missing``: a name an ``@inspect`` asked for that did not exist; ``message`` says why.
+* ``unrepresentable``: a value that cannot be shown as itself (an int of thousands of digits, an
+  object whose encoding failed): ``class``, ``reason``, ``preview`` (short text or null). The run
+  also warns, naming file:line.
 """
 
 from __future__ import annotations
@@ -229,9 +232,11 @@ class Trace(TypedDict):
     files: dict[str, str]  # path -> source text, for files that have steps
     hidden_lines: dict[str, list[int]]  # path -> lines marked @hide
     environment: Environment
-    status: Literal["ok", "error"]
+    status: Literal["ok", "error", "exited", "interrupted"]  # anything but "ok": main() did not complete
     error: NotRequired[ErrorInfo]
-    truncated: dict[str, int] | None  # {"max_steps": N} when the step cap stopped recording
+    # {"max_steps": N} when the step cap stopped recording; {"stdout_chars": N} when printed output
+    # beyond the kept head and tail was left out (a note in the steps marks where)
+    truncated: dict[str, int] | None
     warnings: list[str]
     steps: list[Step]  # the launching process's steps (torchrun: the lowest rank's)
     ranks: NotRequired[RanksInfo]  # present when the lecture started traced ranks

@@ -58,6 +58,12 @@ def _emit(rendering: dict[str, Any]) -> None:
         _sink.add_rendering(rendering)
 
 
+def _warn(message: str) -> None:
+    warn = getattr(_sink, "warn", None)
+    if warn is not None:
+        warn(message)
+
+
 def _is_url(target: str) -> bool:
     return "://" in target or target.startswith("data:")
 
@@ -177,7 +183,13 @@ def image(path_or_url: str | os.PathLike[str], width: float | str | None = None,
     _emit(rendering)
 
 
+PLOT_DATA_POINTS = 5_000  # a page draws no more; the spec keeps an even sample of data.values
+_INT_BOUND = 10 ** 300  # beyond a float's range, and JSON (and str()) would balk at thousands of digits
+
+
 def _jsonable(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT_BOUND < value < _INT_BOUND:
+        return None
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple)):
@@ -291,4 +303,13 @@ def plot(spec: dict[str, Any]) -> None:
     """Record a chart as a Vega-Lite spec (plain data; the site draws it)."""
     if not isinstance(spec, dict):
         raise TypeError(f"plot() takes a Vega-Lite spec dict, got {type(spec).__name__}")
-    _emit({"type": "plot", "spec": _jsonable(spec)})
+    rendering: dict[str, Any] = {"type": "plot", "spec": _jsonable(spec)}
+    data = rendering["spec"].get("data")
+    values = data.get("values") if isinstance(data, dict) else None
+    if isinstance(values, list) and len(values) > PLOT_DATA_POINTS:
+        step = -(-len(values) // PLOT_DATA_POINTS)
+        data["values"] = values[::step]
+        rendering["truncated"] = {"data_points": len(values)}
+        _warn(f"plot(): {len(values):,} data points; kept every {step:,}th ({len(data['values']):,}), "
+              f"a plot keeps at most {PLOT_DATA_POINTS:,}")
+    _emit(rendering)

@@ -5,7 +5,8 @@ before the line runs and ``stop()`` just after, and stores the returned ``Comput
 line's step. FLOPs come from torch's ``FlopCounterMode`` (which sees forward and backward aten ops,
 also inside functions the line calls); a tiny dispatch mode beside it notes the dtype and device
 of the FLOP-carrying ops. Time is per execution of the line: a line that is a pure expression
-assignment (``is_pure_expression_assignment``) is re-evaluated a few times with the counter off
+assignment (``is_pure_expression_assignment``) whose names are all tensors, numbers or torch
+modules at run time (``names_are_inert``) is re-evaluated a few times with the counter off
 and the median is reported (``timing: "replay"``); any other line is timed once, as traced
 (``timing: "single"``), because running it again could repeat its side effects. This module must
 not write the trace or decide which lines are measured: it only measures the line it is given.
@@ -39,7 +40,12 @@ LONG_LINE_SECONDS = 1.0  # a line this slow is timed once: replays would add sec
 #    ``nn.Linear(...)`` initialises weights randomly). Bare-name calls (``f(x)``, ``model(x)``) are never
 #    pure: the name may be a user function or a module with hooks or dropout;
 #  * no call passes ``out=`` (writes into an existing tensor) or ``inplace=``.
-SAFE_MODULES = frozenset({"torch", "F", "nn", "functional", "einops", "math", "np", "numpy"})
+#  * and, checked at run time on the line's own namespaces (``names_are_inert``), every name the
+#    expression reads is a tensor, a plain number/str/None (or a tuple of them), a dtype/device,
+#    or one of the SAFE_MODULES themselves: a user object (``counter.add(1)``, a property) or a
+#    numpy array (``np.add(a, b, out)`` writes through a positional ``out``) is never replayed.
+SAFE_MODULES = frozenset({"torch", "F", "nn", "functional", "einops", "math"})
+_SAFE_MODULE_ROOTS = ("torch", "einops", "math")
 UNSAFE_NAMES = frozenset({
     # random number generation (advances the generator; a replay would change later draws)
     "random", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
@@ -134,6 +140,46 @@ def is_pure_expression_assignment(statement: ast.stmt | None) -> bool:
             return False
         if isinstance(node, ast.Call) and not _pure_call(node):
             return False
+    return True
+
+
+_MISSING = object()
+
+
+def _inert(value: Any) -> bool:
+    """Whether reading or calling safe methods of ``value`` cannot run lecture code or change state."""
+    import types
+
+    if value is None or type(value) in (int, float, bool, complex, str):
+        return True
+    if type(value) is tuple:
+        return all(_inert(v) for v in value)
+    if isinstance(value, types.ModuleType):
+        return value.__name__.split(".")[0] in _SAFE_MODULE_ROOTS
+    module = type(value).__module__ or ""
+    if not module.startswith("torch"):
+        return False
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        # Tensor subclasses defined outside torch may override methods (and run lecture code).
+        return type(value).__module__.startswith("torch")
+    return isinstance(value, (torch.dtype, torch.device, torch.Size))
+
+
+def names_are_inert(expression: ast.expr, frame_globals: dict[str, Any], frame_locals: Any) -> bool:
+    """Whether every name ``expression`` reads is inert in the frame (see ``_inert``)."""
+    import builtins
+
+    for node in ast.walk(expression):
+        if isinstance(node, ast.Name):
+            value = frame_locals.get(node.id, _MISSING) if hasattr(frame_locals, "get") else _MISSING
+            if value is _MISSING:
+                value = frame_globals.get(node.id, _MISSING)
+            if value is _MISSING:
+                value = getattr(builtins, node.id, _MISSING)
+            if value is _MISSING or not _inert(value):
+                return False
     return True
 
 
@@ -238,7 +284,8 @@ class LineMeter:
         dtype, device_type = max(kinds, key=kinds.__getitem__) if kinds else (None, None)
 
         timing, repeats = "single", 1
-        if seconds < LONG_LINE_SECONDS and is_pure_expression_assignment(self.statement):
+        if (seconds < LONG_LINE_SECONDS and is_pure_expression_assignment(self.statement)
+                and names_are_inert(self.statement.value, frame_globals, frame_locals)):
             replayed = self._replay(frame_globals, frame_locals)
             if replayed is not None:
                 seconds, repeats = replayed

@@ -32,6 +32,7 @@ from tracer import layout
 from tracer.capture.directives import Directives, FileDirectives, parse_source
 from tracer.capture.helpers import opted_in
 from tracer.capture.memory import Probe
+from tracer.capture.output_budget import OutputBudget
 from tracer.capture.values import ValueEncoder, lookup
 
 # Code objects that never become steps: their lines belong to the enclosing statement.
@@ -98,7 +99,8 @@ class Recorder:
     def __init__(self, lecture_root: Path, project_root: Path, encoder: ValueEncoder, probe: Probe, *,
                  inspect_all: bool = False, max_steps: int = layout.DEFAULT_MAX_STEPS,
                  meter_factory: Callable[..., Any] | None = None,
-                 warn: Callable[[str], None] | None = None, trace_helpers: tuple[str, ...] = ()) -> None:
+                 warn: Callable[[str], None] | None = None, trace_helpers: tuple[str, ...] = (),
+                 output: OutputBudget | None = None) -> None:
         self.lecture_root = str(lecture_root.resolve()) + "/"
         self.project_root = project_root.resolve()
         self.encoder = encoder
@@ -116,6 +118,7 @@ class Recorder:
         self._decided: dict[str, LectureFile | None] = {}
         self.warnings: list[str] = []
         self.truncated = False
+        self.output = output or OutputBudget()
         # id(code object) -> (file, (path, qualname), entry) or None; entry is (def line, names)
         # for a function whose def line has an @inspect, else None. Keyed by identity: code objects
         # compare equal across files when their functions are alike (same body and first line), and
@@ -351,12 +354,20 @@ class Recorder:
             if self._renderings:
                 extras["renderings"], self._renderings = self._renderings, []
             if self._stdout:
-                extras["stdout"] = self.encoder.scrub("".join(self._stdout))
+                self.output.attach(extras, self.encoder.scrub("".join(self._stdout)))
                 self._stdout = []
             self._pending = False
         if unwinding is not None:
             extras["unwind"] = unwinding
+        if self.encoder.problems:
+            self._report_problems(state)
         self._record(state, extras or None)
+
+    def _report_problems(self, state: _Frame) -> None:
+        """Warn, naming file:line, about values the encoder could not show as they are."""
+        for problem in self.encoder.problems:
+            self.warn_once(f"{state.key[0]}:{state.line}: {problem}")
+        self.encoder.problems.clear()
 
     def _record_entry(self, state: _Frame, frame: FrameType, entry: tuple[int, tuple[str, ...]]) -> None:
         """``def f(a, b):  # @inspect a b``: a step on the def line holding the arguments on entry."""
@@ -364,6 +375,7 @@ class Recorder:
         f_locals, f_globals = frame.f_locals, frame.f_globals
         saved, state.line = state.line, line  # so that warnings name the def line
         env = {name: self._inspect(name, f_locals, f_globals, state) for name in names}
+        self._report_problems(state)
         state.line = saved
         state.snapshot = True
         self.steps.append(Step(state.prefix, state.key, line, {"env": env}, self.probe.sample()))

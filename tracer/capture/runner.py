@@ -10,11 +10,15 @@ imported, so a previous trace is never destroyed by bad input. This module must 
 
 from __future__ import annotations
 
+import ast
+import asyncio
 import contextlib
 import functools
 import importlib.util
+import inspect
 import io
 import os
+import threading
 import platform
 import random
 import sys
@@ -25,6 +29,7 @@ from types import ModuleType, TracebackType
 from typing import Any, Callable
 
 from tracer import layout
+from tracer.source_map import source_map
 from tracer.layout import find_project_root
 from tracer.capture import api
 from tracer.capture.compute import LineMeter
@@ -35,18 +40,37 @@ from tracer.capture.ranks import RankSession
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, Recorder, Step
 from tracer.trace_format import SCHEMA_VERSION, sha256_file, write_atomic
 from tracer.capture.trace_writer import trace_json
-from tracer.capture.values import Limits, ValueEncoder
+from tracer.capture.output_budget import OutputBudget
+from tracer.capture.values import Limits, ValueEncoder, replace_surrogates
 
 
 class LectureError(Exception):
     """A lecture that could not be traced at all; str() is ``path:line: message`` (one line)."""
 
 
+class LectureExited(BaseException):
+    """Raised in place of ``os._exit(code)`` called by the lecture's own process while it is traced.
+
+    A BaseException, like SystemExit, so that the lecture's ``except Exception`` does not swallow it.
+    """
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"os._exit({code}) called")
+        self.code = code
+
+
+# Statuses of a run (``status`` in the trace): anything but "ok" means the lecture did not complete.
+STATUS_OK = "ok"
+STATUS_ERROR = "error"  # main() raised
+STATUS_EXITED = "exited"  # sys.exit() or os._exit() ended the lecture early (whatever the code)
+STATUS_INTERRUPTED = "interrupted"  # KeyboardInterrupt
+
+
 @dataclass
 class RunResult:
     lecture: str  # project-relative path
     output: Path | None  # where the trace was written (None when nothing was written)
-    status: str  # "ok" or "error"
+    status: str  # "ok", "error", "exited" or "interrupted"
     steps: int
     error_line: str | None = None  # "path:line: Type: message" for a lecture that raised
     warnings: list[str] = field(default_factory=list)
@@ -84,6 +108,11 @@ class _Sink:
 
     def relpath(self, path: Any) -> str | None:
         return self._recorder.relpath(path)
+
+    def warn(self, message: str) -> None:
+        """A warning about the lecture line now running (``path:line: message``)."""
+        where = self._recorder.location()
+        self._recorder.warn_once(f"{where}: {message}" if where else message)
 
 
 def _check_source(path: Path, shown: str) -> str:
@@ -142,6 +171,117 @@ def _lecture_traceback(tb: TracebackType | None, recorder: Recorder) -> list[dic
     return frames
 
 
+def _is_trace_file(path: Path) -> bool:
+    """Whether ``path`` holds a lectrace trace (our writer always starts with the schema version)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b'{"schema_version"')
+
+
+def check_output(out_path: Path, lecture: Path, shown: str, out_shown: str | None = None) -> None:
+    """Refuse to write a trace onto the lecture's source or onto any existing file that is not a trace."""
+    target = out_path.resolve()
+    out_shown = out_shown or str(out_path)
+    if target == lecture.resolve():
+        raise LectureError(f"{shown}: refusing to write the trace onto the lecture's own source; choose another -o")
+    if target.is_dir():
+        raise LectureError(f"{out_shown}: is a directory; -o takes a file path")
+    if target.exists() and target.stat().st_size and not _is_trace_file(target):
+        raise LectureError(f"{out_shown}: exists and is not a lectrace trace; refusing to overwrite it "
+                           "(choose another -o, or delete the file)")
+
+
+def _main_line(path: Path) -> int:
+    """The line where ``main`` is bound at module level (for messages), else 1."""
+    try:
+        facts = source_map(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return 1
+    if facts.error is not None:
+        return 1
+    for node in facts.tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "main":
+            return node.lineno
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "main" for t in node.targets):
+            return node.lineno
+    return 1
+
+
+def _check_main(module: ModuleType, path: Path, shown: str) -> Callable[[], Any]:
+    """The lecture's ``main`` as a plain call; LectureError (one line) when it cannot be run."""
+    if not hasattr(module, "main"):
+        raise LectureError(f"{shown}:1: no main() function to trace (define `def main():` at module level)")
+    main = module.main
+    where = f"{shown}:{_main_line(path)}"
+    if not callable(main):
+        raise LectureError(f"{where}: main is not callable (it is of type {type(main).__name__}); lectrace calls main()")
+    if inspect.isgeneratorfunction(main) or inspect.isasyncgenfunction(main):
+        raise LectureError(f"{where}: main() is a generator function (it contains `yield`): calling it runs "
+                           "nothing; make it a plain function")
+    if inspect.iscoroutinefunction(main):
+        return lambda: asyncio.run(main())
+    return main
+
+
+class _ExitGuard:
+    """While a lecture runs: ``os._exit`` in its own process and thread unwinds it (``LectureExited``)
+    instead of ending lectrace without a trace. A forked child, or another thread (the timeout
+    watchdog), still exits for real."""
+
+    def __init__(self) -> None:
+        self._real = os._exit
+        self._pid = os.getpid()
+        self._thread = threading.get_ident()
+
+    def _exit(self, code: int) -> None:
+        if os.getpid() == self._pid and threading.get_ident() == self._thread:
+            raise LectureExited(code)
+        self._real(code)
+
+    def __enter__(self) -> "_ExitGuard":
+        os._exit = self._exit
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        os._exit = self._real
+
+    def in_child(self) -> bool:
+        return os.getpid() != self._pid
+
+    def leave_child(self) -> None:
+        """A forked child that ran on to the end of main(): leave quietly, writing nothing."""
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        self._real(0)
+
+
+def _status(escaped: BaseException | None) -> str:
+    if escaped is None:
+        return STATUS_OK
+    if isinstance(escaped, (SystemExit, LectureExited)):
+        return STATUS_EXITED
+    if isinstance(escaped, KeyboardInterrupt):
+        return STATUS_INTERRUPTED
+    return STATUS_ERROR
+
+
+def _stop_message(escaped: BaseException, scrub: Callable[[str], str]) -> str:
+    if isinstance(escaped, SystemExit):
+        code = escaped.code
+        return f"sys.exit({code!r}) called: the lecture ended before main() returned"
+    if isinstance(escaped, LectureExited):
+        return f"os._exit({escaped.code}) called: the lecture ended before main() returned"
+    if isinstance(escaped, KeyboardInterrupt):
+        return "interrupted (KeyboardInterrupt): the lecture ended before main() returned"
+    try:
+        return scrub(str(escaped))
+    except Exception:
+        return "(the exception's message cannot be shown)"
+
+
 def _title(steps: list[Step], module: ModuleType, name: str) -> str:
     for step in steps:
         extras = step[EXTRAS]
@@ -155,7 +295,7 @@ def _title(steps: list[Step], module: ModuleType, name: str) -> str:
 def build_recorder(path: Path, project_root: Path, *, limits: Limits | None = None,
                    probe_factory: Callable[[StorageRegistry], Probe] | None = None, inspect_all: bool = False,
                    max_steps: int = layout.DEFAULT_MAX_STEPS, measure_flops: bool = True,
-                   trace_helpers: Any = None) -> tuple[Recorder, ValueEncoder, Probe]:
+                   trace_helpers: Any = None, output: OutputBudget | None = None) -> tuple[Recorder, ValueEncoder, Probe]:
     """The recorder, value encoder and memory probe of one traced process (a lecture or one rank)."""
     registry = StorageRegistry()
     root_text = str(project_root.resolve()) + os.sep
@@ -164,7 +304,7 @@ def build_recorder(path: Path, project_root: Path, *, limits: Limits | None = No
     probe = (probe_factory or choose_probe)(registry)
     recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all,
                         max_steps=max_steps, meter_factory=LineMeter if measure_flops else None,
-                        trace_helpers=trace_helpers)
+                        trace_helpers=trace_helpers, output=output)
     recorder.preload(path)  # parse the lecture's directives before its clock starts
     return recorder, encoder, probe
 
@@ -173,7 +313,8 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
                 inspect_all: bool = False, max_steps: int = layout.DEFAULT_MAX_STEPS, limits: Limits | None = None,
                 probe_factory: Callable[[StorageRegistry], Probe] | None = None,
                 on_recorder: Callable[[Recorder], None] | None = None,
-                write: bool = True, measure_flops: bool = True, shard_dir: str | os.PathLike[str] | None = None) -> RunResult:
+                write: bool = True, measure_flops: bool = True, shard_dir: str | os.PathLike[str] | None = None,
+                output_budget: OutputBudget | None = None) -> RunResult:
     """Trace ``lecture``'s ``main()``; write the trace (atomically) unless ``write`` is False.
 
     Raises LectureError (one line, nothing written) when the lecture cannot be read, parsed,
@@ -192,7 +333,11 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     except SettingsError as exc:
         raise LectureError(str(exc)) from None
     path = path.resolve()
-    out_path = Path(output) if output is not None else layout.trace_path(project_root, path)
+    # Resolved now, against the invoking directory: the lecture may os.chdir() while it runs.
+    out_path = (Path(output) if output is not None else layout.trace_path(project_root, path)).absolute()
+    if write:
+        check_output(out_path, path, shown, os.fspath(output) if output is not None else None)
+    cwd = os.getcwd()
 
     lecture_dir = str(path.parent) + os.sep
     for name in _lecture_modules(lecture_dir):
@@ -207,16 +352,15 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         sys.modules[module_name] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise LectureError(_error_line(exc, exc.__traceback__, project_root, default=shown)) from None
-        main = getattr(module, "main", None)
-        if not callable(main):
-            raise LectureError(f"{shown}:1: no main() function to trace")
+        main = _check_main(module, path, shown)
 
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
         recorder, encoder, probe = build_recorder(path, project_root, limits=limits, probe_factory=probe_factory,
                                                   inspect_all=inspect_all, max_steps=max_steps,
-                                                  measure_flops=measure_flops, trace_helpers=helper_patterns)
+                                                  measure_flops=measure_flops, trace_helpers=helper_patterns,
+                                                  output=output_budget)
         if on_recorder is not None:
             on_recorder(recorder)
 
@@ -226,7 +370,8 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         ranks = RankSession(recorder, encoder, path, project_root, seed=seed, inspect_all=inspect_all,
                             max_steps=max_steps, measure_flops=measure_flops, shard_dir=shard_dir)
         _seed(seed)
-        with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)):
+        guard = _ExitGuard()
+        with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)), guard:
             try:
                 with ranks:
                     recorder.start()
@@ -234,24 +379,29 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
                         main()
                     finally:
                         recorder.stop()
-            except Exception as exc:
+            except BaseException as exc:  # SystemExit, KeyboardInterrupt and os._exit too: each is a status
                 escaped = exc
+        if guard.in_child():
+            guard.leave_child()
     finally:
         with contextlib.suppress(ValueError):
             sys.path.remove(str(path.parent))
+        with contextlib.suppress(OSError):
+            os.chdir(cwd)
         loaded = {name: sys.modules[name] for name in _lecture_modules(lecture_dir)}
         for name in loaded:
             del sys.modules[name]
 
     steps = recorder.steps
+    output_kept = recorder.output.finish()  # before steps are copied below: it edits their extras
     header_error = None
     error_line = None
     if escaped is not None:
         tb = _lecture_traceback(escaped.__traceback__, recorder)
-        message = encoder.scrub(str(escaped))
-        header_error = {"type": type(escaped).__name__, "message": message, "traceback": tb}
+        message = _stop_message(escaped, encoder.scrub)
+        header_error = {"type": "os._exit" if isinstance(escaped, LectureExited) else type(escaped).__name__, "message": message, "traceback": tb}
         where = f"{tb[-1]['path']}:{tb[-1]['line']}" if tb else f"{shown}:1"
-        error_line = f"{where}: {type(escaped).__name__}: {message}".splitlines()[0]
+        error_line = f"{where}: {header_error['type']}: {message}".splitlines()[0]
         for index, step in enumerate(steps):
             extras = step[EXTRAS]
             if extras is not None and extras.get("unwind") is escaped:
@@ -261,6 +411,12 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
                 steps[index] = Step._make(step)._replace(extras=extras)
                 break
 
+    truncated: dict[str, int] = {}
+    if recorder.truncated:
+        truncated["max_steps"] = max_steps
+    if output_kept is not None:
+        recorder.warn_once(f"{shown}: stdout: {output_kept}")
+        truncated["stdout_chars"] = recorder.output.total_chars
     files_with_steps = {step[KEY][0] for step in steps}
     lecture_files = sorted(recorder.files.values(), key=lambda f: f.path)
     for module_obj in loaded.values():
@@ -281,16 +437,20 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         "hidden_lines": {f.path: f.parsed.hidden_lines for f in sorted(lecture_files, key=lambda f: f.path)
                          if f.parsed.hidden_lines and f.path in files_with_steps},
         "environment": _environment(seed, probe),
-        "status": "error" if escaped is not None else "ok",
-        "truncated": {"max_steps": max_steps} if recorder.truncated else None,
+        "status": _status(escaped),
+        "truncated": truncated or None,
         "warnings": recorder.warnings,
     }
     if header_error is not None:
         header["error"] = header_error
     error_line = ranks.finish(header, steps, escaped, sink.images) or error_line
     out_path = ranks.shard_path or out_path
-    text = trace_json(header, steps)
+    text, surrogates = replace_surrogates(trace_json(header, steps))
+    if surrogates:  # a last net: the encoder repairs the texts it sees, renderings may hold more
+        recorder.warn_once(f"{shown}: {surrogates} lone surrogate(s) in lecture text shown as U+FFFD")
+        text, _ = replace_surrogates(trace_json(header, steps))  # header["warnings"] is that same list
     if write:
+        check_output(out_path, path, shown, os.fspath(output) if output is not None else None)  # again: the lecture itself may have made that file
         write_atomic(out_path, text)
     return RunResult(lecture=shown, output=out_path if write else None, status=header["status"], steps=len(steps),
                      error_line=error_line, warnings=list(recorder.warnings), trace_text=text)

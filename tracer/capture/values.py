@@ -2,8 +2,10 @@
 
 This is where tensors become JSON: dtype, shape, strides, storage identity, a bounded preview of
 the values and summary statistics. Every entry point here must never raise and never produce
-something ``json.dumps`` rejects: unknown objects fall back to their (scrubbed) repr, a failing
-``__repr__`` to a placeholder. Large tensors are previewed, never copied whole (CUDA tensors copy
+something ``json.dumps`` rejects or that is not valid UTF-8: unknown objects fall back to their
+(scrubbed) repr; anything that cannot be shown (a failing ``__repr__``, an int too long to print, a
+str with lone surrogates) becomes an ``unrepresentable`` placeholder (class and reason) or is
+repaired, and each such case is queued in ``problems`` for the recorder to warn about with file:line. Large tensors are previewed, never copied whole (CUDA tensors copy
 only the preview to the host). This module must not decide *when* to record (the recorder does)
 and must not write files.
 """
@@ -21,6 +23,11 @@ from tracer.capture.memory import StorageRegistry
 
 ELLIPSIS = "…"
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+# Ints beyond this many decimal digits are shown by size: str() refuses past 4,300 digits, and a
+# page has no use for a thousand-digit number anyway.
+INT_DIGITS = 1000
+_INT_BOUND = 10 ** INT_DIGITS
 
 
 @dataclasses.dataclass
@@ -43,29 +50,53 @@ class ValueEncoder:
         self.limits = limits or Limits()
         self._scrub_paths = scrub or (lambda s: s)
         self._relpath = relpath or (lambda p: None)
+        self.problems: list[str] = []  # values that could not be shown as they are; the recorder warns
 
     # -- entry point ---------------------------------------------------------------------------
     def encode(self, value: Any) -> dict[str, Any]:
         kind = type(value)
-        if kind is int or kind is bool:  # scalars first: the most common inspected values
-            return {"type": kind.__name__, "value": value}
+        if kind is int:  # scalars first: the most common inspected values
+            if -_INT_BOUND < value < _INT_BOUND:
+                return {"type": "int", "value": value}
+            return self._big_int(value)
+        if kind is bool:
+            return {"type": "bool", "value": value}
         if kind is float:
             return {"type": "float", "value": json_float(value)}
         try:
             return self._encode(value, 0, set())
         except Exception as exc:  # a value must never break the trace
-            return {"type": "object", "class": _class_name(value), "repr": None,
-                    "repr_error": self.scrub(f"{type(exc).__name__}: {exc}")}
+            return self.placeholder(value, f"cannot encode: {describe_exception(exc)}")
+
+    def placeholder(self, value: Any, reason: str, preview: str | None = None) -> dict[str, Any]:
+        """The record for a value that cannot be shown as itself: its class and why (also warned)."""
+        cls = safe_class_name(value)
+        reason = self.scrub(reason)
+        self.problems.append(f"{cls}: {reason}")
+        return {"type": "unrepresentable", "class": cls, "reason": reason, "preview": preview}
 
     def scrub(self, text: str) -> str:
-        """Remove this machine's absolute paths and raw addresses from text shown in a trace."""
-        return _ADDRESS.sub("0x…", self._scrub_paths(text))
+        """Remove this machine's absolute paths and raw addresses from text shown in a trace.
+
+        Lone surrogates (not encodable as UTF-8) become U+FFFD, so every text written is valid UTF-8.
+        """
+        text = _ADDRESS.sub("0x…", self._scrub_paths(text))
+        if not text.isascii():
+            text, count = replace_surrogates(text)
+            if count:
+                self.problems.append(f"str: {count} lone surrogate(s) (not valid UTF-8) shown as U+FFFD")
+        return text
+
+    def _big_int(self, value: int) -> dict[str, Any]:
+        digits = int(math.log10(abs(value))) + 1
+        return self.placeholder(value, f"int with {digits:,} digits (more than {INT_DIGITS:,})",
+                                preview=f"≈{'-' if value < 0 else ''}1e{digits - 1}")
 
     # -- dispatch ------------------------------------------------------------------------------
     def _encode(self, value: Any, depth: int, seen: set[int]) -> dict[str, Any]:
         kind = type(value)
         if kind is int:
-            return {"type": "int", "value": value}
+            return self.encode(value)
         if kind is float:
             return {"type": "float", "value": json_float(value)}
         if value is None:
@@ -104,7 +135,7 @@ class ValueEncoder:
                     "fields": {f.name: self._encode(getattr(value, f.name, None), depth + 1, seen)
                                for f in dataclasses.fields(value)[: self.limits.container_items]}}
         if isinstance(value, int):  # int subclasses (IntEnum, ...)
-            return {"type": "int", "value": int(value)}
+            return self.encode(int(value))
         if callable(value) and hasattr(value, "__code__") or isinstance(value, type):
             return self._callable(value)
         return self._object(value)
@@ -133,6 +164,8 @@ class ValueEncoder:
     def _repr(self, value: Any) -> str | None:
         try:
             text = repr(value)
+            if not isinstance(text, str):
+                return None
         except Exception:
             return None
         text = self.scrub(text)
@@ -142,9 +175,12 @@ class ValueEncoder:
     def _object(self, value: Any) -> dict[str, Any]:
         try:
             text = repr(value)
+            if not isinstance(text, str):
+                raise TypeError(f"__repr__ returned {type(text).__name__}")
         except Exception as exc:
-            return {"type": "object", "class": _class_name(value), "repr": None,
-                    "repr_error": self.scrub(f"{type(exc).__name__}: {exc}")}
+            self.problems.append(f"{safe_class_name(value)}: repr() raised {describe_exception(exc)}")
+            return {"type": "object", "class": safe_class_name(value), "repr": None,
+                    "repr_error": self.scrub(describe_exception(exc))}
         text = self.scrub(text)
         limit = self.limits.repr_chars
         return {"type": "object", "class": _class_name(value),
@@ -283,29 +319,19 @@ class ValueEncoder:
         import numpy as np
 
         if isinstance(value, np.ndarray):
-            import torch
-
             limit = self.limits.tensor_elements
-            values = None
-            if value.size > limit and value.ndim and value.dtype.kind in "biuf":
-                # Same preview as a tensor (head and tail of each dimension, "…" where cut);
-                # from_numpy shares memory, so nothing large is copied.
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")  # read-only arrays: we never write
-                        values, _ = self._preview(torch.from_numpy(value))
-                except (TypeError, ValueError, RuntimeError):  # e.g. negative strides
-                    values = None
-            if values is None:
-                flat = value.reshape(-1)[:limit] if value.size > limit else value
-                try:
-                    values = _to_json_list(flat.tolist())
-                except Exception:
-                    values = None
+            values = self._ndarray_preview(value)
             out = {"type": "ndarray", "dtype": str(value.dtype), "shape": [int(d) for d in value.shape],
                    "values": values, "truncated": value.size > limit}
-            if value.dtype.kind == "f" and value.size:
-                out["stats"] = self._stats(torch.from_numpy(np.ascontiguousarray(value.reshape(-1)[: self.limits.stats_elements])))
+            if value.dtype.kind == "f" and value.size and value.dtype.itemsize <= 8:
+                import torch
+
+                # An even sample of at most stats_elements values, never a copy of the whole array.
+                step = max(1, math.ceil(value.size / self.limits.stats_elements))
+                sample = np.asarray(value.flat[::step], dtype=np.float64)
+                out["stats"] = self._stats(torch.from_numpy(sample))
+                if step > 1:
+                    out["stats"]["sampled"] = True
             return out
         if isinstance(value, np.generic):
             item = value.item()
@@ -325,6 +351,45 @@ class ValueEncoder:
                     "smallest_normal": json_float(float(value.smallest_normal)),
                     "resolution": json_float(float(value.resolution))}
         return None
+
+    def _ndarray_preview(self, value: Any) -> Any:
+        """Nested lists of the leading and trailing entries of each dimension (like tensors), "…" where cut.
+
+        Works on any strides (negative included) and any dtype: only the kept entries are copied.
+        """
+        import numpy as np
+
+        budget = self.limits.tensor_elements
+        keep: list[tuple[int, int] | None] = []
+        part = value
+        if value.ndim and value.size > budget:
+            edge = max(1, int(budget ** (1.0 / value.ndim) / 2))
+            for dim, size in enumerate(value.shape):
+                if size > 2 * edge:
+                    keep.append((edge, edge))
+                    part = np.take(part, np.r_[0:edge, size - edge:size], axis=dim)
+                else:
+                    keep.append(None)
+        kind = part.dtype.kind
+        if kind == "c":
+            listed = np.stack([part.real, part.imag], axis=-1).tolist()
+        elif kind in "biuf":
+            listed = part.tolist()
+        else:  # objects, strings, dates: each entry as (bounded) text
+            listed = np.vectorize(self._entry_text, otypes=[object])(part).tolist() if part.size else part.tolist()
+        values = _to_json_list(listed)
+        return _insert_ellipses(values, keep) if keep else values
+
+    def _entry_text(self, entry: Any) -> Any:
+        if entry is None or type(entry) in (bool, float):
+            return entry
+        if type(entry) is int:
+            encoded = self.encode(entry)
+            return encoded.get("value", encoded.get("preview"))
+        if isinstance(entry, str):
+            return self._str(entry)["value"]
+        text = self._repr(entry)
+        return text if text is not None else f"<{safe_class_name(entry)}>"
 
     def _sympy(self, value: Any) -> dict[str, Any]:
         try:
@@ -350,6 +415,34 @@ def dtype_name(dtype: Any) -> str:
 def _class_name(value: Any) -> str:
     cls = type(value)
     return cls.__qualname__ if cls.__module__ in ("builtins", "__main__") else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def safe_class_name(value: Any) -> str:
+    """The class name, even for classes whose ``__module__``/``__qualname__`` are not plain strings."""
+    try:
+        name = _class_name(value)
+        return name if isinstance(name, str) else type(value).__name__
+    except Exception:
+        return type(value).__name__
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message`` for an exception whose ``__str__`` may itself raise."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = "(its message cannot be shown)"
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return text if len(text) <= 300 else text[:299] + ELLIPSIS
+
+
+def replace_surrogates(text: str) -> tuple[str, int]:
+    """``text`` with each lone surrogate replaced by U+FFFD, and how many there were."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATES.subn("\ufffd", text)
+    return text, 0
 
 
 def _seq_kind(value: Any) -> str:
@@ -394,6 +487,8 @@ def _round_floats(values: Any) -> Any:
 def _to_json_list(values: Any) -> Any:
     if isinstance(values, float):
         return json_float(values)
+    if isinstance(values, complex):
+        return [json_float(values.real), json_float(values.imag)]
     if isinstance(values, list):
         if values and isinstance(values[0], float) and all(isinstance(v, float) and math.isfinite(v) for v in values):
             return values

@@ -1,0 +1,258 @@
+"""Hostile lectures (issue 13): each case gives its expected message and exit code, loses no file,
+and leaves a valid trace (or, for bad input, none). Fixtures are in tests/lectures/hostile/.
+
+Runs go through ``cli.main`` in this process (the real command, minus a torch import per case);
+the site-side cases (escaping, error cards, bounds) are in test_hostile_site.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tracer import cli
+from tracer.capture.output_budget import OutputBudget
+from tracer.capture.runner import run_lecture
+from tracer.trace_format import load_trace
+
+REPO = Path(__file__).resolve().parent.parent
+HOSTILE = REPO / "tests" / "lectures" / "hostile"
+
+
+def run(capsys, lecture: str, out: Path, *extra: str) -> tuple[int, str]:
+    code = cli.main(["run", str(HOSTILE / lecture), "-o", str(out), "-q", *extra])
+    return int(code), capsys.readouterr().err
+
+
+def steps_env(trace: dict) -> dict:
+    env: dict = {}
+    for step in trace["steps"]:
+        env.update(step["env"])
+    return env
+
+
+# -- outputs -----------------------------------------------------------------------------------
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    (tmp_path / "lectures").mkdir()
+    for name in ("plain.py", "chdir_away.py"):
+        shutil.copy(HOSTILE / name, tmp_path / "lectures" / name)
+    return tmp_path
+
+
+def test_output_onto_the_lectures_own_source_is_refused(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    source = (project / "lectures" / "plain.py").read_text(encoding="utf-8")
+    code = cli.main(["run", "lectures/plain.py", "-o", "lectures/plain.py"])
+    assert code == 2
+    assert "lectures/plain.py: refusing to write the trace onto the lecture's own source" in capsys.readouterr().err
+    assert (project / "lectures" / "plain.py").read_text(encoding="utf-8") == source
+
+
+def test_output_onto_an_existing_non_trace_file_is_refused(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    notes = project / "notes.txt"
+    notes.write_text("keep me\n", encoding="utf-8")
+    code = cli.main(["run", "lectures/plain.py", "-o", "notes.txt"])
+    assert code == 2
+    assert "notes.txt: exists and is not a lectrace trace; refusing to overwrite it" in capsys.readouterr().err
+    assert notes.read_text(encoding="utf-8") == "keep me\n"
+
+
+def test_output_replaces_a_previous_trace(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    assert cli.main(["run", "lectures/plain.py", "-o", "out.json", "-q"]) == 0
+    assert cli.main(["run", "lectures/plain.py", "-o", "out.json", "-q"]) == 0
+    assert load_trace(project / "out.json")["status"] == "ok"
+
+
+def test_relative_output_is_resolved_before_the_lecture_changes_directory(project, capsys, monkeypatch):
+    monkeypatch.chdir(project)
+    code = cli.main(["run", "lectures/chdir_away.py", "-o", "out/chdir.json", "-q"])
+    assert code == 0
+    assert load_trace(project / "out" / "chdir.json")["status"] == "ok"
+    assert Path.cwd() == project  # the runner restores the working directory
+
+
+# -- exits and statuses ------------------------------------------------------------------------
+@pytest.mark.parametrize("lecture, code, status, message", [
+    ("exit_zero.py", 1, "exited", "exit_zero.py:8: SystemExit: sys.exit(0) called: the lecture ended before main() returned"),
+    ("exit_three.py", 1, "exited", "exit_three.py:8: SystemExit: sys.exit(3) called"),
+    ("interrupted.py", 130, "interrupted", "interrupted.py:6: KeyboardInterrupt: interrupted (KeyboardInterrupt)"),
+    ("os_exit.py", 1, "exited", "os_exit.py:7: os._exit: os._exit(0) called"),
+])
+def test_a_lecture_that_does_not_complete_has_a_status_a_message_and_a_nonzero_exit(
+        tmp_path, capsys, lecture, code, status, message):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, lecture, out)
+    assert got == code
+    assert message in err
+    trace = load_trace(out)
+    assert trace["status"] == status
+    assert trace["steps"][-1]["error"]["message"] == trace["error"]["message"]
+    assert steps_env(trace)["n"]["value"] == 1  # recorded up to where it stopped
+
+
+@pytest.mark.parametrize("lecture", ["fork_child_exit.py", "fork_child_returns.py"])
+def test_a_forked_child_never_writes_the_trace(tmp_path, capsys, lecture):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, lecture, out)
+    assert got == 0, err
+    trace = load_trace(out)
+    assert trace["status"] == "ok"
+    if lecture == "fork_child_returns.py":
+        assert steps_env(trace)["who"]["value"] == "parent"
+
+
+@pytest.mark.parametrize("lecture, message", [
+    ("generator_main.py", "generator_main.py:4: main() is a generator function (it contains `yield`): calling it runs nothing"),
+    ("no_main.py", "no_main.py:1: no main() function to trace"),
+    ("main_not_callable.py", "main_not_callable.py:3: main is not callable (it is of type int)"),
+])
+def test_a_main_that_cannot_be_run_is_bad_input_and_writes_nothing(tmp_path, capsys, lecture, message):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, lecture, out)
+    assert got == 2
+    assert message in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("lecture, name", [("async_main.py", "m"), ("main_assigned.py", "x"), ("main_imported.py", "y")])
+def test_async_assigned_and_imported_mains_are_traced(tmp_path, capsys, lecture, name):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, lecture, out)
+    assert got == 0, err
+    assert name in steps_env(load_trace(out))
+
+
+def test_check_lists_every_file_it_skips_and_why(tmp_path):
+    from tracer import regen
+
+    lectures = tmp_path / "lectures"
+    lectures.mkdir()
+    for name in ("main_assigned.py", "main_imported.py", "_main_source.py", "no_main.py", "plain.py"):
+        shutil.copy(HOSTILE / name, lectures / name)
+    assert [p.name for p in regen.discover(lectures)] == ["main_assigned.py", "main_imported.py", "plain.py"]
+    assert [(p.name, why) for p, why in regen.skipped(lectures)] == [
+        ("_main_source.py", "helper module (name starts with _)"),
+        ("no_main.py", "no main at module level (define `def main():`)")]
+
+
+# -- values ------------------------------------------------------------------------------------
+def test_an_int_too_long_to_print_becomes_a_placeholder_and_a_warning(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "huge_int.py", out)
+    assert got == 0
+    assert "huge_int.py:5: int: int with 5,001 digits (more than 1,000)" in err
+    env = steps_env(load_trace(out))
+    assert env["big"] == {"type": "unrepresentable", "class": "int", "reason": "int with 5,001 digits (more than 1,000)",
+                          "preview": "≈1e5000"}
+    assert env["small"]["value"] == 1
+
+
+def test_lone_surrogates_become_replacement_characters_and_the_trace_is_utf8(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "lone_surrogate.py", out)
+    assert got == 0
+    assert "lone_surrogate.py:5: str: 1 lone surrogate(s) (not valid UTF-8) shown as U+FFFD" in err
+    trace = json.loads(out.read_bytes().decode("utf-8"))  # strict UTF-8
+    env = steps_env(trace)
+    assert env["s"]["value"] == "a\ufffdb"
+    assert env["d"]["items"][0][0]["value"] == "k\ufffd"
+    assert "a\ufffdb" in "".join(step["stdout"] for step in trace["steps"])
+
+
+def test_values_whose_repr_or_len_fail_are_placeholders_with_warnings(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "bad_repr.py", out)
+    assert got == 0
+    assert "bad_repr.py:20: bad_repr.BadRepr: repr() raised RuntimeError: no repr for you" in err
+    assert "bad_repr.py:22: bad_repr.BadLen: cannot encode: RuntimeError: no len" in err
+    env = steps_env(load_trace(out))
+    assert env["a"]["repr_error"] == "RuntimeError: no repr for you"
+    assert len(env["b"]["repr"]) <= 500
+    assert env["c"]["type"] == "unrepresentable"
+
+
+def test_numpy_arrays_with_negative_strides_complex_and_object_dtypes(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "numpy_odd.py", out)
+    assert got == 0, err
+    env = steps_env(load_trace(out))
+    assert env["small_flipped"]["values"] == [[3, 4, 5], [0, 1, 2]]
+    flipped = env["flipped"]["values"]  # 30 x 40, reversed rows: previewed as 2-D with its shape
+    assert env["flipped"]["shape"] == [30, 40]
+    assert flipped[0][0] == 1160 and flipped[0][-1] == 1199 and flipped[-1][0] == 0 and "…" in flipped
+    assert env["z"]["values"] == [[1.0, 2.0], [3.0, -4.0]]
+    assert env["big_z"]["values"][0][0] == [1.0, 0.0]
+    assert env["objs"]["values"] == [1, "a", None]
+    assert env["empty"]["values"] == []
+
+
+# -- @flops runs user code once ------------------------------------------------------------------
+def test_flops_lines_with_side_effects_run_exactly_once(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "flops_side_effects.py", out)
+    assert got == 0, err
+    trace = load_trace(out)
+    env = steps_env(trace)
+    assert env["n"]["value"] == 5  # a counter incremented on an @flops line, 5 times
+    assert env["first"]["value"] == 5.0  # np.add(out, a, out) on an @flops line, 5 times
+    computes = [s["compute"] for s in trace["steps"] if "compute" in s]
+    assert len(computes) == 10 and all(c["timing"] == "single" and c["repeats"] == 1 for c in computes)
+
+
+# -- bounds ----------------------------------------------------------------------------------------
+def test_printed_output_keeps_head_and_tail_with_a_note(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "printer.py", out)
+    assert got == 0
+    assert "printer.py: stdout: printed 40,960,000 characters; kept the first 100,000 and the last 100,000" in err
+    trace = json.loads(out.read_text(encoding="utf-8"))  # 80,003 steps: schema validation alone takes seconds
+    printed = "".join(step["stdout"] for step in trace["steps"])
+    assert len(printed) < 201_000
+    assert printed.startswith("x" * 1023 + "\n")
+    assert "[lectrace: 40,760,000 characters of output not kept here" in printed
+    assert printed.endswith("x" * 1023 + "\n")
+    assert trace["truncated"] == {"stdout_chars": 40_960_000}
+    assert out.stat().st_size < 20_000_000
+
+
+def test_output_budget_trims_one_huge_write_to_head_and_tail():
+    budget = OutputBudget(head_chars=10, tail_chars=5)
+    first, second, third = {}, {}, {}
+    budget.attach(first, "abcdefgh")
+    budget.attach(second, "ijklmnopqrstuvwxyz")
+    budget.attach(third, "12")
+    assert budget.finish().startswith("printed 28 characters")
+    assert first["stdout"] == "abcdefgh"
+    assert second["stdout"].startswith("ij[lectrace: 13 characters of output not kept here")
+    assert second["stdout"].endswith("xyz")
+    assert third["stdout"] == "12"
+
+
+def test_step_cap_is_noted_in_the_trace(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "printer.py", out, "--max-steps", "500")
+    assert got == 0
+    trace = load_trace(out)
+    assert len(trace["steps"]) == 500 and trace["truncated"]["max_steps"] == 500
+    assert any("step cap reached" in w for w in trace["warnings"])
+
+
+def test_plot_data_points_are_bounded_with_a_note(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "plot_extremes.py", out)
+    assert got == 0, err
+    trace = load_trace(out)
+    plots = [r for s in trace["steps"] for r in s["renderings"] if r["type"] == "plot"]
+    assert len(plots[1]["spec"]["data"]["values"]) == 5000
+    assert plots[1]["spec"]["data"]["values"][1] == {"x": 40, "y": 1600}  # an even sample
+    assert plots[1]["truncated"] == {"data_points": 200_000}
+    assert "plot_extremes.py:9: plot(): 200,000 data points; kept every 40th (5,000)" in err
+    assert out.stat().st_size < 1_000_000

@@ -256,3 +256,45 @@ def test_plot_data_points_are_bounded_with_a_note(tmp_path, capsys):
     assert plots[1]["truncated"] == {"data_points": 200_000}
     assert "plot_extremes.py:9: plot(): 200,000 data points; kept every 40th (5,000)" in err
     assert out.stat().st_size < 1_000_000
+
+
+# -- the site built from hostile traces ----------------------------------------------------------
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory):
+    from conftest import build_site
+
+    traces = tmp_path_factory.mktemp("hostile-traces")
+    for name in ("script_title", "exit_zero", "interrupted", "huge_int", "lone_surrogate", "numpy_odd"):
+        run_lecture(HOSTILE / f"{name}.py", output=traces / f"{name}.json")
+    (traces / "unreadable.json").write_text('{"schema_version": 1, "lecture": 5}', encoding="utf-8")
+    return build_site(tmp_path_factory.mktemp("hostile-site"), sorted(traces.glob("*.json")))
+
+
+def test_titles_values_and_output_never_become_live_markup(hostile_site):
+    for page in hostile_site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for payload in ("alert(1)", "alert(3)", "alert(4)"):  # docstring title, inspected str, printed text
+            assert f"<script>{payload}" not in html, (page, payload)
+    for page in hostile_site.rglob("data.js"):
+        text = page.read_text(encoding="utf-8")
+        assert "<script>alert(3)" not in text and "\\u003cscript>alert(3)" not in text
+    lecture = (hostile_site / "lectures" / "script_title" / "index.html").read_text(encoding="utf-8")
+    escaped = "&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert f"<title>{escaped} - lectrace</title>" in lecture
+    assert f"<h1>{escaped}</h1>" in lecture
+    home = (hostile_site / "index.html").read_text(encoding="utf-8")
+    assert f">{escaped}</a></h2>" in home  # the home listing
+    assert home.count(escaped) >= 2  # and the nav
+
+
+def test_statuses_and_placeholders_show_on_their_pages(hostile_site):
+    exited = (hostile_site / "lectures" / "exit_zero" / "index.html").read_text(encoding="utf-8")
+    assert "This lecture exited before main() returned" in exited and "sys.exit(0) called" in exited
+    interrupted = (hostile_site / "lectures" / "interrupted" / "index.html").read_text(encoding="utf-8")
+    assert "This lecture was interrupted" in interrupted
+    huge = (hostile_site / "lectures" / "huge_int" / "index.html").read_text(encoding="utf-8")
+    assert "int with 5,001 digits (more than 1,000)" in huge
+    home = (hostile_site / "index.html").read_text(encoding="utf-8")
+    assert "did not complete (exited)" in home and "its page could not be built" in home
+    unreadable = (hostile_site / "lectures" / "unreadable" / "index.html").read_text(encoding="utf-8")
+    assert "lt-page-error" in unreadable and "site/traces/unreadable.json: invalid trace" in unreadable

@@ -280,7 +280,7 @@ def load_trace(path: str | os.PathLike[str], *, validate: bool = True) -> Trace:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise TraceError(f"{path}: no such trace file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, ValueError) as exc:  # ValueError: also ints past Python's digit limit
         raise TraceError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise TraceError(f"{path}: not a trace (top level is {type(data).__name__}, expected an object)")
@@ -353,8 +353,11 @@ def memory_nbytes(trace: Trace) -> list[int]:
 def trace_notes(trace: Trace) -> list[str]:
     """The run's warnings, plus a note when the step cap stopped recording."""
     notes = list(trace.get("warnings", []))
-    if trace.get("truncated"):
-        notes.append(f"recording stopped after {trace['truncated']['max_steps']} steps")  # type: ignore[index]
+    truncated = trace.get("truncated") or {}
+    if "max_steps" in truncated:
+        notes.append(f"recording stopped after {truncated['max_steps']} steps")
+    if "stdout_chars" in truncated:
+        notes.append(f"printed output kept in part: {truncated['stdout_chars']:,} characters printed")
     return notes
 
 

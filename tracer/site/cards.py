@@ -249,6 +249,9 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
                 "parameters": params, "repr": value.get("repr")}
     if kind == "object":
         return {"kind": "object", "class": value.get("class"), "repr": value.get("repr"), "repr_error": value.get("repr_error")}
+    if kind == "unrepresentable":  # a value the tracer could not show as itself: its class, why, a hint
+        return {"kind": "unrepresentable", "class": value.get("class"), "preview": value.get("preview"),
+                "reason": value.get("reason")}
     if kind == "missing":
         return {"kind": "missing", "message": value.get("message", "")}
     return {"kind": "unknown", "type": kind, "text": json.dumps(value, ensure_ascii=False)[:500]}

@@ -1,7 +1,8 @@
 """The MkDocs plugin: one page per trace in ``site/traces/``, a lecture list on the home page.
 
-On ``on_config`` every trace is loaded and validated (a bad one stops the build with a
-``PluginError`` naming the file, before anything is written). ``on_files`` adds, in memory, the
+On ``on_config`` every trace is loaded and validated. A trace that cannot be read, or whose page
+cannot be rendered, gets an error card on its own page (and a line in the build log) instead of
+failing the build: one broken lecture never takes the other pages down. ``on_files`` adds, in memory, the
 generated Markdown page ``lectures/NAME.md`` (URL ``lectures/NAME/``), a highlighted source page
 ``lectures/NAME/source.html``, the site's own assets (``site/assets/*`` -> ``assets/lectrace/*``)
 and every local image a lecture shows (``PATH`` -> ``assets/PATH``). ``on_page_content`` puts the
@@ -13,13 +14,14 @@ values look (``tracer.site.cards``) or what the document holds (``tracer.site.pa
 
 from __future__ import annotations
 
+import html
 import json
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from markupsafe import Markup
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
@@ -36,6 +38,7 @@ from tracer.trace_format import Environment, Trace, TraceError, load_trace, loca
 from tracer.site.units import human_bytes
 from tracer.site.viewer_data import write_viewer_data
 
+log = logging.getLogger("mkdocs.plugins.lectrace")
 HOME_MARKER = "<!-- lectrace:lectures -->"
 FIRST_H1 = re.compile(r"<h1\b.*?</h1>", re.S)
 
@@ -55,8 +58,14 @@ class Lecture:
     name: str
     trace: Trace
     trace_path: Path
-    renderer: HtmlRenderer
+    renderer: HtmlRenderer | None
     page: ReadPage | None = None
+    failure: str | None = None  # why this lecture's page shows an error card instead of the lecture
+
+    @property
+    def title(self) -> str:
+        title = (self.trace.get("lecture") or {}).get("title") if self.failure is None else None
+        return title or self.name
 
     @property
     def src_uri(self) -> str:
@@ -98,32 +107,74 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
                     config[attr].append(layout.ASSETS_URL + name)
         self.lectures: dict[str, Lecture] = {}
         for path in sorted(self.traces_dir.glob("*.json")):
-            try:
-                trace = load_trace(path)
-            except TraceError as exc:
-                raise PluginError(f"lectrace: {exc}") from None
-            name = trace["lecture"]["name"]
-            if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-                raise PluginError(f"lectrace: {path}: lecture name {name!r} cannot be a URL; use letters, digits, _ . -")
-            if name in self.lectures:
-                raise PluginError(f"lectrace: {path}: lecture {name!r} is also traced in {self.lectures[name].trace_path}")
-            self.lectures[name] = Lecture(name, trace, path, HtmlRenderer(trace, self.env))
+            self._add_lecture(path)
         return config
+
+    def _add_lecture(self, path: Path) -> None:
+        fallback = re.sub(r"[^A-Za-z0-9_.-]", "_", path.stem) or "trace"
+        try:
+            trace = load_trace(path)
+        except TraceError as exc:
+            # Name the trace as the course sees it, not by this machine's absolute path.
+            self._broken(fallback, path, str(exc).replace(str(self.project_root) + "/", ""))
+            return
+        name = trace["lecture"]["name"]
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+            self._broken(fallback, path, f"{self._shown(path)}: lecture name {name!r} cannot be a URL; use letters, digits, _ . -")
+            return
+        if name in self.lectures:
+            self._broken(fallback if fallback != name else name + "-duplicate", path,
+                         f"{self._shown(path)}: lecture {name!r} is also traced in {self.lectures[name].trace_path}")
+            return
+        try:
+            renderer = HtmlRenderer(trace, self.env)
+        except Exception as exc:  # noqa: BLE001 (any rendering bug stays on this lecture's page)
+            self._broken(name, path, f"{self._shown(path)}: cannot render ({type(exc).__name__}: {exc})")
+            return
+        self.lectures[name] = Lecture(name, trace, self._shown(path), renderer)
+
+    def _broken(self, name: str, path: Path, why: str) -> None:
+        if name in self.lectures:
+            log.info("lectrace: %s (no page: the name %s is taken)", why, name)
+            return
+        log.info("lectrace: %s; its page shows an error card", why)
+        self.lectures[name] = Lecture(name, {}, self._shown(path), None, failure=why)  # type: ignore[typeddict-item]
+
+    def _shown(self, path: Path) -> Path:
+        try:
+            return path.resolve().relative_to(self.project_root)
+        except ValueError:
+            return path
+
+    def _fail(self, lecture: Lecture, what: str, exc: BaseException) -> None:
+        lecture.failure = f"{lecture.trace_path}: {what} ({type(exc).__name__}: {exc})"
+        lecture.page = None
+        log.info("lectrace: %s; its page shows an error card", lecture.failure)
 
     # --- files -------------------------------------------------------------------------------
 
     def on_files(self, files: Files, config: Any) -> Files:
         for lecture in self.lectures.values():
-            try:
-                lecture.page = build_read_page(lecture.trace, lecture.renderer, self.env)
-            except (jinja2.TemplateError, KeyError, TypeError, ValueError) as exc:
-                raise PluginError(f"lectrace: {lecture.trace_path}: cannot render page ({type(exc).__name__}: {exc})") from None
-            front = "---\ntitle: " + json.dumps(lecture.trace["lecture"]["title"] or lecture.name) + "\n---\n\n"
-            files.append(File.generated(config, lecture.src_uri, content=front + lecture.page.markdown))
-            files.append(File.generated(config, layout.source_url(lecture.name), content=self._source_page(lecture, config)))
-            for image_path in self._local_images(lecture):
-                if files.get_file_from_path(f"assets/{image_path}") is None:
-                    files.append(File.generated(config, f"assets/{image_path}", abs_src_path=str(self.project_root / image_path)))
+            extra: list[File] = []
+            if lecture.failure is None:
+                try:
+                    lecture.page = build_read_page(lecture.trace, lecture.renderer, self.env)
+                    extra.append(File.generated(config, layout.source_url(lecture.name),
+                                                content=self._source_page(lecture, config)))
+                    for image_path in self._local_images(lecture):
+                        if files.get_file_from_path(f"assets/{image_path}") is None:
+                            extra.append(File.generated(config, f"assets/{image_path}",
+                                                        abs_src_path=str(self.project_root / image_path)))
+                except Exception as exc:  # noqa: BLE001 (any rendering bug stays on this lecture's page)
+                    self._fail(lecture, "cannot render page", exc)
+                    extra = []
+            # Titles are text: escaped here, because MkDocs and the theme put page titles into
+            # <title>, the nav and the <h1> as HTML.
+            front = "---\ntitle: " + json.dumps(html.escape(lecture.title)) + "\n---\n\n"
+            body = lecture.page.markdown if lecture.page is not None else ""
+            files.append(File.generated(config, lecture.src_uri, content=front + body))
+            for file in extra:
+                files.append(file)
         if self.assets_dir.is_dir():
             for asset in sorted(p for p in self.assets_dir.rglob("*") if p.is_file()):
                 uri = layout.ASSETS_URL + asset.relative_to(self.assets_dir).as_posix()
@@ -134,9 +185,9 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
         found = local_images(lecture.trace)
         for path in found:
             if ".." in Path(path).parts or Path(path).is_absolute():
-                raise PluginError(f"lectrace: {lecture.trace_path}: image path {path!r} leaves the project")
+                raise PluginError(f"image path {path!r} leaves the project")
             if not (self.project_root / path).is_file():
-                raise PluginError(f"lectrace: {lecture.trace_path}: image {path} not found under {self.project_root}")
+                raise PluginError(f"image {path} not found under {self.project_root}")
         return found
 
     def _source_page(self, lecture: Lecture, config: Any) -> str:
@@ -158,8 +209,17 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             listing = self._home_listing(root)
             return html.replace(HOME_MARKER, listing) if HOME_MARKER in html else html + listing
         lecture = self._lecture_of(page)
-        if lecture is None or lecture.page is None:
+        if lecture is None:
             return html
+        if lecture.page is not None:
+            try:
+                return self._lecture_content(lecture, html, root)
+            except Exception as exc:  # noqa: BLE001 (any rendering bug stays on this lecture's page)
+                self._fail(lecture, "cannot render page", exc)
+        return self.env.get_template("broken_page.html.j2").render(
+            title=lecture.title, message=lecture.failure or "unknown error", trace_path=str(lecture.trace_path))
+
+    def _lecture_content(self, lecture: Lecture, html: str, root: str) -> str:
         content = fill_slots(html, lecture.page.slots, root)
         heading = ""
         # The lecture's title goes on top even when code (helpers defined before main) precedes it.
@@ -176,7 +236,8 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             source_url=root + layout.source_url(lecture.name),
             environment_text=environment_text(trace["environment"]),
             steps_count=len(trace["steps"]),
-            status_error=trace["status"] == "error",
+            status_error=trace["status"] != "ok",
+            status=trace["status"],
             trace_error=lecture.renderer.error(trace["error"]) if trace.get("error") else "",
             warnings=trace_notes(trace),
             memory=memory_chart(trace),
@@ -187,7 +248,8 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
         return compact_whitespace(output) if self._lecture_of(page) is not None else output
 
     def on_page_context(self, context: dict[str, Any], page: Any, config: Any, nav: Any) -> dict[str, Any]:
-        if self._lecture_of(page) is not None:
+        lecture = self._lecture_of(page)
+        if lecture is not None and lecture.failure is None:
             # the edit action opens the lecture's traced source (there is no repository to edit in)
             page.edit_url = root_for(page.url) + layout.source_url(self._lecture_of(page).name)
         return context
@@ -196,16 +258,23 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
         lectures = []
         for lecture in self.lectures.values():
             trace = lecture.trace
-            lectures.append({
-                "title": trace["lecture"]["title"] or lecture.name,
-                "url": root + layout.lecture_url(lecture.name),
-                "source_url": root + layout.source_url(lecture.name),
-                "source_path": trace["lecture"]["path"],
-                "steps": len(trace["steps"]),
-                "device": device_text(trace["environment"]),
-                "sections": [title for _step, title in section_headings(trace)],
-                "status_error": trace["status"] == "error",
-            })
+            entry: dict[str, Any] = {"title": lecture.title, "url": root + layout.lecture_url(lecture.name),
+                                     "broken": lecture.failure is not None, "sections": []}
+            if lecture.failure is None:
+                try:
+                    entry.update({
+                        "source_url": root + layout.source_url(lecture.name),
+                        "source_path": trace["lecture"]["path"],
+                        "steps": len(trace["steps"]),
+                        "device": device_text(trace["environment"]),
+                        "sections": [title for _step, title in section_headings(trace)],
+                        "status_error": trace["status"] != "ok",
+                        "status": trace["status"],
+                    })
+                except Exception as exc:  # noqa: BLE001
+                    self._fail(lecture, "cannot list", exc)
+                    entry["broken"] = True
+            lectures.append(entry)
         return self.env.get_template("home.html.j2").render(lectures=lectures)
 
     # --- serving -----------------------------------------------------------------------------
@@ -222,13 +291,16 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
     def on_post_build(self, config: Any) -> None:
         site_dir = Path(config.site_dir)
         for lecture in self.lectures.values():
-            if self.config.step_mode:
-                try:
+            if lecture.failure is not None or lecture.renderer is None:
+                continue
+            try:
+                if self.config.step_mode:
                     write_viewer_data(lecture.trace, lecture.renderer, layout.data_js_path(site_dir, lecture.name))
-                except (jinja2.TemplateError, KeyError, TypeError, ValueError, OSError) as exc:
-                    raise PluginError(f"lectrace: {lecture.trace_path}: cannot write step data ({type(exc).__name__}: {exc})") from None
-            # plot() charts drawn by the read page and the step data (equal charts share one file)
-            for name, svg in lecture.renderer.charts.items():
-                path = site_dir / layout.PLOTS_URL / name
-                if not path.exists():
-                    write_atomic(path, svg)
+                # plot() charts drawn by the read page and the step data (equal charts share one file)
+                for name, svg in lecture.renderer.charts.items():
+                    path = site_dir / layout.PLOTS_URL / name
+                    if not path.exists():
+                        write_atomic(path, svg)
+            except Exception as exc:  # noqa: BLE001 (the read page stands; step mode says it has no data)
+                log.info("lectrace: %s: cannot write step data (%s: %s); step mode is unavailable on its page",
+                         lecture.trace_path, type(exc).__name__, exc)

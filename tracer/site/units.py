@@ -103,7 +103,11 @@ def readable_number(value: int | float, significant: int | None = None) -> str:
         return "True" if value else "False"
     if isinstance(value, int):
         if abs(value) >= SCIENTIFIC_FROM:
-            return _short_exponent(f"{value:.6g}")
+            try:
+                return _short_exponent(f"{value:.6g}")
+            except OverflowError:  # beyond a float (1e308): leading digits and the exponent, truncated
+                digits = str(abs(value))
+                return f"{'-' if value < 0 else ''}{digits[0]}.{digits[1:6].rstrip('0') or '0'}e+{len(digits) - 1}"
         return f"{value:,}" if abs(value) >= GROUP_FROM else str(value)
     if not math.isfinite(value):
         return repr(value)

@@ -298,3 +298,24 @@ def test_statuses_and_placeholders_show_on_their_pages(hostile_site):
     assert "did not complete (exited)" in home and "its page could not be built" in home
     unreadable = (hostile_site / "lectures" / "unreadable" / "index.html").read_text(encoding="utf-8")
     assert "lt-page-error" in unreadable and "site/traces/unreadable.json: invalid trace" in unreadable
+
+
+def test_site_work_per_value_is_bounded_by_the_preview_not_numel():
+    """A 10-billion-element tensor (an expanded view: 4 bytes of storage) encodes and renders in well under a second."""
+    import time
+
+    import torch
+
+    from tracer import layout
+    from tracer.capture.values import ValueEncoder
+    from tracer.site.cards import HtmlRenderer, template_env
+
+    started = time.perf_counter()
+    record = ValueEncoder().encode(torch.zeros(1).expand(100_000, 100_000))
+    trace = {"lecture": {"path": "lectures/x.py"}, "files": {"lectures/x.py": "t = 1  # @inspect t\n"},
+             "steps": [{"stack": [{"path": "lectures/x.py", "line": 1, "function": "main"}], "env": {"t": record},
+                        "renderings": [], "stdout": "", "memory": {"nbytes": 4, "peak_nbytes": 4}}]}
+    html = str(HtmlRenderer(trace, template_env(layout.TEMPLATES_DIR)).value("t", record, step_index=0))
+    assert record["numel"] == 10_000_000_000 and record["truncated"]
+    assert "10,000,000,000" in html or "10B" in html or "1e+10" in html or "10.0B" in html
+    assert time.perf_counter() - started < 2.0

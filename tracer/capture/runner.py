@@ -414,6 +414,9 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     truncated: dict[str, int] = {}
     if recorder.truncated:
         truncated["max_steps"] = max_steps
+    if not steps and escaped is None:
+        recorder.warn_once(f"{shown}: main() ran but recorded no step (is it defined in a helper module that is "
+                           "not traced? see [tool.lectrace] trace_helpers)")
     if output_kept is not None:
         recorder.warn_once(f"{shown}: stdout: {output_kept}")
         truncated["stdout_chars"] = recorder.output.total_chars

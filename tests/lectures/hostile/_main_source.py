@@ -1,3 +1,4 @@
+# lectrace: trace
 """Helper module holding the real main (imported by main_imported.py)."""
 
 

@@ -130,7 +130,7 @@ Value = dict[str, Any]
 VALUE_TYPES: tuple[str, ...] = (
     "int", "bool", "str", "none", "float", "complex", "list", "tuple", "set", "frozenset", "dict", "dataclass",
     "cycle", "ndarray", "numpy_scalar", "sympy", "finfo", "iinfo", "dtype", "device", "size", "module", "function",
-    "class", "tensor", "object", "missing",
+    "class", "tensor", "object", "missing", "unrepresentable",
 )
 
 

@@ -56,7 +56,7 @@ def failing(tmp_path_factory):
     The timeout leaves room for four ranks to import torch on a loaded 2-core machine."""
     tmp = tmp_path_factory.mktemp("ranks")
     previous = tmp / "never.json"
-    previous.write_text("previous", encoding="utf-8")
+    previous.write_text('{"schema_version": 1, "previous": true}', encoding="utf-8")  # a trace: -o refuses other files
     return {"raises": (Run("tests/lectures/ranks_raises.py", "-o", str(tmp / "raises.json"), "-q"), tmp / "raises.json"),
             "never": (Run("tests/lectures/ranks_never_join.py", "-o", str(previous), "--timeout", "45"), previous)}
 
@@ -112,7 +112,7 @@ def test_a_rank_that_never_joins_is_named_at_the_timeout_and_the_previous_trace_
     assert code == 124, stderr
     assert "rank 1 never joined the process group (last at tests/lectures/ranks_never_join.py:13)" in stderr
     assert "rank 0 waiting in init_process_group" in stderr
-    assert out.read_text(encoding="utf-8") == "previous"
+    assert out.read_text(encoding="utf-8") == '{"schema_version": 1, "previous": true}'
     assert_no_orphans(run.tag)
 
 

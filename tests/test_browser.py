@@ -375,3 +375,15 @@ def test_step_mode_takes_the_read_page_out_of_layout_and_gives_it_back(page, pub
     assert page.evaluate("document.querySelector('.md-container').getClientRects().length") == 1
     page.wait_for_timeout(300)
     assert abs(link.bounding_box()["y"] - reading_at) < 40  # back where the reader was
+
+
+def test_a_step_link_without_step_data_falls_back_to_the_read_page(page, published):
+    built, url = published
+    # the same page without its data.js beside it: the early #step=N hiding must be undone
+    copy = built / "lectures" / "no_step_data"
+    copy.mkdir(exist_ok=True)
+    (copy / "index.html").write_bytes((built / "lectures" / "lecture_02" / "index.html").read_bytes())
+    page.goto(url.replace("lecture_02", "no_step_data") + "#step=5")
+    page.wait_for_load_state("load")
+    page.wait_for_function("!document.documentElement.classList.contains('lt-stepping')")
+    assert page.is_visible("h1") and page.query_selector(".lt-viewer") is None

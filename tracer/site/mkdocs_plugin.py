@@ -244,8 +244,11 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
         )
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
+        if self._lecture_of(page) is None:
+            return output
+        early = str(self.env.get_template("page_parts.html.j2").module.early_step_mode())
         # lecture pages are large: the theme's indentation alone is kilobytes (issue 10's size budget)
-        return compact_whitespace(output) if self._lecture_of(page) is not None else output
+        return compact_whitespace(output.replace("<head>", "<head>\n" + early, 1))
 
     def on_page_context(self, context: dict[str, Any], page: Any, config: Any, nav: Any) -> dict[str, Any]:
         lecture = self._lecture_of(page)

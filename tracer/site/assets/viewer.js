@@ -566,15 +566,24 @@
     if (this.reveal !== (flags.indexOf("&reveal=1&") >= 0)) this.setReveal(!this.reveal);
   };
 
+  // A #step=N link hid the read page before it was parsed (page_parts.html.j2: early_step_mode);
+  // when there is nothing to step through, show it again.
+  function readOnly() {
+    if (!window.LECTRACE_VIEWER) document.documentElement.classList.remove("lt-stepping");
+  }
+
   function start() {
     var data = window.LECTRACE_DATA;
     if (!data) {
       if (document.readyState !== "complete") {
         window.addEventListener("load", start, { once: true });
+      } else {
+        readOnly();
       }
       return;  // no data.js: the page stays in read mode only
     }
-    if (window.LECTRACE_VIEWER || !data.count) return;
+    if (window.LECTRACE_VIEWER) return;
+    if (!data.count) return readOnly();
     var viewer = new Viewer(data, host.getAttribute("data-root"));
     window.LECTRACE_VIEWER = viewer;
     host.hidden = false;

@@ -50,3 +50,13 @@ def test_both_sides_exist() -> None:
 
 def test_checker_sees_imports() -> None:
     assert "torch" in imported_modules(PACKAGE / "capture" / "values.py") or "torch" in imported_modules(PACKAGE / "capture" / "memory.py")
+
+
+@pytest.mark.parametrize("name", ["source_map.py", "layout.py", "exit_codes.py", "trace_format.py"])
+def test_shared_modules_both_sides_import_stay_light(name: str) -> None:
+    # Imported by capture and site alike: standard library (and jsonschema, lazily) only, neither side.
+    import sys
+
+    imported = {n.split(".")[0] for n in imported_modules(PACKAGE / name)}
+    assert imported - set(sys.stdlib_module_names) - {"tracer", "jsonschema"} == set()
+    assert forbidden(imported_modules(PACKAGE / name), ("tracer.capture", "tracer.site")) == []

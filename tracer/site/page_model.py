@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from tracer.source_map import RENDERING_CALLS, source_map
+from tracer.source_map import docstring_node as _docstring_node, header_end as _header_end
 from tracer.trace_format import (Compute, ErrorInfo, Rendering, Trace, Value, hidden_lines, iter_renderings,
                                  source_text, step_frame)
 
@@ -93,14 +94,6 @@ def collect_lines(trace: Trace) -> dict[int, LineRecord]:
     return records
 
 
-def _header_end(node: ast.stmt) -> int:
-    """Last line of a statement's own text: the whole simple statement, or a compound's header."""
-    body = getattr(node, "body", None)
-    if isinstance(body, list) and body:
-        return max(node.lineno, body[0].lineno - 1)
-    return node.end_lineno or node.lineno
-
-
 def _call_name(node: ast.AST) -> str | None:
     if not isinstance(node, ast.Call):
         return None
@@ -154,13 +147,6 @@ def paragraph_groups(renderings: list[Rendering]) -> list[list[Rendering]]:
         else:
             groups.append([rendering])
     return groups
-
-
-def _docstring_node(node: ast.AST) -> ast.stmt | None:
-    body = getattr(node, "body", [])
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-        return body[0]
-    return None
 
 
 @dataclass

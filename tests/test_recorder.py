@@ -417,3 +417,16 @@ def test_other_format_warns_about_unknown_directives_only(other_format):
     assert trace["warnings"] == [
         f"{where_}: unknown directive @inpsect (known: @inspect, @clear, @stepover, @hide, @flops)"]
     assert stderr.count("warning") == 1  # not the commented-out decorator, not the e-mail address
+
+
+def test_system_text_keeps_absolute_project_paths_out_of_the_trace(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    (tmp_path / "tool.py").write_text("import os\nprint(os.path.abspath(__file__))\n", encoding="utf-8")
+    lecture = tmp_path / "shows.py"
+    lecture.write_text("import os\nimport sys\n\nfrom tracer import system_text\n\n\ndef main():\n"
+                       "    system_text([sys.executable, os.path.join(os.path.dirname(__file__), 'tool.py')])\n",
+                       encoding="utf-8")
+    run_lecture(lecture, output=tmp_path / "t.json")
+    (rendering,) = load_trace(tmp_path / "t.json")["steps"][0]["renderings"]
+    assert rendering["data"] == "tool.py\n" and rendering["command"][1] == "tool.py"
+    assert str(tmp_path) not in (tmp_path / "t.json").read_text(encoding="utf-8")

@@ -102,8 +102,10 @@ class _Sink:
     def add_rendering(self, rendering: dict[str, Any]) -> None:
         if rendering.get("type") == "image" and not rendering.get("external"):
             self.images.add(rendering["data"])
-        if "command" in rendering:  # system_text output: no absolute project paths in traces
-            rendering["data"] = self._recorder.encoder.scrub(rendering["data"])
+        if "command" in rendering:  # system_text: no absolute project paths in traces
+            scrub = self._recorder.encoder.scrub
+            rendering["data"] = scrub(rendering["data"])
+            rendering["command"] = [scrub(arg) for arg in rendering["command"]]
         self._recorder.add_rendering(rendering)
 
     def relpath(self, path: Any) -> str | None:

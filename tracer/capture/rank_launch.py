@@ -75,7 +75,7 @@ def run_torchrun(lecture: Path, nproc: int, *, output: Path | None, seed: int = 
                    "-m", "tracer", "run", "-q", "--shard-dir", tmp, "--seed", str(seed), *(extra or []), str(lecture)]
         env = dict(os.environ, LECTRACE_T0=repr(time.time()), PYTHONUNBUFFERED="1")
         env.setdefault("OMP_NUM_THREADS", "1")  # torchrun's default; said here so it does not warn
-        process = subprocess.Popen(command, cwd=root, env=env, start_new_session=True,
+        process = subprocess.Popen(command, cwd=root, env=env, start_new_session=True, preexec_fn=_die_with_parent,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             _out, err = process.communicate(timeout=timeout)
@@ -100,6 +100,17 @@ def run_torchrun(lecture: Path, nproc: int, *, output: Path | None, seed: int = 
         if process.returncode and result.status == "ok":
             result.status, result.message = "error", f"{lecture.name}: torchrun exited with {process.returncode}"
         return result
+
+
+def _die_with_parent() -> None:
+    """In the torchrun launcher, before exec: SIGKILL it if lectrace dies (its ranks follow it, since
+    each rank dies with its own launcher), so a killed ``lectrace run`` leaves no process behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
 
 
 def _kill_group(process: subprocess.Popen) -> None:

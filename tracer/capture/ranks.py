@@ -88,8 +88,9 @@ class RankSession:
     def __enter__(self) -> "RankSession":
         global _ACTIVE, _ORIGINAL_START
         if self.shard_path is not None:
-            from tracer.capture.rank_worker import RankTracing
+            from tracer.capture.rank_worker import RankTracing, _die_with_parent
 
+            _die_with_parent(None)  # a rank dies with its torchrun agent
             self.shard_path.parent.mkdir(parents=True, exist_ok=True)
             index = int(os.environ.get("RANK", "0"))
             t0 = float(os.environ.get("LECTRACE_T0", time.time()))

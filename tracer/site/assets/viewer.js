@@ -204,7 +204,9 @@
 
   // --- the code panel (one box per file, built once) -----------------------------------------
 
-  Viewer.prototype.fileBox = function (f) {
+  // The code of file f, built once, in one parse with the renderings shown at `step` (filling them
+  // in one by one afterwards would parse each separately).
+  Viewer.prototype.fileBox = function (f, step) {
     if (this.files[f]) return this.files[f];
     var file = this.data.files[f];
     var hidden = new Set(file.hidden);
@@ -215,16 +217,23 @@
     });
     // Lines go in chunks of CHUNK_LINES, each skipped by style/layout/paint while off-screen
     // (content-visibility in viewer.css), so a step's cost does not grow with the file's length.
-    var parts = [], inChunk = 0;
+    var parts = [], inChunk = 0, shown = {}, future = {};
     for (var line = 1; line <= file.lines.length; line++) {
       if (hidden.has(line)) continue;
       if (inChunk === 0) parts.push(parts.length ? "</div><div class=\"lt-v-chunk\">" : "<div class=\"lt-v-chunk\">");
       inChunk = (inChunk + 1) % CHUNK_LINES;
-      var cls = "lt-sline";
-      if (rendered[line]) cls += file.spans[line] ? " lt-has-r lt-replace" : " lt-has-r";
+      var cls = "lt-sline", body = "";
+      if (rendered[line]) {
+        var run = pickRun(rendered[line], step);
+        shown[line] = run[0];
+        future[line] = run[1];
+        cls += file.spans[line] ? " lt-has-r lt-replace" : " lt-has-r";
+        if (run[1]) cls += " lt-future";
+        body = "<div class=\"lt-srender\">" + this.renderingHtml(rendered[line][run[0]][1]) + "</div>";
+      }
       if (continuation.has(line)) cls += " lt-rcont";
       parts.push("<div class=\"" + cls + "\" data-line=\"" + line + "\"><code class=\"lt-scode\">" +
-        (file.lines[line - 1] || " ") + "</code>" + (rendered[line] ? "<div class=\"lt-srender\"></div>" : "") + "</div>");
+        (file.lines[line - 1] || " ") + "</code>" + body + "</div>");
     }
     if (parts.length) parts.push("</div>");
     var box = el("div", "lt-v-file highlight", parts.join(""));
@@ -234,23 +243,26 @@
     for (var i = 0; i < nodes.length; i++) lines[+nodes[i].getAttribute("data-line")] = nodes[i];
     var rlines = Object.keys(rendered).map(Number);
     this.codeEl.appendChild(box);
-    this.files[f] = { box: box, lines: lines, rlines: rlines, shown: {}, future: {}, revealed: [], lineCount: file.lines.length };
+    this.files[f] = { box: box, lines: lines, rlines: rlines, shown: shown, future: future, revealed: [], lineCount: file.lines.length };
     return this.files[f];
   };
 
-  // The rendering shown on a line: its latest run at or before the current step, else its first.
+  // The rendering shown on a line: its latest run at or before the step, else its first ("future").
+  // Returns [run index, future].
+  function pickRun(runs, step) {
+    var lo = 0, hi = runs.length - 1, pick = -1;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (runs[mid][0] <= step) { pick = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return pick < 0 ? [0, true] : [pick, false];
+  }
+
   Viewer.prototype.updateRenderings = function (fb, f, step) {
     var rendered = this.data.line_renderings[f];
     for (var i = 0; i < fb.rlines.length; i++) {
-      var line = fb.rlines[i], runs = rendered[line];
-      var lo = 0, hi = runs.length - 1, pick = -1;
-      while (lo <= hi) {
-        var mid = (lo + hi) >> 1;
-        if (runs[mid][0] <= step) { pick = mid; lo = mid + 1; } else hi = mid - 1;
-      }
-      var future = pick < 0;
-      if (future) pick = 0;
-      var node = fb.lines[line];
+      var line = fb.rlines[i], run = pickRun(rendered[line], step), pick = run[0], future = run[1];
+      var runs = rendered[line], node = fb.lines[line];
       if (!node) continue;
       if (fb.shown[line] !== pick) {  // a jump flips many lines' "future" state, few lines' content
         fb.shown[line] = pick;
@@ -353,7 +365,7 @@
 
   Viewer.prototype.render = function (step) {
     var s = this.s, d = this.data, f = s.file[step];
-    var fb = this.fileBox(f), moved = this.cur < 0 || this.fileShown !== f;
+    var fb = this.fileBox(f, step), moved = this.cur < 0 || this.fileShown !== f;
     if (this.fileShown !== f) {
       if (this.fileShown >= 0) this.files[this.fileShown].box.hidden = true;
       fb.box.hidden = false;

@@ -387,3 +387,25 @@ def test_a_step_link_without_step_data_falls_back_to_the_read_page(page, publish
     page.wait_for_load_state("load")
     page.wait_for_function("!document.documentElement.classList.contains('lt-stepping')")
     assert page.is_visible("h1") and page.query_selector(".lt-viewer") is None
+
+
+def test_a_deep_step_link_shows_its_line_in_a_long_file(page, published):
+    _built, url = published
+
+    def line_in_view():
+        return page.evaluate("""() => {
+          const panel = document.querySelector('.lt-v-lines').getBoundingClientRect();
+          const line = document.querySelector('.lt-sline.lt-current').getBoundingClientRect();
+          return line.top >= panel.top && line.bottom <= panel.bottom;
+        }""")
+
+    page.goto(url + "#step=176")  # lecture_02.py line 274, far down a file of a few hundred lines
+    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_timeout(200)
+    assert line_in_view()
+    page.keyboard.press("End")
+    page.wait_for_timeout(200)
+    assert line_in_view()
+    page.keyboard.press("Home")
+    page.wait_for_timeout(200)
+    assert line_in_view()

@@ -215,8 +215,8 @@
     Object.keys(file.spans).forEach(function (start) {
       for (var k = +start + 1; k <= file.spans[start]; k++) continuation.add(k);
     });
-    // Lines go in chunks of CHUNK_LINES, each skipped by style/layout/paint while off-screen
-    // (content-visibility in viewer.css), so a step's cost does not grow with the file's length.
+    // Lines go in chunks of CHUNK_LINES, each skipped by style/layout/paint while off-screen once
+    // the whole box has been laid out (viewer.css), so a step's cost does not grow with the file.
     var parts = [], inChunk = 0, shown = {}, future = {};
     for (var line = 1; line <= file.lines.length; line++) {
       if (hidden.has(line)) continue;
@@ -243,6 +243,7 @@
     for (var i = 0; i < nodes.length; i++) lines[+nodes[i].getAttribute("data-line")] = nodes[i];
     var rlines = Object.keys(rendered).map(Number);
     this.codeEl.appendChild(box);
+    requestAnimationFrame(function () { setTimeout(function () { box.classList.add("lt-v-measured"); }, 0); });
     this.files[f] = { box: box, lines: lines, rlines: rlines, shown: shown, future: future, revealed: [], lineCount: file.lines.length };
     return this.files[f];
   };
@@ -404,12 +405,14 @@
   };
 
   // Keep the current line in view; when it leaves the middle part (or on a new file), put it a
-  // third of the way down so the code leading to it stays visible. Reads offsets relative to the
-  // code panel (its lines' offsetParent) once, after all of this step's DOM writes, and writes
+  // third of the way down so the code leading to it stays visible. Reads offsets within the code
+  // panel once, after all of this step's DOM writes, and writes
   // scrollTop only when the line is out of the comfortable band: one layout per step, no more.
   Viewer.prototype.scrollTo = function (line, always) {
-    var box = this.codeEl, height = box.clientHeight, top = box.scrollTop;
-    var lineTop = line.offsetTop, lineBottom = lineTop + line.offsetHeight;
+    var box = this.codeEl, height = box.clientHeight, top = box.scrollTop, lineTop = 0;
+    // a line's offsetParent is its chunk (content-visibility contains layout), the chunk's the panel
+    for (var node = line; node && node !== box; node = node.offsetParent) lineTop += node.offsetTop;
+    var lineBottom = lineTop + line.offsetHeight;
     var margin = Math.min(80, height / 4);
     if (always || lineTop < top + margin || lineBottom > top + height - margin) {
       box.scrollTop = lineTop - height / 3;

@@ -319,3 +319,15 @@ def test_site_work_per_value_is_bounded_by_the_preview_not_numel():
     assert record["numel"] == 10_000_000_000 and record["truncated"]
     assert "10,000,000,000" in html or "10B" in html or "1e+10" in html or "10.0B" in html
     assert time.perf_counter() - started < 2.0
+
+
+def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "lone_surrogate.py", out, "--max-output-chars", "1")
+    assert got == 0
+    assert "stdout: printed 4 characters; kept the first 1 and the last 1 (2 not kept)" in err
+    trace = load_trace(out)
+    assert trace["truncated"] == {"stdout_chars": 4}
+    got, err = run(capsys, "numpy_odd.py", out, "--preview-elements", "4")
+    env = steps_env(load_trace(out))
+    assert env["flipped"]["values"] == [[1160, "…", 1199], "…", [0, "…", 39]] and env["flipped"]["truncated"]

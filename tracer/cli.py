@@ -66,7 +66,9 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from tracer.capture.output_budget import OutputBudget
     from tracer.capture.runner import LectureError, run_lecture
+    from tracer.capture.values import Limits
 
     if args.output and len(args.lectures) > 1:
         print("lectrace: -o/--output takes a single lecture", file=sys.stderr)
@@ -96,7 +98,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             result = run_lecture(lecture, output=args.output, seed=args.seed, inspect_all=args.inspect_all,
                                  max_steps=args.max_steps, on_recorder=box.append,
-                                 measure_flops=not args.no_flops, shard_dir=args.shard_dir)
+                                 measure_flops=not args.no_flops, shard_dir=args.shard_dir,
+                                 limits=Limits(tensor_elements=args.preview_elements),
+                                 output_budget=OutputBudget(args.max_output_chars, args.max_output_chars))
         except LectureError as exc:
             print(exc, file=sys.stderr)
             worst = max(worst, ExitCode.BAD_INPUT)
@@ -223,6 +227,9 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 # -- parsers ---------------------------------------------------------------------------------------
 def add_run(sub: Any) -> argparse.ArgumentParser:
+    from tracer.capture.output_budget import HEAD_CHARS
+    from tracer.capture.values import Limits
+
     run = sub.add_parser("run", help="trace lectures into site/traces/NAME.json")
     run.add_argument("lectures", nargs="+", metavar="LECTURE", help="lecture file(s), e.g. lectures/hello.py")
     run.add_argument("-o", "--output", help="trace path (default: site/traces/NAME.json)")
@@ -230,6 +237,11 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--inspect-all", action="store_true", help="record every local variable at every step")
     run.add_argument("--max-steps", type=int, default=layout.DEFAULT_MAX_STEPS, help="stop recording after this many steps")
     run.add_argument("--timeout", type=float, default=None, help="give up on a lecture after this many seconds")
+    run.add_argument("--max-output-chars", type=int, default=HEAD_CHARS, metavar="N",
+                     help=f"printed output kept per lecture: the first N and the last N characters "
+                          f"(default {HEAD_CHARS:,}; the trace notes what was left out)")
+    run.add_argument("--preview-elements", type=int, default=Limits.tensor_elements, metavar="N",
+                     help=f"values kept per tensor/array preview (default {Limits.tensor_elements})")
     run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary output")

@@ -21,11 +21,13 @@ class ExitCode(IntEnum):
 
 MEANINGS = {
     ExitCode.OK: "success",
-    ExitCode.LECTURE_FAILED: "a lecture raised an exception (its trace is still written, ending at the failing line)",
+    ExitCode.LECTURE_FAILED: "a lecture raised, or ended early with sys.exit()/os._exit() (its trace is still "
+                             "written, ending where it stopped, with status error/exited)",
     ExitCode.BAD_INPUT: "bad input: missing file, syntax error, import error, no main(); nothing written",
     ExitCode.PROBLEMS: "check: a trace is missing, stale, invalid, or a lecture failed",
     ExitCode.TIMEOUT: "a lecture ran past --timeout; nothing written, the previous trace is kept",
-    ExitCode.INTERRUPTED: "interrupted (Ctrl-C); traces written so far are complete",
+    ExitCode.INTERRUPTED: "interrupted (Ctrl-C, or a KeyboardInterrupt in the lecture: its trace is written with "
+                          "status interrupted); traces written so far are complete",
 }
 
 EPILOG = "exit codes:\n" + "".join(f"  {int(code):<4} {MEANINGS[code]}\n" for code in ExitCode)

@@ -260,15 +260,45 @@ def schema() -> dict[str, Any]:
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
+def _distinct_steps(trace: Any) -> tuple[Any, list[int] | None]:
+    """``trace`` with each distinct step kept once, and the original index of each kept step.
+
+    A step's validity depends on its content alone, and long traces repeat plain steps (a loop body,
+    the same memory figure) tens of thousands of times: validating each distinct one once makes
+    validation cost what the trace's variety costs, not its length.
+    """
+    steps = trace.get("steps") if isinstance(trace, dict) else None
+    if not isinstance(steps, list) or len(steps) < 64:
+        return trace, None
+    seen: set[str] = set()
+    unique: list[Any] = []
+    origin: list[int] = []
+    for index, step in enumerate(steps):
+        try:
+            key = json.dumps(step, sort_keys=True)
+        except (TypeError, ValueError):
+            key = None  # not JSON data: validate it as it is
+        if key is None or key not in seen:
+            if key is not None:
+                seen.add(key)
+            unique.append(step)
+            origin.append(index)
+    return {**trace, "steps": unique}, origin
+
+
 def validation_error(trace: Any) -> str | None:
     """The first schema violation in ``trace`` as one line, or None when it is valid."""
     import jsonschema
 
+    trace, origin = _distinct_steps(trace)
     validator = jsonschema.Draft202012Validator(schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(trace))
     if error is None:
         return None
-    where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+    path = list(error.absolute_path)
+    if origin is not None and len(path) > 1 and path[0] == "steps" and isinstance(path[1], int):
+        path[1] = origin[path[1]]  # the first step of the original list with that content
+    where = "/".join(str(p) for p in path) or "(top level)"
     message = error.message if len(error.message) < 200 else error.message[:197] + "..."
     return f"at {where}: {message}"
 

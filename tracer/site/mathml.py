@@ -67,6 +67,8 @@ MARKDOWN_EXTENSIONS = ["tables", "fenced_code", "admonition", "attr_list", "md_i
 
 def render_markdown(text: str) -> str:
     """Markdown (with math) to HTML, for fragments rendered outside MkDocs (the step viewer)."""
-    md = markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, MathMLExtension()])
+    from tracer.site.inert_html import InertHtmlExtension
+
+    md = markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, MathMLExtension(), InertHtmlExtension()])
     return md.convert(text)
 

@@ -105,6 +105,9 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             for name in names:
                 if layout.ASSETS_URL + name not in listed:
                     config[attr].append(layout.ASSETS_URL + name)
+        # Raw HTML in lecture prose stays, but never as script (tracer.site.inert_html).
+        if "tracer.site.inert_html" not in config["markdown_extensions"]:
+            config["markdown_extensions"].append("tracer.site.inert_html")
         self.lectures: dict[str, Lecture] = {}
         for path in sorted(self.traces_dir.glob("*.json")):
             self._add_lecture(path)

@@ -40,3 +40,17 @@ def test_each_rank_timeline_runs_inside_the_launching_line_and_switching_keeps_t
     assert targets[offsets[1] + reduce_1] == [reduce_0, offsets[1] + reduce_1]
     # the n-th collective of every rank sits at x = n on the timeline
     assert timeline_x(timelines[0])[reduce_0] == timeline_x(timelines[1])[reduce_1] == 1.0
+
+
+def test_read_mode_step_links_open_the_lines_own_step_in_rank_0s_timeline():
+    from tracer.site.page_model import collect_lines
+    from tracer.site.rank_model import add_rank_lines
+
+    trace = traced("ranks_allreduce")
+    records = collect_lines(trace)
+    add_rank_lines(records, trace)
+    timeline = rank_timelines(trace)[0]
+    for line in (BEFORE, REDUCE, TOTAL, 19):  # 19 (destroy_process_group) records no value
+        step = timeline.steps[records[line].last_step]
+        assert step["stack"][-1]["line"] == line and not step.get("call")
+    assert records[REDUCE].ranks.collectives  # a line with a collective (and values) is annotated

@@ -42,6 +42,7 @@ class RankLine:
     line: int
     launch: int
     runs: dict[int, int] = field(default_factory=dict)  # rank -> runs of the line
+    last: dict[int, int] = field(default_factory=dict)  # rank -> its stream's step of the line's last run
     env: dict[str, dict[int, tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     stdout: dict[int, str] = field(default_factory=dict)
     errors: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)  # (rank, step, error)
@@ -72,6 +73,7 @@ def rank_lines(trace: dict[str, Any]) -> dict[int, RankLine]:
                 record = lines.setdefault(frame["line"], RankLine(frame["line"], number))
                 if own and not step.get("call"):
                     record.runs[rank] = record.runs.get(rank, 0) + 1
+                    record.last[rank] = index
                     for name, value in step["env"].items():
                         record.env.setdefault(name, {})[rank] = (index, value)
                     if step.get("stdout"):
@@ -258,9 +260,8 @@ def add_rank_lines(records: dict[int, Any], trace: dict[str, Any]) -> None:
     local_of = {(launch, index): local for local, (launch, index, _done) in enumerate(first.origin) if launch >= 0}
     for line, rank_line in rank_lines(trace).items():
         record = records.get(line)
-        steps = [local_of.get((rank_line.launch, step)) for by_rank in rank_line.env.values()
-                 for rank, (step, _value) in by_rank.items() if rank == first.rank]
-        steps = [s for s in steps if s is not None]
+        last = rank_line.last.get(first.rank)
+        steps = [local_of[(rank_line.launch, last)]] if (rank_line.launch, last) in local_of else []
         if record is None:
             anchor = steps[-1] if steps else next(
                 (local for local, (launch, _index, _done) in enumerate(first.origin) if launch == rank_line.launch), 0)

@@ -125,3 +125,31 @@ def test_a_hang_is_described_by_who_never_joined_who_waits_and_who_never_started
     assert describe_hang([(2, {"where": "l.py:5", "joined": True, "rank": 2, "waiting_in": "all_reduce"})]) == \
         ("l.py:5", "rank 2 waiting in all_reduce at l.py:5")
     assert describe_hang([(0, {}), (1, {})])[1] == "ranks 0, 1 still starting (not yet in its function)"
+
+
+def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp_path):
+    import json
+    from types import SimpleNamespace
+
+    from tracer.capture.ranks import Launch, RankSession
+
+    boom = {"type": "ValueError", "message": "boom", "traceback": [{"path": "l.py", "line": 7, "function": "worker"}]}
+
+    def finish(directory, escaped):
+        directory.mkdir()
+        for rank, status in ((0, "ok"), (1, "error")):
+            shard = {"shard": {"rank": rank, "status": status, "joined": True}, "steps": [], "files": {}, "sources": {}}
+            if status == "error":
+                shard["error"] = boom
+            (directory / f"launch0-{rank}.json").write_text(json.dumps(shard), encoding="utf-8")
+        session = RankSession(SimpleNamespace(), None, Path("l.py"), tmp_path)
+        session._dir = directory
+        session.launches = [Launch(0, 0, None, 0.0, 1, [(0, SimpleNamespace(exitcode=0)), (1, SimpleNamespace(exitcode=1))])]
+        header = {"status": "error" if escaped else "ok"}
+        step = ((), ("l.py", "main"), 3, {"error": {"type": "ProcessRaisedException", "message": "long"}} if escaped else None, (0, 0))
+        return session.finish(header, [step], escaped, set()), header
+
+    line, header = finish(tmp_path / "handled", None)
+    assert line is None and header["status"] == "ok" and header["ranks"]["launches"][0]["streams"][1]["status"] == "error"
+    line, header = finish(tmp_path / "raised", RuntimeError("spawn failed"))
+    assert line == "l.py:7: rank 1 of 2: ValueError: boom" and header["error"]["rank"] == 1

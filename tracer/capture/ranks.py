@@ -213,13 +213,11 @@ class RankSession:
         shards.add_launch(header, record)
         failed_index = getattr(escaped, "error_index", None) if escaped is not None else None
         cause = shards.root_cause(record, failed_index)
-        if cause is None:
-            return None
-        header["status"] = "error" if escaped is not None else header["status"]
-        if escaped is not None:
-            header["error"] = {**(cause.get("error") or {"type": "Error", "message": "", "traceback": []}),
-                               "rank": cause["rank"]}
-            _shorten_spawn_error(steps, launch.step, cause)
+        if cause is None or escaped is None:
+            return None  # a lecture that handled its ranks' failure ran fine; the streams still show it
+        header["error"] = {**(cause.get("error") or {"type": "Error", "message": "", "traceback": []}),
+                           "rank": cause["rank"]}
+        _shorten_spawn_error(steps, launch.step, cause)
         return shards.failure_line(cause, record["world_size"])
 
     # -- the timeout watchdog ------------------------------------------------------------------------

@@ -438,6 +438,8 @@ def describe_exception(exc: BaseException) -> str:
 
 def replace_surrogates(text: str) -> tuple[str, int]:
     """``text`` with each lone surrogate replaced by U+FFFD, and how many there were."""
+    if text.isascii():  # the common case, and far cheaper than encoding a whole trace
+        return text, 0
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -4,7 +4,7 @@
    nothing on pages without #lt-stepper. Every position is a URL: #step=N, plus &raw=1 and &reveal=1
    when those modes are on (a bare #step=N, as older links have, means both off). History: a move pushes
    an entry unless the previous move was under BURST_MS ago; moves within such a burst replace it
-   (throttled), so Back after a run of key presses returns to where the run started instead of
+   (when the burst pauses), so Back after a run of key presses returns to where the run started instead of
    undoing one key at a time. All navigation targets are precomputed in data.js, so a
    step is a few array lookups plus DOM updates for what changed. */
 // Read mode: put each lazy annotation body (its markup is the text of a <noscript>, see
@@ -85,7 +85,6 @@
     this.cards = new Map();     // name -> {el, card} in the variables panel
     this.cardCache = [];        // card index -> HTML, assembled from fragments on first use
     this.lastMove = 0;          // Date.now() of the last move, for telling bursts apart
-    this.lastUrlWrite = 0;
     this.urlTimer = null;       // a pending replaceState for the latest step of a burst
     this.built = false;
   }
@@ -351,6 +350,16 @@
   Viewer.prototype.updateStack = function (step) {
     var s = this.s, d = this.data, chain = [];
     for (var cursor = step; cursor >= 0; cursor = s.parent[cursor]) chain.push(cursor);
+    var callers = chain.slice(1).join(",");
+    if (callers === this.stackCallers && this.stackEl.lastElementChild) {
+      // the same frames as the last step: only the innermost one's step and line change
+      var button = this.stackEl.lastElementChild.firstElementChild;
+      button.setAttribute("data-step", step);
+      button.title = "go to step " + step;
+      button.lastElementChild.textContent = d.files[s.file[step]].path + ":" + s.line[step];
+      return;
+    }
+    this.stackCallers = callers;
     var html = "";
     for (var i = chain.length - 1; i >= 0; i--) {
       var k = chain[i];
@@ -394,7 +403,8 @@
     var section = s.section[step];
     this.sectionEl.textContent = section >= 0 ? d.sections[section][1] : "";
     this.posEl.innerHTML = "step <b>" + step + "</b> / " + (this.count - 1) + (s.call[step] ? " <span class=\"lt-v-call\">calling</span>" : "");
-    this.fillEl.style.width = (this.count > 1 ? 100 * step / (this.count - 1) : 100) + "%";
+    // a transform, not a width: the compositor moves it without layout or paint
+    this.fillEl.style.transform = "scaleX(" + (this.count > 1 ? step / (this.count - 1) : 1) + ")";
     var targets = { first: this.firstVisible(), last: this.lastVisible() };
     ["next", "prev", "over", "back_over", "out"].forEach(function (key) { targets[key] = s[key][step]; }, this);
     for (var key in targets) {
@@ -457,22 +467,21 @@
     window.LECTRACE_LAST_STEP_MS = performance.now() - started;
   };
 
-  // The first move of a burst pushes a history entry; later moves of the burst replace it, at most
-  // every URL_EVERY_MS (browsers throttle history calls, and a held key repeats ~30 times a second).
+  // The first move of a burst pushes a history entry; later moves of the burst replace it once the
+  // burst pauses for URL_EVERY_MS (browsers throttle history calls, and a held key repeats ~30 times
+  // a second).
   Viewer.prototype.recordUrl = function () {
     var self = this, now = Date.now(), burst = now - this.lastMove < BURST_MS;
     this.lastMove = now;
     if (!burst) return this.writeUrl(true);
-    if (this.urlTimer) return;
-    var wait = URL_EVERY_MS - (now - this.lastUrlWrite);
-    if (wait <= 0) return this.writeUrl(false);
-    this.urlTimer = setTimeout(function () { self.writeUrl(false); }, wait);
+    // within a burst, write once it pauses: a history call costs milliseconds, a step should not
+    clearTimeout(this.urlTimer);
+    this.urlTimer = setTimeout(function () { self.writeUrl(false); }, URL_EVERY_MS);
   };
 
   Viewer.prototype.writeUrl = function (push) {
     clearTimeout(this.urlTimer);
     this.urlTimer = null;
-    this.lastUrlWrite = Date.now();
     var hash = this.hash();
     if (!this.active || location.hash === hash) return;
     var url = location.pathname + location.search + hash;

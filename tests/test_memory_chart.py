@@ -54,3 +54,20 @@ def test_a_long_trace_links_fewer_points_than_it_draws_and_keeps_the_peak():
     assert len(chart["points"]) == MAX_POINTS and len(chart["links"]) == MAX_LINKS < MAX_POINTS
     assert 4321 in [p["step"] for p in chart["links"]]
     assert chart["links"][0]["label"].startswith("step ")
+
+
+def test_a_distributed_traces_points_open_the_same_step_in_step_mode():
+    from traced import traced
+
+    from tracer.site.rank_model import rank_timelines
+
+    trace = traced("ranks_allreduce")  # 2 spawned ranks: step mode splices rank 0's stream into main's steps
+    for k, step in enumerate(trace["steps"]):
+        step["memory"] = {"nbytes": 1024 * (k + 1), "peak_nbytes": 1024 * (k + 1)}
+    chart = memory_chart(trace)
+    viewer_steps = rank_timelines(trace)[0].steps  # step mode's first steps, in order
+    assert len(chart["points"]) == len(trace["steps"])
+    for k, point in enumerate(chart["points"]):
+        assert viewer_steps[point["step"]] is trace["steps"][k]
+        assert point["label"].startswith(f"step {point['step']}: ")
+    assert chart["points"][-1]["step"] > len(trace["steps"]) - 1  # after the launch: past rank 0's own steps

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracer.site.page_model import section_headings
+from tracer.site.rank_model import trace_step_to_viewer
 from tracer.trace_format import Environment, Trace, memory_nbytes
 from tracer.site.units import human_bytes
 
@@ -67,11 +68,15 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
     def y_of(nbytes: int) -> float:
         return round(PAD_TOP + plot_height * (1 - (nbytes / peak if peak else 0)), 1)
 
+    # links open the viewer's step: a distributed trace's step mode numbers steps its own way
+    viewer_step = (trace_step_to_viewer(trace) if trace.get("ranks") else None) or {}
+
     def point(k: int) -> dict[str, Any]:
-        return {"step": k, "x": x_of(k), "y": y_of(values[k]), "label": f"step {k}: {human_bytes(values[k])}"}
+        step = viewer_step.get(k, k)
+        return {"step": step, "x": x_of(k), "y": y_of(values[k]), "label": f"step {step}: {human_bytes(values[k])}"}
 
     points = [point(k) for k in downsample(values, max_points)]
-    sections = [{"step": k, "x": x_of(k), "title": title} for k, title in section_headings(trace)]
+    sections = [{"step": viewer_step.get(k, k), "x": x_of(k), "title": title} for k, title in section_headings(trace)]
     for section, following in zip(sections, sections[1:] + [None]):
         room = (following["x"] if following else WIDTH) - section["x"]
         section["label"] = fit_label(section["title"], room)

@@ -11,6 +11,7 @@ rank's stream alone), stacks prefixed by the launching line, storage ids made di
 ``switch_targets`` pairs each step with the matching step of every other rank (the same launching
 step, or the same number of collectives done and the nearest same line), and ``timeline_x``
 places steps on an x axis where the n-th collective of every rank sits at the same x.
+``trace_step_to_viewer`` maps the trace's own step numbers to step mode's (for links to a step).
 This module must not produce markup or touch files.
 """
 
@@ -240,6 +241,26 @@ def parent_to_timeline(timeline: Timeline) -> dict[int, int]:
     return mapping
 
 
+def trace_step_to_viewer(trace: dict[str, Any]) -> dict[int, int] | None:
+    """The trace's own step index -> the same step's index in step mode, or None when they are the same
+    (a trace without ranks). Step mode lays the ranks' timelines end to end: a spawned launch's parent
+    steps sit in every rank's timeline after that rank's stream was spliced in, and links go to the
+    first timeline's copy; a torchrun trace's own steps are those of its lowest rank that wrote a shard."""
+    timelines = rank_timelines(trace)
+    if not timelines:
+        return None
+    if any(launch["step"] is None for launch in launches(trace)):
+        streams = launches(trace)[0]["streams"]
+        base = next((s["rank"] for s in streams if s["steps"]), None)
+        offset = 0
+        for timeline in timelines:
+            if timeline.rank == base:
+                return {k: offset + k for k in range(len(trace["steps"]))}
+            offset += len(timeline.steps)
+        return None
+    return parent_to_timeline(timelines[0])
+
+
 def add_rank_lines(records: dict[int, Any], trace: dict[str, Any]) -> None:
     """Give the read-mode line records what the ranks did (``page_model.LineRecord.ranks``): lines only
     rank code ran become records too. Step numbers are made those of step mode, which follows the
@@ -251,8 +272,8 @@ def add_rank_lines(records: dict[int, Any], trace: dict[str, Any]) -> None:
         return
     first = timelines[0]
     torchrun = any(launch["step"] is None for launch in launches(trace))
-    if not torchrun:
-        mapping = parent_to_timeline(first)
+    mapping = trace_step_to_viewer(trace)
+    if mapping:
         for record in records.values():
             record.first_step = mapping.get(record.first_step, record.first_step)
             if record.last_step >= 0:

@@ -52,6 +52,8 @@ def test_step_mode_follows_one_rank_and_switches_with_a_key(site, browser):
     page.wait_for_function("document.documentElement.getAttribute('data-rank') === '0'")
     assert page.get_attribute(CURRENT, "data-line") == "17"
     assert page.query_selector(".lt-rankbar button[aria-pressed=true]").inner_text() == "rank 0"
+    rank_0_end = page.evaluate("window.LECTRACE_DATA.ranks.segments[0][2]")
+    assert page.inner_text(".lt-v-pos") == f"rank 0 · step 7 / {rank_0_end - 1}"
     assert "3.0" in page.inner_text(".lt-v-vars") and "lt-collective" in page.inner_html(".lt-viewer")
     page.keyboard.press("]")
     page.wait_for_function("document.documentElement.getAttribute('data-rank') === '1'")
@@ -59,6 +61,8 @@ def test_step_mode_follows_one_rank_and_switches_with_a_key(site, browser):
     cur = page.evaluate("window.LECTRACE_VIEWER.cur")
     assert segments[1][1] <= cur < segments[1][2]
     assert page.get_attribute(CURRENT, "data-line") == "17"  # the same collective, on rank 1
+    # the counter counts within rank 1's own timeline, not after rank 0's steps
+    assert page.inner_text(".lt-v-pos") == f"rank 1 · step {cur - segments[1][1]} / {segments[1][2] - segments[1][1] - 1}"
     page.keyboard.press("ArrowLeft")
     page.wait_for_function(f"window.LECTRACE_VIEWER.cur === {cur - 1}")
     assert "2.0" in page.inner_text(".lt-v-vars")  # rank 1's x before the all_reduce: [2.0, 4.0]
@@ -71,4 +75,15 @@ def test_step_mode_follows_one_rank_and_switches_with_a_key(site, browser):
     assert len(rows) == len(trace["ranks"]["launches"][0]["streams"]) == 2
     assert [row.get_attribute("class") for row in rows] == ["lt-tl-row lt-tl-current", "lt-tl-row"]
     assert not errors, errors
+    context.close()
+
+
+def test_home_and_lecture_pages_count_the_steps_a_reader_steps_through(site, browser):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    own = len(traced("ranks_allreduce")["steps"])
+    page.goto(site)
+    assert f"{own} steps + 2 ranks × 7" in page.inner_text(".lt-lecture-meta")  # 7: worker's lines 13..19
+    page.goto(f"{site}lectures/ranks_allreduce/")
+    assert page.inner_text(".lt-steps") == f"{own} steps + 2 ranks × 7"
     context.close()

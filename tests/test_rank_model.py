@@ -54,3 +54,19 @@ def test_read_mode_step_links_open_the_lines_own_step_in_rank_0s_timeline():
         step = timeline.steps[records[line].last_step]
         assert step["stack"][-1]["line"] == line and not step.get("call")
     assert records[REDUCE].ranks.collectives  # a line with a collective (and values) is annotated
+
+
+def test_steps_text_counts_what_a_reader_steps_through():
+    from tracer.site.rank_model import steps_text
+
+    trace = traced("ranks_allreduce")
+    own = len(trace["steps"])
+    rank_steps = [len(s["steps"]) for s in trace["ranks"]["launches"][0]["streams"]]
+    assert rank_steps == [7, 7]  # worker's lines 13..19
+    assert steps_text(trace) == f"{own} steps + 2 ranks × 7"
+    trace["ranks"]["launches"][0]["streams"][1]["steps"].pop()
+    assert steps_text(trace) == f"{own} steps + 2 ranks × 6–7"
+    trace["ranks"]["launches"][0]["step"] = None  # a torchrun trace: no launching process to step through
+    assert steps_text(trace) == "2 ranks × 6–7 steps"
+    del trace["ranks"]
+    assert steps_text(trace) == f"{own} steps"

@@ -33,6 +33,7 @@ from tracer import layout
 from tracer.site.cards import HtmlRenderer, template_env
 from tracer.site.memory_chart import memory_chart
 from tracer.site.page_model import section_headings
+from tracer.site.rank_model import steps_text
 from tracer.site.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
 from tracer.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
 from tracer.site.units import human_bytes
@@ -238,7 +239,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             source_path=trace["lecture"]["path"],
             source_url=root + layout.source_url(lecture.name),
             environment_text=environment_text(trace["environment"]),
-            steps_count=len(trace["steps"]),
+            steps_text=steps_text(trace),
             status_error=trace["status"] != "ok",
             status=trace["status"],
             trace_error=lecture.renderer.error(trace["error"]) if trace.get("error") else "",
@@ -271,7 +272,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
                     entry.update({
                         "source_url": root + layout.source_url(lecture.name),
                         "source_path": trace["lecture"]["path"],
-                        "steps": len(trace["steps"]),
+                        "steps": steps_text(trace),
                         "device": device_text(trace["environment"]),
                         "sections": [title for _step, title in section_headings(trace)],
                         "status_error": trace["status"] != "ok",

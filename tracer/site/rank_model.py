@@ -11,7 +11,7 @@ rank's stream alone), stacks prefixed by the launching line, storage ids made di
 ``switch_targets`` pairs each step with the matching step of every other rank (the same launching
 step, or the same number of collectives done and the nearest same line), and ``timeline_x``
 places steps on an x axis where the n-th collective of every rank sits at the same x.
-``trace_step_to_viewer`` maps the trace's own step numbers to step mode's (for links to a step).
+``steps_text`` says how many steps a reader steps through; ``trace_step_to_viewer`` maps the trace's own step numbers to step mode's (for links to a step).
 This module must not produce markup or touch files.
 """
 
@@ -259,6 +259,26 @@ def trace_step_to_viewer(trace: dict[str, Any]) -> dict[int, int] | None:
             offset += len(timeline.steps)
         return None
     return parent_to_timeline(timelines[0])
+
+
+def steps_text(trace: dict[str, Any]) -> str:
+    """How many steps a reader steps through, e.g. "40 steps + 4 ranks × 96": step mode follows one
+    rank at a time, through the launching process's steps and that rank's own (a torchrun trace has
+    no launching process: "4 ranks × 96 steps"); unequal ranks give a range ("× 90–96")."""
+    own = len(trace["steps"])
+    ranks = world_ranks(trace)
+    if not ranks:
+        return f"{own} steps"
+    per_rank = {rank: 0 for rank in ranks}
+    for launch in launches(trace):
+        for stream in launch["streams"]:
+            per_rank[stream["rank"]] += len(stream["steps"])
+    low, high = min(per_rank.values()), max(per_rank.values())
+    each = f"{low}" if low == high else f"{low}–{high}"
+    many = f"{len(ranks)} ranks" if len(ranks) > 1 else "1 rank"
+    if any(launch["step"] is None for launch in launches(trace)):
+        return f"{many} × {each} steps"
+    return f"{own} steps + {many} × {each}"
 
 
 def add_rank_lines(records: dict[int, Any], trace: dict[str, Any]) -> None:

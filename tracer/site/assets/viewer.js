@@ -136,8 +136,9 @@
     var progress = el("div", "lt-v-progress");
     progress.title = "click to jump to a step";
     this.fillEl = progress.appendChild(el("div", "lt-v-fill"));
-    var last = Math.max(1, this.count - 1);
+    var first = this.span(0), last = Math.max(1, first[2] - 1);
     d.sections.forEach(function (sec) {
+      if (sec[0] >= first[2]) return;  // ranks: every rank's timeline repeats the first one's sections
       var tick = el("span", "lt-v-tick");
       tick.style.left = (100 * sec[0] / last) + "%";
       tick.title = sec[1] + " (step " + sec[0] + ")";
@@ -146,7 +147,8 @@
     progress.addEventListener("click", function (event) {
       var rect = progress.getBoundingClientRect();
       var fraction = Math.min(1, Math.max(0, (event.clientX - rect.left) / rect.width));
-      self.go(self.nearestVisible(Math.round(fraction * (self.count - 1))));
+      var span = self.span(Math.max(0, self.cur));
+      self.go(self.nearestVisible(span[1] + Math.round(fraction * (span[2] - span[1] - 1))));
     });
     root.appendChild(progress);
 
@@ -402,9 +404,10 @@
 
     var section = s.section[step];
     this.sectionEl.textContent = section >= 0 ? d.sections[section][1] : "";
-    this.posEl.innerHTML = "step <b>" + step + "</b> / " + (this.count - 1) + (s.call[step] ? " <span class=\"lt-v-call\">calling</span>" : "");
+    var span = this.span(step), at = step - span[1], end = span[2] - span[1] - 1;
+    this.posEl.innerHTML = span[0] + "step <b>" + at + "</b> / " + end + (s.call[step] ? " <span class=\"lt-v-call\">calling</span>" : "");
     // a transform, not a width: the compositor moves it without layout or paint
-    this.fillEl.style.transform = "scaleX(" + (this.count > 1 ? step / (this.count - 1) : 1) + ")";
+    this.fillEl.style.transform = "scaleX(" + (end > 0 ? at / end : 1) + ")";
     var targets = { first: this.firstVisible(), last: this.lastVisible() };
     ["next", "prev", "over", "back_over", "out"].forEach(function (key) { targets[key] = s[key][step]; }, this);
     for (var key in targets) {
@@ -440,6 +443,16 @@
       return k;
     }
     return null;
+  };
+
+  // A distributed trace lays its ranks' timelines end to end (tracer/site/rank_viewer.py): the
+  // position, progress bar and jumps count within the followed rank's. [label, first step, end].
+  Viewer.prototype.span = function (step) {
+    var segs = this.data.ranks ? this.data.ranks.segments : null;
+    for (var k = 0; segs && k < segs.length; k++) {
+      if (step >= segs[k][1] && step < segs[k][2]) return ["rank " + segs[k][0] + " \u00b7 ", segs[k][1], segs[k][2]];
+    }
+    return ["", 0, this.count];
   };
 
   Viewer.prototype.firstVisible = function () {

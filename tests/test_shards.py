@@ -70,3 +70,30 @@ def test_a_rank_that_exited_without_a_shard_says_how_and_where_it_was_last_seen(
         "lectures/t.py:7: rank 1 of 2: Exited: exited with code 3 (last seen at lectures/t.py:7)"
     killed = shards.lost_stream(0, -9, None)
     assert (killed["status"], killed["error"]["message"]) == ("stopped", "killed by signal 9")
+
+
+def test_a_merge_says_where_a_missing_rank_was_seen_then_removes_the_heartbeat_files(tmp_path):
+    from tracer.capture.rank_launch import merge
+
+    shared = tmp_path / "shards"
+    shared.mkdir()
+    write(shared, shard(0))
+    (shared / "rank-0.where").write_text(json.dumps({"rank": 0, "where": "lectures/t.py:5", "joined": True}))
+    (shared / "rank-1.where").write_text(json.dumps({"rank": 1, "where": "lectures/t.py:7", "joined": True,
+                                                     "waiting_in": "all_reduce"}))
+    (shared / "rank-1.where.tmp").write_text("{")
+    (shared / "notes.where").write_text("not a rank's")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "rank-0.json").write_text("{", encoding="utf-8")
+    (broken / "rank-0.where").write_text(json.dumps({"rank": 0, "where": "lectures/t.py:5"}))
+    with pytest.raises(shards.ShardError, match="not a lectrace shard"):
+        merge(broken, tmp_path / "never.json")
+    assert (broken / "rank-0.where").is_file()  # a failed merge keeps them for a look
+
+    result = merge(shared, tmp_path / "t.json")
+    assert result.status == "error"
+    assert "rank 1 of 2: Lost: ended without writing its trace (last seen at lectures/t.py:7)" in result.message
+    stream = json.loads((tmp_path / "t.json").read_text())["ranks"]["launches"][0]["streams"][1]
+    assert stream["waiting_in"] == "all_reduce"
+    assert sorted(p.name for p in shared.iterdir()) == ["notes.where", "rank-0.json"]

@@ -59,6 +59,7 @@ def merge(directory: Path, output: Path | None) -> LaunchResult:
     if problem:
         raise shards.ShardError(f"{directory}: merged trace is invalid {problem}")
     write_atomic(output, trace_text(trace))
+    shards.remove_status_files(directory)
     return LaunchResult(output, "error" if failure else "ok", failure, ranks=len(trace["ranks"]["launches"][0]["streams"]),
                         steps=sum(len(s["steps"]) for s in trace["ranks"]["launches"][0]["streams"]))
 

@@ -5,7 +5,8 @@ A shard is a trace of one rank (same format, validated by the same schema) with 
 Merging turns the shards of one launch into a *launch* record of the trace's ``ranks`` field
 (see ``trace_format.RanksInfo``): one stream per rank, sorted by rank, each holding its steps; the
 lecture files, sources and hidden lines of every rank join the trace's own. A rank that left no
-shard (killed, ``os._exit``) becomes a stream without steps that says where it was last seen.
+shard (killed, ``os._exit``) becomes a stream without steps that says where it was last seen (its
+``rank-R.where`` heartbeat file; ``remove_status_files`` clears those after a successful merge).
 
 ``merge_directory`` builds a whole trace from shards written by torchrun-style ranks (possibly on
 several nodes, into one shared directory): the lowest rank's steps become the trace's ``steps`` so
@@ -120,6 +121,16 @@ def shard_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.glob("*.json") if not p.name.startswith("."))
 
 
+def remove_status_files(directory: Path) -> None:
+    """After a successful merge: the ranks' ``.where`` heartbeat files (what they said is in the trace
+    now) go, so a shared shard directory holds only shards. A failed merge keeps them for a look."""
+    for path in [*directory.glob("rank-*.where"), *directory.glob("rank-*.where.tmp")]:
+        try:
+            path.unlink()
+        except OSError:
+            pass  # another node's merge took it first
+
+
 def merge_directory(directory: Path) -> tuple[dict[str, Any], str | None]:
     """(trace, failure line or None) from the shards of torchrun-style ranks in ``directory``."""
     paths = shard_files(directory)
@@ -149,8 +160,8 @@ def merge_directory(directory: Path) -> tuple[dict[str, Any], str | None]:
         stream = stream_from_shard(shard)
         stream["backend"] = shard["shard"].get("backend")
         streams.append(stream)
-    for rank in missing:
-        streams.append(lost_stream(rank, None, {"rank": rank}))
+    for rank in missing:  # its heartbeat file says where it was last seen
+        streams.append(lost_stream(rank, None, {**(read_json(directory / f"rank-{rank}.where") or {}), "rank": rank}))
     launch = make_launch(streams, step=None, how="torchrun")
     launch["world_size"] = world
     for stream in launch["streams"]:

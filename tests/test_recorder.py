@@ -307,6 +307,37 @@ def test_step_cap_stops_recording_but_the_lecture_finishes(tmp_path, monkeypatch
     assert "step cap reached (50 steps)" in stderr.getvalue()
 
 
+def test_step_cap_is_exact_with_calls_returns_and_def_line_steps(tmp_path):
+    # Call steps, returns (a chain of them with no line between) and def-line @inspect steps append
+    # outside the per-line check; every cap, whichever kind of step reaches it, is kept exactly.
+    full = run_lecture(LECTURES / "many_calls.py", write=False)
+    assert full.status == "ok" and full.steps > 120 and not full.warnings
+    kinds = set()
+    for cap in range(1, 121):
+        seen = []
+        with contextlib.redirect_stderr(io.StringIO()):
+            result = run_lecture(LECTURES / "many_calls.py", write=False, max_steps=cap, on_recorder=seen.append)
+        assert result.steps == cap and seen[0].truncated, cap
+        last = seen[0].steps[-1]
+        kinds.add("call" if last[3] == {"call": True} else "entry" if last[3] and "env" in last[3] else "line")
+    assert kinds == {"call", "entry", "line"}  # each append path was the one to reach a cap
+
+
+def test_cli_max_steps_exact_with_many_calls(tmp_path):
+    from tracer import cli
+    from tracer.trace_format import trace_notes
+
+    out = tmp_path / "t.json"
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        code = cli.main(["run", str(LECTURES / "many_calls.py"), "-o", str(out), "--max-steps", "9"])
+    trace = load_trace(out)
+    assert code == 0 and validation_error(trace) is None
+    assert len(trace["steps"]) == 9 and trace["truncated"] == {"max_steps": 9}
+    assert "recording stopped after 9 steps" in trace_notes(trace)
+    assert "step cap reached (9 steps)" in stderr.getvalue() and ", 9 steps in" in stderr.getvalue()
+
+
 def test_no_cap_when_under_the_limit(tmp_path):
     run_lecture(LECTURES / "many_steps.py", output=tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")

@@ -14,6 +14,8 @@ Design (the hot path, so every line here counts):
 * A step is recorded when its line completes (the next line event or the frame's return). A line
   without directives, renderings or output appends one small tuple; values are encoded only for
   names a directive asks for.
+* ``max_steps`` is exact: every place that appends (a line, a return, a call, a def-line entry)
+  checks the count right after appending and stops recording at the cap.
 
 The recorder only collects; turning steps into JSON (``trace_writer``) and running a lecture
 (``runner``) live elsewhere. It must not do I/O or serialization inside the per-line callback.
@@ -260,6 +262,9 @@ class Recorder:
                 if parent.line:
                     # One "call" step per call, so `f(1) + f(2)` shows two separate descents.
                     append((parent.prefix, parent.key, parent.line, CALL, probe_sample()))  # a Step
+                    if len(steps) >= max_steps:  # once per call, not per line: the cap stays exact
+                        recorder._truncate(frame)
+                        return None
                 prefix = parent.prefix + ((parent.key[0], parent.line, parent.key[1]),)
                 # One shared tuple per call site: steps stay small and the writer can cache by id.
                 prefix = prefixes.setdefault(prefix, prefix)
@@ -309,6 +314,8 @@ class Recorder:
                         append((top.prefix, top.key, top.line, None, probe_sample()))  # a Step
                     else:
                         finish(top, frame, top.exc)
+                    if len(steps) >= max_steps:  # a chain of returns appends with no line between
+                        recorder._truncate(frame)
                 return None
             if event == "exception":
                 stack[-1].exc = arg[1]

@@ -256,6 +256,30 @@ def test_plot_data_points_are_bounded_with_a_note(tmp_path, capsys):
     assert plots[1]["truncated"] == {"data_points": 200_000}
     assert "plot_extremes.py:9: plot(): 200,000 data points; kept every 40th (5,000)" in err
     assert out.stat().st_size < 1_000_000
+    assert trace["truncated"] == {"max_plot_points": 5000}
+
+
+def test_max_plot_points_is_a_setting_noted_in_the_trace(tmp_path, capsys):
+    from tracer.trace_format import trace_notes, validation_error
+
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "plot_extremes.py", out, "--max-plot-points", "10")
+    assert got == 0, err
+    trace = load_trace(out)
+    assert validation_error(trace) is None
+    small, large = [r for s in trace["steps"] for r in s["renderings"] if r["type"] == "plot"]
+    assert len(small["spec"]["data"]["values"]) == 10 and "truncated" not in small  # exactly at the cap: kept
+    assert [v["x"] for v in large["spec"]["data"]["values"]] == list(range(0, 200_000, 20_000))
+    assert large["truncated"] == {"data_points": 200_000}
+    assert trace["truncated"] == {"max_plot_points": 10}
+    assert "plot data sampled: at most 10 points kept per plot" in trace_notes(trace)
+    assert "plot(): 200,000 data points; kept every 20,000th (10), a plot keeps at most 10" in err
+    # no plot over the cap: no note
+    got, err = run(capsys, "plot_extremes.py", out, "--max-plot-points", "200000")
+    assert got == 0 and load_trace(out)["truncated"] is None and "plot()" not in err
+    with pytest.raises(SystemExit) as info:
+        run(capsys, "plot_extremes.py", out, "--max-plot-points", "0")
+    assert info.value.code == 2 and "--max-plot-points: must be at least 1, got 0" in capsys.readouterr().err
 
 
 # -- the site built from hostile traces ----------------------------------------------------------

@@ -100,7 +100,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                  max_steps=args.max_steps, on_recorder=box.append,
                                  measure_flops=not args.no_flops, shard_dir=args.shard_dir,
                                  limits=Limits(tensor_elements=args.preview_elements),
-                                 output_budget=OutputBudget(args.max_output_chars, args.max_output_chars))
+                                 output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
+                                 max_plot_points=args.max_plot_points)
         except LectureError as exc:
             print(exc, file=sys.stderr)
             worst = max(worst, ExitCode.BAD_INPUT)
@@ -226,7 +227,18 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 # -- parsers ---------------------------------------------------------------------------------------
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def add_run(sub: Any) -> argparse.ArgumentParser:
+    from tracer.capture.api import PLOT_DATA_POINTS
     from tracer.capture.output_budget import HEAD_CHARS
     from tracer.capture.values import Limits
 
@@ -235,13 +247,17 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("-o", "--output", help="trace path (default: site/traces/NAME.json)")
     run.add_argument("--seed", type=int, default=0, help="seed for random, numpy and torch (default 0)")
     run.add_argument("--inspect-all", action="store_true", help="record every local variable at every step")
-    run.add_argument("--max-steps", type=int, default=layout.DEFAULT_MAX_STEPS, help="stop recording after this many steps")
+    run.add_argument("--max-steps", type=_positive_int, default=layout.DEFAULT_MAX_STEPS,
+                     help="stop recording after this many steps")
     run.add_argument("--timeout", type=float, default=None, help="give up on a lecture after this many seconds")
     run.add_argument("--max-output-chars", type=int, default=HEAD_CHARS, metavar="N",
                      help=f"printed output kept per lecture: the first N and the last N characters "
                           f"(default {HEAD_CHARS:,}; the trace notes what was left out)")
     run.add_argument("--preview-elements", type=int, default=Limits.tensor_elements, metavar="N",
                      help=f"values kept per tensor/array preview (default {Limits.tensor_elements})")
+    run.add_argument("--max-plot-points", type=_positive_int, default=PLOT_DATA_POINTS, metavar="N",
+                     help=f"data points kept per plot(): an even sample of N (default {PLOT_DATA_POINTS:,}; "
+                          "the trace notes when a plot was sampled)")
     run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary output")

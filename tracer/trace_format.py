@@ -235,7 +235,8 @@ class Trace(TypedDict):
     status: Literal["ok", "error", "exited", "interrupted"]  # anything but "ok": main() did not complete
     error: NotRequired[ErrorInfo]
     # {"max_steps": N} when the step cap stopped recording; {"stdout_chars": N} when printed output
-    # beyond the kept head and tail was left out (a note in the steps marks where)
+    # beyond the kept head and tail was left out (a note in the steps marks where);
+    # {"max_plot_points": N} when a plot() held more data points and kept an even sample of N
     truncated: dict[str, int] | None
     warnings: list[str]
     steps: list[Step]  # the launching process's steps (torchrun: the lowest rank's)
@@ -388,6 +389,8 @@ def trace_notes(trace: Trace) -> list[str]:
         notes.append(f"recording stopped after {truncated['max_steps']} steps")
     if "stdout_chars" in truncated:
         notes.append(f"printed output kept in part: {truncated['stdout_chars']:,} characters printed")
+    if "max_plot_points" in truncated:
+        notes.append(f"plot data sampled: at most {truncated['max_plot_points']:,} points kept per plot")
     return notes
 
 

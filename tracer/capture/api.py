@@ -183,7 +183,7 @@ def image(path_or_url: str | os.PathLike[str], width: float | str | None = None,
     _emit(rendering)
 
 
-PLOT_DATA_POINTS = 5_000  # a page draws no more; the spec keeps an even sample of data.values
+PLOT_DATA_POINTS = 5_000  # default cap (`lectrace run --max-plot-points`): the spec keeps an even sample of data.values
 _INT_BOUND = 10 ** 300  # beyond a float's range, and JSON (and str()) would balk at thousands of digits
 
 
@@ -306,10 +306,11 @@ def plot(spec: dict[str, Any]) -> None:
     rendering: dict[str, Any] = {"type": "plot", "spec": _jsonable(spec)}
     data = rendering["spec"].get("data")
     values = data.get("values") if isinstance(data, dict) else None
-    if isinstance(values, list) and len(values) > PLOT_DATA_POINTS:
-        step = -(-len(values) // PLOT_DATA_POINTS)
+    limit = max(1, getattr(_sink, "max_plot_points", PLOT_DATA_POINTS))
+    if isinstance(values, list) and len(values) > limit:
+        step = -(-len(values) // limit)
         data["values"] = values[::step]
         rendering["truncated"] = {"data_points": len(values)}
         _warn(f"plot(): {len(values):,} data points; kept every {step:,}th ({len(data['values']):,}), "
-              f"a plot keeps at most {PLOT_DATA_POINTS:,}")
+              f"a plot keeps at most {limit:,}")
     _emit(rendering)

@@ -94,12 +94,16 @@ class _StdoutCapture(io.TextIOBase):
 class _Sink:
     """The authoring API's view of a run: renderings go to the recorder."""
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, max_plot_points: int = api.PLOT_DATA_POINTS) -> None:
         self._recorder = recorder
         self.project_root = recorder.project_root
         self.images: set[str] = set()
+        self.max_plot_points = max_plot_points  # read by api.plot()
+        self.plots_sampled = False  # a plot() held more points than max_plot_points
 
     def add_rendering(self, rendering: dict[str, Any]) -> None:
+        if rendering.get("type") == "plot" and rendering.get("truncated"):
+            self.plots_sampled = True
         if rendering.get("type") == "image" and not rendering.get("external"):
             self.images.add(rendering["data"])
         if "command" in rendering:  # system_text: no absolute project paths in traces
@@ -316,7 +320,8 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
                 probe_factory: Callable[[StorageRegistry], Probe] | None = None,
                 on_recorder: Callable[[Recorder], None] | None = None,
                 write: bool = True, measure_flops: bool = True, shard_dir: str | os.PathLike[str] | None = None,
-                output_budget: OutputBudget | None = None) -> RunResult:
+                output_budget: OutputBudget | None = None,
+                max_plot_points: int = api.PLOT_DATA_POINTS) -> RunResult:
     """Trace ``lecture``'s ``main()``; write the trace (atomically) unless ``write`` is False.
 
     Raises LectureError (one line, nothing written) when the lecture cannot be read, parsed,
@@ -366,7 +371,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         if on_recorder is not None:
             on_recorder(recorder)
 
-        sink = _Sink(recorder)
+        sink = _Sink(recorder, max_plot_points)
         escaped: BaseException | None = None
         # Ranks the lecture starts are traced too (nothing is patched on the per-line path).
         ranks = RankSession(recorder, encoder, path, project_root, seed=seed, inspect_all=inspect_all,
@@ -422,6 +427,8 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     if output_kept is not None:
         recorder.warn_once(f"{shown}: stdout: {output_kept}")
         truncated["stdout_chars"] = recorder.output.total_chars
+    if sink.plots_sampled:
+        truncated["max_plot_points"] = max_plot_points
     files_with_steps = {step[KEY][0] for step in steps}
     lecture_files = sorted(recorder.files.values(), key=lambda f: f.path)
     for module_obj in loaded.values():

@@ -49,16 +49,33 @@ class Run:
         return self.process.returncode, err
 
 
+def torch_import_seconds() -> float:
+    """Wall time of a fresh ``import torch`` now: the machine's speed and load, as the ranks will meet them."""
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-c", "import torch, torch.distributed, torch.multiprocessing"], check=True)
+    return time.monotonic() - start
+
+
+def never_join_timeout(import_seconds: float) -> float:
+    """The never-join run's --timeout: long enough for its lectrace and both ranks to import torch and
+    reach their lines (rank 1 its loop, rank 0 init_process_group) while the raising run's ranks start
+    too. Measured as in the fixture, that took 1-2.1 imports on a 2-core machine at load 2.5 and up to
+    2.9 with both cores kept busy: 5 imports, never under 10 s, at most 60 s."""
+    return min(60.0, max(10.0, 5 * import_seconds))
+
+
 @pytest.fixture(scope="module")
 def failing(tmp_path_factory):
     """The failure runs, started together: their ranks mostly wait (for a peer, or for the timeout).
     Both lectures ask for port 29500: they only meet if the tracer's free port per launch fails.
-    The timeout leaves room for four ranks to import torch on a loaded 2-core machine."""
+    The never-join timeout is derived from a torch import timed while the raising run starts."""
     tmp = tmp_path_factory.mktemp("ranks")
     previous = tmp / "never.json"
     previous.write_text('{"schema_version": 1, "previous": true}', encoding="utf-8")  # a trace: -o refuses other files
-    return {"raises": (Run("tests/lectures/ranks_raises.py", "-o", str(tmp / "raises.json"), "-q"), tmp / "raises.json"),
-            "never": (Run("tests/lectures/ranks_never_join.py", "-o", str(previous), "--timeout", "45"), previous)}
+    raises = Run("tests/lectures/ranks_raises.py", "-o", str(tmp / "raises.json"), "-q")
+    timeout = never_join_timeout(torch_import_seconds())
+    never = Run("tests/lectures/ranks_never_join.py", "-o", str(previous), "--timeout", f"{timeout:.1f}")
+    return {"raises": (raises, tmp / "raises.json"), "never": (never, previous)}
 
 
 def assert_no_orphans(tag: str) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from tracer.capture.recorder import EXTRAS, KEY, LINE, MEMORY
+from tracer.capture.recorder import EXTRAS, KEY, LINE, mark_error
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
 
 STOPPED_EXIT = 128 + signal.SIGTERM
@@ -155,18 +155,6 @@ def error_info(escaped: BaseException, recorder: Any, encoder: Any) -> dict[str,
 
     return {"type": type(escaped).__name__, "message": encoder.scrub(str(escaped)),
             "traceback": _lecture_traceback(escaped.__traceback__, recorder)}
-
-
-def mark_error(steps: list[tuple[Any, ...]], escaped: BaseException, error: dict[str, Any]) -> None:
-    """Give the step the exception unwound from its ``error`` (as the runner does) and drop later steps."""
-    for index, step in enumerate(steps):
-        extras = step[EXTRAS]
-        if extras is not None and extras.get("unwind") is escaped:
-            extras = dict(extras)
-            extras["error"] = error
-            del steps[index + 1:]
-            steps[index] = (*step[:EXTRAS], extras, step[MEMORY])
-            return
 
 
 def stopped_step(recorder: Any, message: str) -> tuple[Any, ...] | None:

@@ -67,6 +67,17 @@ EXTRAS: Final = 3
 MEMORY: Final = 4
 
 
+def mark_error(steps: list[tuple[Any, ...]], escaped: BaseException, error: dict[str, Any]) -> None:
+    """Give the step the exception unwound from its ``error`` and drop the steps recorded after it
+    (the unwinding's return steps). Runs once per lecture or rank, after recording."""
+    for index, step in enumerate(steps):
+        extras = step[EXTRAS]
+        if extras is not None and extras.get("unwind") is escaped:
+            del steps[index + 1:]
+            steps[index] = Step._make(step)._replace(extras={**extras, "error": error})
+            return
+
+
 class _Frame:
     """Per-activation state of one traced frame."""
 

@@ -37,7 +37,7 @@ from tracer.capture.directives import parse_source
 from tracer.capture.helpers import SettingsError, trace_patterns
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
 from tracer.capture.ranks import RankSession
-from tracer.capture.recorder import EXTRAS, KEY, LectureFile, Recorder, Step
+from tracer.capture.recorder import EXTRAS, KEY, LectureFile, Recorder, Step, mark_error
 from tracer.trace_format import SCHEMA_VERSION, sha256_file, write_atomic
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.output_budget import OutputBudget
@@ -409,14 +409,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         header_error = {"type": "os._exit" if isinstance(escaped, LectureExited) else type(escaped).__name__, "message": message, "traceback": tb}
         where = f"{tb[-1]['path']}:{tb[-1]['line']}" if tb else f"{shown}:1"
         error_line = f"{where}: {header_error['type']}: {message}".splitlines()[0]
-        for index, step in enumerate(steps):
-            extras = step[EXTRAS]
-            if extras is not None and extras.get("unwind") is escaped:
-                extras = dict(extras)
-                extras["error"] = header_error
-                del steps[index + 1:]
-                steps[index] = Step._make(step)._replace(extras=extras)
-                break
+        mark_error(steps, escaped, header_error)
 
     truncated: dict[str, int] = {}
     if recorder.truncated:

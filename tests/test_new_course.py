@@ -39,3 +39,10 @@ def test_init_refuses_a_directory_with_files(tmp_path, capsys):
 def test_init_command_and_name_option(tmp_path):
     assert cli.main(["init", str(tmp_path / "c"), "--name", "Systems 101", "-q"]) == 0
     assert (tmp_path / "c" / "README.md").read_text().startswith("# Systems 101\n")
+
+
+def test_init_requirement_option_says_where_lectrace_comes_from(tmp_path):
+    assert (create_course(tmp_path / "a") and (tmp_path / "a" / "requirements.txt").read_text() == "lectrace\n")
+    spec = "lectrace @ file:///wheels/lectrace-0.1.0-py3-none-any.whl"
+    assert cli.main(["init", str(tmp_path / "b"), "--requirement", spec, "-q"]) == 0
+    assert (tmp_path / "b" / "requirements.txt").read_text() == spec + "\n"

@@ -217,7 +217,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     from tracer.new_course import CourseExists, create_course
 
     try:
-        written = create_course(Path(args.directory), name=args.name)
+        written = create_course(Path(args.directory), name=args.name, requirement=args.requirement)
     except CourseExists as exc:
         print(f"lectrace: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
@@ -308,6 +308,9 @@ def add_init(sub: Any) -> argparse.ArgumentParser:
     init = sub.add_parser("init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script)")
     init.add_argument("directory", metavar="DIR", help="where to create it (must be new or empty)")
     init.add_argument("--name", help="the course's name (default: from DIR)")
+    init.add_argument("--requirement", default="lectrace", metavar="SPEC",
+                      help="what requirements.txt installs lectrace from: a version spec, a wheel path/URL "
+                           "('lectrace @ file:///path/lectrace-0.1.0-py3-none-any.whl') or a VCS URL (default: lectrace)")
     init.add_argument("-q", "--quiet", action="store_true")
     return init
 

@@ -16,6 +16,8 @@ from tracer import layout
 
 TEMPLATE_DIR = layout.PACKAGE_DIR / "course_template"
 PLACEHOLDER = "COURSE_NAME"
+REQUIREMENT_PLACEHOLDER = "LECTRACE_REQUIREMENT"
+DEFAULT_REQUIREMENT = "lectrace"
 # Package data cannot hold dotfiles portably: these template names become the dotted ones.
 RENAMED = {"gitignore": ".gitignore", "ci/run": ".ci/run"}
 EXECUTABLE = {".ci/run"}
@@ -29,8 +31,11 @@ def template_files() -> list[Path]:
     return sorted(p for p in TEMPLATE_DIR.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
-def create_course(directory: Path, name: str | None = None) -> list[str]:
-    """Write a new course into ``directory``; returns the paths written (relative, sorted)."""
+def create_course(directory: Path, name: str | None = None, requirement: str = DEFAULT_REQUIREMENT) -> list[str]:
+    """Write a new course into ``directory``; returns the paths written (relative, sorted).
+
+    ``requirement`` is the line ``requirements.txt`` installs lectrace from: a version spec, a wheel's
+    path or URL (``lectrace @ file:///.../lectrace-0.1.0-py3-none-any.whl``), or a VCS URL."""
     directory = Path(directory)
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise CourseExists(f"{directory}: already exists and is not empty; choose a new directory")
@@ -41,7 +46,8 @@ def create_course(directory: Path, name: str | None = None) -> list[str]:
         relative = RENAMED.get(relative, relative)
         target = directory / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(source.read_text(encoding="utf-8").replace(PLACEHOLDER, title), encoding="utf-8")
+        text = source.read_text(encoding="utf-8").replace(PLACEHOLDER, title)
+        target.write_text(text.replace(REQUIREMENT_PLACEHOLDER, requirement), encoding="utf-8")
         if relative in EXECUTABLE:
             target.chmod(0o755)
         written.append(relative)

@@ -41,8 +41,8 @@ def test_facts_of_one_walk():
     facts = sm.source_map(SOURCE)
     assert facts.error is None
     assert facts.owner[5] == facts.owner[6] == 6  # decorator and def line belong to the def
-    assert facts.continuation_starts[9] == 8  # the assignment's second line
-    assert 7 not in facts.continuation_starts  # the docstring is a statement of its own
+    assert facts.owner[9] == 8  # the assignment's second line
+    assert facts.owner[7] == 7  # the docstring is a statement of its own
     assert facts.returns == {10}
     assert facts.annotations == {(19, "y"): "batch seq"}
     assert facts.class_lines == {"Outer": 13, "Outer.Inner": 14}

@@ -49,11 +49,6 @@ class SourceMap:
     annotations: dict[tuple[int, str], str]  # (statement line, target) -> jaxtyping dims string
     class_lines: dict[str, int]  # qualified class name (as __qualname__) -> line of its `class`
 
-    @property
-    def continuation_starts(self) -> dict[int, int]:
-        """Physical line -> start line, only for lines that are not their statement's first."""
-        return {line: start for line, start in self.owner.items() if line != start}
-
 
 def header_end(node: ast.stmt) -> int:
     """Last line of a statement's own text: the whole simple statement, or a compound's header."""

@@ -282,13 +282,42 @@ def test_max_plot_points_is_a_setting_noted_in_the_trace(tmp_path, capsys):
     assert info.value.code == 2 and "--max-plot-points: must be at least 1, got 0" in capsys.readouterr().err
 
 
+def test_stderr_and_warnings_are_kept_on_their_steps_within_the_output_bound(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "stderr_writer.py", out)
+    assert got == 0, err
+    trace = load_trace(out)
+    by_line = {}
+    for step in trace["steps"]:
+        line = step["stack"][-1]["line"]
+        by_line[line] = (by_line.get(line, ("", ""))[0] + step["stdout"], by_line.get(line, ("", ""))[1] + step.get("stderr", ""))
+    assert by_line[8] == ("to stdout\n", "")
+    assert by_line[9] == ("", "to stderr\n")
+    assert by_line[10][1] == ("tests/lectures/hostile/stderr_writer.py:10: UserWarning: careful: this is a lecture "
+                              'warning\n  warnings.warn("careful: this is a lecture warning")\n')
+    assert by_line[12] == ("", "err 0\nerr 1\nerr 2\n")
+    # the lecture's stderr is in the trace, not on the terminal; lectrace's own warnings stay on the terminal
+    assert "to stderr" not in err and "UserWarning" not in err
+    assert "stderr_writer.py:8: @inspect not_defined_here: NameError" in err
+    assert not any("not_defined_here" in s.get("stderr", "") for s in trace["steps"])
+    assert trace["truncated"] is None
+
+    got, err = run(capsys, "stderr_writer.py", out, "--max-output-chars", "10")
+    trace = load_trace(out)
+    assert got == 0 and trace["truncated"] == {"stderr_chars": 174}
+    kept = "".join(s.get("stderr", "") for s in trace["steps"])
+    assert kept == ("to stderr\n[lectrace: 154 characters of output not kept here; a trace keeps the first 10 "
+                    "and the last 10]\nr 1\nerr 2\n")
+    assert "stderr_writer.py: stderr: printed 174 characters; kept the first 10 and the last 10" in err
+
+
 # -- the site built from hostile traces ----------------------------------------------------------
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory):
     from conftest import build_site
 
     traces = tmp_path_factory.mktemp("hostile-traces")
-    for name in ("script_title", "exit_zero", "interrupted", "huge_int", "lone_surrogate", "numpy_odd"):
+    for name in ("script_title", "exit_zero", "interrupted", "huge_int", "lone_surrogate", "numpy_odd", "stderr_writer"):
         run_lecture(HOSTILE / f"{name}.py", output=traces / f"{name}.json")
     (traces / "unreadable.json").write_text('{"schema_version": 1, "lecture": 5}', encoding="utf-8")
     return build_site(tmp_path_factory.mktemp("hostile-site"), sorted(traces.glob("*.json")))
@@ -309,6 +338,17 @@ def test_titles_values_and_output_never_become_live_markup(hostile_site):
     home = (hostile_site / "index.html").read_text(encoding="utf-8")
     assert f">{escaped}</a></h2>" in home  # the home listing
     assert home.count(escaped) >= 2  # and the nav
+
+
+def test_stderr_shows_apart_from_stdout_on_the_page_and_in_the_viewer(hostile_site):
+    page = hostile_site / "lectures" / "stderr_writer"
+    html = (page / "index.html").read_text(encoding="utf-8")
+    assert '<pre class="lt-stdout" aria-label="printed output">to stdout\n</pre>' in html
+    assert '<pre class="lt-stdout lt-stderr" aria-label="written to stderr">to stderr\n</pre>' in html
+    assert "stderr_writer.py:10: UserWarning: careful: this is a lecture warning" in html
+    data = "".join(p.read_text(encoding="utf-8") for p in page.rglob("data.js"))
+    assert '"stderr":{' in data.replace(" ", "") and "err 0\\nerr 1" not in data  # one entry per step
+    assert '"err 1\\n"' in data
 
 
 def test_statuses_and_placeholders_show_on_their_pages(hostile_site):

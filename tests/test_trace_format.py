@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 from pathlib import Path
@@ -27,6 +29,9 @@ def traces(tmp_path_factory):
         run_lecture(LECTURES / f"{name}.py", output=path, inspect_all=(name == "inspect_all_demo"),
                     max_steps=60 if name == "many_steps" else 100_000)
         made[name] = path
+    made["stderr_writer"] = out / "stderr_writer.json"  # the optional step field "stderr"
+    with contextlib.redirect_stderr(io.StringIO()):
+        run_lecture(LECTURES / "hostile" / "stderr_writer.py", output=made["stderr_writer"])
     return made
 
 

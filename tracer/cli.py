@@ -21,10 +21,10 @@ from tracer import layout
 from tracer.exit_codes import EPILOG, ExitCode
 
 
-def _progress(recorder_box: list, stop: threading.Event, label: str) -> None:
+def _progress(recorder_box: list, stop: threading.Event, label: str, stream: Any) -> None:
     from rich.console import Console
 
-    console = Console(stderr=True)
+    console = Console(file=stream)  # the terminal: sys.stderr is the lecture's own while it runs
     with console.status(f"{label}: starting") as status:
         while not stop.wait(0.1):
             recorder = recorder_box[0] if recorder_box else None
@@ -38,6 +38,7 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
     """A watchdog that ends a lecture running past ``seconds``, naming the last line reached."""
     if not seconds:
         return None
+    stream = sys.stderr  # the terminal: while the lecture runs, sys.stderr is the lecture's own
 
     def expire() -> None:
         recorder = recorder_box[0] if recorder_box else None
@@ -53,10 +54,10 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
         hung = ranks.abort_active() if ranks is not None else None  # stop its ranks: no orphans
         if hung is not None:
             where, what = hung[0], f"{label} ran longer than {seconds:g}s: {hung[1]}"
-            sys.stderr.write(f"{where}: timeout: {what}; previous trace kept\n")
+            stream.write(f"{where}: timeout: {what}; previous trace kept\n")
         else:
-            sys.stderr.write(f"{where}: timeout: {label} ran longer than {seconds:g}s; previous trace kept\n")
-        sys.stderr.flush()
+            stream.write(f"{where}: timeout: {label} ran longer than {seconds:g}s; previous trace kept\n")
+        stream.flush()
         os._exit(ExitCode.TIMEOUT)
 
     timer = threading.Timer(seconds, expire)
@@ -90,7 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         box: list = []
         stop = threading.Event()
         show = sys.stderr.isatty() and not args.quiet
-        thread = threading.Thread(target=_progress, args=(box, stop, lecture), daemon=True) if show else None
+        thread = threading.Thread(target=_progress, args=(box, stop, lecture, sys.stderr), daemon=True) if show else None
         if thread:
             thread.start()
         timer = _start_timeout(args.timeout, box, lecture)
@@ -251,7 +252,7 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
                      help="stop recording after this many steps")
     run.add_argument("--timeout", type=float, default=None, help="give up on a lecture after this many seconds")
     run.add_argument("--max-output-chars", type=int, default=HEAD_CHARS, metavar="N",
-                     help=f"printed output kept per lecture: the first N and the last N characters "
+                     help=f"printed output (stdout, and stderr) kept per lecture: the first N and the last N characters "
                           f"(default {HEAD_CHARS:,}; the trace notes what was left out)")
     run.add_argument("--preview-elements", type=int, default=Limits.tensor_elements, metavar="N",
                      help=f"values kept per tensor/array preview (default {Limits.tensor_elements})")

@@ -140,6 +140,7 @@ class Step(TypedDict):
     renderings: list[Rendering]
     stdout: str
     memory: Memory
+    stderr: NotRequired[str]  # what the lecture wrote to sys.stderr (warnings too), bounded like stdout
     clear: NotRequired[list[str]]  # names an @clear removes from view from this step on
     call: NotRequired[bool]  # the line is calling into lecture code; its values come on a later step
     error: NotRequired[ErrorInfo]
@@ -236,7 +237,7 @@ class Trace(TypedDict):
     error: NotRequired[ErrorInfo]
     # {"max_steps": N} when the step cap stopped recording; {"stdout_chars": N} when printed output
     # beyond the kept head and tail was left out (a note in the steps marks where);
-    # {"max_plot_points": N} when a plot() held more data points and kept an even sample of N
+    # {"stderr_chars": N} likewise for stderr; {"max_plot_points": N} when a plot() held more data points and kept an even sample of N
     truncated: dict[str, int] | None
     warnings: list[str]
     steps: list[Step]  # the launching process's steps (torchrun: the lowest rank's)
@@ -389,6 +390,8 @@ def trace_notes(trace: Trace) -> list[str]:
         notes.append(f"recording stopped after {truncated['max_steps']} steps")
     if "stdout_chars" in truncated:
         notes.append(f"printed output kept in part: {truncated['stdout_chars']:,} characters printed")
+    if "stderr_chars" in truncated:
+        notes.append(f"stderr kept in part: {truncated['stderr_chars']:,} characters written")
     if "max_plot_points" in truncated:
         notes.append(f"plot data sampled: at most {truncated['max_plot_points']:,} points kept per plot")
     return notes

@@ -1,5 +1,8 @@
 """Keeps a lecture's printed output bounded: the first ``head_chars`` and the last ``tail_chars``.
 
+One budget per stream: stdout, and stderr (``field="stderr"``: what the lecture writes to
+``sys.stderr``, its warnings included), each with the same bounds.
+
 A lecture that prints without end (40,000 lines of 1 KB) must not make a 50 MB trace or a page
 nobody can open. Output is attached to the step that printed it, as before, until the head budget
 is used up; after that, steps keep their output only while it is among the last ``tail_chars``
@@ -18,7 +21,8 @@ TAIL_CHARS = 100_000
 
 
 class OutputBudget:
-    def __init__(self, head_chars: int = HEAD_CHARS, tail_chars: int = TAIL_CHARS) -> None:
+    def __init__(self, head_chars: int = HEAD_CHARS, tail_chars: int = TAIL_CHARS, field: str = "stdout") -> None:
+        self.field = field  # the step key this budget fills ("stdout" or "stderr")
         self.head_chars = head_chars
         self.tail_chars = tail_chars
         self.total_chars = 0  # everything the lecture printed
@@ -30,7 +34,7 @@ class OutputBudget:
         start = self.total_chars
         self.total_chars += len(text)
         if self.total_chars <= self.head_chars:
-            extras["stdout"] = text
+            extras[self.field] = text
             return
         room = max(0, self.head_chars - start)
         entry = [extras, text[:room], text[room:]]
@@ -43,12 +47,12 @@ class OutputBudget:
                 self._tail.popleft()
                 self._tail_len -= len(oldest[2])
                 oldest[2] = ""
-                _set(oldest)
+                self._set(oldest)
             else:
                 oldest[2] = oldest[2][excess:]
                 self._tail_len -= excess
-                _set(oldest)
-        _set(entry)
+                self._set(oldest)
+        self._set(entry)
 
     @property
     def elided_chars(self) -> int:
@@ -64,14 +68,13 @@ class OutputBudget:
         if self._tail:
             first = self._tail[0]
             first[2] = note + first[2]
-            _set(first)
+            self._set(first)
         return (f"printed {self.total_chars:,} characters; kept the first {self.head_chars:,} and the last "
                 f"{self.tail_chars:,} ({elided:,} not kept)")
 
-
-def _set(entry: list[Any]) -> None:
-    text = entry[1] + entry[2]
-    if text:
-        entry[0]["stdout"] = text
-    else:
-        entry[0].pop("stdout", None)
+    def _set(self, entry: list[Any]) -> None:
+        text = entry[1] + entry[2]
+        if text:
+            entry[0][self.field] = text
+        else:
+            entry[0].pop(self.field, None)

@@ -54,7 +54,7 @@ class Step(NamedTuple):
     prefix: tuple[tuple[str, int, str], ...]  # (path, line, function) of the traced callers, outermost first
     key: tuple[str, str]  # (path, function) of the frame this step is in
     line: int  # the line executed (a statement's first line)
-    extras: dict[str, Any] | None  # env/renderings/stdout/clear/compute/error/unwind, CALL, or None
+    extras: dict[str, Any] | None  # env/renderings/stdout/stderr/clear/compute/error/unwind, CALL, or None
     memory: tuple[int, int]  # (nbytes, peak_nbytes) sampled after the line
 
 
@@ -121,7 +121,9 @@ class Recorder:
         self.inspect_all = inspect_all
         self.max_steps = max_steps
         self.meter_factory = meter_factory
-        self._warn = warn or (lambda message: print(f"lectrace: warning: {message}", file=sys.stderr))
+        # The terminal as it is now: while the lecture runs, sys.stderr is the lecture's own (captured).
+        stream = sys.stderr
+        self._warn = warn or (lambda message: print(f"lectrace: warning: {message}", file=stream))
         self.steps: list[Step] = []  # plain tuples in Step's field order (see Step)
         self.files: dict[str, LectureFile] = {}  # absolute filename -> info, traced lecture files only
         self.trace_helpers = trace_helpers  # pyproject patterns of helper files to step into
@@ -132,6 +134,7 @@ class Recorder:
         self.warnings: list[str] = []
         self.truncated = False
         self.output = output or OutputBudget()
+        self.stderr_output = OutputBudget(self.output.head_chars, self.output.tail_chars, field="stderr")
         # id(code object) -> (file, (path, qualname), entry) or None; entry is (def line, names)
         # for a function whose def line has an @inspect, else None. Keyed by identity: code objects
         # compare equal across files when their functions are alike (same body and first line), and
@@ -141,6 +144,7 @@ class Recorder:
         self._stack: list[_Frame] = []
         self._renderings: list[dict[str, Any]] = []
         self._stdout: list[str] = []
+        self._stderr: list[str] = []
         self._pending = False  # renderings or stdout wait for the current line's step
         self._active = False
         self._warned: set[str] = set()
@@ -168,6 +172,11 @@ class Recorder:
     def write_stdout(self, text: str) -> None:
         if text:
             self._stdout.append(text)
+            self._pending = True
+
+    def write_stderr(self, text: str) -> None:
+        if text:
+            self._stderr.append(text)
             self._pending = True
 
     def relpath(self, path: Any) -> str | None:
@@ -374,6 +383,9 @@ class Recorder:
             if self._stdout:
                 self.output.attach(extras, self.encoder.scrub("".join(self._stdout)))
                 self._stdout = []
+            if self._stderr:
+                self.stderr_output.attach(extras, self.encoder.scrub("".join(self._stderr)))
+                self._stderr = []
             self._pending = False
         if unwinding is not None:
             extras["unwind"] = unwinding

@@ -2,7 +2,7 @@
 
 ``run_lecture`` checks the file, imports the lecture module untraced (its directory first on
 ``sys.path``), seeds the random generators, installs the recorder, the authoring-API sink and a
-stdout capture, calls ``main()``, and assembles the trace: header, sources and their hashes, the
+stdout and stderr capture, calls ``main()``, and assembles the trace: header, sources and their hashes, the
 error of a failing run. Writing is atomic, and nothing is written when the lecture cannot even be
 imported, so a previous trace is never destroyed by bad input. This module must not format steps
 (``trace_writer`` does) or parse command lines (``cli`` does).
@@ -23,6 +23,7 @@ import platform
 import random
 import sys
 import traceback
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -89,6 +90,22 @@ class _StdoutCapture(io.TextIOBase):
     def write(self, text: str) -> int:
         self._recorder.write_stdout(text)
         return len(text)
+
+
+class _StderrCapture(_StdoutCapture):
+    """Stands in for sys.stderr while a lecture runs: what the lecture writes there (its warnings
+    too) is part of what it shows, kept on the step like stdout, within the same bounds."""
+
+    def write(self, text: str) -> int:
+        self._recorder.write_stderr(text)
+        return len(text)
+
+
+def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """Python's own warning display, to the lecture's (captured) stderr whatever hook was installed
+    before the run (a test runner's, say): a lecture's warnings are part of what it shows."""
+    (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 class _Sink:
@@ -378,7 +395,9 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
                             max_steps=max_steps, measure_flops=measure_flops, shard_dir=shard_dir)
         _seed(seed)
         guard = _ExitGuard()
-        with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)), guard:
+        with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)), \
+                contextlib.redirect_stderr(_StderrCapture(recorder)), warnings.catch_warnings(), guard:
+            warnings.showwarning = _show_warning  # restored by catch_warnings(), with the filters
             try:
                 with ranks:
                     recorder.start()
@@ -401,6 +420,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
 
     steps = recorder.steps
     output_kept = recorder.output.finish()  # before steps are copied below: it edits their extras
+    stderr_kept = recorder.stderr_output.finish()
     header_error = None
     error_line = None
     if escaped is not None:
@@ -420,6 +440,9 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     if output_kept is not None:
         recorder.warn_once(f"{shown}: stdout: {output_kept}")
         truncated["stdout_chars"] = recorder.output.total_chars
+    if stderr_kept is not None:
+        recorder.warn_once(f"{shown}: stderr: {stderr_kept}")
+        truncated["stderr_chars"] = recorder.stderr_output.total_chars
     if sink.plots_sampled:
         truncated["max_plot_points"] = max_plot_points
     files_with_steps = {step[KEY][0] for step in steps}

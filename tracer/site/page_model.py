@@ -38,6 +38,7 @@ class LineRecord:
     errors: list[tuple[int, ErrorInfo]] = field(default_factory=list)
     compute: tuple[int, Compute] | None = None
     stdout: str = ""
+    stderr: str = ""  # what the lecture wrote to sys.stderr on this line (warnings too)
     ranks: Any = None  # rank_model.RankLine: what each rank did on this line (distributed traces)
 
 
@@ -83,6 +84,7 @@ def collect_lines(trace: Trace) -> dict[int, LineRecord]:
                 if step.get("compute"):
                     record.compute = (index, step["compute"])
                 record.stdout += step.get("stdout", "")
+                record.stderr += step.get("stderr", "")
         else:
             outer = next((f for f in reversed(step["stack"]) if f["path"] == main), None)
             if outer is None:
@@ -238,7 +240,7 @@ def build_document(trace: Trace) -> list[Block]:
         statement = statements.get(line)
         record = records.get(line)
         if statement and record and is_rendering_only(statement.rendering_kind, bool(record.renderings), bool(
-                record.env or record.stdout or record.errors or record.compute)):
+                record.env or record.stdout or record.stderr or record.errors or record.compute)):
             flush()
             blocks.append(Annotation(record))
             line = statement.end + 1
@@ -248,7 +250,7 @@ def build_document(trace: Trace) -> list[Block]:
             continue
         current.append(CodeLine(line=line, ran=line in ran, runs=record.runs if record else 0))
         end = statement.end if statement else line
-        if record and end == line and (record.env or record.renderings or record.errors or record.compute or record.stdout or record.ranks):
+        if record and end == line and (record.env or record.renderings or record.errors or record.compute or record.stdout or record.stderr or record.ranks):
             flush()
             blocks.append(Annotation(record))
         elif statement and record and end > line:
@@ -256,7 +258,7 @@ def build_document(trace: Trace) -> list[Block]:
             for k in range(line + 1, end + 1):
                 if k in shown:
                     current.append(CodeLine(line=k, ran=True, runs=0))
-            if record.env or record.renderings or record.errors or record.compute or record.stdout or record.ranks:
+            if record.env or record.renderings or record.errors or record.compute or record.stdout or record.stderr or record.ranks:
                 flush()
                 blocks.append(Annotation(record))
             line = end + 1

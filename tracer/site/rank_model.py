@@ -315,4 +315,4 @@ def add_rank_lines(records: dict[int, Any], trace: dict[str, Any]) -> None:
         if shows_something(rank_line):
             record.ranks = rank_line
             if torchrun:  # the trace's own steps are the lowest rank's: the per-rank view replaces them
-                record.env, record.stdout, record.errors = {}, "", []
+                record.env, record.stdout, record.stderr, record.errors = {}, "", "", []

@@ -123,8 +123,9 @@ def build_read_page(trace: dict[str, Any], renderer: HtmlRenderer, env: jinja2.E
             cards += ranked.line(record.ranks)  # every rank's values side by side, its collectives
         computes = [renderer.compute(record.compute[1])] if record.compute else []
         errors = [renderer.error(error) for _step, error in record.errors]
-        if cards or computes or errors or record.stdout:
-            body = str(macros.annotation_body(cards=cards, computes=computes, errors=errors, stdout=record.stdout))
+        if cards or computes or errors or record.stdout or record.stderr:
+            body = str(macros.annotation_body(cards=cards, computes=computes, errors=errors, stdout=record.stdout,
+                                              stderr=record.stderr))
             parts.append(page.slot(macros.annotation(
                 step=record.last_step if record.last_step >= 0 else record.first_step, runs=record.runs,
                 body=Markup(body), lazy=len(body) > LAZY_MIN_CHARS, height_px=estimated_height_px(body))))

@@ -19,7 +19,7 @@ Layout of the returned dict (``version`` goes up on incompatible changes)::
     renderings [html], sections [[step, title]],
     steps {file, line, fn, depth, parent, act_prev, next, prev, over, back_over, out, section, call, visible},
     env {step: [[name, card]]}, clear {step: [name]}, snapshots {step: [[name, card]]},
-    line_renderings [{line: [[step, [rendering]]]} per file], stdout {step: text},
+    line_renderings [{line: [[step, [rendering]]]} per file], stdout {step: text}, stderr {step: text},
     errors {step: html}, compute {step: html}
 """
 
@@ -199,6 +199,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     env: dict[str, list[list[Any]]] = {}
     clear: dict[str, list[str]] = {}
     stdout: dict[str, str] = {}
+    stderr: dict[str, str] = {}
     errors: dict[str, str] = {}
     compute: dict[str, str] = {}
     line_renderings: list[dict[str, list[list[Any]]]] = [{} for _ in paths]
@@ -227,11 +228,13 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
             clear[key] = list(step["clear"])
         if step.get("stdout"):
             stdout[key] = step["stdout"]
+        if step.get("stderr"):
+            stderr[key] = step["stderr"]
         if step.get("error"):
             errors[key] = str(renderer.error(step["error"]))
         if step.get("compute"):
             compute[key] = str(renderer.compute(step["compute"]))
-        if step["env"] or step.get("stdout") or step.get("error") or step.get("compute"):
+        if step["env"] or step.get("stdout") or step.get("stderr") or step.get("error") or step.get("compute"):
             recorded_other[f].add(frame["line"])
         if step["renderings"]:
             blocks = [renderings.add(str(html)) for html in renderer.rendering_blocks(step["renderings"])]
@@ -285,6 +288,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
         "snapshots": snapshots,
         "line_renderings": line_renderings,
         "stdout": stdout,
+        "stderr": stderr,
         "errors": errors,
         "compute": compute,
     }

@@ -184,6 +184,7 @@
     var out = side.appendChild(el("section", "lt-v-stdout"));
     out.appendChild(el("h3", null, "Output of this step"));
     this.stdoutEl = out.appendChild(el("pre", "lt-v-out"));
+    this.stderrEl = out.appendChild(el("pre", "lt-v-out lt-v-err"));
     main.appendChild(side);
     root.appendChild(main);
 
@@ -394,13 +395,16 @@
 
     this.updateValues(step);
     this.updateStack(step);
-    var error = d.errors[step], compute = d.compute[step], out = d.stdout[step];
+    var error = d.errors[step], compute = d.compute[step], out = d.stdout[step], err = d.stderr && d.stderr[step];
     this.errorEl.innerHTML = error ? error : "";
     this.errorEl.hidden = !error;
     this.computeEl.innerHTML = compute ? compute : "";
     this.computeEl.hidden = !compute;
     this.stdoutEl.textContent = out || "";
-    this.stdoutEl.parentNode.hidden = !out;
+    this.stdoutEl.hidden = !out;
+    this.stderrEl.textContent = err || "";
+    this.stderrEl.hidden = !err;
+    this.stdoutEl.parentNode.hidden = !out && !err;
 
     var section = s.section[step];
     this.sectionEl.textContent = section >= 0 ? d.sections[section][1] : "";

@@ -39,6 +39,7 @@
   var BURST_MS = 800;
   var CHUNK_LINES = 40;
   var URL_EVERY_MS = 150;
+  var SPARE_CARDS = 64;         // detached card elements kept for reuse (see updateValues)
   var STEP_HASH = /^#step=(\d+)((?:&[a-z]+=\w*)*)$/;
   var KEYS = [
     ["→ / l", "step forward", "next"],
@@ -84,6 +85,7 @@
     this.currentEl = null;
     this.cards = new Map();     // name -> {el, card} in the variables panel
     this.cardCache = [];        // card index -> HTML, assembled from fragments on first use
+    this.spareCards = new Map(); // name + " " + card index -> a card element that left the panel
     this.lastMove = 0;          // Date.now() of the last move, for telling bursts apart
     this.urlTimer = null;       // a pending replaceState for the latest step of a burst
     this.built = false;
@@ -327,15 +329,27 @@
   Viewer.prototype.updateValues = function (step) {
     var env = this.envAt(step), cards = this.cards, self = this;
     var changed = new Set((this.data.env[step] || []).map(function (p) { return p[0]; }));
+    var spare = this.spareCards;
+    // Cards that leave (a call enters another frame) are kept, detached, and reused when the same
+    // value comes back (the call returns): re-parsing a tensor card's HTML is most of such a step.
     cards.forEach(function (entry, name) {
-      if (!env.has(name)) { entry.el.remove(); cards.delete(name); }
+      if (env.has(name)) return;
+      entry.el.remove();
+      cards.delete(name);
+      spare.delete(name + " " + entry.card);
+      spare.set(name + " " + entry.card, entry);
+      if (spare.size > SPARE_CARDS) spare.delete(spare.keys().next().value);
     });
     var previous = null;
     env.forEach(function (card, name) {
       var entry = cards.get(name);
       if (!entry) {
-        entry = { el: el("div", "lt-v-card"), card: -1 };
-        entry.el.setAttribute("data-name", name);
+        entry = spare.get(name + " " + card);
+        if (entry) spare.delete(name + " " + card);
+        else {
+          entry = { el: el("div", "lt-v-card"), card: -1 };
+          entry.el.setAttribute("data-name", name);
+        }
         cards.set(name, entry);
       }
       if (entry.card !== card) {

@@ -113,6 +113,15 @@ def test_step_out_and_call_stack(page, site):
     assert step_in_url(page) == 2 and current_line(page) == 21
 
 
+def test_cards_that_leave_for_a_call_come_back_as_the_same_elements(page, site):
+    open_lecture(page, site, "#step=2")  # main, line 21: a = 2 shown
+    page.evaluate("document.querySelector(\".lt-v-card[data-name='a']\").ltMark = 1")
+    page.keyboard.press("ArrowRight")  # into helper: main's cards leave the panel
+    assert list(variables(page)) == ["total"] and page.query_selector(".lt-v-card[data-name='a']") is None
+    page.keyboard.press("u")  # back in main with a and b: a's card is the one that left, not a re-parsed copy
+    assert current_line(page) == 21 and list(variables(page)) == ["a", "b"] and "2" in variables(page)["a"]
+    assert page.evaluate("document.querySelector(\".lt-v-card[data-name='a']\").ltMark") == 1
+
 def test_deep_link_clear_and_stdout(page, site):
     open_lecture(page, site, "#step=36")
     assert page.is_visible(".lt-viewer") and current_line(page) == 26
@@ -409,3 +418,18 @@ def test_a_deep_step_link_shows_its_line_in_a_long_file(page, published):
     page.keyboard.press("Home")
     page.wait_for_timeout(200)
     assert line_in_view()
+
+
+def test_stepping_into_a_helper_file_and_back_shows_only_the_current_file(page, published):
+    _built, url = published
+    page.goto(url + "#step=27")  # lecture_02.py; step 28 calls into _accounting.py (get_memory_usage), 29 returns
+    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    for expected in ("_accounting.py", "lecture_02.py"):
+        page.keyboard.press("ArrowRight")
+        assert page.inner_text(".lt-v-path").endswith(expected)
+        shown = page.evaluate("""() => [...document.querySelectorAll('.lt-v-file')].map((box) => {
+          const rect = box.getBoundingClientRect();
+          return [box.hidden, rect.height > 0, !!box.querySelector('.lt-current')];
+        })""")
+        assert sorted(shown) == [[False, True, True], [True, False, False]]  # the hidden file takes no room
+        assert page.is_visible(CURRENT)

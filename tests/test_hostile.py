@@ -8,7 +8,6 @@ the site-side cases (escaping, error cards, bounds) are in test_hostile_site.py.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 

@@ -16,7 +16,6 @@ import dataclasses
 import math
 import re
 import sys
-import warnings
 from typing import Any, Callable
 
 from tracer.capture.memory import StorageRegistry

@@ -81,6 +81,13 @@ def chromium() -> Iterator[object]:
             browser.close()
 
 
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module that asks for it."""
+    with chromium() as browser:
+        yield browser
+
 def trace_ok(lecture: Path, directory: Path) -> dict:
     """Trace ``lecture`` with the real tracer into ``directory`` and load it; fail if the lecture raised."""
     from tracer.capture.runner import run_lecture

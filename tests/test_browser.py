@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from conftest import build_site, chromium, serve
+from conftest import build_site, serve
 from traced import trace_all, trace_path
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
@@ -24,12 +24,6 @@ def site(tmp_path_factory):
     built = build_site(tmp_path_factory.mktemp("site"), [trace_path(name) for name in names])
     with serve(built) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import build_site, chromium, serve
+from conftest import build_site, serve
 from traced import trace_path, traced
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
@@ -19,12 +19,6 @@ def site(tmp_path_factory):
     built = build_site(tmp_path_factory.mktemp("site"), [trace_path("ranks_allreduce")])
     with serve(built) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
 
 
 def test_read_mode_shows_each_ranks_tensor_without_javascript(site, browser):

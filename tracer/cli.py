@@ -277,20 +277,23 @@ def add_merge(sub: Any) -> argparse.ArgumentParser:
     return merge
 
 
-def add_check(sub: Any) -> argparse.ArgumentParser:
+def _add_parallel_tracing(parser: argparse.ArgumentParser) -> None:
+    """Options of the commands that re-trace many lectures."""
     cores = os.cpu_count() or 1
+    parser.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
+    parser.add_argument("--timeout", type=float, default=layout.DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+
+
+def add_check(sub: Any) -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="re-trace every lecture in a temp dir; fail on stale/missing/invalid traces")
-    check.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
-    check.add_argument("--timeout", type=float, default=layout.DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    _add_parallel_tracing(check)
     check.add_argument("-q", "--quiet", action="store_true")
     return check
 
 
 def add_build(sub: Any) -> argparse.ArgumentParser:
-    cores = os.cpu_count() or 1
     build = sub.add_parser("build", help="re-trace lectures whose sources changed, then build the site")
-    build.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
-    build.add_argument("--timeout", type=float, default=layout.DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    _add_parallel_tracing(build)
     build.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
     build.add_argument("--no-site", action="store_true", help="only re-trace; skip mkdocs build")
     build.add_argument("-q", "--quiet", action="store_true")

@@ -267,3 +267,63 @@ def test_execute_util_lecture_page(other_format_page):
     assert "Compute-optimal: 20 tokens per parameter" in html  # link(url, notes=...): in its panel
     assert '<span class="lt-prompt"' in html and "$ printf" in html  # system_text() with its command
     assert '<pre class="lt-verbatim">\n  $ ls\n  lecture.py   notes.md\n</pre>' in html
+
+
+def as_gpu_run(trace: dict, source_path: str) -> dict:
+    """The same trace as if recorded on a GPU from an earlier revision (one line of the source different)."""
+    trace = json.loads(json.dumps(trace))
+    trace["environment"].update(device="cuda", gpu_name="NVIDIA H100 80GB HBM3",
+                                gpu_total_memory_nbytes=85_017_493_504, memory_source="cuda_allocated")
+    lines = trace["files"][source_path].splitlines(keepends=True)
+    lines[0] = "# an earlier revision\n"
+    trace["files"][source_path] = "".join(lines)
+    return trace
+
+
+@pytest.fixture(scope="module")
+def gpu_run_site(tmp_path_factory):
+    trace_all("site_basics", "site_error")
+    root = make_project(tmp_path_factory.mktemp("gpu_run"), [trace_path("site_basics"), trace_path("site_error")])
+    gpu_runs = root / "site" / "traces" / "gpu"
+    gpu_runs.mkdir()
+    basics = json.loads(trace_path("site_basics").read_text())
+    (gpu_runs / "site_basics.json").write_text(json.dumps(as_gpu_run(basics, basics["lecture"]["path"])))
+    # not publishable: a CPU trace, and a run of no lecture
+    shutil.copy(trace_path("site_error"), gpu_runs / "site_error.json")
+    (gpu_runs / "nothing.json").write_text(json.dumps(as_gpu_run(basics, basics["lecture"]["path"])))
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    return root / "build" / "site", result.stderr
+
+
+def test_a_kept_gpu_run_gets_its_own_page_linked_both_ways(gpu_run_site):
+    site, _log = gpu_run_site
+    current, gpu_run = page(site, "site_basics"), page(site, "site_basics/gpu")
+    assert "Traced without a GPU" in current and "An earlier run on NVIDIA H100 80GB HBM3" in gpu_run
+    assert 'href="../../lectures/site_basics/gpu/"' in current
+    assert 'href="../../../lectures/site_basics/"' in gpu_run
+    for html in (current, gpu_run):
+        assert "1 line of <code>tests/lectures/site_basics.py</code> differs between the two runs" in html
+    assert "GPU NVIDIA H100 80GB HBM3" in gpu_run and "GPU NVIDIA" not in current  # each page's own environment
+    assert "<title>Site basics (run on NVIDIA H100 80GB HBM3)" in gpu_run
+    assert "lt-read" in gpu_run and 'src="data.js"' in gpu_run
+    assert (site / "lectures" / "site_basics" / "gpu" / "data.js").is_file()
+    source = (site / "lectures" / "site_basics" / "gpu" / "source.html").read_text()
+    assert "# an earlier revision" in source and 'href="../../../assets/lectrace/' in source
+
+
+def test_a_kept_gpu_run_is_listed_with_its_lecture_not_in_the_nav(gpu_run_site):
+    site, _log = gpu_run_site
+    home = (site / "index.html").read_text()
+    assert home.count("lectures/site_basics/gpu/") == 1  # the listing's link; no nav entry, no card of its own
+    assert "earlier run on NVIDIA H100 80GB HBM3" in home
+    assert "lectures/site_basics/gpu/" not in page(site, "site_error")
+
+
+def test_a_kept_gpu_run_that_cannot_be_published_is_logged_and_left_out(gpu_run_site):
+    site, log = gpu_run_site
+    assert "site/traces/gpu/site_error.json: GPU run not published (not a CUDA trace)" in log
+    assert "site/traces/gpu/nothing.json: GPU run not published (no page for lecture 'nothing'" in log
+    assert not (site / "lectures" / "site_error" / "gpu").exists()
+    assert not (site / "lectures" / "nothing").exists()
+    assert "Traceback" not in log

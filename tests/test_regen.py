@@ -171,57 +171,67 @@ def test_fresh_cuda_trace_is_kept_and_stale_one_is_refused_without_force(tmp_pat
     assert done.returncode == 2 and cuda_trace.read_bytes() == kept
     capsys.readouterr()
     assert build(root, force=True) == 0
-    assert "GPU memory figures and GPU timings are lost" in capsys.readouterr().err
+    assert "the GPU run stays published, kept as site/traces/gpu/b.json" in capsys.readouterr().err
     assert json.loads(cuda_trace.read_text())["environment"]["device"] == "cpu"
+    # nothing is lost: the replaced CUDA trace is kept, byte for byte, and `check` accepts it
+    assert (root / "site" / "traces" / "gpu" / "b.json").read_bytes() == kept
+    assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
 
 
-def test_check_verifies_a_cuda_trace_without_replacing_it(tmp_path):
+def test_force_to_another_output_keeps_no_gpu_run(tmp_path):
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    assert build(root) == 0
+    elsewhere = root / "b-copy.json"
+    elsewhere.write_bytes(fake_cuda_trace(root, "b.json").read_bytes())
+    (root / "lectures" / "b.py").write_text(LECTURE_B + "\n# edited\n")
+    done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/b.py", "-o", str(elsewhere), "--force"],
+                          cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "GPU memory figures and GPU timings are lost" in done.stderr
+    assert not (root / "site" / "traces" / "gpu").exists()
+
+
+def test_a_forced_run_that_writes_nothing_keeps_no_copy(tmp_path):
     root = make_project(tmp_path, {"b.py": LECTURE_B})
     assert build(root) == 0
     cuda_trace = fake_cuda_trace(root, "b.json")
     kept = cuda_trace.read_bytes()
-    assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
-    assert cuda_trace.read_bytes() == kept
+    (root / "lectures" / "b.py").write_text("def main(:\n")  # a syntax error: nothing is written
+    done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/b.py", "--force"], cwd=root,
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "lectures/b.py:1" in done.stderr
+    assert cuda_trace.read_bytes() == kept  # still the current trace, so no second copy of it is published
+    assert not (root / "site" / "traces" / "gpu" / "b.json").exists()
 
 
-def test_timeout_names_the_last_line_and_keeps_the_previous_trace(tmp_path):
-    root = make_project(tmp_path, {"spin.py": "def main():\n    n = 0\n    while True:\n        n += 1\n"})
-    previous = root / "site" / "traces" / "spin.json"
-    previous.write_text('{"schema_version": 1, "previous": "trace"}')
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/spin.py", "--timeout", "1",
-                           "--max-steps", "1000"], cwd=root, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 124
-    assert re.search(r"lectures/spin\.py:[34]: timeout", done.stderr), done.stderr  # the loop's lines
-    assert previous.read_text() == '{"schema_version": 1, "previous": "trace"}'
+def test_a_new_gpu_trace_retires_the_kept_gpu_run(tmp_path):
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    assert build(root) == 0
+    fake_cuda_trace(root, "b.json")
+    (root / "lectures" / "b.py").write_text(LECTURE_B + "\n# edited\n")
+    assert build(root, force=True) == 0
+    kept = root / "site" / "traces" / "gpu" / "b.json"
+    lecture = root / "lectures" / "b.py"
+    assert regen.retire_gpu_run(root, lecture) is None and kept.exists()  # the current trace is a CPU one
+    fake_cuda_trace(root, "b.json")  # as if a GPU machine had traced it again
+    assert regen.retire_gpu_run(root, lecture) == "site/traces/gpu/b.json: removed; this GPU trace supersedes it"
+    assert not kept.exists()
 
 
-def test_timeout_in_build_is_reported_per_lecture(tmp_path, capsys):
-    root = make_project(tmp_path, {"spin.py": "def main():\n    while True:\n        pass\n", "b.py": LECTURE_B})
-    code = regen.build(root, jobs=2, timeout=1, force=False, site=False, show=False)
-    assert code == 1
-    err = capsys.readouterr().err
-    assert "spin.py" in err and "timeout" in err
-    assert (root / "site" / "traces" / "b.json").exists() and not (root / "site" / "traces" / "spin.json").exists()
-
-
-def test_missing_module_is_named(tmp_path):
-    root = make_project(tmp_path, {"needs.py": "import no_such_module_here\n\ndef main():\n    pass\n"})
+def test_check_names_every_kept_gpu_run_that_cannot_be_published(tmp_path):
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    assert build(root) == 0
+    gpu_runs = root / "site" / "traces" / "gpu"
+    gpu_runs.mkdir()
+    (gpu_runs / "b.json").write_bytes((root / "site" / "traces" / "b.json").read_bytes())  # a CPU trace
+    (gpu_runs / "broken.json").write_text("{")
     problems = regen.check(root, jobs=1, timeout=60, show=False).problems
-    assert any("lectures/needs.py:1: ModuleNotFoundError: No module named 'no_such_module_here'" in p
-               for p in problems)
+    assert "site/traces/gpu/b.json: not a CUDA trace; only GPU runs are kept here" in problems
+    assert any(p.startswith("site/traces/gpu/broken.json") for p in problems)
 
-
-def test_a_crlf_lecture_is_fresh_after_tracing(tmp_path, capsys):
-    # The runner records and regen checks the same digest (trace_format.sha256_file), so CRLF line
-    # endings no longer make a lecture look stale forever.
-    root = make_project(tmp_path, {})
-    lecture = root / "lectures" / "crlf.py"
-    lecture.write_bytes(b'def main():\r\n    words = ["a", "b"]  # @inspect words\r\n    n = len(words)\r\n')
-    assert build(root) == 0
-    assert regen.freshness(lecture, root / "site" / "traces" / "crlf.json", root) is None
-    capsys.readouterr()
-    assert build(root) == 0
-    assert "nothing to re-trace" in capsys.readouterr().err
-    assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
-    lecture.write_bytes(lecture.read_bytes().replace(b'"b"', b'"c"'))
-    assert "stale" in (regen.freshness(lecture, root / "site" / "traces" / "crlf.json", root) or "")
+    cuda = fake_cuda_trace(root, "b.json").read_bytes()
+    (gpu_runs / "b.json").write_bytes(cuda)  # the current trace is a CUDA trace too
+    (gpu_runs / "gone.json").write_bytes(cuda)
+    problems = regen.check(root, jobs=1, timeout=60, show=False).problems
+    assert ("site/traces/gpu/b.json: superseded by the CUDA trace site/traces/b.json; delete it") in problems
+    assert "site/traces/gpu/gone.json: kept GPU run of no lecture lectures/gone.py" in problems

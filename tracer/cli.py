@@ -67,10 +67,6 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from tracer.capture.output_budget import OutputBudget
-    from tracer.capture.runner import LectureError, run_lecture
-    from tracer.capture.values import Limits
-
     if args.output and len(args.lectures) > 1:
         print("lectrace: -o/--output takes a single lecture", file=sys.stderr)
         return ExitCode.BAD_INPUT
@@ -88,48 +84,68 @@ def cmd_run(args: argparse.Namespace) -> int:
                 continue
             if refusal.skip:
                 continue
-        box: list = []
-        stop = threading.Event()
-        show = sys.stderr.isatty() and not args.quiet
-        thread = threading.Thread(target=_progress, args=(box, stop, lecture, sys.stderr), daemon=True) if show else None
-        if thread:
-            thread.start()
-        timer = _start_timeout(args.timeout, box, lecture)
-        started = time.perf_counter()
+        keep = refusal.keep_gpu_run if refusal is not None else None
+        if keep is not None:
+            regen.keep_gpu_run(*keep)
         try:
-            result = run_lecture(lecture, output=args.output, seed=args.seed, inspect_all=args.inspect_all,
-                                 max_steps=args.max_steps, on_recorder=box.append,
-                                 measure_flops=not args.no_flops, shard_dir=args.shard_dir,
-                                 limits=Limits(tensor_elements=args.preview_elements),
-                                 output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
-                                 max_plot_points=args.max_plot_points)
-        except LectureError as exc:
-            print(exc, file=sys.stderr)
-            worst = max(worst, ExitCode.BAD_INPUT)
-            continue
+            worst = max(worst, _run_one(args, lecture))
         finally:
-            if timer:
-                timer.cancel()
-            stop.set()
-            if thread:
-                thread.join()
-        seconds = time.perf_counter() - started
-        if result.error_line:
-            print(result.error_line, file=sys.stderr)
-            # Anything but "ok" means main() did not complete: never exit 0 for it.
-            failed = ExitCode.INTERRUPTED if result.status == "interrupted" else ExitCode.LECTURE_FAILED
-            worst = max(worst, failed)
-        if not args.quiet:
-            status = {"ok": "ok", "error": "raised", "exited": "exited before main() returned",
-                      "interrupted": "interrupted"}.get(result.status, result.status)
-            shown = result.output
-            if shown is not None:
-                try:
-                    shown = shown.resolve().relative_to(Path.cwd().resolve())
-                except ValueError:
-                    pass
-            print(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}",
-                  file=sys.stderr)
+            if keep is not None:
+                regen.settle_gpu_run(*keep)
+        if not args.output:
+            retired = regen.retire_gpu_run(layout.find_project_root(Path(lecture).absolute().parent), Path(lecture))
+            if retired:
+                print(retired, file=sys.stderr)
+    return worst
+
+
+def _run_one(args: argparse.Namespace, lecture: str) -> int:
+    """Trace one lecture for ``cmd_run``; its exit code."""
+    from tracer.capture.output_budget import OutputBudget
+    from tracer.capture.runner import LectureError, run_lecture
+    from tracer.capture.values import Limits
+
+    box: list = []
+    stop = threading.Event()
+    show = sys.stderr.isatty() and not args.quiet
+    thread = threading.Thread(target=_progress, args=(box, stop, lecture, sys.stderr), daemon=True) if show else None
+    if thread:
+        thread.start()
+    timer = _start_timeout(args.timeout, box, lecture)
+    started = time.perf_counter()
+    try:
+        result = run_lecture(lecture, output=args.output, seed=args.seed, inspect_all=args.inspect_all,
+                             max_steps=args.max_steps, on_recorder=box.append,
+                             measure_flops=not args.no_flops, shard_dir=args.shard_dir,
+                             limits=Limits(tensor_elements=args.preview_elements),
+                             output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
+                             max_plot_points=args.max_plot_points)
+    except LectureError as exc:
+        print(exc, file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    finally:
+        if timer:
+            timer.cancel()
+        stop.set()
+        if thread:
+            thread.join()
+    seconds = time.perf_counter() - started
+    worst = ExitCode.OK
+    if result.error_line:
+        print(result.error_line, file=sys.stderr)
+        # Anything but "ok" means main() did not complete: never exit 0 for it.
+        worst = ExitCode.INTERRUPTED if result.status == "interrupted" else ExitCode.LECTURE_FAILED
+    if not args.quiet:
+        status = {"ok": "ok", "error": "raised", "exited": "exited before main() returned",
+                  "interrupted": "interrupted"}.get(result.status, result.status)
+        shown = result.output
+        if shown is not None:
+            try:
+                shown = shown.resolve().relative_to(Path.cwd().resolve())
+            except ValueError:
+                pass
+        print(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}",
+              file=sys.stderr)
     return worst
 
 

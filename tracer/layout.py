@@ -3,7 +3,8 @@
 A lectrace course repository holds ``lectures/NAME.py`` (plus helpers and images), committed traces
 in ``site/traces/NAME.json``, MkDocs pages in ``site/docs/`` and builds into ``build/site/``. The site
 serves each lecture at ``lectures/NAME/`` with its traced source at ``lectures/NAME/source.html``
-and the step data at ``lectures/NAME/data.js``. Templates and the viewer's JS/CSS ship inside the
+and the step data at ``lectures/NAME/data.js``. A lecture whose CUDA trace was replaced by a CPU one
+keeps that GPU run in ``site/traces/gpu/NAME.json``, published at ``lectures/NAME/gpu/``. Templates and the viewer's JS/CSS ship inside the
 package (``tracer/site/templates``, ``tracer/site/assets``), so an installed wheel builds a site
 with no source checkout. Every module asks this one for paths and URLs; it must stay free of
 imports beyond the standard library.
@@ -18,6 +19,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 # Inside a course repository, relative to its root.
 LECTURES_DIR = "lectures"
 TRACES_DIR = "site/traces"
+GPU_RUNS_SUBDIR = "gpu"  # under TRACES_DIR: the last CUDA trace of a lecture re-traced without a GPU
 DOCS_DIR = "site/docs"
 BUILD_DIR = "build/site"
 
@@ -52,6 +54,16 @@ def project_relpath(path: str | Path, root: Path) -> str | None:
 def trace_path(project_root: Path, lecture: Path) -> Path:
     """Where the committed trace of ``lecture`` lives."""
     return project_root / TRACES_DIR / f"{lecture.stem}.json"
+
+
+def gpu_run_path(project_root: Path, name: str) -> Path:
+    """Where the kept GPU run of lecture ``name`` lives (see :data:`GPU_RUNS_SUBDIR`)."""
+    return project_root / TRACES_DIR / GPU_RUNS_SUBDIR / f"{name}.json"
+
+
+def gpu_run_slug(name: str) -> str:
+    """The page name of a kept GPU run: its URL is ``lecture_url(gpu_run_slug(name))``."""
+    return f"{name}/{GPU_RUNS_SUBDIR}"
 
 
 def lecture_url(name: str) -> str:

@@ -2,7 +2,9 @@
 
 Freshness is decided by content hashes: a trace records the sha256 of every lecture file and image
 it used (``sources``); it is fresh when each of those files still hashes the same. A trace made on
-CUDA is never silently replaced by a CPU trace. This module must not record steps or render pages;
+CUDA is never silently replaced by a CPU trace, and never lost: ``--force`` replaces it but keeps it
+as the lecture's GPU run (``site/traces/gpu/NAME.json``), published beside the CPU trace until a GPU
+machine traces the lecture again. This module must not record steps or render pages;
 it orchestrates ``runner`` (in worker processes) and reports, and it parses no command lines
 (``cli`` does).
 """
@@ -24,7 +26,7 @@ from typing import Any, Iterator
 from tracer import layout
 from tracer.exit_codes import ExitCode
 from tracer.source_map import source_map
-from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file
+from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file, write_atomic
 
 
 
@@ -33,6 +35,7 @@ class Refusal:
     message: str
     blocking: bool = False  # the command must fail
     skip: bool = False  # leave this lecture alone and carry on
+    keep_gpu_run: tuple[Path, Path] | None = None  # (CUDA trace, where to keep it) before replacing it
 
 
 def cuda_available() -> bool:
@@ -76,12 +79,62 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
     if not changed:
         return Refusal(f"{target}: kept: fresh trace made on CUDA ({gpu}); this machine has no GPU", skip=True)
     if force:
+        if target == Path(rel(layout.trace_path(project_root, lecture), project_root)):
+            kept = layout.gpu_run_path(project_root, lecture.stem)
+            return Refusal(f"{target}: --force: replacing the CUDA trace made on {gpu} with a CPU trace; the GPU run "
+                           f"stays published, kept as {rel(kept, project_root)}",
+                           keep_gpu_run=(project_root / target, kept))
         return Refusal(f"{target}: --force: replacing the CUDA trace made on {gpu} with a CPU trace; "
                        "its GPU memory figures and GPU timings are lost")
     return Refusal(f"{target}: stale trace made on CUDA ({gpu}; changed: {', '.join(changed)}); "
                    "re-trace it on a GPU, or pass --force to replace it with a CPU trace", blocking=True)
 
 
+
+
+def keep_gpu_run(trace: Path, kept: Path) -> None:
+    """Copy the CUDA ``trace`` to ``kept`` before it is replaced (so it exists somewhere at every moment)."""
+    write_atomic(kept, trace.read_text(encoding="utf-8"))
+
+
+def settle_gpu_run(trace: Path, kept: Path) -> None:
+    """After a run meant to replace ``trace``: drop the copy made by :func:`keep_gpu_run` if nothing replaced it."""
+    if _is_cuda_trace(trace) and kept.exists():
+        kept.unlink()
+
+
+def retire_gpu_run(project_root: Path, lecture: Path) -> str | None:
+    """A new CUDA trace of ``lecture`` supersedes its kept GPU run: remove that, saying so."""
+    kept = layout.gpu_run_path(project_root, lecture.stem)
+    if kept.exists() and _is_cuda_trace(layout.trace_path(project_root, lecture)):
+        kept.unlink()
+        return f"{rel(kept, project_root)}: removed; this GPU trace supersedes it"
+    return None
+
+
+def _is_cuda_trace(path: Path) -> bool:
+    header = read_header(path)
+    return bool(header) and (header.get("environment") or {}).get("device") == "cuda"
+
+
+def gpu_run_problems(project_root: Path, lectures: list[Path]) -> list[str]:
+    """What is wrong with the kept GPU runs: each must be a valid CUDA trace of a lecture traced on CPU."""
+    names = {p.stem for p in lectures}
+    problems = []
+    for kept in sorted((project_root / layout.TRACES_DIR / layout.GPU_RUNS_SUBDIR).glob("*.json")):
+        shown = rel(kept, project_root)
+        try:
+            trace = load_trace(kept)
+        except TraceError as exc:
+            problems.append(str(exc).replace(str(project_root) + os.sep, ""))
+            continue
+        if kept.stem not in names or trace["lecture"]["name"] != kept.stem:
+            problems.append(f"{shown}: kept GPU run of no lecture lectures/{kept.stem}.py")
+        elif (trace.get("environment") or {}).get("device") != "cuda":
+            problems.append(f"{shown}: not a CUDA trace; only GPU runs are kept here")
+        elif _is_cuda_trace(project_root / layout.TRACES_DIR / f"{kept.stem}.json"):
+            problems.append(f"{shown}: superseded by the CUDA trace {layout.TRACES_DIR}/{kept.stem}.json; delete it")
+    return problems
 
 
 # -- discovery -------------------------------------------------------------------------------------
@@ -302,6 +355,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                     report.problems.append(f"{committed_rel}: stale (sources now {'+' + ', +'.join(added) if added else ''}"
                                            f"{' ' if added and removed else ''}{'-' + ', -'.join(removed) if removed else ''});"
                                            " run `lectrace build` and commit the trace")
+    report.problems.extend(gpu_run_problems(project_root, lectures))
     known = {p.stem for p in lectures}
     for orphan in sorted(traces_dir.glob("*.json")):
         if orphan.stem not in known:

@@ -8,7 +8,9 @@ generated Markdown page ``lectures/NAME.md`` (URL ``lectures/NAME/``), a highlig
 and every local image a lecture shows (``PATH`` -> ``assets/PATH``). ``on_page_content`` puts the
 HTML slots back into the converted Markdown and wraps it in ``lecture.html.j2``; ``on_post_build``
 writes the step viewer's ``data.js`` beside each page and the ``plot()`` charts' SVG files;
-``on_serve`` makes ``mkdocs serve`` watch the traces, templates and assets. Glue only: this module must not decide how
+``on_serve`` makes ``mkdocs serve`` watch the traces, templates and assets. A lecture's kept GPU run
+(``site/traces/gpu/NAME.json``) gets its own page at ``lectures/NAME/gpu/``, out of the nav, and the
+two pages link to each other (``tracer.site.gpu_run``). Glue only: this module must not decide how
 values look (``tracer.site.cards``) or what the document holds (``tracer.site.page_model``).
 """
 
@@ -27,10 +29,11 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File, Files, InclusionLevel
 
 from tracer import layout
 from tracer.site.cards import HtmlRenderer, template_env
+from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
 from tracer.site.memory_chart import memory_chart
 from tracer.site.page_model import section_headings
 from tracer.site.rank_model import steps_text
@@ -62,10 +65,14 @@ class Lecture:
     renderer: HtmlRenderer | None
     page: ReadPage | None = None
     failure: str | None = None  # why this lecture's page shows an error card instead of the lecture
+    gpu_run: str | None = None  # the page name of this lecture's kept GPU run, if it has one
+    gpu_run_of: str | None = None  # on a kept GPU run: the lecture it belongs to
 
     @property
     def title(self) -> str:
         title = (self.trace.get("lecture") or {}).get("title") if self.failure is None else None
+        if title and self.gpu_run_of is not None:
+            return gpu_run_title(title, self.trace)
         return title or self.name
 
     @property
@@ -112,7 +119,28 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
         self.lectures: dict[str, Lecture] = {}
         for path in sorted(self.traces_dir.glob("*.json")):
             self._add_lecture(path)
+        for path in sorted((self.traces_dir / layout.GPU_RUNS_SUBDIR).glob("*.json")):
+            self._add_gpu_run(path)
         return config
+
+    def _add_gpu_run(self, path: Path) -> None:
+        """Publish a kept GPU run beside its lecture's CPU trace, or say (in the log) why not."""
+        lecture = self.lectures.get(path.stem)
+        try:
+            if lecture is None or lecture.failure is not None:
+                raise TraceError(f"no page for lecture {path.stem!r} to keep it beside")
+            trace = load_trace(path)
+            why = publishable(lecture.trace, trace)
+            if why:
+                raise TraceError(why)
+            renderer = HtmlRenderer(trace, self.env)
+        except Exception as exc:  # noqa: BLE001 (a kept run never takes its lecture's page down)
+            log.info("lectrace: %s: GPU run not published (%s)", self._shown(path),
+                     str(exc).replace(str(self.project_root) + "/", ""))
+            return
+        slug = layout.gpu_run_slug(lecture.name)
+        self.lectures[slug] = Lecture(slug, trace, self._shown(path), renderer, gpu_run_of=lecture.name)
+        lecture.gpu_run = slug
 
     def _add_lecture(self, path: Path) -> None:
         fallback = re.sub(r"[^A-Za-z0-9_.-]", "_", path.stem) or "trace"
@@ -176,7 +204,9 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             # <title>, the nav and the <h1> as HTML.
             front = "---\ntitle: " + json.dumps(html.escape(lecture.title)) + "\n---\n\n"
             body = lecture.page.markdown if lecture.page is not None else ""
-            files.append(File.generated(config, lecture.src_uri, content=front + body))
+            # A kept GPU run is reached from its lecture's page, not listed as a lecture of its own.
+            inclusion = InclusionLevel.NOT_IN_NAV if lecture.gpu_run_of else InclusionLevel.UNDEFINED
+            files.append(File.generated(config, lecture.src_uri, content=front + body, inclusion=inclusion))
             for file in extra:
                 files.append(file)
         if self.assets_dir.is_dir():
@@ -198,7 +228,8 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
         main = lecture.trace["lecture"]["path"]
         lines = [Markup(html) for html in lecture.renderer.code_lines(main, directives="keep")]  # as traced
         return self.env.get_template("source.html.j2").render(
-            path=main, title=lecture.trace["lecture"]["title"], site_name=config.site_name, root="../../", lines=lines)
+            path=main, title=lecture.title, site_name=config.site_name,
+            root=root_for(layout.source_url(lecture.name).rsplit("/", 1)[0] + "/"), lines=lines)
 
     # --- pages -------------------------------------------------------------------------------
 
@@ -245,7 +276,18 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             trace_error=lecture.renderer.error(trace["error"]) if trace.get("error") else "",
             warnings=trace_notes(trace),
             memory=memory_chart(trace),
+            gpu_run=self._gpu_run_note(lecture, root),
         )
+
+    def _gpu_run_note(self, lecture: Lecture, root: str) -> dict[str, Any] | None:
+        if lecture.gpu_run_of is not None:
+            current = self.lectures[lecture.gpu_run_of]
+            return gpu_run_note(current.trace, lecture.trace, url=root + layout.lecture_url(current.name),
+                                on_gpu_run_page=True)
+        if lecture.gpu_run is not None:
+            return gpu_run_note(lecture.trace, self.lectures[lecture.gpu_run].trace,
+                                url=root + layout.lecture_url(lecture.gpu_run), on_gpu_run_page=False)
+        return None
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         if self._lecture_of(page) is None:
@@ -264,9 +306,11 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
     def _home_listing(self, root: str) -> str:
         lectures = []
         for lecture in self.lectures.values():
+            if lecture.gpu_run_of is not None:
+                continue  # listed with its lecture
             trace = lecture.trace
             entry: dict[str, Any] = {"title": lecture.title, "url": root + layout.lecture_url(lecture.name),
-                                     "broken": lecture.failure is not None, "sections": []}
+                                     "broken": lecture.failure is not None, "sections": [], "gpu_run": None}
             if lecture.failure is None:
                 try:
                     entry.update({
@@ -278,6 +322,10 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
                         "status_error": trace["status"] != "ok",
                         "status": trace["status"],
                     })
+                    if lecture.gpu_run is not None:
+                        gpu_run = self.lectures[lecture.gpu_run]
+                        entry["gpu_run"] = {"url": root + layout.lecture_url(gpu_run.name),
+                                            "device": device_text(gpu_run.trace["environment"])}
                 except Exception as exc:  # noqa: BLE001
                     self._fail(lecture, "cannot list", exc)
                     entry["broken"] = True

@@ -30,6 +30,7 @@ class Paper:
     url: str
     authors: str
     date: str
+    notes: str | None = None  # shown in the citation's panel
 
 
 MIXED_PRECISION_PAPER = Paper(
@@ -49,6 +50,20 @@ ADAM_PAPER = Paper(
     url="https://arxiv.org/abs/1412.6980",
     authors="Kingma, Ba",
     date="2014-12",
+)
+SCALING_LAWS_PAPER = Paper(
+    title="Scaling Laws for Neural Language Models",
+    url="https://arxiv.org/abs/2001.08361",
+    authors="Kaplan, McCandlish, Henighan, Brown, Chess, Child, Gray, Radford, Wu, Amodei",
+    date="2020-01",
+    notes="Estimates about 2N FLOPs per token for the forward pass and twice that for the backward pass.",
+)
+XAVIER_INIT_PAPER = Paper(
+    title="Understanding the difficulty of training deep feedforward neural networks",
+    url="https://proceedings.mlr.press/v9/glorot10a.html",
+    authors="Glorot, Bengio",
+    date="2010",
+    notes="AISTATS 2010. Scales initial weights by the layer sizes so that activations and gradients keep their variance from layer to layer.",
 )
 
 
@@ -628,10 +643,16 @@ def gradient_flops():
     forward_flops = count_flops(lambda: (x @ w1) @ w2)  # @stepover @inspect forward_flops
     assert forward_flops == 2 * B * D * D + 2 * B * D * K == 2 * B * num_parameters
     loss = h2.pow(2).mean()  # @inspect loss
-    text("Backward, counted matmul by matmul. For `h2 = h1 @ w2`:")
-    text("- `w2.grad = h1.T @ h2.grad`: 2·B·D·K FLOPs")
-    text("- `h1.grad = h2.grad @ w2.T`: 2·B·D·K FLOPs")
-    text("and the same two for `h1 = x @ w1`: 2·B·D·D each. Two matmuls per matmul of the forward pass.")
+    text("Backward, counted matmul by matmul: each input of a forward matmul gets its gradient from a matmul of the same size.")
+    text(
+        "forward          backward                      FLOPs\n"
+        "h2 = h1 @ w2     w2.grad = h1.T @ h2.grad      2·B·D·K\n"
+        "                 h1.grad = h2.grad @ w2.T      2·B·D·K\n"
+        "h1 = x @ w1      w1.grad = x.T @ h1.grad       2·B·D·D\n"
+        "                 x.grad  = h1.grad @ w1.T      2·B·D·D",
+        verbatim=True,
+    )
+    text("Two matmuls per matmul of the forward pass.")
     expected_backward_flops = 2 * (2 * B * D * K) + 2 * (2 * B * D * D)  # @inspect expected_backward_flops
     backward_flops = count_flops(loss.backward)  # @stepover @inspect backward_flops
     assert backward_flops == expected_backward_flops == 4 * B * num_parameters
@@ -644,7 +665,7 @@ def gradient_flops():
     text("- forward: 2 FLOPs\n- backward: 4 FLOPs\n- total: **6 × tokens × parameters** FLOPs")
     total_flops = forward_flops + backward_flops  # @inspect total_flops
     assert total_flops == 6 * B * num_parameters
-    link(title="Kaplan et al. 2020, Scaling Laws for Neural Language Models (the 6ND rule)", url="https://arxiv.org/abs/2001.08361")
+    text("Scaling-law papers use the same estimate, written C ≈ 6ND (N parameters, D tokens):"), link(SCALING_LAWS_PAPER)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -706,7 +727,7 @@ def initialization():
     text("This is Xavier initialization, up to a constant. To rule out outliers, sample from a normal truncated to [-3, 3]:")
     w = nn.Parameter(nn.init.trunc_normal_(torch.empty(input_dim, output_dim), mean=0, std=1, a=-3, b=3, generator=generator) / math.sqrt(input_dim))  # @inspect w
     assert w.abs().max().item() <= 3 / math.sqrt(input_dim)
-    link(title="Glorot & Bengio 2010, Understanding the difficulty of training deep feedforward neural networks", url="https://proceedings.mlr.press/v9/glorot10a.html")
+    text("Where Xavier (or Glorot) initialization comes from:"), link(XAVIER_INIT_PAPER)
 
 
 def deep_linear_model():
@@ -752,9 +773,9 @@ class AdaGrad(torch.optim.Optimizer):
                 p -= group["lr"] * p.grad / (state["sum_sq_grad"].sqrt() + group["eps"])
 
 
-def get_batch(data: np.ndarray, batch_size: int, sequence_length: int, device: str) -> torch.Tensor:
+def get_batch(data: np.ndarray, batch_size: int, sequence_length: int, device: str) -> torch.Tensor:  # @inspect batch_size sequence_length device
     """batch_size random windows of sequence_length tokens, as a (batch_size, sequence_length) tensor."""
-    starts = torch.randint(len(data) - sequence_length + 1, (batch_size,)).tolist()
+    starts = torch.randint(len(data) - sequence_length + 1, (batch_size,)).tolist()  # @inspect starts
     x = torch.from_numpy(np.stack([data[s : s + sequence_length] for s in starts]))
     if device == "cuda":
         # Page-locked host memory lets the copy run asynchronously, overlapping with compute.

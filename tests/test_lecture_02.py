@@ -154,3 +154,21 @@ def test_autocast_dtypes(trace):
     assert last(trace, "y", "mixed_precision")["dtype"] == "bfloat16"
     assert last(trace, "loss", "mixed_precision")["dtype"] == "float32"
     assert last(trace, "weight_grad", "mixed_precision")["dtype"] == "float32"
+
+
+def test_get_batch_records_its_arguments_on_entry(trace):
+    entries = [step for step in trace["steps"]
+               if step["stack"][-1]["function"] == "get_batch" and "batch_size" in step["env"]]
+    assert len(entries) == 1
+    env = entries[0]["env"]
+    assert (env["batch_size"]["value"], env["sequence_length"]["value"]) == (2, 4)
+    assert env["device"]["value"] in ("cpu", "cuda")
+
+
+def test_papers_are_cited_as_records(trace):
+    links = [r for step in trace["steps"] for r in step["renderings"] if r["type"] == "link"]
+    cited = {r["title"]: r["attrs"] for r in links if "authors" in r.get("attrs", {})}
+    assert cited["Scaling Laws for Neural Language Models"]["authors"].startswith("Kaplan, McCandlish")
+    assert cited["Scaling Laws for Neural Language Models"]["date"] == "2020-01"
+    assert cited["Understanding the difficulty of training deep feedforward neural networks"]["authors"] == "Glorot, Bengio"
+    assert len(cited) == 5  # mixed precision, fp8, scaling laws, Glorot & Bengio, Adam

@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -28,8 +28,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 
 
-def build_site(root: Path, traces: list[Path]) -> Path:
-    """Build the real site (real plugin, real templates and assets) for ``traces`` under ``root``."""
+def build_site(root: Path, traces: list[Path], gpu_runs: Sequence[Path] = ()) -> Path:
+    """Build the real site (real plugin, real templates and assets) for ``traces`` (and kept GPU runs) under ``root``."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     for part in ("docs",):
@@ -39,6 +39,9 @@ def build_site(root: Path, traces: list[Path]) -> Path:
     (root / "site" / "traces").mkdir(parents=True, exist_ok=True)
     for trace in traces:
         shutil.copy(trace, root / "site" / "traces" / trace.name)
+    for trace in gpu_runs:
+        (root / "site" / "traces" / "gpu").mkdir(exist_ok=True)
+        shutil.copy(trace, root / "site" / "traces" / "gpu" / trace.name)
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=root, capture_output=True,
                             text=True, timeout=180, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
     if result.returncode != 0:

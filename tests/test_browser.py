@@ -7,11 +7,12 @@ which calls inner (line 7...).
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
-from conftest import build_site, serve
+from conftest import REPO, build_site, serve
 from traced import trace_all, trace_path
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
@@ -322,19 +323,36 @@ HTML_BUDGET_BYTES = 500_000
 DOM_BUDGET_ELEMENTS = 10_000
 
 
+PUBLISHED_TRACE = REPO / "site" / "traces" / "lecture_02.json"
+PUBLISHED_GPU_RUN = REPO / "site" / "traces" / "gpu" / "lecture_02.json"
+
+
 @pytest.fixture(scope="module")
 def published(tmp_path_factory):
-    from conftest import REPO
-
-    built = build_site(tmp_path_factory.mktemp("published"), [REPO / "site" / "traces" / "lecture_02.json"])
+    built = build_site(tmp_path_factory.mktemp("published"), [PUBLISHED_TRACE],
+                       gpu_runs=[PUBLISHED_GPU_RUN] if PUBLISHED_GPU_RUN.exists() else [])
     with serve(built) as url:
         yield built, f"{url}lectures/lecture_02/"
 
 
+@pytest.fixture(scope="module")
+def published_steps():
+    """(path, line) of each step of the published trace, so tests find steps by what they are."""
+    trace = json.loads(PUBLISHED_TRACE.read_text())
+    return [(step["stack"][-1]["path"], step["stack"][-1]["line"]) for step in trace["steps"]]
+
+
+@pytest.mark.parametrize("page_dir", ["lecture_02", "lecture_02/gpu"])
+def test_published_pages_fit_the_html_size_budget(published, page_dir):
+    built, _url = published
+    html = built / "lectures" / page_dir / "index.html"
+    if not html.exists():
+        pytest.skip("no kept GPU run is committed")
+    assert html.stat().st_size <= HTML_BUDGET_BYTES, f"{page_dir} is {html.stat().st_size:,} bytes of HTML"
+
+
 def test_published_lecture_fits_its_size_and_dom_budgets(page, published):
     built, url = published
-    html_bytes = (built / "lectures" / "lecture_02" / "index.html").stat().st_size
-    assert html_bytes <= HTML_BUDGET_BYTES, f"lecture_02 is {html_bytes:,} bytes of HTML"
     page.goto(url)
     page.wait_for_load_state("load")
     elements = page.evaluate("document.getElementsByTagName('*').length")
@@ -392,8 +410,9 @@ def test_a_step_link_without_step_data_falls_back_to_the_read_page(page, publish
     assert page.is_visible("h1") and page.query_selector(".lt-viewer") is None
 
 
-def test_a_deep_step_link_shows_its_line_in_a_long_file(page, published):
+def test_a_deep_step_link_shows_its_line_in_a_long_file(page, published, published_steps):
     _built, url = published
+    deep = next(i for i, (path, line) in enumerate(published_steps) if path.endswith("lecture_02.py") and line > 250)
 
     def line_in_view():
         return page.evaluate("""() => {
@@ -402,7 +421,7 @@ def test_a_deep_step_link_shows_its_line_in_a_long_file(page, published):
           return line.top >= panel.top && line.bottom <= panel.bottom;
         }""")
 
-    page.goto(url + "#step=176")  # lecture_02.py line 274, far down a file of a few hundred lines
+    page.goto(url + f"#step={deep}")  # far down a file of several hundred lines
     page.wait_for_function("window.LECTRACE_READY !== undefined")
     page.wait_for_timeout(200)
     assert line_in_view()
@@ -414,9 +433,14 @@ def test_a_deep_step_link_shows_its_line_in_a_long_file(page, published):
     assert line_in_view()
 
 
-def test_stepping_into_a_helper_file_and_back_shows_only_the_current_file(page, published):
+def test_stepping_into_a_helper_file_and_back_shows_only_the_current_file(page, published, published_steps):
     _built, url = published
-    page.goto(url + "#step=27")  # lecture_02.py; step 28 calls into _accounting.py (get_memory_usage), 29 returns
+    # a lecture_02.py step whose next step is in _accounting.py (get_memory_usage) and whose step after returns
+    before = next(i for i in range(len(published_steps) - 2)
+                  if published_steps[i][0].endswith("lecture_02.py")
+                  and published_steps[i + 1][0].endswith("_accounting.py")
+                  and published_steps[i + 2][0].endswith("lecture_02.py"))
+    page.goto(url + f"#step={before}")
     page.wait_for_function("window.LECTRACE_READY !== undefined")
     for expected in ("_accounting.py", "lecture_02.py"):
         page.keyboard.press("ArrowRight")
@@ -427,3 +451,25 @@ def test_stepping_into_a_helper_file_and_back_shows_only_the_current_file(page, 
         })""")
         assert sorted(shown) == [[False, True, True], [True, False, False]]  # the hidden file takes no room
         assert page.is_visible(CURRENT)
+
+
+def test_the_kept_gpu_run_steps_with_its_gpu_values_and_links_back(page, published):
+    built, url = published
+    if not (built / "lectures" / "lecture_02" / "gpu").exists():
+        pytest.skip("no kept GPU run is committed")
+    gpu_run = json.loads(PUBLISHED_GPU_RUN.read_text())
+    device = gpu_run["environment"]["gpu_name"]
+    copy = next(i for i, step in enumerate(gpu_run["steps"]) if "memory_after" in step["env"])  # after y = x.to("cuda")
+    page.goto(url)
+    page.click(f"text=Open the {device} run")
+    page.wait_for_url("**/lectures/lecture_02/gpu/")
+    assert page.is_visible(f"text=An earlier run on {device}")
+    page.goto(url + f"gpu/#step={copy}")
+    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    shown = variables(page)
+    assert "memory_after" in shown and "y" in shown, shown
+    assert "cuda" in page.inner_text(".lt-viewer")  # the tensor copied to the GPU
+    page.goto(url + "gpu/")
+    page.click("text=Read the current lecture")
+    page.wait_for_url("**/lectures/lecture_02/")
+    assert page.is_visible("text=Traced without a GPU")

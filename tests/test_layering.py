@@ -52,7 +52,7 @@ def test_checker_sees_imports() -> None:
     assert "torch" in imported_modules(PACKAGE / "capture" / "values.py") or "torch" in imported_modules(PACKAGE / "capture" / "memory.py")
 
 
-@pytest.mark.parametrize("name", ["source_map.py", "layout.py", "exit_codes.py", "trace_format.py"])
+@pytest.mark.parametrize("name", ["source_map.py", "layout.py", "exit_codes.py", "trace_format.py", "helper_files.py"])
 def test_shared_modules_both_sides_import_stay_light(name: str) -> None:
     # Imported by capture and site alike: standard library (and jsonschema, lazily) only, neither side.
     import sys

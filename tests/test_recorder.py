@@ -169,7 +169,7 @@ def test_bad_helper_setting_is_a_one_line_error(tmp_path):
 
 
 def test_repository_setting_keeps_accounting_helper_stepped():
-    from tracer.capture.helpers import opted_in, trace_patterns
+    from tracer.helper_files import opted_in, trace_patterns
 
     root = Path(__file__).resolve().parents[1]
     source = (root / "lectures" / "_accounting.py").read_text(encoding="utf-8")

@@ -235,3 +235,28 @@ def test_check_names_every_kept_gpu_run_that_cannot_be_published(tmp_path):
     problems = regen.check(root, jobs=1, timeout=60, show=False).problems
     assert ("site/traces/gpu/b.json: superseded by the CUDA trace site/traces/b.json; delete it") in problems
     assert "site/traces/gpu/gone.json: kept GPU run of no lecture lectures/gone.py" in problems
+
+
+def test_changing_trace_helpers_makes_the_traces_it_affects_stale(tmp_path, capsys):
+    root = make_project(tmp_path)  # a.py calls lectures/_shared.py; b.py imports no helper
+    assert build(root) == 0
+    trace_a = root / "site" / "traces" / "a.json"
+    assert json.loads(trace_a.read_text())["stepped_helpers"] == []
+    assert regen.freshness(root / "lectures" / "a.py", trace_a, root) is None
+
+    (root / "pyproject.toml").write_text("[project]\nname = 'scratch'\n\n[tool.lectrace]\n"
+                                         "trace_helpers = ['lectures/_shared.py']\n")
+    assert regen.freshness(root / "lectures" / "a.py", trace_a, root) == \
+        "stale ([tool.lectrace] trace_helpers: lectures/_shared.py now stepped into)"
+    assert regen.freshness(root / "lectures" / "b.py", root / "site" / "traces" / "b.json", root) is None
+    problems = regen.check(root, jobs=1, timeout=60, show=False).problems
+    assert problems == ["site/traces/a.json: stale ([tool.lectrace] trace_helpers: lectures/_shared.py now stepped "
+                        "into); run `lectrace build` and commit the trace"]
+
+    capsys.readouterr()
+    assert build(root) == 0
+    assert "re-tracing 1 of 2 lectures" in capsys.readouterr().err
+    trace = json.loads(trace_a.read_text())
+    assert trace["stepped_helpers"] == ["lectures/_shared.py"]
+    assert any(step["stack"][-1]["path"] == "lectures/_shared.py" for step in trace["steps"])  # now stepped into
+    assert regen.check(root, jobs=1, timeout=60, show=False).problems == []

@@ -25,6 +25,7 @@ from typing import Any, Iterator
 
 from tracer import layout
 from tracer.exit_codes import ExitCode
+from tracer.helper_files import SettingsError, changed_decisions
 from tracer.source_map import source_map
 from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file, write_atomic
 
@@ -202,6 +203,14 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
     changed = stale_sources(header, project_root)
     if changed:
         return "stale (changed: " + ", ".join(changed) + ")"
+    if "stepped_helpers" in header:  # older traces did not record it
+        try:
+            decisions = changed_decisions(header.get("sources") or {}, lecture_rel, header["stepped_helpers"] or [],
+                                          project_root)
+        except SettingsError as exc:
+            return str(exc)
+        if decisions:
+            return "stale ([tool.lectrace] trace_helpers: " + ", ".join(decisions) + ")"
     return None
 
 

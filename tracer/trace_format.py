@@ -232,6 +232,9 @@ class Trace(TypedDict):
     sources: dict[str, str]  # path -> sha256_file() of every lecture file the run loaded (and local images)
     files: dict[str, str]  # path -> source text, for files that have steps
     hidden_lines: dict[str, list[int]]  # path -> lines marked @hide
+    # helper files among ``sources`` that the run stepped into (marker or [tool.lectrace] trace_helpers);
+    # freshness re-decides them, so a changed setting makes the trace stale. Absent in older traces.
+    stepped_helpers: NotRequired[list[str]]
     environment: Environment
     status: Literal["ok", "error", "exited", "interrupted"]  # anything but "ok": main() did not complete
     error: NotRequired[ErrorInfo]

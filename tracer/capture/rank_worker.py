@@ -299,7 +299,7 @@ class RankTracing:
 def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], config: RankConfig) -> Any:
     """Run ``fn(*args, **kwargs)`` as one traced rank; write the shard; re-raise what it raised."""
     from tracer.capture import api
-    from tracer.capture.helpers import SettingsError, trace_patterns
+    from tracer.helper_files import SettingsError, trace_patterns
     from tracer.capture.runner import _seed, _Sink, _StdoutCapture, build_recorder
 
     sys.settrace(None)  # a forked child inherits its parent's tracer

@@ -32,7 +32,7 @@ from typing import Any, Callable, Final, NamedTuple, cast
 
 from tracer import layout
 from tracer.capture.directives import Directives, FileDirectives, parse_source
-from tracer.capture.helpers import opted_in
+from tracer.helper_files import opted_in
 from tracer.capture.memory import Probe
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.values import ValueEncoder, lookup

@@ -35,7 +35,7 @@ from tracer.layout import find_project_root
 from tracer.capture import api
 from tracer.capture.compute import LineMeter
 from tracer.capture.directives import parse_source
-from tracer.capture.helpers import SettingsError, trace_patterns
+from tracer.helper_files import SettingsError, opted_in, trace_patterns
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
 from tracer.capture.ranks import RankSession
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, Recorder, Step, mark_error
@@ -464,6 +464,9 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         "files": {f.path: f.source for f in sorted(lecture_files, key=lambda f: f.path) if f.path in files_with_steps},
         "hidden_lines": {f.path: f.parsed.hidden_lines for f in sorted(lecture_files, key=lambda f: f.path)
                          if f.parsed.hidden_lines and f.path in files_with_steps},
+        # decided as the recorder does, for every helper loaded (called or not), so freshness can re-decide
+        "stepped_helpers": sorted(f.path for f in lecture_files
+                                  if f.path != shown and opted_in(f.path, f.source, helper_patterns)),
         "environment": _environment(seed, probe),
         "status": _status(escaped),
         "truncated": truncated or None,

@@ -10,7 +10,9 @@ course's ``pyproject.toml``::
 
 Patterns are project-relative paths with ``fnmatch`` wildcards. An untraced helper costs nothing
 per line, and what it renders (``text()``, ``link()``, ...) or prints lands on the traced line that
-called it. The recorder asks once per file; this module only reads text and must not touch frames.
+called it. The recorder asks once per file; a trace records the helpers it stepped into, and
+freshness (``tracer.regen``) asks again, so editing the setting makes the affected traces stale.
+Shared by both sides: standard library only; it only reads text and must not touch frames.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import tomllib
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 MARKER = "# lectrace: trace"
@@ -54,3 +57,25 @@ def trace_patterns(project_root: Path) -> tuple[str, ...]:
 def opted_in(relpath: str, source: str, patterns: tuple[str, ...]) -> bool:
     """Whether a helper file (project-relative ``relpath``, its ``source``) is stepped into."""
     return any(fnmatch.fnmatchcase(relpath, pattern) for pattern in patterns) or has_marker(source)
+
+
+def changed_decisions(sources: Iterable[str], lecture: str, stepped: Collection[str], project_root: Path) -> list[str]:
+    """Helper files among a trace's ``sources`` whose stepped-into decision differs from ``stepped`` now.
+
+    Each entry reads ``PATH now stepped into`` or ``PATH no longer stepped into``. Raises
+    :class:`SettingsError` when the course's settings cannot be read; a file that cannot be read is
+    left to the content-hash check.
+    """
+    patterns = trace_patterns(project_root)
+    changed = []
+    for relpath in sources:
+        if relpath == lecture or not relpath.endswith(".py"):
+            continue
+        try:
+            source = (project_root / relpath).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        now = opted_in(relpath, source, patterns)
+        if now != (relpath in stepped):
+            changed.append(f"{relpath} {'now' if now else 'no longer'} stepped into")
+    return changed

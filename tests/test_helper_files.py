@@ -1,10 +1,10 @@
-"""tracer/capture/helpers.py: which helper modules opt in to being stepped into."""
+"""tracer/helper_files.py: which helper modules opt in to being stepped into, and which decisions changed."""
 
 from __future__ import annotations
 
 import pytest
 
-from tracer.capture.helpers import MARKER, SettingsError, has_marker, opted_in, trace_patterns
+from tracer.helper_files import MARKER, SettingsError, changed_decisions, has_marker, opted_in, trace_patterns
 
 
 @pytest.mark.parametrize("source, marked", [
@@ -47,3 +47,25 @@ def test_bad_settings_are_one_line_errors(tmp_path, text, message):
     with pytest.raises(SettingsError, match=message) as caught:
         trace_patterns(tmp_path)
     assert str(caught.value).startswith("pyproject.toml: ") and "\n" not in str(caught.value)
+
+
+def test_changed_decisions_re_decides_each_helper_among_the_sources(tmp_path):
+    lectures = tmp_path / "lectures"
+    lectures.mkdir()
+    (lectures / "talk.py").write_text("def main(): pass\n")
+    (lectures / "_a.py").write_text("X = 1\n")
+    (lectures / "_b.py").write_text(f"{MARKER}\nY = 2\n")
+    sources = ["lectures/_a.py", "lectures/_b.py", "lectures/images/x.svg", "lectures/talk.py"]
+    settings = tmp_path / "pyproject.toml"
+
+    settings.write_text("[project]\nname = 'x'\n")
+    assert changed_decisions(sources, "lectures/talk.py", ["lectures/_b.py"], tmp_path) == []  # as recorded
+    settings.write_text("[tool.lectrace]\ntrace_helpers = ['lectures/_a.py']\n")
+    assert changed_decisions(sources, "lectures/talk.py", ["lectures/_b.py"], tmp_path) == \
+        ["lectures/_a.py now stepped into"]
+    (lectures / "_b.py").write_text("Y = 2\n")  # its marker removed (its hash changes too)
+    assert changed_decisions(sources, "lectures/talk.py", ["lectures/_a.py", "lectures/_b.py"], tmp_path) == \
+        ["lectures/_b.py no longer stepped into"]
+    settings.write_text("[tool.lectrace]\ntrace_helpers = 'lectures/_a.py'\n")
+    with pytest.raises(SettingsError, match="trace_helpers must be a list"):
+        changed_decisions(sources, "lectures/talk.py", [], tmp_path)

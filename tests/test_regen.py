@@ -260,3 +260,27 @@ def test_changing_trace_helpers_makes_the_traces_it_affects_stale(tmp_path, caps
     assert trace["stepped_helpers"] == ["lectures/_shared.py"]
     assert any(step["stack"][-1]["path"] == "lectures/_shared.py" for step in trace["steps"])  # now stepped into
     assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
+
+
+def test_a_run_that_writes_a_gpu_trace_retires_the_kept_gpu_run(tmp_path, monkeypatch, capsys):
+    # `build` runs `lectrace run -o site/traces/NAME.json`; on a GPU machine that run writes a CUDA trace
+    from tracer import cli
+
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    assert build(root) == 0
+    cuda = fake_cuda_trace(root, "b.json").read_bytes()
+    kept = root / "site" / "traces" / "gpu" / "b.json"
+    kept.parent.mkdir()
+    kept.write_bytes(cuda)
+    (root / "site" / "traces" / "b.json").write_text(json.dumps(
+        dict(json.loads(cuda), environment={**json.loads(cuda)["environment"], "device": "cpu"})))
+
+    def run_on_a_gpu(args, lecture):
+        (root / "site" / "traces" / "b.json").write_bytes(cuda)
+        return 0
+
+    monkeypatch.setattr(cli, "_run_one", run_on_a_gpu)
+    monkeypatch.chdir(root)
+    assert cli.main(["run", "lectures/b.py", "-o", "site/traces/b.json"]) == 0
+    assert "site/traces/gpu/b.json: removed; this GPU trace supersedes it" in capsys.readouterr().err
+    assert not kept.exists()

@@ -92,8 +92,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         finally:
             if keep is not None:
                 regen.settle_gpu_run(*keep)
-        if not args.output:
-            retired = regen.retire_gpu_run(layout.find_project_root(Path(lecture).absolute().parent), Path(lecture))
+        # `build` names the committed trace with -o too: any run that wrote it may supersede a kept GPU run
+        project_root = layout.find_project_root(Path(lecture).absolute().parent)
+        committed = layout.trace_path(project_root, Path(lecture))
+        if not args.output or Path(args.output).resolve() == committed.resolve():
+            retired = regen.retire_gpu_run(project_root, Path(lecture))
             if retired:
                 print(retired, file=sys.stderr)
     return worst

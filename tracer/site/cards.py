@@ -21,7 +21,7 @@ import math
 import re
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 import jinja2
 from markupsafe import Markup
@@ -56,6 +56,18 @@ def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+
+
+class Macros(Protocol):
+    """A template's exported macros, as attributes: what ``Template.module`` holds (jinja2 types it
+    as a ``TemplateModule`` whose names, set from the template at runtime, it cannot declare)."""
+
+    def __getattr__(self, name: str) -> jinja2.runtime.Macro: ...
+
+
+def template_macros(env: jinja2.Environment, name: str) -> Macros:
+    """The macros of template ``name`` (``cards.html.j2``, ...), called as ``macros.value_card(...)``."""
+    return cast(Macros, env.get_template(name).module)
 
 
 def path_slug(path: str) -> str:
@@ -120,7 +132,8 @@ def grid_view(rows: list[list[Any]]) -> dict[str, Any]:
 def _stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str]]:
     if not stats:
         return []
-    rows = [(key, format_number(stats[key])) for key in ("min", "max", "mean", "std") if key in stats]
+    rows: list[tuple[str, str]] = [(key, format_number(stats[key]))
+                                   for key in ("min", "max", "mean", "std") if key in stats]
     for key in ("nan_count", "inf_count"):
         if stats.get(key):
             rows.append((key.replace("_count", "s"), str(stats[key])))
@@ -342,7 +355,7 @@ class HtmlRenderer:
         self.trace = trace
         self.env = env  # a rank's steps get their own renderer over the same templates
         self.main_path: str = trace["lecture"]["path"]
-        self.macros = env.get_template("cards.html.j2").module
+        self.macros = template_macros(env, "cards.html.j2")
         self._code_cache: dict[tuple[str, str], list[str]] = {}
         self._plot_views: dict[str, dict[str, Any]] = {}
         self.charts: dict[str, str] = {}  # file name -> SVG text of each plot() chart rendered so far
@@ -363,8 +376,8 @@ class HtmlRenderer:
         if view["kind"] == "tensor":
             view = tensor_view(value, dims=self.dims_for(name, value, step_index),
                                shares=self.shared_with(name, value, step_index))
-            if shared_diagrams and view["diagram"]:
-                view["diagram_ref"] = shared_diagrams.get(diagram_key(value))
+            if shared_diagrams and view["diagram"] and (key := diagram_key(value)) is not None:
+                view["diagram_ref"] = shared_diagrams.get(key)
         return Markup(self.macros.value_card(name, view))
 
     def diagram_defs(self, shared_diagrams: dict[tuple[Any, ...], str]) -> Markup:
@@ -491,8 +504,8 @@ class HtmlRenderer:
             href = safe_href(rendering.get("url") or "")
         attrs = dict(rendering.get("attrs") or {})
         for key in ("authors", "date", "notes"):  # also accepted at the top level of the record
-            if rendering.get(key) not in (None, "", []):
-                attrs.setdefault(key, rendering[key])
+            if (value := rendering.get(key)) not in (None, "", []):
+                attrs.setdefault(key, value)
         title = rendering.get("title") or href or "link"
         return {"href": href or None, "title": title, "internal": bool(internal),
                 "path": internal["path"] if internal else None, "line": internal["line"] if internal else None,
@@ -526,7 +539,7 @@ def css_style(style: dict[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-def compute_view(compute: dict[str, Any]) -> dict[str, Any]:
+def compute_view(compute: Compute) -> dict[str, Any]:
     """Plain data for a compute card (from a ``# @flops`` step)."""
     mfu = compute.get("mfu")
     by_op = sorted(compute.get("by_op", {}).items(), key=lambda kv: -kv[1])

@@ -76,7 +76,8 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
         return {"step": step, "x": x_of(k), "y": y_of(values[k]), "label": f"step {step}: {human_bytes(values[k])}"}
 
     points = [point(k) for k in downsample(values, max_points)]
-    sections = [{"step": viewer_step.get(k, k), "x": x_of(k), "title": title} for k, title in section_headings(trace)]
+    sections: list[dict[str, Any]] = [{"step": viewer_step.get(k, k), "x": x_of(k), "title": title}
+                                      for k, title in section_headings(trace)]
     for section, following in zip(sections, sections[1:] + [None]):
         room = (following["x"] if following else WIDTH) - section["x"]
         section["label"] = fit_label(section["title"], room)

@@ -30,9 +30,10 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.utils.templates import TemplateContext
 
 from tracer import layout
-from tracer.site.cards import HtmlRenderer, template_env
+from tracer.site.cards import HtmlRenderer, template_env, template_macros
 from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
 from tracer.site.memory_chart import memory_chart
 from tracer.site.page_model import section_headings
@@ -84,8 +85,8 @@ def environment_text(environment: Environment) -> str:
     """One line saying where a trace was recorded: device/GPU, Python, torch."""
     if environment.get("device") == "cuda":
         device = "GPU " + (environment.get("gpu_name") or "(unknown)")
-        if environment.get("gpu_total_memory_nbytes"):
-            device += f" ({human_bytes(environment['gpu_total_memory_nbytes'])})"
+        if total := environment.get("gpu_total_memory_nbytes"):
+            device += f" ({human_bytes(total)})"
     else:
         device = "CPU"
     parts = [device, f"Python {environment.get('python', '?')}"]
@@ -190,6 +191,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             extra: list[File] = []
             if lecture.failure is None:
                 try:
+                    assert lecture.renderer is not None  # every lecture without a failure has one
                     lecture.page = build_read_page(lecture.trace, lecture.renderer, self.env)
                     extra.append(File.generated(config, layout.source_url(lecture.name),
                                                 content=self._source_page(lecture, config)))
@@ -226,6 +228,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
 
     def _source_page(self, lecture: Lecture, config: Any) -> str:
         main = lecture.trace["lecture"]["path"]
+        assert lecture.renderer is not None  # called only for a lecture without a failure
         lines = [Markup(html) for html in lecture.renderer.code_lines(main, directives="keep")]  # as traced
         return self.env.get_template("source.html.j2").render(
             path=main, title=lecture.title, site_name=config.site_name,
@@ -255,6 +258,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             title=lecture.title, message=lecture.failure or "unknown error", trace_path=str(lecture.trace_path))
 
     def _lecture_content(self, lecture: Lecture, html: str, root: str) -> str:
+        assert lecture.page is not None and lecture.renderer is not None  # a page was built: no failure
         content = fill_slots(html, lecture.page.slots, root)
         heading = ""
         # The lecture's title goes on top even when code (helpers defined before main) precedes it.
@@ -292,15 +296,15 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         if self._lecture_of(page) is None:
             return output
-        early = str(self.env.get_template("page_parts.html.j2").module.early_step_mode())
+        early = str(template_macros(self.env, "page_parts.html.j2").early_step_mode())
         # lecture pages are large: the theme's indentation alone is kilobytes (issue 10's size budget)
         return compact_whitespace(output.replace("<head>", "<head>\n" + early, 1))
 
-    def on_page_context(self, context: dict[str, Any], page: Any, config: Any, nav: Any) -> dict[str, Any]:
+    def on_page_context(self, context: TemplateContext, page: Any, config: Any, nav: Any) -> TemplateContext:
         lecture = self._lecture_of(page)
         if lecture is not None and lecture.failure is None:
             # the edit action opens the lecture's traced source (there is no repository to edit in)
-            page.edit_url = root_for(page.url) + layout.source_url(self._lecture_of(page).name)
+            page.edit_url = root_for(page.url) + layout.source_url(lecture.name)
         return context
 
     def _home_listing(self, root: str) -> str:

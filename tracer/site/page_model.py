@@ -190,12 +190,12 @@ def build_document(trace: Trace) -> list[Block]:
     shown: set[int] = set()
     ran: set[int] = set()
     for line in records:
-        statement = statements.get(line, _Statement(line, line, None))
-        shown.update(range(statement.start, statement.end + 1))
-        ran.update(range(statement.start, statement.end + 1))
+        span = statements.get(line, _Statement(line, line, None))
+        shown.update(range(span.start, span.end + 1))
+        ran.update(range(span.start, span.end + 1))
 
-    linked = {r["internal"]["line"] for _index, r in iter_renderings(trace)
-              if r.get("type") == "link" and r.get("internal") and r["internal"]["path"] == main}
+    linked = {internal["line"] for _index, r in iter_renderings(trace)
+              if r.get("type") == "link" and (internal := r.get("internal")) and internal["path"] == main}
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue

@@ -16,9 +16,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from tracer.site.cards import HtmlRenderer, value_view
+from tracer.site.cards import HtmlRenderer, template_macros, value_view
 from tracer.site.rank_model import CollectiveRow, RankLine, launches
 from tracer.site.units import human_bytes, human_seconds
+from tracer.trace_format import Trace, Value
 
 
 def _shape(shape: list[int] | None) -> str:
@@ -43,9 +44,9 @@ def collective_view(row: CollectiveRow, world_size: int | None = None) -> dict[s
 
 
 class RankCards:
-    def __init__(self, trace: dict[str, Any], env: jinja2.Environment) -> None:
+    def __init__(self, trace: Trace, env: jinja2.Environment) -> None:
         self.trace = trace
-        self.macros = env.get_template("ranks.html.j2").module
+        self.macros = template_macros(env, "ranks.html.j2")
         self._renderers: dict[tuple[int, int], HtmlRenderer] = {}
         self._env = env
         self._streams = {(number, stream["rank"]): stream for number, launch in enumerate(launches(trace))
@@ -63,7 +64,8 @@ class RankCards:
     def line(self, line: RankLine) -> list[Markup]:
         """The cards of one line: a scalar table, per-rank value cards, collectives, output, errors."""
         out: list[Markup] = []
-        scalars, others = [], []
+        scalars: list[tuple[str, dict[int, tuple[int, Value]], dict[int, dict[str, Any]]]] = []
+        others: list[tuple[str, dict[int, tuple[int, Value]], dict[int, dict[str, Any]]]] = []
         for name, by_rank in line.env.items():
             views = {rank: value_view(value) for rank, (_step, value) in by_rank.items()}
             simple = all(v["kind"] == "scalar" or (v["kind"] == "sequence" and v["inline"]) for v in views.values())

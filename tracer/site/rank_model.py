@@ -18,9 +18,9 @@ This module must not produce markup or touch files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
-from tracer.trace_format import step_frame
+from tracer.trace_format import ErrorInfo, Frame, Step, Trace, step_frame
 
 
 @dataclass
@@ -46,17 +46,18 @@ class RankLine:
     last: dict[int, int] = field(default_factory=dict)  # rank -> its stream's step of the line's last run
     env: dict[str, dict[int, tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     stdout: dict[int, str] = field(default_factory=dict)
-    errors: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)  # (rank, step, error)
+    errors: list[tuple[int, int, ErrorInfo]] = field(default_factory=list)  # (rank, step, error)
     renderings: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     collectives: dict[tuple[int, int], CollectiveRow] = field(default_factory=dict)
     _rendering_rank: int | None = None
 
 
-def launches(trace: dict[str, Any]) -> list[dict[str, Any]]:
-    return list((trace.get("ranks") or {}).get("launches") or [])
+def launches(trace: Trace) -> list[dict[str, Any]]:
+    ranks: Mapping[str, Any] = trace.get("ranks") or {}
+    return list(ranks.get("launches") or [])
 
 
-def rank_lines(trace: dict[str, Any]) -> dict[int, RankLine]:
+def rank_lines(trace: Trace) -> dict[int, RankLine]:
     """One record per main-file line that rank code ran (see the module docstring)."""
     main = trace["lecture"]["path"]
     lines: dict[int, RankLine] = {}
@@ -96,7 +97,7 @@ def rank_lines(trace: dict[str, Any]) -> dict[int, RankLine]:
     return lines
 
 
-def all_collectives(trace: dict[str, Any]) -> list[CollectiveRow]:
+def all_collectives(trace: Trace) -> list[CollectiveRow]:
     """Every collective of every launch, in call order, with each rank's record."""
     rows: dict[tuple[int, int], CollectiveRow] = {}
     for record in rank_lines(trace).values():
@@ -109,7 +110,7 @@ def all_collectives(trace: dict[str, Any]) -> list[CollectiveRow]:
 @dataclass
 class Timeline:
     rank: int
-    steps: list[dict[str, Any]]
+    steps: list[Step]
     origin: list[tuple[int, int, int]]  # per step: (launch or -1 for the launching process, index, collectives done)
 
 
@@ -124,29 +125,29 @@ def _rename_storage(value: Any, suffix: str) -> Any:
     return value
 
 
-def _rank_step(step: dict[str, Any], prefix: list[dict[str, Any]], rank: int) -> dict[str, Any]:
-    out = dict(step)
+def _rank_step(step: Step, prefix: list[Frame], rank: int) -> Step:
+    out = step.copy()
     out["stack"] = prefix + step["stack"]
     if step["env"]:
         out["env"] = _rename_storage(step["env"], f"·r{rank}")
     return out
 
 
-def world_ranks(trace: dict[str, Any]) -> list[int]:
+def world_ranks(trace: Trace) -> list[int]:
     found: set[int] = set()
     for launch in launches(trace):
         found.update(s["rank"] for s in launch["streams"])
     return sorted(found)
 
 
-def rank_timelines(trace: dict[str, Any]) -> list[Timeline]:
+def rank_timelines(trace: Trace) -> list[Timeline]:
     """One timeline per rank (see the module docstring)."""
     parent = trace["steps"]
     all_launches = launches(trace)
     torchrun = any(launch["step"] is None for launch in all_launches)
     timelines = []
     for rank in world_ranks(trace):
-        steps: list[dict[str, Any]] = []
+        steps: list[Step] = []
         origin: list[tuple[int, int, int]] = []
         done = 0
         at = {launch["step"]: number for number, launch in enumerate(all_launches) if launch["step"] is not None}
@@ -159,16 +160,16 @@ def rank_timelines(trace: dict[str, Any]) -> list[Timeline]:
                     origin.append((number, index, done))
         if not torchrun:
             for index, step in enumerate(parent):
-                number = at.get(index)
-                if number is not None:
+                if index in at:
+                    number = at[index]
                     launch = all_launches[number]
                     stream = next((s for s in launch["streams"] if s["rank"] == rank), None)
-                    calling = {**step, "env": {}, "renderings": [], "stdout": "", "call": True}
+                    calling: Step = {**step, "env": {}, "renderings": [], "stdout": "", "call": True}
                     calling.pop("error", None)
                     calling.pop("compute", None)
                     steps.append(calling)
                     origin.append((-1, index, done))
-                    prefix = [dict(f) for f in step["stack"]]
+                    prefix = [f.copy() for f in step["stack"]]
                     for k, rank_step in enumerate(stream["steps"] if stream else []):
                         done += len(rank_step.get("collectives", ()))
                         steps.append(_rank_step(rank_step, prefix, rank))
@@ -241,7 +242,7 @@ def parent_to_timeline(timeline: Timeline) -> dict[int, int]:
     return mapping
 
 
-def trace_step_to_viewer(trace: dict[str, Any]) -> dict[int, int] | None:
+def trace_step_to_viewer(trace: Trace) -> dict[int, int] | None:
     """The trace's own step index -> the same step's index in step mode, or None when they are the same
     (a trace without ranks). Step mode lays the ranks' timelines end to end: a spawned launch's parent
     steps sit in every rank's timeline after that rank's stream was spliced in, and links go to the
@@ -261,7 +262,7 @@ def trace_step_to_viewer(trace: dict[str, Any]) -> dict[int, int] | None:
     return parent_to_timeline(timelines[0])
 
 
-def steps_text(trace: dict[str, Any]) -> str:
+def steps_text(trace: Trace) -> str:
     """How many steps a reader steps through, e.g. "40 steps + 4 ranks × 96": step mode follows one
     rank at a time, through the launching process's steps and that rank's own (a torchrun trace has
     no launching process: "4 ranks × 96 steps"); unequal ranks give a range ("× 90–96")."""
@@ -281,7 +282,7 @@ def steps_text(trace: dict[str, Any]) -> str:
     return f"{own} steps + {many} × {each}"
 
 
-def add_rank_lines(records: dict[int, Any], trace: dict[str, Any]) -> None:
+def add_rank_lines(records: dict[int, Any], trace: Trace) -> None:
     """Give the read-mode line records what the ranks did (``page_model.LineRecord.ranks``): lines only
     rank code ran become records too. Step numbers are made those of step mode, which follows the
     lowest rank's timeline first."""
@@ -302,7 +303,7 @@ def add_rank_lines(records: dict[int, Any], trace: dict[str, Any]) -> None:
     for line, rank_line in rank_lines(trace).items():
         record = records.get(line)
         last = rank_line.last.get(first.rank)
-        steps = [local_of[(rank_line.launch, last)]] if (rank_line.launch, last) in local_of else []
+        steps = [local_of[(rank_line.launch, last)]] if last is not None and (rank_line.launch, last) in local_of else []
         if record is None:
             anchor = steps[-1] if steps else next(
                 (local for local, (launch, _index, _done) in enumerate(first.origin) if launch == rank_line.launch), 0)

@@ -19,19 +19,21 @@ from typing import Any, Callable
 from tracer.site.cards import HtmlRenderer
 from tracer.site.rank_cards import RankCards
 from tracer.site.rank_model import all_collectives, rank_timelines, switch_targets, timeline_x
+from tracer.trace_format import Step, Trace
 
 NAV_KEYS = ("next", "prev", "over", "back_over", "out")
 
 
-def build_rank_viewer_data(trace: dict[str, Any], renderer: HtmlRenderer,
-                           build: Callable[[dict[str, Any], Any], dict[str, Any]]) -> dict[str, Any]:
+def build_rank_viewer_data(trace: Trace, renderer: HtmlRenderer,
+                           build: Callable[[Trace, Any], dict[str, Any]]) -> dict[str, Any]:
     timelines = rank_timelines(trace)
-    offsets, steps = [], []
+    offsets: list[int] = []
+    steps: list[Step] = []
     for timeline in timelines:
         offsets.append(len(steps))
         steps.extend(timeline.steps)
-    joined = {key: value for key, value in trace.items() if key != "ranks"}
-    joined["steps"] = steps
+    joined: Trace = {**trace, "steps": steps}
+    joined.pop("ranks", None)
     data = build(joined, HtmlRenderer(joined, renderer.env))
 
     segments = [[t.rank, offsets[k], offsets[k] + len(t.steps)] for k, t in enumerate(timelines)]

@@ -20,9 +20,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from tracer.site.cards import ROOT, HtmlRenderer, diagram_key, line_anchor
+from tracer.site.cards import ROOT, HtmlRenderer, diagram_key, line_anchor, template_macros
 from tracer.site.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
 from tracer.site.rank_cards import RankCards
+from tracer.trace_format import Rendering, Trace
 
 SLOT = re.compile(r"<!--lt-slot:(\d+)-->")
 LAZY_MIN_CHARS = 1200  # annotation bodies longer than this (tensor cards) are put in place by viewer.js
@@ -46,13 +47,13 @@ def note_markdown(text: str) -> str:
     return "!!! note\n\n" + body
 
 
-def _plain_markdown(rendering: dict[str, Any]) -> bool:
+def _plain_markdown(rendering: Rendering) -> bool:
     return rendering.get("type") == "markdown" and not rendering.get("verbatim") and not rendering.get("style")
 
 
-def _step_groups(renderings: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, list[dict[str, Any]]]]:
+def _step_groups(renderings: list[tuple[int, Rendering]]) -> list[tuple[int, list[Rendering]]]:
     """(step, group) in order: each step's renderings split by ``page_model.paragraph_groups``."""
-    by_step: list[tuple[int, list[dict[str, Any]]]] = []
+    by_step: list[tuple[int, list[Rendering]]] = []
     for step, rendering in renderings:
         if by_step and by_step[-1][0] == step:
             by_step[-1][1].append(rendering)
@@ -61,7 +62,7 @@ def _step_groups(renderings: list[tuple[int, dict[str, Any]]]) -> list[tuple[int
     return [(step, group) for step, same_step in by_step for group in paragraph_groups(same_step)]
 
 
-def _paragraph_markdown(group: list[dict[str, Any]], page: ReadPage, renderer: HtmlRenderer) -> str:
+def _paragraph_markdown(group: list[Rendering], page: ReadPage, renderer: HtmlRenderer) -> str:
     """One paragraph of prose and links: the prose stays Markdown, each link an inline slot."""
     if all(r.get("type") == "link" for r in group):
         # nothing for Markdown to wrap: the slot brings its own paragraph
@@ -85,10 +86,10 @@ def estimated_height_px(body: str) -> int:
     return 30 + LINE_PX * body.count("\n") + drawings
 
 
-def build_read_page(trace: dict[str, Any], renderer: HtmlRenderer, env: jinja2.Environment) -> ReadPage:
+def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environment) -> ReadPage:
     """The Markdown and slots of one lecture page."""
     page = ReadPage(markdown="")
-    macros = env.get_template("page_parts.html.j2").module
+    macros = template_macros(env, "page_parts.html.j2")
     main = trace["lecture"]["path"]
     code = renderer.code_lines(main)
     ranked = RankCards(trace, env) if trace.get("ranks") else None

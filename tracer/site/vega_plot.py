@@ -17,7 +17,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 MAX_PLOT_POINTS = 5_000  # rows per inline dataset drawn; more make big SVGs and slow builds
 _UNSAFE_SVG = re.compile(r"<script|<foreignObject|\bon[a-z]+\s*=|(?:href|src)\s*=\s*\"(?!#)|url\((?!#)|@import", re.I)
@@ -76,7 +76,7 @@ def external_data(spec: Any) -> str | None:
         data = spec.get("data")
         if isinstance(data, dict) and isinstance(data.get("url"), str):
             return data["url"]
-        children = spec.values()
+        children: Iterable[Any] = spec.values()
     elif isinstance(spec, list):
         children = spec
     else:
@@ -110,7 +110,8 @@ def draw(spec: dict[str, Any], max_points: int = MAX_PLOT_POINTS) -> Chart:
     title = bounded.get("title")
     if isinstance(title, dict):
         title = title.get("text")
-    title = title if isinstance(title, str) else bounded.get("description") if isinstance(bounded.get("description"), str) else "chart"
+    description = bounded.get("description")
+    title = title if isinstance(title, str) else description if isinstance(description, str) else "chart"
     try:
         return Chart(render_svg(bounded), name, title, dropped, None)
     except PlotError as exc:

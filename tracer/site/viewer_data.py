@@ -249,7 +249,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     nav = navigation(columns["depth"], [bool(v) for v in columns["visible"]], [bool(c) for c in columns["call"]])
     snapshots = _snapshots(len(steps), act_prev, env, clear)
 
-    sections = [[step, title] for step, title in section_headings(trace)]
+    sections: list[list[Any]] = [[step, title] for step, title in section_headings(trace)]
     section_of: list[int] = []
     current = -1
     for index in range(len(steps)):

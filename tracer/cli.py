@@ -70,7 +70,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.output and len(args.lectures) > 1:
         print("lectrace: -o/--output takes a single lecture", file=sys.stderr)
         return ExitCode.BAD_INPUT
-    worst = ExitCode.OK
+    worst: int = ExitCode.OK
     from tracer import regen
 
     if args.nproc_per_node:

@@ -115,7 +115,7 @@ def retire_gpu_run(project_root: Path, lecture: Path) -> str | None:
 
 def _is_cuda_trace(path: Path) -> bool:
     header = read_header(path)
-    return bool(header) and (header.get("environment") or {}).get("device") == "cuda"
+    return header is not None and (header.get("environment") or {}).get("device") == "cuda"
 
 
 def gpu_run_problems(project_root: Path, lectures: list[Path]) -> list[str]:

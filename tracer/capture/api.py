@@ -22,6 +22,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import FrameType
 from typing import Any, Iterator, Protocol
 
 from tracer.source_map import source_map
@@ -153,7 +154,7 @@ def system_text(command: str | list[str], timeout_s: float = SYSTEM_TEXT_TIMEOUT
 
 def _caller_dir() -> Path:
     # The first frame outside this module is the lecture line that called us.
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename == __file__:
         frame = frame.f_back
     return Path(frame.f_code.co_filename).resolve().parent if frame else Path.cwd()

@@ -105,7 +105,7 @@ def _describe(op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[st
         out_nbytes = _tensor_bytes(out)
     elif op == "all_to_all":
         inputs, outputs = arg(1, "input_tensor_list") or [], arg(0, "output_tensor_list") or []
-        record = {"nbytes": sum(map(_tensor_bytes, inputs)), "dtype": None, "shape": None}
+        record: dict[str, Any] = {"nbytes": sum(map(_tensor_bytes, inputs)), "dtype": None, "shape": None}
         record["out_nbytes"] = sum(map(_tensor_bytes, outputs))
         return record
     if op == "broadcast":
@@ -118,9 +118,9 @@ def _describe(op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[st
         root = arg(1, "dst")
     elif op in ("recv", "irecv"):
         root = arg(1, "src")
-    record: dict[str, Any] = {"nbytes": _tensor_bytes(tensor) if tensor is not None else 0,
-                              "dtype": str(tensor.dtype).replace("torch.", "") if tensor is not None else None,
-                              "shape": list(tensor.shape) if tensor is not None else None}
+    record = {"nbytes": _tensor_bytes(tensor) if tensor is not None else 0,
+              "dtype": str(tensor.dtype).replace("torch.", "") if tensor is not None else None,
+              "shape": list(tensor.shape) if tensor is not None else None}
     if out_nbytes is not None:
         record["out_nbytes"] = out_nbytes
     if root is not None:
@@ -174,10 +174,10 @@ class CollectiveLog:
         for module in self._modules:
             namespace = getattr(module, "__dict__", {})
             for attr, value in list(namespace.items()):
-                wrapper = originals.get(id(value))
-                if wrapper is not None:
+                replacement = originals.get(id(value))
+                if replacement is not None:
                     self._saved.append((module, attr, value))
-                    setattr(module, attr, wrapper)
+                    setattr(module, attr, replacement)
 
     def uninstall(self) -> None:
         for owner, name, original in reversed(self._saved):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import statistics
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Protocol, TypeGuard
 
 from tracer.capture.peaks import peak_flop_per_s
 
@@ -119,7 +119,13 @@ def _pure_call(call: ast.Call) -> bool:
     return func.attr in SAFE_METHODS
 
 
-def is_pure_expression_assignment(statement: ast.stmt | None) -> bool:
+class ExpressionAssignment(Protocol):
+    """What a pure expression assignment is: an ``ast.Assign``, or an ``ast.AnnAssign`` with a value."""
+
+    value: ast.expr  # the right-hand side
+
+
+def is_pure_expression_assignment(statement: ast.stmt | None) -> TypeGuard[ExpressionAssignment]:
     """Whether re-evaluating ``statement``'s right-hand side is safe and sees the same inputs."""
     if isinstance(statement, ast.Assign):
         targets, value = statement.targets, statement.value
@@ -203,7 +209,7 @@ def _op_probe_class() -> Any:
                 super().__init__()
                 self.flops_by_kind: dict[tuple[str, str], int] = {}
 
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
                 out = func(*args, **kwargs)
                 count = flop_registry.get(func._overloadpacket)

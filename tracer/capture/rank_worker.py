@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from tracer.capture.recorder import EXTRAS, KEY, LINE, mark_error
+from tracer.capture.recorder import EXTRAS, KEY, LINE, Step, mark_error
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
 
 STOPPED_EXIT = 128 + signal.SIGTERM
@@ -134,7 +134,7 @@ def lecture_modules(lecture_dir: str) -> list[Any]:
             if (getattr(module, "__file__", None) or "").startswith(lecture_dir)]
 
 
-def attach_collectives(steps: list[tuple[Any, ...]], records: list[dict[str, Any]]) -> None:
+def attach_collectives(steps: list[Step], records: list[dict[str, Any]]) -> None:
     """Put each collective on the step of the line that called it: the first completed step at or
     after the step count when the call started, on the calling line."""
     for record in records:
@@ -147,7 +147,7 @@ def attach_collectives(steps: list[tuple[Any, ...]], records: list[dict[str, Any
         prefix, key, at, extras, memory = steps[target]
         extras = dict(extras or {})
         extras.setdefault("collectives", []).append(record)
-        steps[target] = (prefix, key, at, extras, memory)
+        steps[target] = Step(prefix, key, at, extras, memory)
 
 
 def error_info(escaped: BaseException, recorder: Any, encoder: Any) -> dict[str, Any]:
@@ -157,7 +157,7 @@ def error_info(escaped: BaseException, recorder: Any, encoder: Any) -> dict[str,
             "traceback": _lecture_traceback(escaped.__traceback__, recorder)}
 
 
-def stopped_step(recorder: Any, message: str) -> tuple[Any, ...] | None:
+def stopped_step(recorder: Any, message: str) -> Step | None:
     """A final step on the line a stopped rank was executing, carrying a ``Stopped`` error."""
     try:
         top = recorder._stack[-1]
@@ -168,12 +168,12 @@ def stopped_step(recorder: Any, message: str) -> tuple[Any, ...] | None:
     error = {"type": "Stopped", "message": message,
              "traceback": [{"path": p, "line": ln, "function": fn} for p, ln, fn in top.prefix]
              + [{"path": top.key[0], "line": top.line, "function": top.key[1]}]}
-    return (top.prefix, top.key, top.line, {"error": error}, recorder.probe.sample())
+    return Step(top.prefix, top.key, top.line, {"error": error}, recorder.probe.sample())
 
 
 def shard_header(recorder: Any, probe: Any, lecture: Path, project_root: Path, *, seed: int, status: str,
                  error: dict[str, Any] | None, shard: dict[str, Any], images: set[str],
-                 steps: list[tuple[Any, ...]]) -> dict[str, Any]:
+                 steps: list[Step]) -> dict[str, Any]:
     from tracer.capture.runner import _environment
 
     files = sorted(recorder.files.values(), key=lambda f: f.path)
@@ -247,7 +247,7 @@ class RankTracing:
                 "world_size": log.world_size or _env_int("WORLD_SIZE", None), "backend": log.backend,
                 "status": status, "joined": log.rank is not None}
 
-    def finish(self, header: dict[str, Any], steps: list[tuple[Any, ...]], escaped: BaseException | None) -> str | None:
+    def finish(self, header: dict[str, Any], steps: list[Step], escaped: BaseException | None) -> str | None:
         """torchrun mode: turn the runner's trace header into this rank's shard (the runner writes it).
         The lock is kept: a SIGTERM arriving now must not write a second shard."""
         self._lock.acquire()
@@ -262,7 +262,7 @@ class RankTracing:
             return f"{where}: rank {info['rank']}: {error['type']}: {error['message']}".splitlines()[0]
         return None
 
-    def write(self, status: str, escaped: BaseException | None, steps: list[tuple[Any, ...]]) -> None:
+    def write(self, status: str, escaped: BaseException | None, steps: list[Step]) -> None:
         """Spawn mode: write this rank's shard (once)."""
         from tracer.capture.trace_writer import trace_json
 
@@ -280,7 +280,7 @@ class RankTracing:
                                     + (f" (waiting in {waiting})" if waiting else ""))
                 if last is not None:
                     steps.append(last)
-                    error = last[EXTRAS]["error"]
+                    error = last[EXTRAS]["error"] if last[EXTRAS] else None
             attach_collectives(steps, [dict(r) for r in self.log.records])
             header = shard_header(self.recorder, self.recorder.probe, self.lecture, self.project_root, seed=self.seed,
                                   status=status, error=error, shard=self.shard_info(status), images=self.images,

@@ -27,11 +27,11 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 from tracer.capture import shards
 from tracer.capture.rank_worker import RankConfig, RankTarget, read_where
-from tracer.capture.recorder import EXTRAS, MEMORY
+from tracer.capture.recorder import EXTRAS, Step
 
 _ACTIVE: "RankSession | None" = None
 _ORIGINAL_START: Callable[..., Any] | None = None
@@ -58,12 +58,12 @@ class Launch:
     processes: list[tuple[int, Any]] = field(default_factory=list)  # (spawn index, Process)
 
 
-def _patched_start(process: Any) -> Any:
+def _patched_start(self: multiprocessing.process.BaseProcess) -> None:  # installed as BaseProcess.start
     session = _ACTIVE
     if session is not None:
-        session.adopt(process)
+        session.adopt(self)
     assert _ORIGINAL_START is not None
-    return _ORIGINAL_START(process)
+    return _ORIGINAL_START(self)
 
 
 class RankSession:
@@ -74,7 +74,8 @@ class RankSession:
         self.encoder = encoder
         self.lecture = Path(lecture)
         self.project_root = Path(project_root)
-        self.options = dict(seed=seed, inspect_all=inspect_all, max_steps=max_steps, measure_flops=measure_flops)
+        self.options: dict[str, Any] = dict(seed=seed, inspect_all=inspect_all, max_steps=max_steps,
+                                            measure_flops=measure_flops)
         self.launches: list[Launch] = []
         self.shard_path: Path | None = None
         self._dir: Path | None = None
@@ -129,7 +130,7 @@ class RankSession:
                     pass  # never started, or already closed
 
     # -- adopting processes ------------------------------------------------------------------------
-    def _is_lecture_function(self, fn: Any) -> bool:
+    def _is_lecture_function(self, fn: Any) -> TypeGuard[Callable[..., Any]]:
         code = getattr(fn, "__code__", None)
         if code is None:
             return False
@@ -173,7 +174,7 @@ class RankSession:
                           **self.options)
 
     # -- after the lecture ---------------------------------------------------------------------------
-    def finish(self, header: dict[str, Any], steps: list[tuple[Any, ...]], escaped: BaseException | None,
+    def finish(self, header: dict[str, Any], steps: list[Step], escaped: BaseException | None,
                images: set[str]) -> str | None:
         """Add the ranks to the trace ``header`` (or, as a torchrun rank, the shard fields); return the
         error line naming the failed rank, if one failed."""
@@ -190,7 +191,7 @@ class RankSession:
                 shutil.rmtree(self._dir, ignore_errors=True)
         return line
 
-    def _merge(self, launch: Launch, header: dict[str, Any], steps: list[tuple[Any, ...]],
+    def _merge(self, launch: Launch, header: dict[str, Any], steps: list[Step],
                escaped: BaseException | None) -> str | None:
         assert self._dir is not None
         streams = []
@@ -270,7 +271,7 @@ def describe_hang(hung: list[tuple[int, dict[str, Any]]]) -> tuple[str, str]:
     return blame[1].get("where") or "?", "; ".join(parts)  # "?": no rank reached its function
 
 
-def _shorten_spawn_error(steps: list[tuple[Any, ...]], start: int, cause: dict[str, Any]) -> None:
+def _shorten_spawn_error(steps: list[Step], start: int, cause: dict[str, Any]) -> None:
     """The launching line's error names the failed rank instead of quoting its whole traceback."""
     error = cause.get("error") or {}
     for index in range(start, len(steps)):
@@ -280,7 +281,7 @@ def _shorten_spawn_error(steps: list[tuple[Any, ...]], start: int, cause: dict[s
             extras["error"] = {**extras["error"],
                                "message": f"rank {cause['rank']} failed: {error.get('type', 'Error')}: "
                                           f"{(error.get('message') or '').splitlines()[0] if error.get('message') else ''}"}
-            steps[index] = (*steps[index][:EXTRAS], extras, steps[index][MEMORY])
+            steps[index] = Step._make(steps[index])._replace(extras=extras)
             return
 
 

@@ -67,7 +67,7 @@ EXTRAS: Final = 3
 MEMORY: Final = 4
 
 
-def mark_error(steps: list[tuple[Any, ...]], escaped: BaseException, error: dict[str, Any]) -> None:
+def mark_error(steps: list[Step], escaped: BaseException, error: dict[str, Any]) -> None:
     """Give the step the exception unwound from its ``error`` and drop the steps recorded after it
     (the unwinding's return steps). Runs once per lecture or rank, after recording."""
     for index, step in enumerate(steps):

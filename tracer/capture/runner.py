@@ -27,7 +27,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType, TracebackType
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from tracer import layout
 from tracer.source_map import source_map
@@ -259,10 +259,10 @@ class _ExitGuard:
         self._pid = os.getpid()
         self._thread = threading.get_ident()
 
-    def _exit(self, code: int) -> None:
+    def _exit(self, status: int) -> NoReturn:  # os._exit's signature: callers may name the argument
         if os.getpid() == self._pid and threading.get_ident() == self._thread:
-            raise LectureExited(code)
-        self._real(code)
+            raise LectureExited(status)
+        self._real(status)
 
     def __enter__(self) -> "_ExitGuard":
         os._exit = self._exit

@@ -302,6 +302,7 @@ class ValueEncoder:
                 nan_count = int(torch.isnan(x).sum())
                 inf_count = int(torch.isinf(x).sum())
                 values = x[torch.isfinite(x)]
+            stats: dict[str, Any]
             if values.numel():
                 lo, hi = torch.aminmax(values)
                 std, mean = torch.std_mean(values) if values.numel() > 1 else (torch.zeros(()), values.reshape(()))

@@ -6,7 +6,8 @@ installed (it is re-installed when pyproject.toml changes), then runs inside it:
 
 * ``site``: trace the lectures whose sources changed and build the site into build/site/.
 * ``test``: ``lectrace check`` (every lecture runs, every committed trace is fresh and valid),
-  the pytest suite, and ``mkdocs build --strict``.
+  ``mypy`` (the ``tracer`` package type-checks; settings in pyproject.toml), the pytest suite,
+  and ``mkdocs build --strict``.
 * ``serve``: the authoring loop (``lectrace serve``).
 * ``bench``: the tracer and viewer benchmarks.
 
@@ -56,6 +57,7 @@ def task_site() -> None:
 
 def task_test() -> None:
     sh(PYTHON, "-m", "tracer", "check")
+    sh(PYTHON, "-m", "mypy")
     sh(PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider")
     sh(PYTHON, "-m", "mkdocs", "build", "--strict", "--quiet")
 

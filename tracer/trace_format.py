@@ -102,6 +102,7 @@ class Rendering(TypedDict, total=False):
     # "[Kaplan+ 2020]" citation whose panel shows the rest.
     attrs: dict[str, Any]
     spec: dict[str, Any]  # plot: a Vega-Lite spec
+    truncated: dict[str, int]  # plot: {"data_points": N} when the spec's data held N rows and an even sample is kept
 
 
 class TensorValue(TypedDict):

@@ -9,14 +9,17 @@ from __future__ import annotations
 import pytest
 
 from conftest import build_site, serve
-from traced import trace_path, traced
+from traced import trace_all, trace_path, traced
+
+from tracer.site.rank_model import rank_timelines
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    built = build_site(tmp_path_factory.mktemp("site"), [trace_path("ranks_allreduce")])
+    trace_all("ranks_allreduce", "ranks_output")
+    built = build_site(tmp_path_factory.mktemp("site"), [trace_path("ranks_allreduce"), trace_path("ranks_output")])
     with serve(built) as url:
         yield url
 
@@ -80,4 +83,76 @@ def test_home_and_lecture_pages_count_the_steps_a_reader_steps_through(site, bro
     assert f"{own} steps + 2 ranks × 7" in page.inner_text(".lt-lecture-meta")  # 7: worker's lines 13..19
     page.goto(f"{site}lectures/ranks_allreduce/")
     assert page.inner_text(".lt-steps") == f"{own} steps + 2 ranks × 7"
+    context.close()
+
+
+# tests/lectures/ranks_output.py: each rank writes to sys.stderr on line 19; rank 1 alone warns on line 21;
+# rank 0 holds 1 KiB of tensors, rank 1 2 KiB
+
+
+def test_read_mode_shows_each_ranks_stderr_apart_from_its_stdout_without_javascript(site, browser):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{site}lectures/ranks_output/")
+    stderr = {el.get_attribute("data-rank"): el.inner_text().strip() for el in page.query_selector_all(".lt-rank-stderr pre.lt-stderr")
+              if "complains" in el.inner_text()}
+    assert stderr == {"0": "rank 0 complains on stderr", "1": "rank 1 complains on stderr"}
+    warning = page.query_selector('.lt-rank-stderr pre.lt-stderr[data-rank="1"]:has-text("running late")')
+    assert warning.is_visible() and "UserWarning: rank 1 is running late" in warning.inner_text()
+    stdout = page.query_selector('.lt-rank-stdout:not(.lt-rank-stderr) pre.lt-stdout[data-rank="1"]')
+    assert stdout.inner_text().strip() == "rank 1 says hello"
+    # stderr is set apart as the launcher's is: a red rule stdout does not have
+    colours = page.evaluate("""() => [".lt-rank-stderr pre", ".lt-rank-stdout:not(.lt-rank-stderr) pre"].map(
+        s => getComputedStyle(document.querySelector(s)).borderLeftColor)""")
+    assert colours[0] == "rgb(198, 40, 40)" and colours[1] != colours[0]
+    context.close()
+
+
+def test_step_mode_shows_the_followed_ranks_stderr_on_its_step(site, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{site}lectures/ranks_output/#step=0")
+    page.wait_for_function("window.LECTRACE_VIEWER && window.LECTRACE_DATA.ranks")
+    segments = page.evaluate("window.LECTRACE_DATA.ranks.segments")
+    timelines = [[s["stack"][-1]["line"] for s in t.steps] for t in rank_timelines(traced("ranks_output"))]
+    for rank, line, text in ((0, 19, "rank 0 complains on stderr"), (1, 19, "rank 1 complains on stderr"),
+                             (1, 21, "UserWarning: rank 1 is running late")):
+        step = segments[rank][1] + timelines[rank].index(line)
+        page.evaluate(f"window.LECTRACE_VIEWER.go({step})")
+        page.wait_for_function(f"document.documentElement.getAttribute('data-rank') === '{rank}'")
+        assert page.get_attribute(CURRENT, "data-line") == str(line)
+        shown = page.query_selector(".lt-viewer .lt-v-err")
+        assert shown.is_visible() and text in shown.inner_text()
+        assert "says hello" not in shown.inner_text()  # stdout stays in its own box
+    step = segments[0][1] + timelines[0].index(18)  # the print: stdout only
+    page.evaluate(f"window.LECTRACE_VIEWER.go({step})")
+    page.wait_for_function(f"window.LECTRACE_VIEWER.cur === {step}")
+    assert not page.query_selector(".lt-viewer .lt-v-err").is_visible()
+    assert not errors, errors
+    context.close()
+
+
+def test_the_memory_chart_draws_a_line_per_rank_and_its_points_open_that_ranks_step(site, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{site}lectures/ranks_output/")
+    series = page.query_selector_all(".lt-memory .lt-memory-series")
+    assert [s.get_attribute("data-ranks") for s in series] == ["0", "1"]
+    legend = page.inner_text(".lt-memory-legend")
+    assert "rank 0: peak 1.0 KiB" in legend and "rank 1: peak 2.0 KiB" in legend
+    strokes = page.evaluate("""() => [...document.querySelectorAll('.lt-memory-series .lt-memory-line')].map(
+        l => getComputedStyle(l).stroke)""")
+    assert strokes[0] != strokes[1]
+    # rank 1's highest point: its 2 KiB, a step in rank 1's own timeline
+    point = page.query_selector('.lt-memory-series[data-ranks="1"] a.lt-memory-point:has(title:has-text("2.0 KiB"))')
+    point.click()
+    page.wait_for_function("document.documentElement.getAttribute('data-rank') === '1'")
+    assert "mine" in page.inner_text(".lt-v-vars")
+    assert page.get_attribute(CURRENT, "data-line") in ("22", "23", "24")  # where rank 1 holds its 2 KiB
+    # the other page: both ranks hold the same bytes at every step, so one line stands for both
+    page.goto(f"{site}lectures/ranks_allreduce/")
+    assert [s.get_attribute("data-ranks") for s in page.query_selector_all(".lt-memory .lt-memory-series")] == ["0 1"]
+    assert "ranks 0–1 (the same on each)" in page.inner_text(".lt-memory-legend")
     context.close()

@@ -1,3 +1,4 @@
+from tracer.site.units import human_bytes
 from tracer.site.memory_chart import HEIGHT, MAX_LINKS, MAX_POINTS, downsample, fit_label, memory_chart, memory_label
 
 
@@ -56,18 +57,62 @@ def test_a_long_trace_links_fewer_points_than_it_draws_and_keeps_the_peak():
     assert chart["links"][0]["label"].startswith("step ")
 
 
-def test_a_distributed_traces_points_open_the_same_step_in_step_mode():
-    from traced import traced
-
+def viewer_steps(trace):
+    """Step mode's steps in order: every rank's timeline, laid end to end (rank_viewer.py)."""
     from tracer.site.rank_model import rank_timelines
 
-    trace = traced("ranks_allreduce")  # 2 spawned ranks: step mode splices rank 0's stream into main's steps
-    for k, step in enumerate(trace["steps"]):
-        step["memory"] = {"nbytes": 1024 * (k + 1), "peak_nbytes": 1024 * (k + 1)}
+    return [step for timeline in rank_timelines(trace) for step in timeline.steps]
+
+
+def test_a_distributed_trace_draws_a_line_per_rank_whose_points_open_that_ranks_step():
+    from traced import traced
+
+    # ranks_output.py: rank 0 holds 256 float32 (1 KiB), rank 1 512 (2 KiB); rank 1 runs one more line
+    trace = traced("ranks_output")
     chart = memory_chart(trace)
-    viewer_steps = rank_timelines(trace)[0].steps  # step mode's first steps, in order
-    assert len(chart["points"]) == len(trace["steps"])
-    for k, point in enumerate(chart["points"]):
-        assert viewer_steps[point["step"]] is trace["steps"][k]
-        assert point["label"].startswith(f"step {point['step']}: ")
-    assert chart["points"][-1]["step"] > len(trace["steps"]) - 1  # after the launch: past rank 0's own steps
+    assert chart["label"] == "CPU memory of recorded tensors, per rank"
+    assert [(line["name"], line["ranks"], line["peak"]) for line in chart["lines"]] == \
+        [("rank 0", [0], "1.0 KiB"), ("rank 1", [1], "2.0 KiB")]
+    assert chart["peak"] == "2.0 KiB"
+    steps = viewer_steps(trace)
+    rank_0_steps = len(chart["lines"][0]["points"])
+    for number, line in enumerate(chart["lines"]):
+        assert len(line["links"]) == len(line["points"])  # few steps: every point is a link
+        for local, point in enumerate(line["links"]):
+            # the link opens this rank's own step in step mode, whose memory the point shows
+            assert point["step"] == (0 if number == 0 else rank_0_steps) + local
+            step = steps[point["step"]]
+            assert point["label"] == f"rank {number} · step {local}: " + human_bytes(step["memory"]["nbytes"])
+    # the all_reduce sits at one x on both lines, though rank 1 got there a step later
+    reduce = [next(p["x"] for p in line["points"] if steps[p["step"]].get("collectives")) for line in chart["lines"]]
+    assert reduce[0] == reduce[1]
+    assert [s["title"] for s in chart["sections"]] == ["Launch"]
+
+
+def test_ranks_with_the_same_memory_share_one_line_and_the_link_budget_holds():
+    from traced import traced
+
+    trace = traced("ranks_allreduce")  # both ranks hold 8 bytes at the same steps
+    chart = memory_chart(trace)
+    assert [(line["name"], line["ranks"]) for line in chart["lines"]] == [("ranks 0–1", [0, 1])]
+    assert chart["lines"][0]["points"][0]["label"].startswith("ranks 0–1 · step 0: ")
+    # many steps on many distinct ranks: at most MAX_LINKS clickable points in all, each line's peak kept
+    launch = trace["ranks"]["launches"][0]
+    template = launch["streams"][0]["steps"][-1]
+    launch["streams"] = [{**launch["streams"][0], "rank": rank, "spawn_index": rank,
+                          "steps": [{**template, "memory": {"nbytes": (k % 7) * (rank + 1) + (5000 if k == 333 else 0),
+                                                            "peak_nbytes": 0}} for k in range(1000)]}
+                         for rank in range(6)]
+    chart = memory_chart(trace)
+    assert len(chart["lines"]) == 6 and len(chart["links"]) <= MAX_LINKS
+    assert all(len(line["points"]) <= MAX_POINTS for line in chart["lines"])
+    steps = viewer_steps(trace)
+    for line in chart["lines"]:
+        peak = 5000 + (333 % 7) * (line["ranks"][0] + 1)
+        assert max(steps[p["step"]]["memory"]["nbytes"] for p in line["links"]) == peak  # the peak stays clickable
+
+
+def test_ranks_name():
+    from tracer.site.memory_chart import ranks_name
+
+    assert (ranks_name([2]), ranks_name([0, 1, 2, 3]), ranks_name([0, 2])) == ("rank 2", "ranks 0–3", "ranks 0, 2")

@@ -44,3 +44,15 @@ def test_scalars_share_one_table_and_the_collective_has_its_card():
     assert "ring (gloo)" in card and "<b>8 B</b> per rank" in card
     rows = re.findall(r"<tr[^>]*><td>(\d)</td><td>([^<]*)</td><td>([^<]*)</td>", card)
     assert rows == [("0", "8 B", "8 B"), ("1", "8 B", "8 B")]  # 2(n-1)/n of 8 bytes each way, n = 2
+
+
+def test_each_ranks_stderr_shows_apart_from_its_stdout():
+    trace = traced("ranks_output")  # ranks print on line 18, write to stderr on 19, rank 1 warns on 21
+    env = template_env()
+    html = "\n".join(str(slot) for slot in build_read_page(trace, HtmlRenderer(trace, env), env).slots)
+    stderr = dict(re.findall(r'<pre class="lt-stdout lt-stderr" data-rank="(\d)"[^>]*>(.*?)</pre>', html, re.S))
+    stdout = dict(re.findall(r'<pre class="lt-stdout" data-rank="(\d)">(.*?)</pre>', html, re.S))
+    assert stdout == {"0": "rank 0 says hello\n", "1": "rank 1 says hello\n"}
+    assert stderr["0"] == "rank 0 complains on stderr\n"
+    assert len(re.findall(r'<pre class="lt-stdout lt-stderr" data-rank="1"', html)) == 2  # line 19, and its warning on 21
+    assert "UserWarning: rank 1 is running late" in html and "rank 1 · stderr" in html

@@ -70,3 +70,35 @@ def test_steps_text_counts_what_a_reader_steps_through():
     assert steps_text(trace) == "2 ranks × 6–7 steps"
     del trace["ranks"]
     assert steps_text(trace) == f"{own} steps"
+
+
+def test_rank_lines_keep_each_ranks_stderr_apart_from_its_stdout():
+    lines = rank_lines(traced("ranks_output"))  # ranks print on line 18, write to stderr on 19, rank 1 warns on 21
+    assert lines[18].stdout == {0: "rank 0 says hello\n", 1: "rank 1 says hello\n"} and not lines[18].stderr
+    assert lines[19].stderr == {0: "rank 0 complains on stderr\n", 1: "rank 1 complains on stderr\n"}
+    assert not lines[19].stdout
+    assert list(lines[21].stderr) == [1] and "UserWarning: rank 1 is running late" in lines[21].stderr[1]
+
+
+def test_the_launching_lines_call_step_does_not_repeat_the_launchers_stderr():
+    trace = traced("ranks_allreduce")
+    launch = trace["ranks"]["launches"][0]["step"]
+    trace["steps"][launch]["stderr"] = "launcher warned\n"
+    for timeline in rank_timelines(trace):
+        assert [s.get("stderr") for s in timeline.steps].count("launcher warned\n") == 1
+
+
+def test_aligned_steps_keep_the_ranks_in_step_at_collectives_and_launcher_steps():
+    from tracer.site.rank_model import aligned_steps
+
+    trace = traced("ranks_output")  # rank 1 runs one more line (its warning) before the all_reduce
+    timelines = rank_timelines(trace)
+    xs = aligned_steps(trace, timelines)
+    assert [len(t.steps) for t in timelines] == [len(x) for x in xs] == [17, 18]
+    for x in xs:
+        assert x == sorted(x) and len(set(x)) == len(x)  # a rank's steps move right, one x each
+    reduce = [next(k for k, s in enumerate(t.steps) if s.get("collectives")) for t in timelines]
+    assert xs[0][reduce[0]] == xs[1][reduce[1]]  # the all_reduce at one x on both ranks
+    assert reduce[1] == reduce[0] + 1
+    assert xs[0][-1] == xs[1][-1] == 17  # the launcher's last step: the same x, after rank 1's longer run
+    assert xs[0][:reduce[0] - 1] == xs[1][:reduce[0] - 1] == list(range(reduce[0] - 1))

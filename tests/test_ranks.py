@@ -170,3 +170,53 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
     assert line is None and header["status"] == "ok" and header["ranks"]["launches"][0]["streams"][1]["status"] == "error"
     line, header = finish(tmp_path / "raised", RuntimeError("spawn failed"))
     assert line == "l.py:7: rank 1 of 2: ValueError: boom" and header["error"]["rank"] == 1
+
+
+# tests/lectures/ranks_output.py: each rank prints on line 18 and writes to sys.stderr on line 19;
+# rank 1 alone warns on line 21; main prints on line 34 after the launch
+PRINT, STDERR, WARN, LAUNCHER_PRINT = 18, 19, 21, 34
+
+
+def rank_stream(trace: dict, rank: int) -> dict:
+    return next(s for s in trace["ranks"]["launches"][0]["streams"] if s["rank"] == rank)
+
+
+def output_by_line(stream: dict, field: str) -> dict[int, str]:
+    return {step["stack"][-1]["line"]: step[field] for step in stream["steps"] if step.get(field)}
+
+
+def test_each_ranks_stdout_stderr_and_warnings_land_on_its_own_steps():
+    trace = traced("ranks_output")
+    for rank in (0, 1):
+        stream = rank_stream(trace, rank)
+        assert output_by_line(stream, "stdout") == {PRINT: f"rank {rank} says hello\n"}
+        stderr = output_by_line(stream, "stderr")
+        assert stderr.pop(STDERR) == f"rank {rank} complains on stderr\n"
+        if rank == 1:  # a warning is written to the rank's (captured) stderr, on the line that warned
+            assert stderr.pop(WARN).startswith("tests/lectures/ranks_output.py:21: UserWarning: rank 1 is running late")
+        assert stderr == {}
+        assert not stream.get("truncated")
+    # the launcher keeps its own output; nothing a rank wrote leaks onto the launcher's steps
+    assert {step["stack"][-1]["line"]: step["stdout"] for step in trace["steps"] if step["stdout"]} == \
+        {LAUNCHER_PRINT: "launcher done\n"}
+    assert not any(step.get("stderr") for step in trace["steps"])
+
+
+def test_a_ranks_output_is_kept_within_the_launchers_budget(tmp_path):
+    out = tmp_path / "small.json"
+    code, stderr = Run("tests/lectures/ranks_output.py", "-o", str(out), "--max-output-chars", "8").result()
+    assert code == 0, stderr
+    trace = load_trace(out)
+    for rank, written in ((0, 27), (1, 27 + 113)):  # rank 1's warning is 113 characters more on stderr
+        stream = rank_stream(trace, rank)
+        assert stream["truncated"] == {"stdout_chars": 18, "stderr_chars": written}
+        stdout = output_by_line(stream, "stdout")[PRINT]
+        assert stdout.startswith("rank ") and stdout.endswith("s hello\n")  # the first 8 and the last 8 characters
+        assert "[lectrace: 2 characters of output not kept here" in stdout
+        assert "".join(output_by_line(stream, "stderr").values()).startswith(f"rank {rank} c")
+        assert f"tests/lectures/ranks_output.py: rank {rank}: stderr: printed {written} characters" in \
+            " ".join(stream["warnings"])
+    from tracer.trace_format import trace_notes
+
+    notes = trace_notes(trace)  # what the page says above the lecture
+    assert any(note.startswith("tests/lectures/ranks_output.py: rank 1: stderr: printed") for note in notes)

@@ -179,7 +179,9 @@ class RankStream(TypedDict):
     waiting_in: NotRequired[str]  # the collective a stopped rank was blocked in
     error: NotRequired["ErrorInfo"]
     warnings: NotRequired[list[str]]
-    truncated: NotRequired[dict[str, int] | None]  # {"max_steps": N} when this rank hit the step cap
+    # like the trace's: {"max_steps": N} when this rank hit the step cap, {"stdout_chars": N} and
+    # {"stderr_chars": N} when it wrote more than the output budget kept
+    truncated: NotRequired[dict[str, int] | None]
     steps: list[Step]  # this rank's own steps; stacks start at its function
 
 
@@ -387,8 +389,18 @@ def memory_nbytes(trace: Trace) -> list[int]:
 
 
 def trace_notes(trace: Trace) -> list[str]:
-    """The run's warnings, plus a note when the step cap stopped recording."""
+    """The run's warnings, plus a note when the step cap stopped recording (or output or plot data was cut).
+
+    A distributed trace adds its ranks' warnings (each text once: every rank parses the same lecture)
+    and says which rank hit the step cap."""
     notes = list(trace.get("warnings", []))
+    for launch in (trace.get("ranks") or {}).get("launches") or []:
+        for stream in launch["streams"]:
+            for warning in stream.get("warnings") or []:
+                if warning not in notes:
+                    notes.append(warning)
+            if "max_steps" in (stream.get("truncated") or {}):
+                notes.append(f"rank {stream['rank']}: recording stopped after {stream['truncated']['max_steps']} steps")
     truncated = trace.get("truncated") or {}
     if "max_steps" in truncated:
         notes.append(f"recording stopped after {truncated['max_steps']} steps")

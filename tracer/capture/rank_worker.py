@@ -24,10 +24,12 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
 from tracer.capture.recorder import EXTRAS, KEY, LINE, Step, mark_error
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
 
@@ -50,6 +52,9 @@ class RankConfig:
     parent_pid: int | None = None
     launch: int = 0
     index: int = 0  # the spawn index (the rank until the process group says otherwise)
+    # the launcher's output budget (``--max-output-chars``): a rank keeps its stdout and stderr alike
+    output_head_chars: int = HEAD_CHARS
+    output_tail_chars: int = TAIL_CHARS
 
 
 class RankTarget:
@@ -196,13 +201,34 @@ def shard_header(recorder: Any, probe: Any, lecture: Path, project_root: Path, *
         "hidden_lines": {f.path: f.parsed.hidden_lines for f in files if f.parsed.hidden_lines and f.path in with_steps},
         "environment": _environment(seed, probe),
         "status": "ok" if status == "ok" else "error",
-        "truncated": {"max_steps": recorder.max_steps} if recorder.truncated else None,
+        "truncated": _truncated(recorder) or None,
         "warnings": list(recorder.warnings),
         "shard": shard,
     }
     if error is not None:
         header["error"] = error
     return header
+
+
+def _truncated(recorder: Any) -> dict[str, int]:
+    """The ``truncated`` record of a rank, as the runner makes the launcher's: the step cap, and the
+    characters written to stdout and stderr when more than the output budget kept."""
+    truncated: dict[str, int] = {}
+    if recorder.truncated:
+        truncated["max_steps"] = recorder.max_steps
+    for field, budget in (("stdout_chars", recorder.output), ("stderr_chars", recorder.stderr_output)):
+        if budget.elided_chars:
+            truncated[field] = budget.total_chars
+    return truncated
+
+
+def finish_output(recorder: Any, where: str) -> None:
+    """Mark where a rank's stdout and stderr were cut (a note in the steps, a warning), like the runner
+    does for the launcher. Call once, before the steps' extras are copied."""
+    for name, budget in (("stdout", recorder.output), ("stderr", recorder.stderr_output)):
+        kept = budget.finish()
+        if kept is not None:
+            recorder.warn_once(f"{where}: {name}: {kept}")
 
 
 class RankTracing:
@@ -271,6 +297,7 @@ class RankTracing:
                 return
             self._written = True
             error = None
+            finish_output(self.recorder, self._shown())
             if escaped is not None:
                 error = error_info(escaped, self.recorder, self.encoder)
                 mark_error(steps, escaped, error)
@@ -287,6 +314,15 @@ class RankTracing:
                                   steps=steps)
             write_atomic(self.shard_path, trace_json(header, steps))
 
+    def _shown(self) -> str:
+        """``lecture.py: rank R`` for this rank's warnings (the terminal gets every rank's)."""
+        try:
+            shown = self.lecture.relative_to(self.project_root).as_posix()
+        except ValueError:
+            shown = self.lecture.name
+        rank = self.log.rank if self.log.rank is not None else _env_int("RANK", self.index)
+        return f"{shown}: rank {rank}"
+
     def _on_stop(self) -> None:
         self.recorder._active = False
         if self._lock.acquire(blocking=False):
@@ -300,7 +336,7 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     """Run ``fn(*args, **kwargs)`` as one traced rank; write the shard; re-raise what it raised."""
     from tracer.capture import api
     from tracer.helper_files import SettingsError, trace_patterns
-    from tracer.capture.runner import _seed, _Sink, _StdoutCapture, build_recorder
+    from tracer.capture.runner import _seed, _show_warning, _Sink, _StderrCapture, _StdoutCapture, build_recorder
 
     sys.settrace(None)  # a forked child inherits its parent's tracer
     _die_with_parent(config.parent_pid)
@@ -311,7 +347,8 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
         helpers = None  # the launcher already read the same settings and reported them
     recorder, encoder, _probe = build_recorder(lecture, project_root, inspect_all=config.inspect_all,
                                                max_steps=config.max_steps, measure_flops=config.measure_flops,
-                                               trace_helpers=helpers)
+                                               trace_helpers=helpers,
+                                               output=OutputBudget(config.output_head_chars, config.output_tail_chars))
     sink = _Sink(recorder)
     rank = RankTracing(recorder, encoder, lecture, project_root, Path(config.shard_path), index=config.index,
                        t0=config.t0, port=config.port, parent_pid=config.parent_pid, seed=config.seed,
@@ -320,7 +357,10 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     escaped: BaseException | None = None
     _seed(config.seed)
     try:
-        with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)):
+        # stdout, stderr and warnings go to the rank's steps, as the launcher's go to its own
+        with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)), \
+                contextlib.redirect_stderr(_StderrCapture(recorder)), warnings.catch_warnings():
+            warnings.showwarning = _show_warning  # restored by catch_warnings(), with the filters
             recorder.start()
             try:
                 return fn(*args, **kwargs)

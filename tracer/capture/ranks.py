@@ -171,7 +171,8 @@ class RankSession:
         return RankConfig(lecture=str(self.lecture), project_root=str(self.project_root),
                           shard_path=str(self._dir / f"launch{launch.number}-{index}.json"), t0=launch.t0,
                           port=launch.port, parent_pid=os.getpid(), launch=launch.number, index=index,
-                          **self.options)
+                          output_head_chars=self.recorder.output.head_chars,
+                          output_tail_chars=self.recorder.output.tail_chars, **self.options)
 
     # -- after the lecture ---------------------------------------------------------------------------
     def finish(self, header: dict[str, Any], steps: list[Step], escaped: BaseException | None,

@@ -4,7 +4,8 @@
 inline sequences) a line inspected become one compact table (a row per name, a column per rank);
 other values (tensors above all) become per-rank cards side by side, each made by the same
 ``HtmlRenderer`` as any card, over that rank's own steps; each collective gets a card with every
-rank's bytes sent and received and its wall time. ``collective_card`` also serves step mode (one
+rank's bytes sent and received and its wall time; what ranks printed shows per rank, stderr
+apart from stdout. ``collective_card`` also serves step mode (one
 rank's view of one call). Plain HTML and CSS: nothing here needs JavaScript. This module must not
 decide what a line holds (``rank_model``) or read files.
 """
@@ -82,6 +83,8 @@ class RankCards:
             out.append(self.collective(line.collectives[key]))
         if line.stdout:
             out.append(Markup(self.macros.rank_stdout(sorted(line.stdout.items()))))
+        if line.stderr:  # apart from stdout, as the launcher's is
+            out.append(Markup(self.macros.rank_stderr(sorted(line.stderr.items()))))
         for rank, _step, error in line.errors:
             out.append(Markup(self.macros.rank_error(rank, self.renderer(line.launch, rank).error(error))))
         return out

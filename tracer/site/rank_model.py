@@ -1,7 +1,7 @@
 """The ranks of a distributed trace as plain records for read mode and step mode.
 
 ``rank_lines(trace)`` folds every rank's steps into one ``RankLine`` per executed line of the main
-file: each rank's values of the last run (name -> rank -> (step, value)), its output and errors,
+file: each rank's values of the last run (name -> rank -> (step, value)), its stdout, stderr and errors,
 the renderings of the lowest rank that rendered (prose is the same on every rank), and the
 collectives called there, one ``CollectiveRow`` per collective (all ranks' figures side by side).
 
@@ -10,7 +10,8 @@ steps with that rank's stream spliced in where the launch happened (a torchrun t
 rank's stream alone), stacks prefixed by the launching line, storage ids made distinct per rank.
 ``switch_targets`` pairs each step with the matching step of every other rank (the same launching
 step, or the same number of collectives done and the nearest same line), and ``timeline_x``
-places steps on an x axis where the n-th collective of every rank sits at the same x.
+places steps on an x axis where the n-th collective of every rank sits at the same x;
+``aligned_steps`` does the same counting in steps (for the memory chart's one line per rank).
 ``steps_text`` says how many steps a reader steps through; ``trace_step_to_viewer`` maps the trace's own step numbers to step mode's (for links to a step).
 This module must not produce markup or touch files.
 """
@@ -46,6 +47,7 @@ class RankLine:
     last: dict[int, int] = field(default_factory=dict)  # rank -> its stream's step of the line's last run
     env: dict[str, dict[int, tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     stdout: dict[int, str] = field(default_factory=dict)
+    stderr: dict[int, str] = field(default_factory=dict)  # rank -> what it wrote to sys.stderr (warnings too)
     errors: list[tuple[int, int, ErrorInfo]] = field(default_factory=list)  # (rank, step, error)
     renderings: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     collectives: dict[tuple[int, int], CollectiveRow] = field(default_factory=dict)
@@ -80,6 +82,8 @@ def rank_lines(trace: Trace) -> dict[int, RankLine]:
                         record.env.setdefault(name, {})[rank] = (index, value)
                     if step.get("stdout"):
                         record.stdout[rank] = record.stdout.get(rank, "") + step["stdout"]
+                    if step.get("stderr"):
+                        record.stderr[rank] = record.stderr.get(rank, "") + step["stderr"]
                     for call in step.get("collectives", ()):
                         row = record.collectives.get((number, call["seq"]))
                         if row is None:
@@ -166,6 +170,7 @@ def rank_timelines(trace: Trace) -> list[Timeline]:
                     stream = next((s for s in launch["streams"] if s["rank"] == rank), None)
                     calling: Step = {**step, "env": {}, "renderings": [], "stdout": "", "call": True}
                     calling.pop("error", None)
+                    calling.pop("stderr", None)
                     calling.pop("compute", None)
                     steps.append(calling)
                     origin.append((-1, index, done))
@@ -229,8 +234,48 @@ def timeline_x(timeline: Timeline) -> list[float]:
     return xs
 
 
+def aligned_steps(trace: dict[str, Any], timelines: list[Timeline]) -> list[list[int]]:
+    """x of each step of each timeline, counted in steps, such that the ranks stay in step: every rank's
+    n-th collective, and each step of the launching process, sits at the same x on every timeline.
+    Between two such points a rank's steps advance x by one each; the rank with the most steps there
+    sets the room, and the others wait at their last step (memory charts, one line per rank)."""
+    all_launches = launches(trace)
+    keys: list[list[tuple[int, int, int]]] = []  # per timeline, per step: its run's place in the common order
+    for timeline in timelines:
+        seen: set[int] = set()
+        row = []
+        for launch, index, done in timeline.origin:
+            if launch < 0:  # a launching-process step: a launch's line shows twice (its call, then done)
+                row.append((index, 2 if index in seen else 0, 0))
+                seen.add(index)
+            else:
+                at = all_launches[launch]["step"]
+                row.append((launch if at is None else at, 1, done))
+        keys.append(row)
+    room: dict[tuple[int, int, int], int] = {}
+    for row in keys:
+        runs: dict[tuple[int, int, int], int] = {}
+        for key in row:
+            runs[key] = runs.get(key, 0) + 1
+        for key, count in runs.items():
+            room[key] = max(room.get(key, 0), count)
+    start, x = {}, 0
+    for key in sorted(room):
+        start[key] = x
+        x += room[key]
+    out = []
+    for row in keys:
+        xs, previous, position = [], None, 0
+        for key in row:
+            position = position + 1 if key == previous else 0
+            previous = key
+            xs.append(start[key] + position)
+        out.append(xs)
+    return out
+
+
 def shows_something(line: RankLine) -> bool:
-    return bool(line.env or line.collectives or line.errors or line.stdout)
+    return bool(line.env or line.collectives or line.errors or line.stdout or line.stderr)
 
 
 def parent_to_timeline(timeline: Timeline) -> dict[int, int]:

@@ -102,3 +102,18 @@ def test_aligned_steps_keep_the_ranks_in_step_at_collectives_and_launcher_steps(
     assert reduce[1] == reduce[0] + 1
     assert xs[0][-1] == xs[1][-1] == 17  # the launcher's last step: the same x, after rank 1's longer run
     assert xs[0][:reduce[0] - 1] == xs[1][:reduce[0] - 1] == list(range(reduce[0] - 1))
+
+
+def test_a_line_only_a_higher_rank_ran_links_into_that_ranks_timeline():
+    from tracer.site.page_model import collect_lines
+    from tracer.site.rank_model import add_rank_lines
+
+    trace = traced("ranks_output")  # line 21 (a warning) runs on rank 1 only
+    records = collect_lines(trace)
+    add_rank_lines(records, trace)
+    timelines = rank_timelines(trace)
+    joined = [step for timeline in timelines for step in timeline.steps]
+    step = records[21].last_step
+    assert step >= len(timelines[0].steps)  # in rank 1's timeline, after rank 0's
+    assert joined[step]["stack"][-1]["line"] == 21 and "rank 1 is running late" in joined[step]["stderr"]
+    assert joined[records[19].last_step] is timelines[0].steps[records[19].last_step]  # both ran 19: rank 0's

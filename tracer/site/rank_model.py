@@ -330,7 +330,7 @@ def steps_text(trace: Trace) -> str:
 def add_rank_lines(records: dict[int, Any], trace: Trace) -> None:
     """Give the read-mode line records what the ranks did (``page_model.LineRecord.ranks``): lines only
     rank code ran become records too. Step numbers are made those of step mode, which follows the
-    lowest rank's timeline first."""
+    lowest rank's timeline first (a line only higher ranks ran links into the lowest of those)."""
     from tracer.site.page_model import LineRecord
 
     timelines = rank_timelines(trace)
@@ -344,11 +344,20 @@ def add_rank_lines(records: dict[int, Any], trace: Trace) -> None:
             record.first_step = mapping.get(record.first_step, record.first_step)
             if record.last_step >= 0:
                 record.last_step = mapping.get(record.last_step, record.last_step)
-    local_of = {(launch, index): local for local, (launch, index, _done) in enumerate(first.origin) if launch >= 0}
+    offsets, at = {}, 0
+    for timeline in timelines:
+        offsets[timeline.rank] = at
+        at += len(timeline.steps)
+    local_of = {(timeline.rank, launch, index): offsets[timeline.rank] + local for timeline in timelines
+                for local, (launch, index, _done) in enumerate(timeline.origin) if launch >= 0}
     for line, rank_line in rank_lines(trace).items():
         record = records.get(line)
-        last = rank_line.last.get(first.rank)
-        steps = [local_of[(rank_line.launch, last)]] if last is not None and (rank_line.launch, last) in local_of else []
+        # the lowest rank's step of the line; a line rank 0 never ran (an `if rank == 1:` body) opens
+        # in the timeline of the lowest rank that ran it
+        rank = first.rank if first.rank in rank_line.last else min(rank_line.last, default=first.rank)
+        last = rank_line.last.get(rank)
+        key = (rank, rank_line.launch, last) if last is not None else None
+        steps = [local_of[key]] if key is not None and key in local_of else []
         if record is None:
             anchor = steps[-1] if steps else next(
                 (local for local, (launch, _index, _done) in enumerate(first.origin) if launch == rank_line.launch), 0)

@@ -247,3 +247,23 @@ def test_write_atomic_respects_umask_without_changing_it(tmp_path):
         assert os.umask(0o027) == 0o027  # unchanged by the write
     finally:
         os.umask(before)
+
+
+def test_trace_notes_add_each_ranks_warnings_once_and_its_step_cap():
+    from tracer.trace_format import trace_notes
+
+    shared = "l.py:3: unknown directive @foo"  # every rank parses the same lecture
+    streams = [{"rank": 0, "warnings": [shared]},
+               {"rank": 1, "warnings": [shared, "l.py: rank 1: stderr: printed 9 characters"],
+                "truncated": {"max_steps": 5, "stderr_chars": 9}}]
+    trace = {"warnings": [shared], "truncated": None, "ranks": {"launches": [{"streams": streams}]}}
+    assert trace_notes(trace) == [shared, "l.py: rank 1: stderr: printed 9 characters",  # type: ignore[arg-type]
+                                  "rank 1: recording stopped after 5 steps"]
+    from traced import traced
+
+    trace = traced("ranks_allreduce")
+    stream = trace["ranks"]["launches"][0]["streams"][0]
+    stream["truncated"] = {"stdout_chars": 200_000, "stderr_chars": 300_000}
+    assert validation_error(trace) is None
+    stream["truncated"] = {"stdout_chars": "many"}
+    assert validation_error(trace).endswith("'many' is not of type 'integer'")

@@ -394,13 +394,15 @@ def trace_notes(trace: Trace) -> list[str]:
     A distributed trace adds its ranks' warnings (each text once: every rank parses the same lecture)
     and says which rank hit the step cap."""
     notes = list(trace.get("warnings", []))
-    for launch in (trace.get("ranks") or {}).get("launches") or []:
+    ranks = trace.get("ranks")
+    for launch in ranks["launches"] if ranks else []:
         for stream in launch["streams"]:
             for warning in stream.get("warnings") or []:
                 if warning not in notes:
                     notes.append(warning)
-            if "max_steps" in (stream.get("truncated") or {}):
-                notes.append(f"rank {stream['rank']}: recording stopped after {stream['truncated']['max_steps']} steps")
+            capped = (stream.get("truncated") or {}).get("max_steps")
+            if capped is not None:
+                notes.append(f"rank {stream['rank']}: recording stopped after {capped} steps")
     truncated = trace.get("truncated") or {}
     if "max_steps" in truncated:
         notes.append(f"recording stopped after {truncated['max_steps']} steps")

@@ -234,7 +234,7 @@ def timeline_x(timeline: Timeline) -> list[float]:
     return xs
 
 
-def aligned_steps(trace: dict[str, Any], timelines: list[Timeline]) -> list[list[int]]:
+def aligned_steps(trace: Trace, timelines: list[Timeline]) -> list[list[int]]:
     """x of each step of each timeline, counted in steps, such that the ranks stay in step: every rank's
     n-th collective, and each step of the launching process, sits at the same x on every timeline.
     Between two such points a rank's steps advance x by one each; the rank with the most steps there

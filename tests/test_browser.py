@@ -468,6 +468,7 @@ def test_the_kept_gpu_run_steps_with_its_gpu_values_and_links_back(page, publish
     page.wait_for_function("window.LECTRACE_READY !== undefined")
     shown = variables(page)
     assert "memory_after" in shown and "y" in shown, shown
+    assert page.inner_text(".lt-v-title") == f"PyTorch and resource accounting (run on {device})"
     assert "cuda" in page.inner_text(".lt-viewer")  # the tensor copied to the GPU
     page.goto(url + "gpu/")
     page.click("text=Read the current lecture")

@@ -354,7 +354,8 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
                 continue
             try:
                 if self.config.step_mode:
-                    write_viewer_data(lecture.trace, lecture.renderer, layout.data_js_path(site_dir, lecture.name))
+                    write_viewer_data(lecture.trace, lecture.renderer, layout.data_js_path(site_dir, lecture.name),
+                                      title=lecture.title)
                 # plot() charts drawn by the read page and the step data (equal charts share one file)
                 for name, svg in lecture.renderer.charts.items():
                     path = site_dir / layout.PLOTS_URL / name

@@ -3,6 +3,8 @@
 Two pages, built into one real site (the real plugin, ``mkdocs build --strict``, served over HTTP):
 
 - ``lecture_02``: the committed trace ``site/traces/lecture_02.json`` (the published lecture);
+- ``lecture_02/gpu``: its kept H100 run ``site/traces/gpu/lecture_02.json`` (published beside it),
+  when one is committed;
 - ``long``: a lecture generated here and traced with the real tracer (``python -m tracer run``):
   about 5,000 steps in sections of helper functions that inspect real tensors (views, slices,
   copies: tensor cards with storage diagrams, two or three tensors per step), each called in a loop.
@@ -179,7 +181,8 @@ def main() -> int:
     parser.add_argument("--loads", type=int, default=5, help="page loads per time figure (median)")
     parser.add_argument("--presses", type=int, default=200, help="key presses per step figure")
     parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument("--pages", nargs="+", default=["lecture_02", "long"], choices=["lecture_02", "long"])
+    parser.add_argument("--pages", nargs="+", default=["lecture_02", "lecture_02/gpu", "long"],
+                        choices=["lecture_02", "lecture_02/gpu", "long"])
     args = parser.parse_args()
     if not CHROMIUM.exists():
         print("chromium not installed: apt-get install -y chromium", file=sys.stderr)
@@ -197,12 +200,13 @@ def main() -> int:
                        cwd=ROOT, check=True)
         trace_seconds = time.perf_counter() - started
         committed = ROOT / "site" / "traces" / "lecture_02.json"
+        gpu_run = ROOT / "site" / "traces" / "gpu" / "lecture_02.json"
         started = time.perf_counter()
-        site = build_site(work / "project", [committed, long_trace])
+        site = build_site(work / "project", [committed, long_trace], gpu_runs=[gpu_run] if gpu_run.exists() else [])
         build_seconds = time.perf_counter() - started
         pages = {}
-        for name, trace in (("lecture_02", committed), ("long", long_trace)):
-            if name not in args.pages:
+        for name, trace in (("lecture_02", committed), ("lecture_02/gpu", gpu_run), ("long", long_trace)):
+            if name not in args.pages or not trace.exists():
                 continue
             count = len(json.loads(trace.read_text())["steps"])
             folder = site / "lectures" / name

@@ -220,3 +220,20 @@ def test_a_ranks_output_is_kept_within_the_launchers_budget(tmp_path):
 
     notes = trace_notes(trace)  # what the page says above the lecture
     assert any(note.startswith("tests/lectures/ranks_output.py: rank 1: stderr: printed") for note in notes)
+
+
+def plots_of(trace, rank: int) -> list[dict]:
+    return [r for step in rank_stream(trace, rank)["steps"] for r in step["renderings"] if r["type"] == "plot"]
+
+
+def test_a_ranks_plot_is_bounded_by_the_launchers_max_plot_points(tmp_path):
+    # tests/lectures/ranks_plot.py: rank 0 plots 50 rows
+    out = tmp_path / "plot.json"
+    code, stderr = Run("tests/lectures/ranks_plot.py", "-o", str(out), "--max-plot-points", "10").result()
+    assert code == 0, stderr
+    (chart,) = plots_of(load_trace(out), 0)
+    assert chart["truncated"] == {"data_points": 50} and len(chart["spec"]["data"]["values"]) <= 10
+    code, stderr = Run("tests/lectures/ranks_plot.py", "-o", str(out)).result()  # the default keeps 5,000
+    assert code == 0, stderr
+    (chart,) = plots_of(load_trace(out), 0)
+    assert "truncated" not in chart and len(chart["spec"]["data"]["values"]) == 50

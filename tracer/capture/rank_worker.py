@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from tracer.capture.api import PLOT_DATA_POINTS
 from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
 from tracer.capture.recorder import EXTRAS, KEY, LINE, Step, mark_error
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
@@ -55,6 +56,7 @@ class RankConfig:
     # the launcher's output budget (``--max-output-chars``): a rank keeps its stdout and stderr alike
     output_head_chars: int = HEAD_CHARS
     output_tail_chars: int = TAIL_CHARS
+    max_plot_points: int = PLOT_DATA_POINTS  # the launcher's --max-plot-points
 
 
 class RankTarget:
@@ -349,7 +351,7 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
                                                max_steps=config.max_steps, measure_flops=config.measure_flops,
                                                trace_helpers=helpers,
                                                output=OutputBudget(config.output_head_chars, config.output_tail_chars))
-    sink = _Sink(recorder)
+    sink = _Sink(recorder, config.max_plot_points)
     rank = RankTracing(recorder, encoder, lecture, project_root, Path(config.shard_path), index=config.index,
                        t0=config.t0, port=config.port, parent_pid=config.parent_pid, seed=config.seed,
                        launch=config.launch, images=sink.images)

@@ -69,13 +69,15 @@ def _patched_start(self: multiprocessing.process.BaseProcess) -> None:  # instal
 class RankSession:
     def __init__(self, recorder: Any, encoder: Any, lecture: Path, project_root: Path, *, seed: int = 0,
                  inspect_all: bool = False, max_steps: int = 100_000, measure_flops: bool = True,
-                 shard_dir: str | os.PathLike[str] | None = None) -> None:
+                 shard_dir: str | os.PathLike[str] | None = None, max_plot_points: int | None = None) -> None:
         self.recorder = recorder
         self.encoder = encoder
         self.lecture = Path(lecture)
         self.project_root = Path(project_root)
         self.options: dict[str, Any] = dict(seed=seed, inspect_all=inspect_all, max_steps=max_steps,
                                             measure_flops=measure_flops)
+        if max_plot_points is not None:
+            self.options["max_plot_points"] = max_plot_points
         self.launches: list[Launch] = []
         self.shard_path: Path | None = None
         self._dir: Path | None = None

@@ -392,7 +392,8 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         escaped: BaseException | None = None
         # Ranks the lecture starts are traced too (nothing is patched on the per-line path).
         ranks = RankSession(recorder, encoder, path, project_root, seed=seed, inspect_all=inspect_all,
-                            max_steps=max_steps, measure_flops=measure_flops, shard_dir=shard_dir)
+                            max_steps=max_steps, measure_flops=measure_flops, shard_dir=shard_dir,
+                            max_plot_points=max_plot_points)
         _seed(seed)
         guard = _ExitGuard()
         with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)), \

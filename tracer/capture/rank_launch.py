@@ -82,9 +82,9 @@ def run_torchrun(lecture: Path, nproc: int, *, output: Path | None, seed: int = 
             _out, err = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             from tracer.capture.ranks import describe_hang
-            from tracer.capture.rank_worker import read_where
+            from tracer.capture.shards import read_json
 
-            hung = [(int(p.stem.split("-")[1]), read_where(p) or {}) for p in sorted(Path(tmp).glob("rank-*.where"))
+            hung = [(int(p.stem.split("-")[1]), read_json(p) or {}) for p in sorted(Path(tmp).glob("rank-*.where"))
                     if not (Path(tmp) / f"{p.stem}.json").exists()]
             _kill_group(process)
             where, what = describe_hang(hung) if hung else (str(lecture), "no rank reported where it was")

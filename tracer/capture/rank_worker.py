@@ -378,14 +378,6 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
                    list(recorder.steps))
 
 
-def read_where(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def _env_int(name: str, default: int | None) -> int | None:
     try:
         return int(os.environ[name])

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, TypeGuard
 
 from tracer.capture import shards
-from tracer.capture.rank_worker import RankConfig, RankTarget, read_where
+from tracer.capture.rank_worker import RankConfig, RankTarget
 from tracer.capture.recorder import EXTRAS, Step
 
 _ACTIVE: "RankSession | None" = None
@@ -203,7 +203,7 @@ class RankSession:
             shard = shards.read_json(path)
             exitcode = getattr(process, "exitcode", None)
             if shard is None or not isinstance(shard.get("shard"), dict):
-                streams.append(shards.lost_stream(index, exitcode, read_where(path.with_suffix(".where"))))
+                streams.append(shards.lost_stream(index, exitcode, shards.read_json(path.with_suffix(".where"))))
                 continue
             shard["shard"]["exitcode"] = exitcode
             shards.absorb_files(header, shard)
@@ -232,7 +232,7 @@ class RankSession:
             for index, process in launch.processes:
                 if process.exitcode is not None:
                     continue
-                where = read_where(self._dir / f"launch{launch.number}-{index}.where") if self._dir else None
+                where = shards.read_json(self._dir / f"launch{launch.number}-{index}.where") if self._dir else None
                 hung.append((index, where or {}))
                 try:
                     process.kill()

@@ -24,9 +24,31 @@ def site(tmp_path_factory):
         yield url
 
 
-def test_read_mode_shows_each_ranks_tensor_without_javascript(site, browser):
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 800})
+def open_context(browser, javascript: bool):
+    """A fresh 1280x800 browser context (closed by the fixture), and the page errors it collects."""
+    context = browser.new_context(java_script_enabled=javascript, viewport={"width": 1280, "height": 800})
     page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, page, errors
+
+
+@pytest.fixture
+def js_page(browser):
+    context, page, errors = open_context(browser, javascript=True)
+    yield page, errors
+    context.close()
+
+
+@pytest.fixture
+def nojs_page(browser):
+    context, page, _errors = open_context(browser, javascript=False)
+    yield page
+    context.close()
+
+
+def test_read_mode_shows_each_ranks_tensor_without_javascript(site, nojs_page):
+    page = nojs_page
     page.goto(f"{site}lectures/ranks_allreduce/")
     blocks = page.query_selector_all('.lt-rank-cards[data-name="x"]')
     assert len(blocks) == 2
@@ -34,14 +56,10 @@ def test_read_mode_shows_each_ranks_tensor_without_javascript(site, browser):
                for card in block.query_selector_all(".lt-rank-card")} for block in blocks]
     assert values == [{"0": ["1.0", "2.0"], "1": ["2.0", "4.0"]}, {"0": ["3.0", "6.0"], "1": ["3.0", "6.0"]}]
     assert page.query_selector('.lt-collective[data-op="all_reduce"]').is_visible()
-    context.close()
 
 
-def test_step_mode_follows_one_rank_and_switches_with_a_key(site, browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+def test_step_mode_follows_one_rank_and_switches_with_a_key(site, js_page):
+    page, errors = js_page
     trace = traced("ranks_allreduce")
     # rank 0's timeline: main's two lines, the spawn call, then the rank's lines 13..19: line 17 is index 7
     page.goto(f"{site}lectures/ranks_allreduce/#step=7")
@@ -72,7 +90,6 @@ def test_step_mode_follows_one_rank_and_switches_with_a_key(site, browser):
     assert len(rows) == len(trace["ranks"]["launches"][0]["streams"]) == 2
     assert [row.get_attribute("class") for row in rows] == ["lt-tl-row lt-tl-current", "lt-tl-row"]
     assert not errors, errors
-    context.close()
 
 
 def test_home_and_lecture_pages_count_the_steps_a_reader_steps_through(site, browser):
@@ -90,9 +107,8 @@ def test_home_and_lecture_pages_count_the_steps_a_reader_steps_through(site, bro
 # rank 0 holds 1 KiB of tensors, rank 1 2 KiB
 
 
-def test_read_mode_shows_each_ranks_stderr_apart_from_its_stdout_without_javascript(site, browser):
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 800})
-    page = context.new_page()
+def test_read_mode_shows_each_ranks_stderr_apart_from_its_stdout_without_javascript(site, nojs_page):
+    page = nojs_page
     page.goto(f"{site}lectures/ranks_output/")
     stderr = {el.get_attribute("data-rank"): el.inner_text().strip() for el in page.query_selector_all(".lt-rank-stderr pre.lt-stderr")
               if "complains" in el.inner_text()}
@@ -105,14 +121,10 @@ def test_read_mode_shows_each_ranks_stderr_apart_from_its_stdout_without_javascr
     colours = page.evaluate("""() => [".lt-rank-stderr pre", ".lt-rank-stdout:not(.lt-rank-stderr) pre"].map(
         s => getComputedStyle(document.querySelector(s)).borderLeftColor)""")
     assert colours[0] == "rgb(198, 40, 40)" and colours[1] != colours[0]
-    context.close()
 
 
-def test_step_mode_shows_the_followed_ranks_stderr_on_its_step(site, browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+def test_step_mode_shows_the_followed_ranks_stderr_on_its_step(site, js_page):
+    page, errors = js_page
     page.goto(f"{site}lectures/ranks_output/#step=0")
     page.wait_for_function("window.LECTRACE_VIEWER && window.LECTRACE_DATA.ranks")
     segments = page.evaluate("window.LECTRACE_DATA.ranks.segments")
@@ -131,12 +143,10 @@ def test_step_mode_shows_the_followed_ranks_stderr_on_its_step(site, browser):
     page.wait_for_function(f"window.LECTRACE_VIEWER.cur === {step}")
     assert not page.query_selector(".lt-viewer .lt-v-err").is_visible()
     assert not errors, errors
-    context.close()
 
 
-def test_the_memory_chart_draws_a_line_per_rank_and_its_points_open_that_ranks_step(site, browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
+def test_the_memory_chart_draws_a_line_per_rank_and_its_points_open_that_ranks_step(site, js_page):
+    page, _errors = js_page
     page.goto(f"{site}lectures/ranks_output/")
     series = page.query_selector_all(".lt-memory .lt-memory-series")
     assert [s.get_attribute("data-ranks") for s in series] == ["0", "1"]
@@ -155,4 +165,3 @@ def test_the_memory_chart_draws_a_line_per_rank_and_its_points_open_that_ranks_s
     page.goto(f"{site}lectures/ranks_allreduce/")
     assert [s.get_attribute("data-ranks") for s in page.query_selector_all(".lt-memory .lt-memory-series")] == ["0 1"]
     assert "ranks 0–1 (the same on each)" in page.inner_text(".lt-memory-legend")
-    context.close()

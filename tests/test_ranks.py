@@ -1,4 +1,4 @@
-"""Tracing the ranks a lecture starts (tracer/capture/ranks.py, rank_worker.py): real gloo ranks on CPU.
+"""Tracing the ranks a lecture starts (tracer/capture/ranks/: spawn.py, worker.py): real gloo ranks on CPU.
 
 Each test runs the real ``lectrace run`` in a subprocess, so the ranks are real processes with real
 collectives. A tag in the environment (inherited by every rank) finds any process left behind.
@@ -148,7 +148,8 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
     import json
     from types import SimpleNamespace
 
-    from tracer.capture.ranks import Launch, RankSession
+    from tracer.capture.ranks import Launch, SpawnRanks
+    from tracer.capture.session import SessionOptions
 
     boom = {"type": "ValueError", "message": "boom", "traceback": [{"path": "l.py", "line": 7, "function": "worker"}]}
 
@@ -159,12 +160,14 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
             if status == "error":
                 shard["error"] = boom
             (directory / f"launch0-{rank}.json").write_text(json.dumps(shard), encoding="utf-8")
-        session = RankSession(SimpleNamespace(), None, Path("l.py"), tmp_path)
+        traced = SimpleNamespace(recorder=None, lecture=Path("l.py"), project_root=tmp_path, options=SessionOptions(),
+                                 on_process_start=lambda hook: None)
+        session = SpawnRanks(traced)
         session._dir = directory
         session.launches = [Launch(0, 0, None, 0.0, 1, [(0, SimpleNamespace(exitcode=0)), (1, SimpleNamespace(exitcode=1))])]
         header = {"status": "error" if escaped else "ok"}
         step = ((), ("l.py", "main"), 3, {"error": {"type": "ProcessRaisedException", "message": "long"}} if escaped else None, (0, 0))
-        return session.finish(header, [step], escaped, set()), header
+        return session.finish(header, [step], escaped), header
 
     line, header = finish(tmp_path / "handled", None)
     assert line is None and header["status"] == "ok" and header["ranks"]["launches"][0]["streams"][1]["status"] == "error"

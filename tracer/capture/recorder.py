@@ -125,6 +125,7 @@ class Recorder:
         stream = sys.stderr
         self._warn = warn or (lambda message: print(f"lectrace: warning: {message}", file=stream))
         self.steps: list[RecordedStep] = []  # plain tuples in RecordedStep's field order (see RecordedStep)
+        self._append = cast(Callable[[tuple[Any, ...]], None], self.steps.append)  # appends a RecordedStep
         self.files: dict[str, LectureFile] = {}  # absolute filename -> info, traced lecture files only
         self.trace_helpers = trace_helpers  # pyproject patterns of helper files to step into
         self._lecture: str | None = None  # the lecture's own filename (always traced)
@@ -363,7 +364,9 @@ class Recorder:
 
     # -- the slow path (lines with directives, renderings or output) ------------------------------
     def _record(self, state: _Frame, extras: dict[str, Any] | None) -> None:
-        self.steps.append(RecordedStep(state.prefix, state.key, state.line, extras, self.probe.sample()))
+        # A plain tuple, as on the hot path: every inspected line comes here, and building the
+        # NamedTuple cost the loop that inspects a value on every line about 8%.
+        self._append((state.prefix, state.key, state.line, extras, self.probe.sample()))
 
     def _finish_line(self, state: _Frame, frame: FrameType, unwinding: Any = None) -> None:
         extras: dict[str, Any] = {}

@@ -184,10 +184,7 @@ def skipped(lectures_dir: Path) -> list[tuple[Path, str]]:
 
 
 def rel(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    return layout.shown_path(path, root)
 
 
 def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None:

@@ -174,10 +174,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
         self.lectures[name] = Lecture(name, {}, self._shown(path), None, failure=why)  # type: ignore[typeddict-item]
 
     def _shown(self, path: Path) -> Path:
-        try:
-            return path.resolve().relative_to(self.project_root)
-        except ValueError:
-            return path
+        return Path(layout.shown_path(path, self.project_root))
 
     def _fail(self, lecture: Lecture, what: str, exc: BaseException) -> None:
         lecture.failure = f"{lecture.trace_path}: {what} ({type(exc).__name__}: {exc})"

@@ -150,7 +150,7 @@ class Step(TypedDict):
 
 
 class Collective(TypedDict):
-    """One torch.distributed call on one rank; the byte model is in tracer/capture/collectives.py."""
+    """One torch.distributed call on one rank; the byte model is in tracer/capture/ranks/collectives.py."""
 
     op: str  # "all_reduce", "broadcast", "all_gather", "reduce_scatter_tensor", "send", "barrier", ...
     seq: int  # this rank's n-th collective of its launch: equal seq on every rank = the same collective

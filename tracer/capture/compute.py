@@ -15,6 +15,7 @@ not write the trace or decide which lines are measured: it only measures the lin
 from __future__ import annotations
 
 import ast
+import functools
 import statistics
 import time
 from typing import Any, Callable, Protocol, TypeGuard
@@ -190,60 +191,52 @@ def names_are_inert(expression: ast.expr, frame_globals: dict[str, Any], frame_l
 
 
 # --- measuring --------------------------------------------------------------------------------
-_probe_class: Any = None
-
-
+@functools.cache
 def _op_probe_class() -> Any:
     """A TorchDispatchMode that credits each FLOP-counted op's FLOPs to its (dtype, device).
 
-    Built on first use so that importing this module does not import torch.
+    Built on first use (and kept by the cache: one class per process) so that importing this
+    module does not import torch.
     """
-    global _probe_class
-    if _probe_class is None:
-        import torch
-        from torch.utils._python_dispatch import TorchDispatchMode
-        from torch.utils.flop_counter import flop_registry
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils.flop_counter import flop_registry
 
-        class OpProbe(TorchDispatchMode):
-            def __init__(self) -> None:
-                super().__init__()
-                self.flops_by_kind: dict[tuple[str, str], int] = {}
+    class OpProbe(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.flops_by_kind: dict[tuple[str, str], int] = {}
 
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                kwargs = kwargs or {}
-                out = func(*args, **kwargs)
-                count = flop_registry.get(func._overloadpacket)
-                if count is not None:
-                    tensors = [a for a in args if isinstance(a, torch.Tensor)]
-                    if tensors:
-                        # The first operand with a matrix shape (addmm's bias comes first).
-                        operand = next((t for t in tensors if t.dim() >= 2), tensors[0])
-                        key = (str(operand.dtype).removeprefix("torch."), operand.device.type)
-                        flops = int(count(*args, **kwargs, out_val=out))
-                        self.flops_by_kind[key] = self.flops_by_kind.get(key, 0) + flops
-                return out
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            count = flop_registry.get(func._overloadpacket)
+            if count is not None:
+                tensors = [a for a in args if isinstance(a, torch.Tensor)]
+                if tensors:
+                    # The first operand with a matrix shape (addmm's bias comes first).
+                    operand = next((t for t in tensors if t.dim() >= 2), tensors[0])
+                    key = (str(operand.dtype).removeprefix("torch."), operand.device.type)
+                    flops = int(count(*args, **kwargs, out_val=out))
+                    self.flops_by_kind[key] = self.flops_by_kind.get(key, 0) + flops
+            return out
 
-        _probe_class = OpProbe
-    return _probe_class
+    return OpProbe
 
 
-_warmed_up = False
-
-
+@functools.cache
 def _warm_up() -> None:
-    """Pay, once per process and before any timer runs, for the first op under the dispatch modes.
+    """Pay, once per process (the cache remembers it) and before any timer runs, for the first op
+    under the dispatch modes.
 
     That first op imports a large part of torch's tracing machinery (about two seconds here),
     which would otherwise be billed to the first ``@flops`` line of a lecture.
     """
-    global _warmed_up
-    if not _warmed_up:
-        import torch
-        from torch.utils.flop_counter import FlopCounterMode
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
 
-        with FlopCounterMode(display=False), _op_probe_class()():
-            torch.ones(2, 2) @ torch.ones(2, 2)
-        _warmed_up = True
+    with FlopCounterMode(display=False), _op_probe_class()():
+        torch.ones(2, 2) @ torch.ones(2, 2)
 
 
 def _cuda_synchronize() -> None:

@@ -58,9 +58,9 @@ def traced_seconds(path: Path, measure_flops: bool = True) -> tuple[float, int]:
     def hook(recorder):
         start, stop = recorder.start, recorder.stop
 
-        def timed_start():
+        def timed_start(*args, **kwargs):  # Recorder.start(resume=...): the tracer to put back at stop
             box.append(time.perf_counter())
-            start()
+            start(*args, **kwargs)
 
         def timed_stop():
             stop()

@@ -31,7 +31,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tracer.site.line_records import step_shows_something
 from tracer.site.page_model import is_rendering_only, rendering_statement, section_headings
+from tracer.site.rank_viewer import add_rank_data, lay_out_ranks
 from tracer.source_map import source_map
 from tracer.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
 
@@ -181,9 +183,10 @@ def reveal_steps(visits: list[tuple[int, int]], line_count: int) -> list[int]:
 def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     """The plain data behind ``data.js`` (see the module docstring for its layout)."""
     if trace.get("ranks"):  # a distributed trace: one timeline per rank (tracer/site/rank_viewer.py)
-        from tracer.site.rank_viewer import build_rank_viewer_data
-
-        return build_rank_viewer_data(trace, renderer, build_viewer_data)
+        laid_out = lay_out_ranks(trace, renderer)
+        data = build_viewer_data(laid_out.trace, laid_out.renderer)
+        add_rank_data(data, trace, laid_out, renderer)
+        return data
     steps = trace["steps"]
     paths = list(trace["files"])
     for step in steps:
@@ -234,7 +237,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
             errors[key] = str(renderer.error(step["error"]))
         if step.get("compute"):
             compute[key] = str(renderer.compute(step["compute"]))
-        if step["env"] or step.get("stdout") or step.get("stderr") or step.get("error") or step.get("compute"):
+        if step_shows_something(step):
             recorded_other[f].add(frame["line"])
         if step["renderings"]:
             blocks = [renderings.add(str(html)) for html in renderer.rendering_blocks(step["renderings"])]

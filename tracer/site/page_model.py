@@ -130,11 +130,19 @@ def build_document(trace: Trace) -> list[Block]:
     main = trace["lecture"]["path"]
     source = source_text(trace, main)
     lines = source.splitlines()
-    hidden = hidden_lines(trace, main)
     records = document_lines(trace)
     tree = source_map(source).tree  # parsed once per source, shared with viewer_data and the cards
     statements = _statements(tree)
+    shown, ran = _shown_lines(trace, tree, statements, records, lines)
+    return _blocks(lines, shown, ran, statements, records)
 
+
+def _shown_lines(trace: Trace, tree: ast.Module, statements: dict[int, _Statement],
+                 records: dict[int, LineRecord], lines: list[str]) -> tuple[set[int], set[int]]:
+    """(lines the document shows, lines that ran): executed statements, the signature and docstring
+    of each function that ran, linked functions whole, the filler between them; no @hide lines."""
+    main = trace["lecture"]["path"]
+    hidden = hidden_lines(trace, main)
     shown: set[int] = set()
     ran: set[int] = set()
     for line in records:
@@ -167,7 +175,13 @@ def build_document(trace: Trace) -> list[Block]:
             shown.update(range(a + 1, b))
     shown -= hidden
     shown = {line for line in shown if 1 <= line <= len(lines)}
+    return shown, ran
 
+
+def _blocks(lines: list[str], shown: set[int], ran: set[int], statements: dict[int, _Statement],
+            records: dict[int, LineRecord]) -> list[Block]:
+    """The shown lines in file order as code blocks, each statement's annotation after it (a
+    rendering-only statement's annotation in its place)."""
     blocks: list[Block] = []
     current: list[CodeLine] = []
 

@@ -284,3 +284,44 @@ def test_a_run_that_writes_a_gpu_trace_retires_the_kept_gpu_run(tmp_path, monkey
     assert cli.main(["run", "lectures/b.py", "-o", "site/traces/b.json"]) == 0
     assert "site/traces/gpu/b.json: removed; this GPU trace supersedes it" in capsys.readouterr().err
     assert not kept.exists()
+
+
+def test_the_run_command_is_what_lectrace_run_parses_and_the_outcome_reads_it_back(tmp_path):
+    from tracer import cli
+    from tracer.exit_codes import ExitCode
+
+    request = regen.RunRequest(Path("lectures/b.py"), tmp_path / "b.json", timeout=12.5, force=True, seed=3)
+    command = regen.run_command(request)
+    assert command[:3] == [sys.executable, "-m", "tracer"]
+    args = cli.build_parser().parse_args(command[3:])  # a renamed option of `run` fails here, not in a build
+    assert (args.func, args.lectures, args.output, args.timeout, args.force, args.seed, args.quiet) == \
+        (cli.cmd_run, ["lectures/b.py"], str(tmp_path / "b.json"), 12.5, True, 3, True)
+    assert "--force" not in regen.run_command(regen.RunRequest(Path("b.py"), tmp_path / "b.json", timeout=1))
+
+    killed = regen.read_outcome(request, None, "", 72.6)
+    assert (killed.returncode, killed.message) == (ExitCode.TIMEOUT, "lectures/b.py: timeout: killed after 72.5s")
+    failed = regen.read_outcome(request, ExitCode.LECTURE_FAILED, "lectrace: warning: slow\none\n\ntwo\nthree\nfour\n", 1.0)
+    assert not failed.ok and failed.message == "two\nthree\nfour"  # the last three lines, warnings left out
+
+
+def test_guarded_run_traces_only_what_the_cuda_guard_lets_through(tmp_path, capsys):
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    assert build(root) == 0
+    lecture = root / "lectures" / "b.py"
+    cuda_trace = fake_cuda_trace(root, "b.json")
+    ran: list[str] = []
+
+    def trace() -> int:
+        ran.append("traced")
+        return 0
+
+    capsys.readouterr()
+    assert regen.guarded_run(lecture, None, force=False, trace=trace) == 0  # fresh CUDA trace: kept, nothing run
+    assert ran == [] and "kept: fresh trace made on CUDA" in capsys.readouterr().err
+    lecture.write_text(LECTURE_B + "\n# edited\n")
+    assert regen.guarded_run(lecture, None, force=False, trace=trace) == 2  # stale: refused without --force
+    assert ran == [] and "pass --force" in capsys.readouterr().err
+    assert regen.guarded_run(lecture, None, force=True, trace=trace) == 0
+    # the forced run wrote nothing (trace() is a stand-in), so the CUDA trace is still current: no copy kept
+    assert ran == ["traced"] and not (root / "site" / "traces" / "gpu" / "b.json").exists()
+    assert cuda_trace.exists()

@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -76,29 +77,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.nproc_per_node:
         return _run_torchrun(args)
     for lecture in args.lectures:
-        refusal = regen.cuda_guard(Path(lecture), Path(args.output) if args.output else None, force=args.force)
-        if refusal is not None:
-            print(refusal.message, file=sys.stderr)
-            if refusal.blocking:
-                worst = max(worst, ExitCode.BAD_INPUT)
-                continue
-            if refusal.skip:
-                continue
-        keep = refusal.keep_gpu_run if refusal is not None else None
-        if keep is not None:
-            regen.keep_gpu_run(*keep)
-        try:
-            worst = max(worst, _run_one(args, lecture))
-        finally:
-            if keep is not None:
-                regen.settle_gpu_run(*keep)
-        # `build` names the committed trace with -o too: any run that wrote it may supersede a kept GPU run
-        project_root = layout.find_project_root(Path(lecture).absolute().parent)
-        committed = layout.trace_path(project_root, Path(lecture))
-        if not args.output or Path(args.output).resolve() == committed.resolve():
-            retired = regen.retire_gpu_run(project_root, Path(lecture))
-            if retired:
-                print(retired, file=sys.stderr)
+        # regen owns the CUDA guard and the kept GPU run around the run itself
+        worst = max(worst, regen.guarded_run(Path(lecture), Path(args.output) if args.output else None,
+                                             force=args.force, trace=partial(_run_one, args, lecture)))
     return worst
 
 

@@ -4,12 +4,13 @@ Freshness is decided by content hashes: a trace records the sha256 of every lect
 it used (``sources``); it is fresh when each of those files still hashes the same. A trace made on
 CUDA is never silently replaced by a CPU trace, and never lost: ``--force`` replaces it but keeps it
 as the lecture's GPU run (``site/traces/gpu/NAME.json``), published beside the CPU trace until a GPU
-machine traces the lecture again; ``guarded_run`` holds that protocol around one ``lectrace run``.
-Worker processes are driven through one typed contract: a ``RunRequest``, the command
-``run_command`` makes of it, the ``Outcome`` ``read_outcome`` makes of the exit code and error
-lines. This module must not record steps or render pages;
+machine traces the lecture again. This module must not record steps or render pages;
 it orchestrates ``runner`` (in worker processes) and reports, and it parses no command lines
 (``cli`` does).
+
+``guarded_run`` holds that protocol around each ``lectrace run``. Worker processes are driven
+through one typed contract: a ``RunRequest``, the command ``run_command`` makes of it, and the
+``Outcome`` ``read_outcome`` makes of the exit code and error lines.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ machine traces the lecture again. This module must not record steps or render pa
 it orchestrates ``runner`` (in worker processes) and reports, and it parses no command lines
 (``cli`` does).
 
-``guarded_run`` holds that protocol around each ``lectrace run``. Worker processes are driven
+``guarded_run`` holds the kept-GPU-run protocol around each ``lectrace run``. Worker processes are driven
 through one typed contract: a ``RunRequest``, the command ``run_command`` makes of it, and the
 ``Outcome`` ``read_outcome`` makes of the exit code and error lines.
 """

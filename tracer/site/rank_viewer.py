@@ -9,8 +9,7 @@ that called one, and a ``ranks`` entry that ``assets/ranks.js`` reads:
 step, the matching step in every rank), ``x`` (each step's place on the timeline, where every
 rank's n-th collective sits at x = n), ``width`` (the largest x) and ``collectives`` (per
 collective: x, op, and each rank's wall time in it). Plain data; no markup of its own beyond the
-cards ``rank_cards`` makes. It must not run lectures or touch files, nor import ``viewer_data``
-(which calls it).
+cards ``rank_cards`` makes. It must not run lectures or touch files.
 """
 
 from __future__ import annotations

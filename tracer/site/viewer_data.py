@@ -181,46 +181,6 @@ def reveal_steps(visits: list[tuple[int, int]], line_count: int) -> list[int]:
     return reveal
 
 
-def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
-    """The plain data behind ``data.js`` (see the module docstring for its layout)."""
-    if trace.get("ranks"):  # a distributed trace: one timeline per rank (tracer/site/rank_viewer.py)
-        laid_out = lay_out_ranks(trace, renderer)
-        data = build_viewer_data(laid_out.trace, laid_out.renderer)
-        add_rank_data(data, trace, laid_out, renderer)
-        return data
-    steps = trace["steps"]
-    paths = _file_paths(trace)
-    where = _step_places(trace, paths)
-    shown = _step_contents(trace, paths, renderer)
-    parent, act_prev = frame_activations(trace)
-    nav = navigation(where.columns["depth"], [bool(v) for v in where.columns["visible"]],
-                     [bool(c) for c in where.columns["call"]])
-    snapshots = _snapshots(len(steps), act_prev, shown.env, shown.clear)
-    sections, section_of = _sections(trace)
-    files = [_file_entry(trace, path, f, renderer, where, shown) for f, path in enumerate(paths)]
-
-    return {
-        "version": DATA_VERSION,
-        "lecture": {key: trace["lecture"][key] for key in ("name", "title", "path")},
-        "count": len(steps),
-        "functions": where.functions,
-        "files": files,
-        "fragments": shown.cards.fragments.items,
-        "cards": [list(card) for card in shown.cards.cards.items],
-        "renderings": shown.renderings.items,
-        "sections": sections,
-        "steps": {**where.columns, "parent": parent, "act_prev": act_prev, **nav, "section": section_of},
-        "env": shown.env,
-        "clear": shown.clear,
-        "snapshots": snapshots,
-        "line_renderings": shown.line_renderings,
-        "stdout": shown.stdout,
-        "stderr": shown.stderr,
-        "errors": shown.errors,
-        "compute": shown.compute,
-    }
-
-
 def _file_paths(trace: Trace) -> list[str]:
     """Every file step mode shows: the trace's sources, then any other file a step ran in."""
     paths = list(trace["files"])
@@ -339,6 +299,46 @@ def _file_entry(trace: Trace, path: str, f: int, renderer: Any, where: _StepPlac
         "spans": {str(line): end for line, (end, kind) in spans.items()
                   if is_rendering_only(kind, str(line) in rendered, line in shown.recorded_other[f])},
         "reveal": reveal_steps(where.visits[f], len(lines)),
+    }
+
+
+def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
+    """The plain data behind ``data.js`` (see the module docstring for its layout)."""
+    if trace.get("ranks"):  # a distributed trace: one timeline per rank (tracer/site/rank_viewer.py)
+        laid_out = lay_out_ranks(trace, renderer)
+        data = build_viewer_data(laid_out.trace, laid_out.renderer)
+        add_rank_data(data, trace, laid_out, renderer)
+        return data
+    steps = trace["steps"]
+    paths = _file_paths(trace)
+    where = _step_places(trace, paths)
+    shown = _step_contents(trace, paths, renderer)
+    parent, act_prev = frame_activations(trace)
+    nav = navigation(where.columns["depth"], [bool(v) for v in where.columns["visible"]],
+                     [bool(c) for c in where.columns["call"]])
+    snapshots = _snapshots(len(steps), act_prev, shown.env, shown.clear)
+    sections, section_of = _sections(trace)
+    files = [_file_entry(trace, path, f, renderer, where, shown) for f, path in enumerate(paths)]
+
+    return {
+        "version": DATA_VERSION,
+        "lecture": {key: trace["lecture"][key] for key in ("name", "title", "path")},
+        "count": len(steps),
+        "functions": where.functions,
+        "files": files,
+        "fragments": shown.cards.fragments.items,
+        "cards": [list(card) for card in shown.cards.cards.items],
+        "renderings": shown.renderings.items,
+        "sections": sections,
+        "steps": {**where.columns, "parent": parent, "act_prev": act_prev, **nav, "section": section_of},
+        "env": shown.env,
+        "clear": shown.clear,
+        "snapshots": snapshots,
+        "line_renderings": shown.line_renderings,
+        "stdout": shown.stdout,
+        "stderr": shown.stderr,
+        "errors": shown.errors,
+        "compute": shown.compute,
     }
 
 

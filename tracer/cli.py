@@ -22,27 +22,29 @@ from tracer import layout
 from tracer.exit_codes import EPILOG, ExitCode
 
 
-def _progress(recorder_box: list, stop: threading.Event, label: str, stream: Any) -> None:
+def _progress(session_box: list, stop: threading.Event, label: str, stream: Any) -> None:
     from rich.console import Console
 
     console = Console(file=stream)  # the terminal: sys.stderr is the lecture's own while it runs
     with console.status(f"{label}: starting") as status:
         while not stop.wait(0.1):
-            recorder = recorder_box[0] if recorder_box else None
-            if recorder is None:
+            if not session_box:
                 continue
+            recorder = session_box[0].recorder
             where = recorder.location() or ""
             status.update(f"{label}: {len(recorder.steps):,} steps  {where}")
 
 
-def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> threading.Timer | None:
-    """A watchdog that ends a lecture running past ``seconds``, naming the last line reached."""
+def _start_timeout(seconds: float | None, session_box: list, label: str) -> threading.Timer | None:
+    """A watchdog that ends a lecture running past ``seconds``, naming the last line reached (the
+    run's session, once it exists, is ``session_box[0]``: its ``abort()`` stops the ranks)."""
     if not seconds:
         return None
     stream = sys.stderr  # the terminal: while the lecture runs, sys.stderr is the lecture's own
 
     def expire() -> None:
-        recorder = recorder_box[0] if recorder_box else None
+        session = session_box[0] if session_box else None
+        recorder = session.recorder if session is not None else None
         where = label
         if recorder is not None and recorder.steps:
             from tracer.capture.recorder import KEY, LINE
@@ -51,8 +53,7 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
             where = f"{step[KEY][0]}:{step[LINE]}"
         if recorder is not None and recorder.location():
             where = recorder.location()
-        ranks = sys.modules.get("tracer.capture.ranks")
-        hung = ranks.abort_active() if ranks is not None else None  # stop its ranks: no orphans
+        hung = session.abort() if session is not None else None  # stop its ranks: no orphans
         if hung is not None:
             where, what = hung[0], f"{label} ran longer than {seconds:g}s: {hung[1]}"
             stream.write(f"{where}: timeout: {what}; previous trace kept\n")
@@ -87,6 +88,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     """Trace one lecture for ``cmd_run``; its exit code."""
     from tracer.capture.output_budget import OutputBudget
     from tracer.capture.runner import LectureError, run_lecture
+    from tracer.capture.session import SessionOptions
     from tracer.capture.values import Limits
 
     box: list = []
@@ -98,12 +100,12 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     timer = _start_timeout(args.timeout, box, lecture)
     started = time.perf_counter()
     try:
-        result = run_lecture(lecture, output=args.output, seed=args.seed, inspect_all=args.inspect_all,
-                             max_steps=args.max_steps, on_recorder=box.append,
-                             measure_flops=not args.no_flops, shard_dir=args.shard_dir,
-                             limits=Limits(tensor_elements=args.preview_elements),
-                             output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
-                             max_plot_points=args.max_plot_points)
+        options = SessionOptions(seed=args.seed, inspect_all=args.inspect_all, max_steps=args.max_steps,
+                                 measure_flops=not args.no_flops, limits=Limits(tensor_elements=args.preview_elements),
+                                 output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
+                                 max_plot_points=args.max_plot_points)
+        result = run_lecture(lecture, output=args.output, shard_dir=args.shard_dir, options=options,
+                             on_session=box.append)
     except LectureError as exc:
         print(exc, file=sys.stderr)
         return ExitCode.BAD_INPUT
@@ -135,8 +137,8 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
 
 def _run_torchrun(args: argparse.Namespace) -> int:
     """``run --nproc-per-node N``: the lecture is a torchrun script; trace every rank and merge them."""
-    from tracer.capture.rank_launch import run_torchrun
-    from tracer.capture.shards import ShardError
+    from tracer.capture.ranks.torchrun import run_torchrun
+    from tracer.capture.ranks.shards import ShardError
 
     if len(args.lectures) > 1:
         print("lectrace: --nproc-per-node takes a single lecture", file=sys.stderr)
@@ -167,8 +169,8 @@ def _run_torchrun(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from tracer.capture.rank_launch import merge
-    from tracer.capture.shards import ShardError
+    from tracer.capture.ranks.torchrun import merge
+    from tracer.capture.ranks.shards import ShardError
 
     try:
         result = merge(Path(args.directory), Path(args.output) if args.output else None)

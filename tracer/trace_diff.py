@@ -237,8 +237,8 @@ def diff_traces(old: Trace, new: Trace) -> list[Change]:
     files_a, files_b = old.get("files") or {}, new.get("files") or {}
     changes.extend(_steps_changes(old["steps"], new["steps"], files_a, files_b, None,
                                   memory_is_run_dependent(new, False) or memory_is_run_dependent(old, False)))
-    launches_a = (old.get("ranks") or {}).get("launches") or []
-    launches_b = (new.get("ranks") or {}).get("launches") or []
+    launches_a: list[Any] = (old.get("ranks") or {}).get("launches") or []  # type: ignore[call-overload]
+    launches_b: list[Any] = (new.get("ranks") or {}).get("launches") or []  # type: ignore[call-overload]
     for number, (la, lb) in enumerate(zip(launches_a, launches_b), 1):
         streams_a = {s["rank"]: s for s in la["streams"]}
         streams_b = {s["rank"]: s for s in lb["streams"]}
@@ -273,7 +273,7 @@ def _list_changes(kind: str, name: str, old: list[Any], new: list[Any], **where:
     """Items added to or removed from a list (renderings, warnings), matched as whole items."""
     keys_a = [json.dumps(_masked(item), sort_keys=True) for item in old]
     keys_b = [json.dumps(_masked(item), sort_keys=True) for item in new]
-    out = []
+    out: list[Change] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes():
         if tag in ("delete", "replace"):
             out.extend(Change(kind, REMOVED, name, old=item, **where) for item in old[i1:i2])
@@ -322,7 +322,8 @@ def _new_memory_differences(changes: list[Change]) -> list[Change]:
     return kept
 
 
-def _step_changes(a: Step, b: Step, where: dict[str, Any], memory_varies: bool) -> list[Change]:
+def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool) -> list[Change]:
+    """The differences between two aligned steps (plain dicts: a lone step is paired with a blank one)."""
     out: list[Change] = []
     env_a, env_b = a.get("env") or {}, b.get("env") or {}
     for name in list(env_b) + [n for n in env_a if n not in env_b]:
@@ -349,7 +350,7 @@ def _step_changes(a: Step, b: Step, where: dict[str, Any], memory_varies: bool) 
                               **where))
     else:
         for field in list(cb) + [f for f in ca if f not in cb]:
-            x, y = ca.get(field), cb.get(field)  # type: ignore[misc]
+            x, y = ca.get(field), cb.get(field)
             if x != y:
                 name = "FLOPs" if field == "flops" else f"@flops {field}"
                 out.append(Change("compute", CHANGED, name, x, y, run_dependent=field in RUN_DEPENDENT_COMPUTE,

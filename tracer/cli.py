@@ -367,12 +367,15 @@ def add_serve(sub: Any) -> argparse.ArgumentParser:
 
 
 def add_init(sub: Any) -> argparse.ArgumentParser:
-    init = sub.add_parser("init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script)")
+    init = sub.add_parser("init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script, "
+                                       "GitHub Actions workflow)")
     init.add_argument("directory", metavar="DIR", help="where to create it (must be new or empty)")
     init.add_argument("--name", help="the course's name (default: from DIR)")
-    init.add_argument("--requirement", default="lectrace", metavar="SPEC",
+    init.add_argument("--requirement", default="lectrace[torch]", metavar="SPEC",
                       help="what requirements.txt installs lectrace from: a version spec, a wheel path/URL "
-                           "('lectrace @ file:///path/lectrace-0.1.0-py3-none-any.whl') or a VCS URL (default: lectrace)")
+                           "('lectrace[torch] @ file:///path/lectrace-0.1.0-py3-none-any.whl') or a VCS URL "
+                           "(default: lectrace[torch]; plain `lectrace` for numpy and pure-Python lectures); "
+                           "requirements-site.txt gets it without extras")
     init.add_argument("-q", "--quiet", action="store_true")
     return init
 

@@ -174,3 +174,17 @@ def test_line_map_pairs_kept_and_edited_lines():
     old = "a = 1\nb = 2\nc = 3\n"
     new = "a = 1\ninserted()\nb = 20\nc = 3\n"
     assert trace_diff.line_map(old, new) == {1: 1, 3: 2, 4: 3}
+
+
+def test_containers_are_compared_item_by_item():
+    def listing(*items):
+        return {"type": "list", "items": [{"type": "int", "value": v} for v in items], "length": len(items),
+                "truncated": False}
+
+    assert trace_diff.value_changes("xs", listing(1, 2, 3), listing(1, 5)) == [
+        ("len(xs)", 3, 2, ""), ("xs[1]", {"type": "int", "value": 2}, {"type": "int", "value": 5}, ""),
+        ("xs[2]", {"type": "int", "value": 3}, None, "")]
+    config = {"type": "dict", "items": [[{"type": "str", "value": "lr"}, {"type": "float", "value": 0.1}]]}
+    changed = {"type": "dict", "items": [[{"type": "str", "value": "lr"}, {"type": "float", "value": 0.01}]]}
+    assert [(n, trace_diff.show(o), trace_diff.show(w)) for n, o, w, _ in trace_diff.value_changes("config", config, changed)] \
+        == [("config['lr']", "0.1", "0.01")]

@@ -184,7 +184,10 @@ def _compare(name: str, a: Any, b: Any, out: list[tuple[str, Any, Any, str]]) ->
                 if found is not None:
                     index, x, y, count = found
                     where = f"{name}[{', '.join(map(str, index))}]" if index else name
-                    out.append((where, x, y, f"the largest of {count:,} differences in the preview" if count > 1 else ""))
+                    notes = [f"the largest of {count:,} differences in the preview"] if count > 1 else []
+                    if a.get("truncated") or b.get("truncated"):
+                        notes.append("index within the cut preview")
+                    out.append((where, x, y, "; ".join(notes)))
             else:
                 out.append((f"{name} values", a.get("values"), b.get("values"), ""))
         elif a.get("stats") != b.get("stats"):  # differences beyond the preview
@@ -333,7 +336,8 @@ def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool) ->
             out.append(Change("value", _status(x, y), name, x, y, **where))
             continue
         for shown, old, new, detail in value_changes(name, x, y):
-            out.append(Change("value", CHANGED, shown, old, new, detail=detail, run_dependent=timing, **where))
+            status = CHANGED if old is None and new is None else _status(old, new)  # an item of a container
+            out.append(Change("value", status, shown, old, new, detail=detail, run_dependent=timing, **where))
     out.extend(_list_changes("rendering", "rendering", a.get("renderings") or [], b.get("renderings") or [], **where))
     for stream in ("stdout", "stderr"):
         x, y = a.get(stream) or "", b.get(stream) or ""

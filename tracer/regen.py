@@ -1,10 +1,12 @@
-"""Regeneration: which traces are stale, re-tracing them (in parallel), and guarding CUDA traces.
+"""Regeneration: which traces are stale or drifted, re-tracing them (in parallel), and guarding CUDA traces.
 
 Freshness is decided by content hashes: a trace records the sha256 of every lecture file and image
 it used (``sources``); it is fresh when each of those files still hashes the same. A trace made on
 CUDA is never silently replaced by a CPU trace, and never lost: ``--force`` replaces it but keeps it
 as the lecture's GPU run (``site/traces/gpu/NAME.json``), published beside the CPU trace until a GPU
-machine traces the lecture again. This module must not record steps or render pages;
+machine traces the lecture again. ``check`` also compares each fresh run's values with the committed
+trace (``trace_diff``): a difference beyond the fields that vary from run to run is drift. This module
+must not record steps or render pages;
 it orchestrates ``runner`` (in worker processes) and reports, and it parses no command lines
 (``cli`` does).
 
@@ -386,6 +388,7 @@ class CheckReport:
     lectures: int = 0
     problems: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "path: reason" for each .py that is not traced
+    notes: list[str] = field(default_factory=list)  # what was not checked, and why
 
 
 def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -> CheckReport:
@@ -420,6 +423,9 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                 continue
             fresh = read_header(output) if outcome.ok else None
             if fresh is not None:
+                drifted, notes = value_drift(committed, output, project_root, lecture)
+                report.problems.extend(drifted)
+                report.notes.extend(notes)
                 now_sources = set(fresh.get("sources") or {})
                 then_sources = set((read_header(committed) or {}).get("sources") or {})
                 if now_sources != then_sources:
@@ -434,6 +440,42 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
         if orphan.stem not in known:
             report.problems.append(f"{rel(orphan, project_root)}: no lecture lectures/{orphan.stem}.py for this trace")
     return report
+
+
+MAX_DRIFT_LINES = 20  # per lecture; `lectrace diff` shows them all
+
+
+def value_drift(committed: Path, fresh: Path, project_root: Path, lecture: Path) -> tuple[list[str], list[str]]:
+    """(drift lines, notes): the values of a fresh run of ``lecture`` (its sources unchanged) against the
+    committed trace's, one line per difference that is not run-dependent (``trace_format.RUN_DEPENDENT``).
+
+    A trace made on another device (a CUDA trace on a machine without a GPU) is not value-checked:
+    its memory figures, kernels and dtypes legitimately differ; the note says so."""
+    from tracer import trace_diff
+
+    shown = rel(committed, project_root)
+    try:
+        old, new = load_trace(committed, validate=False), load_trace(fresh, validate=False)
+    except TraceError as exc:
+        return [str(exc).replace(str(project_root) + os.sep, "")], []
+    device_old = (old.get("environment") or {}).get("device")
+    device_new = (new.get("environment") or {}).get("device")
+    if device_old != device_new:
+        gpu = (old.get("environment") or {}).get("gpu_name")
+        made = f"a CUDA trace ({gpu or 'a GPU'})" if device_old == "cuda" else f"a {device_old} trace"
+        here = "this machine has no GPU" if device_new != "cuda" else f"this machine ran it on {device_new}"
+        return [], [f"{shown}: values not checked: {made}, and {here}"]
+    changes = trace_diff.drift(trace_diff.diff_traces(old, new))
+    if not changes:
+        return [], []
+    lines = [trace_diff.format_change(c, "committed", "now") for c in changes[:MAX_DRIFT_LINES]]
+    if len(changes) > MAX_DRIFT_LINES:
+        lines.append(f"{shown}: … and {len(changes) - MAX_DRIFT_LINES} more difference(s)")
+    lecture_rel = rel(lecture, project_root)
+    lines.append(f"{shown}: {len(changes)} value(s) drifted from the committed trace, its sources unchanged "
+                 f"(`lectrace run {lecture_rel} -o NEW.json && lectrace diff {shown} NEW.json` shows them all); "
+                 f"re-trace it with `lectrace run {lecture_rel}` and commit, or find what changed (libraries?)")
+    return lines, []
 
 
 def plan_build(project_root: Path, lectures: list[Path], *, force: bool,

@@ -32,10 +32,11 @@ import ast
 import io
 import re
 import tokenize
+from collections.abc import Sequence
 from typing import Any
 
 from tracer.source_map import Ask, parse_ask, parse_directive_comment, source_map
-from tracer.trace_format import Trace, hidden_lines, step_frame
+from tracer.trace_format import Collective, Compute, Step, Trace, hidden_lines, step_frame
 
 MIN_GAP_STEPS = 15  # about one screenful of code lines: at most one automatic question per 15 steps
 MAX_CHOICES = 4
@@ -109,7 +110,7 @@ def _ints(step: int, name: str, fact: str, prompt: str, answer: list[int], wrong
                      [(w, shape_text(w)) for w in wrong if list(w) != list(answer)], reason)
 
 
-def _number(step: int, name: str, fact: str, prompt: str, answer: float, wrong: list[float], unit: str,
+def _number(step: int, name: str, fact: str, prompt: str, answer: float, wrong: Sequence[float], unit: str,
             reason: str | None, tolerance: float = 0.0) -> Question:
     return _question(step, name, fact, prompt, "number", answer, number_text(answer, unit),
                      [(w, number_text(w, unit)) for w in wrong if w != answer and w > 0], reason, tolerance)
@@ -145,6 +146,7 @@ def fact_question(step: int, name: str, fact: str, value: dict[str, Any], *,
     earlier tensor of a ``shares`` question."""
     kind = value.get("type")
     tensor = kind == "tensor"
+    reason: str | None
     if fact == "":
         fact = "shape" if tensor or kind == "ndarray" else "value"
     if fact == "shares":
@@ -215,7 +217,7 @@ def fact_question(step: int, name: str, fact: str, value: dict[str, Any], *,
     return None
 
 
-def flops_question(step: int, compute: dict[str, Any]) -> Question:
+def flops_question(step: int, compute: Compute) -> Question:
     flops = compute["flops"]
     ops = " ".join(compute.get("by_op") or {})
     if flops == 0:
@@ -228,7 +230,7 @@ def flops_question(step: int, compute: dict[str, Any]) -> Question:
     return _number(step, "", "flops", "How many FLOPs does this line do?", flops, wrong, "FLOPs", reason, 0.01)
 
 
-def bytes_question(step: int, collective: dict[str, Any]) -> Question:
+def bytes_question(step: int, collective: Collective) -> Question:
     sent, payload, group = collective["sent_nbytes"], collective["nbytes"], collective["group_size"]
     reason = (f"{collective['algorithm']} {collective['op']} of {payload:,} bytes over {group} ranks: "
               f"each rank sends {sent:,} bytes")
@@ -257,6 +259,7 @@ def auto_candidates(step: int, name: str, value: dict[str, Any], operands: list[
     """(rule, question) for a tensor first shown at ``step``; ``operands`` are the earlier tensors
     its line reads (name, value), ``statement`` the line's code."""
     found: list[tuple[str, Question]] = []
+    reason: str | None
     shared = [(n, v) for n, v in operands if v["storage_id"] == value["storage_id"] and n != name]
     fresh = value["stride"] == contiguous_stride(value["shape"])
     for other_name, other in shared[:1]:
@@ -399,9 +402,9 @@ def choose_questions(trace: Trace) -> list[Question]:
                 for rule, question in auto_candidates(index, name, value, operands, statement):
                     candidates.append((_PRIORITY[rule], index, question))
                 if not operands and value["numel"] > 0:
-                    question = fact_question(index, name, "nbytes", value)
-                    if question:
-                        fallback.append(question)
+                    memory = fact_question(index, name, "nbytes", value)
+                    if memory:
+                        fallback.append(memory)
             if step.get("compute") and (path, line, "@flops") not in seen:
                 seen.add((path, line, "@flops"))
                 candidates.append((_PRIORITY["flops"], index, flops_question(index, step["compute"])))
@@ -432,7 +435,7 @@ def choose_questions(trace: Trace) -> list[Question]:
 
 
 def _forced(index: int, ask: Ask, env: dict[str, Any], latest: dict[str, dict[str, Any]],
-            step: dict[str, Any]) -> Question | None:
+            step: Step) -> Question | None:
     """The question an ``@ask`` asks on this step, or None when the step does not record its answer."""
     if ask.fact == "flops":
         return flops_question(index, step["compute"]) if step.get("compute") else None

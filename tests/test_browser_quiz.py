@@ -18,8 +18,9 @@ FEEDBACK = ".lt-viewer .lt-quiz-feedback"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    trace_all("quiz_demo", "nested_calls")
-    built = build_site(tmp_path_factory.mktemp("site"), [trace_path("quiz_demo"), trace_path("nested_calls")])
+    names = ("quiz_demo", "nested_calls", "ranks_allreduce")
+    trace_all(*names)
+    built = build_site(tmp_path_factory.mktemp("site"), [trace_path(name) for name in names])
     with serve(built) as url:
         yield url
 
@@ -205,3 +206,14 @@ def test_a_lecture_without_questions_has_no_quiz_controls(page, site):
     open_lecture(page, site, name="nested_calls")
     assert page.evaluate("window.LECTRACE_DATA.quiz") == []
     assert page.query_selector(".lt-quiz-score") is None
+
+
+def test_a_collective_asks_the_bytes_each_rank_sends_and_digits_type_the_answer(page, site):
+    open_lecture(page, site, "#step=0&quiz=1", name="ranks_allreduce")
+    press_until_question(page)
+    assert "How many bytes does this rank send in all_reduce?" in page.inner_text(QUESTION)
+    page.keyboard.type("8 B")  # digits switch ranks in step mode (ranks.js), not while answering
+    assert page.input_value(".lt-quiz-input") == "8 B"
+    page.keyboard.press("Enter")
+    assert page.get_attribute(FEEDBACK, "data-result") == "right"
+    assert "ring all_reduce" in page.inner_text(FEEDBACK)

@@ -741,6 +741,12 @@
     this.quizEl = null;
     this.quizOpen = null;
     this.quizStepShown = -1;
+    this.quizReveal();
+  };
+
+  Viewer.prototype.quizReveal = function () {
+    if (this.quizHidden) this.quizHidden.classList.remove("lt-quiz-hidden");
+    this.quizHidden = null;
     this.rootEl.classList.remove("lt-quiz-asking");
   };
 
@@ -778,7 +784,11 @@
     this.quizOpen = index;
     this.quizStepShown = q.step;
     this.quizFocus = document.activeElement;
-    this.rootEl.classList.add("lt-quiz-asking");
+    // hide what would give the answer away: the asked value's card, else (a line's FLOPs or bytes) the panel
+    var card = q.name && this.cards.get(q.name);
+    this.quizHidden = card ? card.el : null;
+    if (card) card.el.classList.add("lt-quiz-hidden");
+    else this.rootEl.classList.add("lt-quiz-asking");
     form.querySelector("input").focus();
   };
 
@@ -802,7 +812,7 @@
     form.remove();
     this.quizEl = feedback;
     this.quizOpen = null;
-    this.rootEl.classList.remove("lt-quiz-asking");
+    this.quizReveal();
     var back = this.quizFocus;
     this.quizFocus = null;
     if (back && back !== document.body && document.contains(back)) back.focus();

@@ -374,6 +374,8 @@ def choose_questions(trace: Trace) -> list[Question]:
     latest: dict[str, dict[str, Any]] = {}  # name -> its latest recorded value
     seen: set[tuple[str, int, str]] = set()
     asked_lines: set[tuple[str, int]] = set()
+    statements: dict[tuple[str, int], tuple[list[str], list[str], str]] = {}  # (path, line) -> assigned, read, code
+    lines = {path: source.splitlines() for path, source in trace["files"].items()}
     forced: list[Question] = []
     candidates: list[tuple[int, int, Question]] = []  # (priority, step, question)
     fallback: list[Question] = []  # first new tensors, for sections without a question
@@ -391,12 +393,17 @@ def choose_questions(trace: Trace) -> list[Question]:
                 asked_lines.add((path, line))
                 forced.append(made[0])
         if not (spec and spec[1]):
-            node = source_map(source).statements.get(line) if source else None
-            assigned, read = _names_read(node)
-            statement = ast.get_source_segment(source, node) or "" if node is not None else ""
-            operands = [(n, latest[n]) for n in read if latest.get(n, {}).get("type") == "tensor"]
-            for name, value in env.items():
-                if (path, line, name) in seen or name not in assigned or value.get("type") != "tensor":
+            new = [(name, value) for name, value in env.items()
+                   if value.get("type") == "tensor" and (path, line, name) not in seen]
+            if new:
+                if (path, line) not in statements:
+                    node = source_map(source).statements.get(line) if source else None
+                    code = lines[path][node.lineno - 1:node.end_lineno or node.lineno] if node is not None else []
+                    statements[(path, line)] = (*_names_read(node), "\n".join(code))
+                assigned, read, statement = statements[(path, line)]
+                operands = [(n, latest[n]) for n in read if latest.get(n, {}).get("type") == "tensor"]
+            for name, value in new:
+                if name not in assigned:
                     continue
                 seen.add((path, line, name))
                 for rule, question in auto_candidates(index, name, value, operands, statement):

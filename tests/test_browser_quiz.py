@@ -1,8 +1,8 @@
 """Quiz mode in a real browser: the real site build of tests/lectures/quiz_demo.py, in Chromium.
 
-quiz_demo asks three questions (tracer/site/quiz.py picks them; tests/test_quiz.py checks which):
-y = x.T (its strides, automatic), z = y.contiguous() (``@ask z shares y``) and n = z.numel()
-(``@ask n``); its @noask lines ask nothing. Step numbers come from the built data.js, not guessed.
+quiz_demo asks four questions (tracer/site/quiz.py picks them; tests/test_quiz.py checks which):
+y = x.T (its strides, automatic), z = y.contiguous() (``@ask z shares y``), n = z.numel()
+(``@ask n``) and p = a @ a.T (``@ask flops``); its @noask lines ask nothing. Step numbers come from the built data.js, not guessed.
 """
 
 from __future__ import annotations
@@ -162,7 +162,8 @@ def test_ask_forces_a_question_and_noask_suppresses_one(page, site):
         if cur == noask:
             assert page.query_selector(QUESTION) is None
     assert [step for step, _ in shown] == asked
-    assert [prompt for _, prompt in shown] == ["What is y.stride()?", "Does z share storage with y?", "What is n?"]
+    assert [prompt for _, prompt in shown] == ["What is y.stride()?", "Does z share storage with y?", "What is n?",
+                                               "How many FLOPs does this line do?"]
     assert step_of_line(page, "n = z.numel()") in asked  # @ask on a line without @inspect
 
 
@@ -191,15 +192,15 @@ def test_score_persists_on_the_lecture_page_and_resets(page, site):
     page.keyboard.press("Escape")
     page.goto(f"{site}lectures/quiz_demo/")
     page.wait_for_function("window.LECTRACE_READY !== undefined")
-    assert page.inner_text(".lt-quiz-tally") == "Quiz: 1 right of 2 answered, 1 skipped (3 questions)"
+    assert page.inner_text(".lt-quiz-tally") == "Quiz: 1 right of 2 answered, 1 skipped (4 questions)"
     assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('lectrace-quiz:'))") == ["lectrace-quiz:quiz_demo"]
     page.focus(".lt-quiz-reset")
     page.keyboard.press("Enter")
-    assert page.inner_text(".lt-quiz-tally").startswith("Quiz mode asks 3 questions")
+    assert page.inner_text(".lt-quiz-tally").startswith("Quiz mode asks 4 questions")
     assert not page.is_visible(".lt-quiz-reset")
     page.reload()
     page.wait_for_function("window.LECTRACE_READY !== undefined")
-    assert page.inner_text(".lt-quiz-tally").startswith("Quiz mode asks 3 questions")
+    assert page.inner_text(".lt-quiz-tally").startswith("Quiz mode asks 4 questions")
 
 
 def test_a_lecture_without_questions_has_no_quiz_controls(page, site):
@@ -217,3 +218,20 @@ def test_a_collective_asks_the_bytes_each_rank_sends_and_digits_type_the_answer(
     page.keyboard.press("Enter")
     assert page.get_attribute(FEEDBACK, "data-result") == "right"
     assert "ring all_reduce" in page.inner_text(FEEDBACK)
+
+
+def test_a_flops_question_hides_only_the_count(page, site):
+    flops = step_of_line_in(page, site, "p = a @ a.T")
+    open_lecture(page, site, f"#step={flops - 1}&quiz=1")
+    page.keyboard.press("ArrowRight")
+    assert "How many FLOPs" in page.inner_text(QUESTION)
+    assert not page.is_visible(".lt-v-compute") and "a" in visible_card_names(page)
+    page.keyboard.type("24")
+    page.keyboard.press("Enter")
+    assert page.get_attribute(FEEDBACK, "data-result") == "right"
+    assert page.is_visible(".lt-v-compute") and "2·m·n·k" in page.inner_text(FEEDBACK)
+
+
+def step_of_line_in(page, site: str, text: str) -> int:
+    open_lecture(page, site)
+    return step_of_line(page, text)

@@ -157,10 +157,13 @@ def line_of(trace, text: str) -> int:
 def test_the_fixture_lecture_asks_the_transpose_the_ask_and_never_the_noask_lines(demo):
     questions = choose_questions(demo)
     lines = [step_frame(demo["steps"][q["step"]])["line"] for q in questions]
-    assert lines == [line_of(demo, "y = x.T"), line_of(demo, "z = y.contiguous()"), line_of(demo, "n = z.numel()")]
-    assert [q["prompt"] for q in questions] == ["What is y.stride()?", "Does z share storage with y?", "What is n?"]
-    assert [q.get("forced", False) for q in questions] == [False, True, True]
+    assert lines == [line_of(demo, "y = x.T"), line_of(demo, "z = y.contiguous()"), line_of(demo, "n = z.numel()"),
+                     line_of(demo, "p = a @ a.T")]
+    assert [q["prompt"] for q in questions] == ["What is y.stride()?", "Does z share storage with y?", "What is n?",
+                                                "How many FLOPs does this line do?"]
+    assert [q.get("forced", False) for q in questions] == [False, True, True, False]
     assert questions[1]["accept"]["value"] is False and questions[2]["accept"]["value"] == 6
+    assert questions[3]["accept"]["value"] == 2 * 2 * 3 * 2  # (2, 3) @ (3, 2), counted because of @ask flops
     assert all(b["step"] - a["step"] >= MIN_GAP_STEPS for a, b in zip(questions, questions[1:]))
 
 

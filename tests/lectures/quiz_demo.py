@@ -1,4 +1,4 @@
-"""Fixture: quiz mode (a transpose asked automatically, an @ask, an @noask), far enough apart."""
+"""Fixture: quiz mode (a transpose asked automatically, @ask of a value and of FLOPs, @noask), far apart."""
 
 import torch
 
@@ -18,3 +18,7 @@ def main():
     for _ in range(10):
         pass
     n = z.numel()  # @ask n
+    for _ in range(10):
+        pass
+    a = torch.ones(2, 3)  # @inspect a @noask
+    p = a @ a.T  # @ask flops

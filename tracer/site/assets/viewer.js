@@ -784,10 +784,11 @@
     this.quizOpen = index;
     this.quizStepShown = q.step;
     this.quizFocus = document.activeElement;
-    // hide what would give the answer away: the asked value's card, else (a line's FLOPs or bytes) the panel
+    // hide what would give the answer away: the asked value's card, a line's FLOPs, else (a
+    // collective's bytes) the whole panel; the values that lead to it stay in view
     var card = q.name && this.cards.get(q.name);
-    this.quizHidden = card ? card.el : null;
-    if (card) card.el.classList.add("lt-quiz-hidden");
+    this.quizHidden = card ? card.el : q.fact === "flops" ? this.computeEl : null;
+    if (this.quizHidden) this.quizHidden.classList.add("lt-quiz-hidden");
     else this.rootEl.classList.add("lt-quiz-asking");
     form.querySelector("input").focus();
   };

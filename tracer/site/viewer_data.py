@@ -20,7 +20,8 @@ Layout of the returned dict (``version`` goes up on incompatible changes)::
     steps {file, line, fn, depth, parent, act_prev, next, prev, over, back_over, out, section, call, visible},
     env {step: [[name, card]]}, clear {step: [name]}, snapshots {step: [[name, card]]},
     line_renderings [{line: [[step, [rendering]]]} per file], stdout {step: text}, stderr {step: text},
-    errors {step: html}, compute {step: html}
+    errors {step: html}, compute {step: html},
+    quiz [{step, name, fact, prompt, answer, accept {kind, value, tolerance}, choices, reason, forced?}]
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 
 from tracer.site.line_records import step_shows_something
 from tracer.site.page_model import is_rendering_only, rendering_statement, section_headings
+from tracer.site.quiz import choose_questions
 from tracer.site.rank_viewer import add_rank_data, lay_out_ranks
 from tracer.source_map import source_map
 from tracer.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
@@ -339,6 +341,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
         "stderr": shown.stderr,
         "errors": shown.errors,
         "compute": shown.compute,
+        "quiz": choose_questions(trace),  # quiz mode's questions (tracer/site/quiz.py)
     }
 
 

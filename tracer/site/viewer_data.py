@@ -33,6 +33,7 @@ from typing import Any
 
 from tracer.site.page_model import is_rendering_only, rendering_statement, section_headings
 from tracer.source_map import source_map
+from tracer.site.speaker_notes import speaker_notes
 from tracer.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
 
 DATA_VERSION = 1
@@ -291,6 +292,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
         "stderr": stderr,
         "errors": errors,
         "compute": compute,
+        "speaker_notes": speaker_notes(trace),
     }
 
 

@@ -49,7 +49,9 @@
     ["u", "step out of this function", "out"],
     ["Home / End", "first / last step", null],
     ["r", "raw code (renderings off)", null],
-    ["a", "reveal lines as you step (presenting)", null],
+    ["a", "reveal lines as you step", null],
+    ["p", "present mode: large type, no chrome (PageDown/PageUp, Space, b blanks, Esc leaves)", null],
+    ["s", "open the speaker view (notes, next line, timer) in a second window", null],
     ["click a line number", "go to that line's next run", null],
     ["?", "this help", null],
     ["Esc", "back to reading", null]
@@ -89,6 +91,9 @@
     this.lastMove = 0;          // Date.now() of the last move, for telling bursts apart
     this.urlTimer = null;       // a pending replaceState for the latest step of a burst
     this.built = false;
+    this.present = false;       // present mode (p, &present=1): large type for a projector
+    this.speaker = false;       // this window is the speaker view (&speaker=1)
+    this.following = false;     // moving because another window of the lecture moved (no echo)
   }
 
   Viewer.prototype.withRoot = function (html) {
@@ -109,7 +114,9 @@
       ["out", "M8 13V3M4 7l4-4 4 4M3 14h4", "step out (u)"],
       ["last", "M13 3v10M3 3l7 5-7 5z", "last step (End)"],
       ["raw", "raw", "raw code: renderings off (r)"],
-      ["reveal", "present", "reveal lines as you step, for presenting (a)"],
+      ["reveal", "reveal", "reveal lines as you step, for presenting (a)"],
+      ["present", "present", "present mode: large type for a projector (p)"],
+      ["speaker", "speaker", "open the speaker view in a second window (s)"],
       ["help", "?", "keyboard shortcuts (?)"],
       ["close", "M3 3l10 10M13 3 3 13", "back to reading (Esc)"]
     ];
@@ -200,6 +207,7 @@
       if (event.target === help || event.target.tagName === "BUTTON") self.toggleHelp(false);
     });
     this.helpEl = root.appendChild(help);
+    this.buildClassroom(root, main);
 
     document.body.appendChild(root);
     this.rootEl = root;
@@ -433,6 +441,7 @@
     }
     this.cur = step;
     if (line) this.scrollTo(line, moved);
+    if (this.speakerEl) this.updateSpeaker(step);
   };
 
   // Keep the current line in view; when it leaves the middle part (or on a new file), put it a
@@ -444,9 +453,10 @@
     // a line's offsetParent is its chunk (content-visibility contains layout), the chunk's the panel
     for (var node = line; node && node !== box; node = node.offsetParent) lineTop += node.offsetTop;
     var lineBottom = lineTop + line.offsetHeight;
-    var margin = Math.min(80, height / 4);
+    // present mode keeps the line in the middle third of the screen, centred when it has to move
+    var margin = this.present ? height / 3 : Math.min(80, height / 4);
     if (always || lineTop < top + margin || lineBottom > top + height - margin) {
-      box.scrollTop = lineTop - height / 3;
+      box.scrollTop = this.present ? (lineTop + lineBottom - height) / 2 : lineTop - height / 3;
     }
   };
 
@@ -493,7 +503,10 @@
     if (step == null || step < 0 || step >= this.count) return;
     var started = performance.now();
     if (!this.active) this.open();
-    if (step !== this.cur) this.render(step);
+    if (step !== this.cur) {
+      this.render(step);
+      this.tellOthers(step);
+    }
     if (!(options && options.fromUrl)) this.recordUrl();
     window.LECTRACE_LAST_STEP_MS = performance.now() - started;
   };
@@ -521,7 +534,8 @@
   };
 
   Viewer.prototype.hash = function () {
-    return "#step=" + this.cur + (this.raw ? "&raw=1" : "") + (this.reveal ? "&reveal=1" : "");
+    return "#step=" + this.cur + (this.raw ? "&raw=1" : "") + (this.reveal ? "&reveal=1" : "") +
+      (this.present ? "&present=1" : "") + (this.speaker ? "&speaker=1" : "");
   };
 
   Viewer.prototype.command = function (name) {
@@ -534,6 +548,10 @@
       case "raw": this.setRaw(!this.raw); return this.writeUrl(false);
       case "reveal": this.setReveal(!this.reveal); return this.writeUrl(false);
       case "help": return this.toggleHelp();
+      case "present": this.setPresent(!this.present); return this.writeUrl(false);
+      case "unpresent": this.setPresent(false); return this.writeUrl(false);
+      case "blank": return this.setBlank(this.blankEl.hidden);
+      case "speaker": return this.openSpeaker();
       case "close": return this.close(true);
     }
   };
@@ -581,6 +599,7 @@
 
   Viewer.prototype.close = function (updateUrl) {
     if (!this.active) return;
+    if (this.present) this.setPresent(false);
     this.active = false;
     this.rootEl.hidden = true;
     this.toggleHelp(false);
@@ -594,6 +613,7 @@
 
   Viewer.prototype.onKey = function (event) {
     if (!this.active || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (this.classroomKey(event)) return;
     var map = {
       ArrowRight: "next", l: "next", ArrowLeft: "prev", h: "prev", ArrowDown: "over", j: "over",
       ArrowUp: "back_over", k: "back_over", u: "out", Home: "first", End: "last", r: "raw", a: "reveal",
@@ -619,6 +639,145 @@
     var flags = "&" + match[2] + "&";
     if (this.raw !== (flags.indexOf("&raw=1&") >= 0)) this.setRaw(!this.raw);
     if (this.reveal !== (flags.indexOf("&reveal=1&") >= 0)) this.setReveal(!this.reveal);
+    if (this.present !== (flags.indexOf("&present=1&") >= 0)) this.setPresent(!this.present);
+    if (!this.speaker && flags.indexOf("&speaker=1&") >= 0) this.setSpeaker();
+  };
+
+  // --- classroom: present mode, the speaker view, windows kept on one step, touch -----------------
+
+  Viewer.prototype.buildClassroom = function (root, main) {
+    var self = this;
+    this.blankEl = root.appendChild(el("div", "lt-v-blank"));
+    this.blankEl.hidden = true;
+    this.blankEl.title = "blank screen (b to show again)";
+    this.blankEl.addEventListener("click", function () { self.setBlank(false); });
+    // A swipe on the code or values steps (left: forward, right: back); taps and scrolls do not.
+    var start = null;
+    main.addEventListener("touchstart", function (event) {
+      var t = event.changedTouches[0];
+      start = event.touches.length === 1 ? [t.clientX, t.clientY] : null;
+    }, { passive: true });
+    main.addEventListener("touchend", function (event) {
+      if (!start) return;
+      var t = event.changedTouches[0], dx = t.clientX - start[0], dy = t.clientY - start[1];
+      start = null;
+      if (Math.abs(dx) >= 50 && Math.abs(dx) > 1.5 * Math.abs(dy)) self.command(dx < 0 ? "next" : "prev");
+    }, { passive: true });
+  };
+
+  Viewer.prototype.setPresent = function (on) {
+    this.present = on;
+    this.rootEl.classList.toggle("lt-present", on);
+    this.buttons.present.setAttribute("aria-pressed", on ? "true" : "false");
+    if (!on) this.setBlank(false);
+    if (this.currentEl) this.scrollTo(this.currentEl, true);
+  };
+
+  Viewer.prototype.setBlank = function (on) {
+    this.blankEl.hidden = !on;
+  };
+
+  // Clicker and presenter keys; true when the key was one of them. PageDown/PageUp and Space step in
+  // present mode and in the speaker view; "b" (and ".", which clickers send) blanks the screen.
+  Viewer.prototype.classroomKey = function (event) {
+    var key = event.key, name = null, presenting = this.present || this.speaker;
+    if (key === "p" && !this.speaker) name = "present";
+    else if (key === "s" && !this.speaker) name = "speaker";
+    else if (presenting && (key === "PageDown" || (key === " " && !event.shiftKey))) name = "next";
+    else if (presenting && (key === "PageUp" || (key === " " && event.shiftKey))) name = "prev";
+    else if (this.present && (key === "b" || key === "B" || key === ".")) name = "blank";
+    else if (this.present && key === "Escape" && this.helpEl.hidden) name = this.blankEl.hidden ? "unpresent" : "blank";
+    if (!name) return false;
+    event.preventDefault();
+    event.stopPropagation();
+    this.command(name);
+    return true;
+  };
+
+  Viewer.prototype.openSpeaker = function () {
+    var url = location.pathname + location.search + "#step=" + this.cur + "&speaker=1";
+    var opened = window.open(url, "lectrace-speaker", "popup,width=960,height=720");
+    if (opened) opened.focus();
+    return opened;
+  };
+
+  // This window becomes the speaker view: notes, the current and next line, the step, the time.
+  Viewer.prototype.setSpeaker = function () {
+    var self = this;
+    this.speaker = true;
+    this.rootEl.classList.add("lt-speaker");
+    var panel = el("section", "lt-v-speaker");
+    panel.setAttribute("aria-label", "speaker view");
+    var head = panel.appendChild(el("div", "lt-sp-head"));
+    this.spPosEl = head.appendChild(el("span", "lt-sp-pos"));
+    this.spElapsedEl = head.appendChild(el("button", "lt-sp-elapsed"));
+    this.spElapsedEl.type = "button";
+    this.spElapsedEl.title = "time since the speaker view opened (click to restart)";
+    this.spClockEl = head.appendChild(el("span", "lt-sp-clock"));
+    panel.appendChild(el("h3", null, "Notes"));
+    this.spNotesEl = panel.appendChild(el("div", "lt-sp-notes"));
+    panel.appendChild(el("h3", null, "Now"));
+    this.spNowEl = panel.appendChild(el("div", "lt-sp-line lt-sp-now highlight"));
+    panel.appendChild(el("h3", null, "Next"));
+    this.spNextEl = panel.appendChild(el("div", "lt-sp-line lt-sp-next highlight"));
+    this.rootEl.insertBefore(panel, this.rootEl.querySelector(".lt-v-main"));
+    this.speakerEl = panel;
+    this.spStarted = Date.now();
+    this.spElapsedEl.addEventListener("click", function () { self.spStarted = Date.now(); self.tick(); });
+    this.tick();
+    setInterval(function () { self.tick(); }, 1000);
+    if (this.cur >= 0) this.updateSpeaker(this.cur);
+  };
+
+  Viewer.prototype.tick = function () {
+    var seconds = Math.floor((Date.now() - this.spStarted) / 1000);
+    var two = function (n) { return (n < 10 ? "0" : "") + n; };
+    this.spElapsedEl.textContent = Math.floor(seconds / 3600) + ":" + two(Math.floor(seconds / 60) % 60) + ":" + two(seconds % 60);
+    var now = new Date();
+    this.spClockEl.textContent = two(now.getHours()) + ":" + two(now.getMinutes());
+  };
+
+  // The notes shown at a step: those of the latest step at or before it that has notes.
+  Viewer.prototype.notesAt = function (step) {
+    var notes = this.data.speaker_notes || [], lo = 0, hi = notes.length - 1, pick = -1;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (notes[mid][0] <= step) { pick = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return pick < 0 ? "" : notes[pick][1];
+  };
+
+  Viewer.prototype.lineHtml = function (step) {
+    var s = this.s, file = this.data.files[s.file[step]];
+    return "<span class=\"lt-sp-where\">" + escapeHtml(file.path) + ":" + s.line[step] + "</span><code>" +
+      (file.lines[s.line[step] - 1] || " ") + "</code>";
+  };
+
+  Viewer.prototype.updateSpeaker = function (step) {
+    var span = this.span(step), next = this.s.next[step];
+    this.spPosEl.innerHTML = span[0] + "step <b>" + (step - span[1]) + "</b> / " + (span[2] - span[1] - 1);
+    var notes = this.notesAt(step);
+    this.spNotesEl.innerHTML = notes || "<p class=\"lt-sp-none\">No notes for this step.</p>";
+    this.spNowEl.innerHTML = this.lineHtml(step);
+    this.spNextEl.innerHTML = next >= 0 ? this.lineHtml(next) : "<span class=\"lt-sp-where\">the end</span>";
+  };
+
+  // Windows of this lecture (the presenter, the speaker view, other tabs presenting) stay on one step:
+  // a move made here is told to the others, and a presenting window follows what it is told.
+  Viewer.prototype.listen = function () {
+    var self = this;
+    if (!("BroadcastChannel" in window)) return;
+    this.channel = new BroadcastChannel("lectrace:" + location.pathname);
+    this.channel.onmessage = function (event) {
+      var step = event.data && event.data.step;
+      if (typeof step !== "number" || !(self.present || self.speaker) || step === self.cur) return;
+      self.following = true;
+      try { self.go(step); } finally { self.following = false; }
+    };
+  };
+
+  Viewer.prototype.tellOthers = function (step) {
+    if (this.channel && !this.following && (this.present || this.speaker)) this.channel.postMessage({ step: step });
   };
 
   // A #step=N link hid the read page before it was parsed (page_parts.html.j2: early_step_mode);
@@ -648,6 +807,7 @@
     window.addEventListener("keydown", function (event) { viewer.onKey(event); }, true);
     window.addEventListener("popstate", function () { viewer.syncFromUrl(); });
     window.addEventListener("hashchange", function () { viewer.syncFromUrl(); });
+    viewer.listen();
     viewer.syncFromUrl();
     window.LECTRACE_READY = performance.now();
   }

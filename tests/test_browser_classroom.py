@@ -159,3 +159,61 @@ def test_speaker_notes_show_only_in_the_speaker_view(context, site):
         assert NOTE_1 not in text and NOTE_2 not in text and "speaker_note(" not in text
     page.keyboard.press("r")  # raw code: the note's line still takes no room
     assert "speaker_note(" not in page.inner_text(".lt-viewer")
+
+
+def card(name: str) -> str:
+    return f".lt-read .lt-card[data-name='{name}']"
+
+
+def test_heatmaps_are_drawn_without_javascript_with_the_right_scale(browser, site):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(f"{site}lectures/classroom/")
+    page.wait_for_load_state("load")
+    loaded = "img => img.complete && img.naturalWidth > 0"
+    w = page.query_selector(f"{card('w')} .lt-hm")
+    assert "d" in w.get_attribute("class").split() and w.eval_on_selector("img", loaded)  # signed: diverging
+    assert [t.inner_text() for t in w.query_selector_all("i")] == ["-1.5", "1.5"]  # legend: min and max
+    counts = page.query_selector(f"{card('counts')} .lt-hm")
+    assert "s" in counts.get_attribute("class").split() and counts.eval_on_selector("img", loaded)
+    assert [t.inner_text() for t in counts.query_selector_all("i")] == ["0", "11"]
+    grid = page.query_selector(f"{card('w')} .lt-grid").bounding_box()
+    image = page.query_selector(f"{card('w')} .lt-hm img").bounding_box()
+    assert image["x"] > grid["x"] + grid["width"] - 1 and abs(image["y"] - grid["y"]) < 20  # beside the grid
+    assert len(page.query_selector_all(f"{card('cube')} .lt-hm")) == 2  # one per shown slice of the last two dims
+    scores = page.query_selector(f"{card('scores')} .lt-hm")
+    assert "sampled" in scores.text_content() and scores.get_attribute("data-r") == "0-9,,54-63"
+    bad = page.text_content(f"{card('bad')} .lt-hm")
+    assert "NaN" in bad and "Inf" in bad
+    context.close()
+
+
+def test_heatmap_colours_and_hover(context, site):
+    page = context.new_page()
+    open_lecture(page, site)
+    colours = page.evaluate("""() => {
+        const read = (sel, x, y) => {
+            const img = document.querySelector(sel);
+            const canvas = document.createElement('canvas');
+            canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+            const ctx = canvas.getContext('2d');
+            ctx.drawImage(img, 0, 0);
+            return Array.from(ctx.getImageData(x, y, 1, 1).data).slice(0, 3);
+        };
+        const last = (sel) => { const img = document.querySelector(sel); return [img.naturalWidth - 2, img.naturalHeight - 2]; };
+        const w = ".lt-read .lt-card[data-name='w'] .lt-hm img", c = ".lt-read .lt-card[data-name='counts'] .lt-hm img";
+        return {wFirst: read(w, 1, 1), wLast: read(w, ...last(w)), cFirst: read(c, 1, 1), cLast: read(c, ...last(c))};
+    }""")
+    assert colours["wFirst"][2] > colours["wFirst"][0] + 60   # the most negative value: blue
+    assert colours["wLast"][0] > colours["wLast"][2] + 60     # the most positive value: orange
+    assert sum(colours["cFirst"]) > sum(colours["cLast"]) + 300  # sequential: light to dark
+    img = page.query_selector(f"{card('w')} .lt-hm img")
+    img.scroll_into_view_if_needed()
+    box = img.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 7 / 8, box["y"] + box["height"] * 5 / 6)  # row 2, column 3
+    assert page.inner_text(".lt-hm-tip") == "[2, 3] = 1.5"
+    scores = page.query_selector(f"{card('scores')} .lt-hm img")
+    scores.scroll_into_view_if_needed()
+    box = scores.bounding_box()
+    page.mouse.move(box["x"] + box["width"] - 2, box["y"] + box["height"] - 2)  # the last drawn cell is [63, 63]
+    assert page.inner_text(".lt-hm-tip").startswith("[63, 63] = ")

@@ -33,6 +33,49 @@
   boxes.forEach(function (box) { observer.observe(box.parentNode); });
 })();
 
+// Heatmaps (cards.html.j2): hovering a cell shows its index and value, read from the value grid beside
+// the heatmap (its text has one column per cell, --lt-col characters wide), so the page carries no
+// second copy of the values. Sampled heatmaps say which real row/column each drawn one is (data-r/c).
+(function () {
+  "use strict";
+  var tip = null;
+  function expand(runs) {
+    var out = [];
+    runs.split(",").forEach(function (run) {
+      if (run === "") return out.push(null);
+      var ends = run.split("-").map(Number);
+      for (var k = ends[0]; k <= ends[ends.length - 1]; k++) out.push(k);
+    });
+    return out;
+  }
+  function describe(box, event) {
+    var img = box.querySelector("img"), rect = img.getBoundingClientRect();
+    var grid = box.previousElementSibling;
+    if (!grid || !grid.classList.contains("lt-grid")) return null;
+    var lines = grid.textContent.split("\n"), rows = lines.length;
+    var width = parseInt(grid.style.getPropertyValue("--lt-col"), 10) || 1;
+    var cols = Math.max.apply(null, lines.map(function (l) { return Math.round(l.length / width); }));
+    var r = Math.floor((event.clientY - rect.top) / rect.height * rows), c = Math.floor((event.clientX - rect.left) / rect.width * cols);
+    if (r < 0 || c < 0 || r >= rows || c >= cols) return null;
+    var text = lines[r].substr(c * width, width).trim();
+    if (!text || text === "\u2026") return null;
+    var ri = box.dataset.r ? expand(box.dataset.r)[r] : r, ci = box.dataset.c ? expand(box.dataset.c)[c] : c;
+    var slice = grid.previousElementSibling, prefix = "";
+    if (slice && slice.classList.contains("lt-slice")) prefix = slice.textContent.replace(/^\[/, "").replace(/:, :\]$/, "");
+    return "[" + prefix + ri + ", " + ci + "] = " + text;
+  }
+  document.addEventListener("mousemove", function (event) {
+    var box = event.target.closest && event.target.tagName === "IMG" && event.target.closest(".lt-hm");
+    var label = box ? describe(box, event) : null;
+    if (!label) { if (tip) tip.hidden = true; return; }
+    if (!tip) { tip = document.createElement("div"); tip.className = "lt-hm-tip"; document.body.appendChild(tip); }
+    tip.textContent = label;
+    tip.hidden = false;
+    tip.style.left = (event.clientX + 12) + "px";
+    tip.style.top = (event.clientY + 14) + "px";
+  }, { passive: true });
+})();
+
 (function () {
   "use strict";
 
@@ -329,7 +372,7 @@
     var html = this.cardCache[card];
     if (html === undefined) {
       var fragments = this.data.fragments;
-      html = this.cardCache[card] = this.data.cards[card].map(function (k) { return fragments[k]; }).join("\n");
+      html = this.cardCache[card] = this.withRoot(this.data.cards[card].map(function (k) { return fragments[k]; }).join("\n"));
     }
     return html;
   };

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import build_site, serve
+from conftest import REPO, build_site, serve
 from traced import trace_all, trace_path
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
@@ -217,3 +217,94 @@ def test_heatmap_colours_and_hover(context, site):
     box = scores.bounding_box()
     page.mouse.move(box["x"] + box["width"] - 2, box["y"] + box["height"] - 2)  # the last drawn cell is [63, 63]
     assert page.inner_text(".lt-hm-tip").startswith("[63, 63] = ")
+
+
+# --- phones and tablets -------------------------------------------------------------------------------
+
+CLIP_JS = """() => {
+    // Scroll boxes are allowed to hold wider content (code, value grids and heatmaps, storage
+    // drawings, charts); anything else whose content is wider than its box, or that reaches past the
+    // viewport's right edge, clips.
+    const scrollBoxes = "pre.lt-code, .lt-values, figure.lt-stride, .lt-memory-scroll, .lt-math-display, "
+        + ".lt-plot-spec pre, .highlight pre, .md-typeset__scrollwrap, .lt-v-lines";
+    const clipped = [];
+    for (const el of document.querySelectorAll(".md-content *, .lt-viewer *")) {
+        if (el.matches(scrollBoxes) || el.parentElement.closest(scrollBoxes)) continue;
+        const style = getComputedStyle(el);
+        if (style.display === "none" || style.display === "inline" || !el.getClientRects().length) continue;
+        if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) clipped.push(el.className + " " + el.scrollWidth + ">" + el.clientWidth);
+        else if (el.getBoundingClientRect().right > innerWidth + 1) clipped.push(el.className + " ends at " + el.getBoundingClientRect().right);
+    }
+    return clipped;
+}"""
+
+FILL_ALL_JS = """() => {
+    document.querySelectorAll('.lt-lazy').forEach(box => {
+        const source = box.querySelector('noscript');
+        box.classList.remove('lt-lazy');
+        if (source) box.innerHTML = source.textContent;
+    });
+    document.querySelectorAll('.lt-annotation, .lt-code').forEach(e => { e.style.contentVisibility = 'visible'; });
+}"""
+
+
+@pytest.fixture(scope="module")
+def lecture_02_site(tmp_path_factory):
+    built = build_site(tmp_path_factory.mktemp("l02"), [REPO / "site" / "traces" / "lecture_02.json"])
+    with serve(built) as url:
+        yield url
+
+
+@pytest.mark.parametrize("width", [390, 768])
+def test_nothing_clips_on_phones_and_tablets(browser, lecture_02_site, site, width):
+    context = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 500, has_touch=True)
+    page = context.new_page()
+    page.goto(f"{lecture_02_site}lectures/lecture_02/")
+    page.wait_for_load_state("load")
+    page.evaluate(FILL_ALL_JS)  # every card in place, every block laid out
+    assert page.query_selector_all(".lt-read .lt-kind-tensor").__len__() > 90
+    assert page.evaluate(CLIP_JS) == []
+    # the field table stacks on a phone: one label/value pair a row
+    columns = page.eval_on_selector(".lt-read dl.lt-anatomy", "dl => getComputedStyle(dl).gridTemplateColumns.split(' ').length")
+    assert columns == (2 if width < 500 else 4)
+    # step mode too: cards in the values panel reflow
+    open_lecture(page, site, "#step=8")
+    assert page.is_visible(".lt-v-vars .lt-kind-tensor") and page.evaluate(CLIP_JS) == []
+    context.close()
+
+
+def swipe(page, selector: str, dx: float) -> None:
+    """A one-finger horizontal swipe over ``selector`` (Chromium's touch events, through CDP)."""
+    box = page.query_selector(selector).bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for k in range(1, 6):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x + dx * k / 5, "y": y + 2}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_step_mode_works_by_touch(browser, site):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    open_lecture(page, site)
+    page.tap("text=Step through")
+    assert page.is_visible(".lt-viewer") and cur(page) == 0
+    page.tap(".lt-v-b-next")
+    first = cur(page)
+    page.tap(".lt-v-b-next")
+    second = cur(page)
+    assert 0 < first < second
+    page.tap(".lt-v-b-prev")
+    assert cur(page) == first
+    size = page.query_selector(".lt-v-b-next").bounding_box()
+    assert size["width"] >= 36 and size["height"] >= 32  # a finger's target
+    swipe(page, ".lt-v-code", -120)  # right to left: forward
+    page.wait_for_function(f"LECTRACE_VIEWER.cur === {second}")
+    swipe(page, ".lt-v-code", 120)
+    page.wait_for_function(f"LECTRACE_VIEWER.cur === {first}")
+    swipe(page, ".lt-v-code", 20)  # too short: a tap or a scroll, not a step
+    page.wait_for_timeout(100)
+    assert cur(page) == first
+    context.close()

@@ -308,3 +308,39 @@ def test_step_mode_works_by_touch(browser, site):
     page.wait_for_timeout(100)
     assert cur(page) == first
     context.close()
+
+
+# --- printing -----------------------------------------------------------------------------------------
+
+def test_printing_gives_a_clean_handout(context, lecture_02_site, site):
+    page = context.new_page()
+    page.goto(f"{lecture_02_site}lectures/lecture_02/")
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.querySelectorAll('.lt-lazy').length") > 0
+    # listeners run in the order they were added: this one sees the page as it is printed
+    page.evaluate("addEventListener('beforeprint', () => { window.ltAtPrint = ["
+                  "document.querySelectorAll('.md-content details:not([open])').length, "
+                  "document.querySelectorAll('.md-content details[open]').length]; })")
+    pdf = page.pdf(format="A4")  # Chromium's own print path: beforeprint, print media, pagination
+    assert pdf[:5] == b"%PDF-" and len(pdf) > 100_000
+    assert page.evaluate("document.querySelectorAll('.lt-lazy').length") == 0  # every card was put in place
+    page.emulate_media(media="print")
+    hidden = page.evaluate("""() => ['.md-header', '.md-sidebar--primary', '.md-footer', '.lt-stepper', '.lt-step-link']
+        .map(s => document.querySelector(s)).filter(e => e && getComputedStyle(e).display !== 'none').length""")
+    assert hidden == 0  # no site or viewer chrome
+    code = page.evaluate("getComputedStyle(document.querySelector('.lt-code')).whiteSpace")
+    assert code == "pre-wrap"  # long code lines wrap instead of being cut at the page edge
+    assert page.evaluate("getComputedStyle(document.querySelector('.lt-code')).contentVisibility") == "visible"
+    assert page.query_selector_all(".lt-read .lt-hm img").__len__() > 20
+
+    # a card's folded parts (a module's repr) print expanded, and fold again afterwards
+    page = context.new_page()
+    page.goto(f"{site}lectures/classroom/")
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.querySelectorAll('.md-content details.lt-repr:not([open])').length") == 1
+    page.evaluate("addEventListener('beforeprint', () => { window.ltAtPrint = ["
+                  "document.querySelectorAll('.md-content details:not([open])').length, "
+                  "document.querySelectorAll('.md-content details[open]').length]; })")
+    page.pdf(format="A4")
+    assert page.evaluate("window.ltAtPrint") == [0, 1]
+    assert page.evaluate("document.querySelectorAll('.md-content details[open]').length") == 0

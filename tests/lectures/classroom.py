@@ -18,6 +18,7 @@ def main():
     scores = torch.randn(64, 64)  # @inspect scores
     cube = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4) - 10  # @inspect cube
     bad = torch.tensor([[1.0, float("nan")], [float("inf"), -float("inf")]])  # @inspect bad
+    layer = torch.nn.Linear(3, 2)  # @inspect layer
     total = 0  # @inspect total
     for i in range(3):
         total += i  # @inspect total

@@ -14,7 +14,7 @@
   var boxes = document.querySelectorAll(".lt-lazy");
   if (!boxes.length) return;
   function fill(box) {
-    if (!box.classList.contains("lt-lazy")) return;
+    if (!box || !box.classList.contains("lt-lazy")) return;  // printing may have filled it already
     var source = box.querySelector("noscript");
     box.classList.remove("lt-lazy");
     if (source) box.innerHTML = source.textContent;
@@ -31,6 +31,23 @@
     });
   }, { rootMargin: "100% 0px" });
   boxes.forEach(function (box) { observer.observe(box.parentNode); });
+})();
+
+// Printing: a handout shows every card expanded. Closed <details> (a repr, a chart's spec, the memory
+// timeline) open for printing and close again afterwards.
+(function () {
+  "use strict";
+  var opened = [];
+  window.addEventListener("beforeprint", function () {
+    opened = Array.prototype.filter.call(document.querySelectorAll(".md-content details:not([open])"), function (d) {
+      d.open = true;
+      return true;
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    opened.forEach(function (d) { d.open = false; });
+    opened = [];
+  });
 })();
 
 // Heatmaps (cards.html.j2): hovering a cell shows its index and value, read from the value grid beside

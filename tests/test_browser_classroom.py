@@ -344,3 +344,24 @@ def test_printing_gives_a_clean_handout(context, lecture_02_site, site):
     page.pdf(format="A4")
     assert page.evaluate("window.ltAtPrint") == [0, 1]
     assert page.evaluate("document.querySelectorAll('.md-content details[open]').length") == 0
+
+
+def test_a_held_key_moves_as_far_as_its_repeats_with_one_render_a_frame(context, site):
+    page = context.new_page()
+    open_lecture(page, site, "#step=0", name="nested_calls")
+    expected = page.evaluate("(() => { let k = LECTRACE_VIEWER.cur; for (let i = 0; i < 12; i++) k = LECTRACE_VIEWER.s.next[k]; return k; })()")
+    page.evaluate("() => { window.renders = 0; const v = LECTRACE_VIEWER, render = v.render;"
+                  "v.render = function (step) { window.renders++; return render.call(this, step); }; }")
+    page.evaluate("""() => { for (let k = 0; k < 12; k++) window.dispatchEvent(new KeyboardEvent('keydown',
+        {key: 'ArrowRight', repeat: k > 0, bubbles: true, cancelable: true})); }""")
+    page.evaluate("new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))")
+    assert cur(page) == expected and page.evaluate("window.renders") == 2  # the first press, then one frame's
+    page.keyboard.down("ArrowLeft")  # a real held key: playwright marks the later downs as repeats
+    for _ in range(5):
+        page.keyboard.down("ArrowLeft")
+    page.keyboard.up("ArrowLeft")
+    page.evaluate("new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))")
+    back = page.evaluate(f"(() => {{ let k = {expected}; for (let i = 0; i < 6; i++) k = LECTRACE_VIEWER.s.prev[k]; return k; }})()")
+    assert cur(page) == back
+    page.keyboard.press("Home")  # a plain press after a held key: shown at once
+    assert cur(page) == page.evaluate("LECTRACE_VIEWER.firstVisible()")

@@ -154,6 +154,7 @@
     this.present = false;       // present mode (p, &present=1): large type for a projector
     this.speaker = false;       // this window is the speaker view (&speaker=1)
     this.following = false;     // moving because another window of the lecture moved (no echo)
+    this.pending = null;        // a held key's latest target, shown at the next frame (see queue)
   }
 
   Viewer.prototype.withRoot = function (html) {
@@ -561,6 +562,7 @@
   // Move to a step and record it in the URL (see the history note at the top).
   Viewer.prototype.go = function (step, options) {
     if (step == null || step < 0 || step >= this.count) return;
+    this.pending = null;  // a move from anywhere else wins over a held key's queued target
     var started = performance.now();
     if (!this.active) this.open();
     if (step !== this.cur) {
@@ -598,11 +600,13 @@
       (this.present ? "&present=1" : "") + (this.speaker ? "&speaker=1" : "");
   };
 
-  Viewer.prototype.command = function (name) {
+  Viewer.prototype.command = function (name, repeat) {
     var s = this.s, cur = this.cur;
     switch (name) {
       case "next": case "prev": case "over": case "back_over": case "out":
-        return this.go(s[name][cur]);
+        if (repeat) return this.queue(s[name][this.pending !== null ? this.pending : cur]);
+        this.flush();
+        return this.go(s[name][this.cur]);
       case "first": return this.go(this.firstVisible());
       case "last": return this.go(this.lastVisible());
       case "raw": this.setRaw(!this.raw); return this.writeUrl(false);
@@ -614,6 +618,24 @@
       case "speaker": return this.openSpeaker();
       case "close": return this.close(true);
     }
+  };
+
+  // A held key repeats faster than a frame can show a step (and a clicker's bursts too): the repeats
+  // only move the target, and the next frame shows where they got to, one render however many
+  // repeats came in between. Any other command first shows the target.
+  Viewer.prototype.queue = function (step) {
+    var self = this;
+    if (step == null || step < 0 || step >= this.count) return;
+    this.pending = step;
+    if (this.queued) return;
+    this.queued = true;
+    requestAnimationFrame(function () { self.queued = false; self.flush(); });
+  };
+
+  Viewer.prototype.flush = function () {
+    var step = this.pending;
+    this.pending = null;
+    if (step !== null) this.go(step);
   };
 
   Viewer.prototype.setRaw = function (on) {
@@ -684,7 +706,7 @@
     if (name) {
       event.preventDefault();
       event.stopPropagation();  // keep the theme's own shortcuts (n, p, /, ...) out of step mode
-      this.command(name);
+      this.command(name, event.repeat);
     } else if (event.key.length === 1) {
       event.stopPropagation();
     }
@@ -750,7 +772,7 @@
     if (!name) return false;
     event.preventDefault();
     event.stopPropagation();
-    this.command(name);
+    this.command(name, event.repeat);
     return true;
   };
 

@@ -365,3 +365,51 @@ def test_a_held_key_moves_as_far_as_its_repeats_with_one_render_a_frame(context,
     assert cur(page) == back
     page.keyboard.press("Home")  # a plain press after a held key: shown at once
     assert cur(page) == page.evaluate("LECTRACE_VIEWER.firstVisible()")
+
+
+def test_windows_stay_in_sync_under_lectrace_serve(browser, tmp_path):
+    """The same two windows under ``lectrace serve`` (MkDocs' dev server, with its live-reload script)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    from test_regen import make_project
+    from test_serve import fetch, free_port
+
+    lecture = ("from tracer import speaker_note, text\n\ndef main():\n    text('# Served')\n"
+               "    speaker_note('Served **note**')\n    a = 1  # @inspect a\n    b = a + 1  # @inspect b\n"
+               "    c = b + 1  # @inspect c\n    d = c + 1  # @inspect d\n")
+    root = make_project(tmp_path, {"served.py": lecture})
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(REPO / "site" / "docs", root / "site" / "docs")
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"], cwd=root,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    url = f"http://127.0.0.1:{port}/lectures/served/"
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and "Served" not in (fetch(url) or ""):
+            time.sleep(0.5)
+        presenter = context.new_page()
+        presenter.goto(url + "#step=0&present=1")
+        presenter.wait_for_function("window.LECTRACE_READY !== undefined")
+        speaker = context.new_page()
+        speaker.goto(url + "#step=0&speaker=1")
+        speaker.wait_for_function("window.LECTRACE_READY !== undefined")
+        presenter.keyboard.press("PageDown")
+        presenter.keyboard.press("PageDown")
+        speaker.wait_for_function(f"LECTRACE_VIEWER.cur === {cur(presenter)}")
+        assert "Served note" in speaker.inner_text(".lt-sp-notes")
+        speaker.keyboard.press("ArrowRight")
+        presenter.wait_for_function(f"LECTRACE_VIEWER.cur === {cur(speaker)}")
+    finally:
+        context.close()
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()

@@ -356,7 +356,7 @@ class HtmlRenderer:
 
     max_plot_points = MAX_PLOT_POINTS  # rows per inline dataset a chart draws (vega_plot)
 
-    def __init__(self, trace: Trace, env: jinja2.Environment) -> None:
+    def __init__(self, trace: Trace, env: jinja2.Environment, heatmaps: dict[str, bytes] | None = None) -> None:
         self.trace = trace
         self.env = env  # a rank's steps get their own renderer over the same templates
         self.main_path: str = trace["lecture"]["path"]
@@ -364,7 +364,9 @@ class HtmlRenderer:
         self._code_cache: dict[tuple[str, str], list[str]] = {}
         self._plot_views: dict[str, dict[str, Any]] = {}
         self.charts: dict[str, str] = {}  # file name -> SVG text of each plot() chart rendered so far
-        self.heatmaps: dict[str, bytes] = {}  # file name -> PNG of each tensor heatmap drawn so far (layout.HEATMAPS_URL)
+        # file name -> PNG of each tensor heatmap drawn so far, for the plugin to write under layout.HEATMAPS_URL
+        # (a rank's renderer shares its lecture renderer's, so the plugin sees every one)
+        self.heatmaps: dict[str, bytes] = heatmaps if heatmaps is not None else {}
         # storage id -> [(step index, name)] of every recorded tensor, for "shares storage" badges
         self._storage_users: dict[str, list[tuple[int, str]]] = {}
         for index, step in enumerate(trace["steps"]):

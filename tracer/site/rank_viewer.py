@@ -34,7 +34,7 @@ def build_rank_viewer_data(trace: Trace, renderer: HtmlRenderer,
         steps.extend(timeline.steps)
     joined: Trace = {**trace, "steps": steps}
     joined.pop("ranks", None)
-    data = build(joined, HtmlRenderer(joined, renderer.env))
+    data = build(joined, HtmlRenderer(joined, renderer.env, renderer.heatmaps))
 
     segments = [[t.rank, offsets[k], offsets[k] + len(t.steps)] for k, t in enumerate(timelines)]
     nav = data["steps"]
@@ -46,7 +46,7 @@ def build_rank_viewer_data(trace: Trace, renderer: HtmlRenderer,
             if not start <= nav["parent"][index] < end:
                 nav["parent"][index] = -1
 
-    cards = RankCards(trace, renderer.env)
+    cards = RankCards(trace, renderer.env, renderer.heatmaps)
     rows = {(row.launch, row.seq): row for row in all_collectives(trace)}
     xs: list[float] = []
     for k, timeline in enumerate(timelines):

@@ -91,8 +91,8 @@ def test_present_mode_keeps_the_current_line_in_the_middle_third(context, site):
     page = context.new_page()
     open_lecture(page, site, "#step=0&present=1")
     assert "lt-present" in page.get_attribute(".lt-viewer", "class")
-    for _ in range(25):
-        page.keyboard.press("PageDown")
+    for key in ["PageDown"] * 25 + ["PageUp"] * 20:
+        page.keyboard.press(key)
         box = page.query_selector(".lt-v-lines").bounding_box()
         line = page.query_selector(CURRENT).bounding_box()
         middle = line["y"] + line["height"] / 2 - box["y"]

@@ -514,10 +514,10 @@
     // a line's offsetParent is its chunk (content-visibility contains layout), the chunk's the panel
     for (var node = line; node && node !== box; node = node.offsetParent) lineTop += node.offsetTop;
     var lineBottom = lineTop + line.offsetHeight;
-    // present mode keeps the line in the middle third of the screen, centred when it has to move
-    var margin = this.present ? height / 3 : Math.min(80, height / 4);
+    if (this.present) return this.keepInMiddleThird(lineTop, lineBottom, always);
+    var margin = Math.min(80, height / 4);
     if (always || lineTop < top + margin || lineBottom > top + height - margin) {
-      box.scrollTop = this.present ? (lineTop + lineBottom - height) / 2 : lineTop - height / 3;
+      box.scrollTop = lineTop - height / 3;
     }
   };
 
@@ -753,6 +753,16 @@
     this.buttons.present.setAttribute("aria-pressed", on ? "true" : "false");
     if (!on) this.setBlank(false);
     if (this.currentEl) this.scrollTo(this.currentEl, true);
+  };
+
+  // Present mode keeps the current line in the middle third of the screen. A line leaving it going
+  // down is put at the band's top (going up: its bottom), so the next scroll is a third of a screen
+  // of lines away rather than a sixth: each scroll costs a step a frame's worth of restyling.
+  Viewer.prototype.keepInMiddleThird = function (lineTop, lineBottom, always) {
+    var box = this.codeEl, height = box.clientHeight, top = box.scrollTop, third = height / 3;
+    if (always) box.scrollTop = (lineTop + lineBottom - height) / 2;
+    else if (lineBottom > top + 2 * third) box.scrollTop = lineTop - third - 2;
+    else if (lineTop < top + third) box.scrollTop = lineBottom - 2 * third + 2;
   };
 
   Viewer.prototype.setBlank = function (on) {

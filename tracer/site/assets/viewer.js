@@ -1,8 +1,8 @@
 /* lectrace step mode: steps through a lecture's trace like a debugger, over the read-mode page.
 
    Reads window.LECTRACE_DATA (data.js beside the page, built by tracer/site/viewer_data.py) and does
-   nothing on pages without #lt-stepper. Every position is a URL: #step=N, plus &raw=1 and &reveal=1
-   when those modes are on (a bare #step=N, as older links have, means both off). History: a move pushes
+   nothing on pages without #lt-stepper. Every position is a URL: #step=N, plus &raw=1, &reveal=1 and
+   &quiz=1 when those modes are on (a bare #step=N, as older links have, means both off). History: a move pushes
    an entry unless the previous move was under BURST_MS ago; moves within such a burst replace it
    (when the burst pauses), so Back after a run of key presses returns to where the run started instead of
    undoing one key at a time. All navigation targets are precomputed in data.js, so a
@@ -14,7 +14,7 @@
   var boxes = document.querySelectorAll(".lt-lazy");
   if (!boxes.length) return;
   function fill(box) {
-    if (!box.classList.contains("lt-lazy")) return;
+    if (!box || !box.classList.contains("lt-lazy")) return;  // printing may have filled it already
     var source = box.querySelector("noscript");
     box.classList.remove("lt-lazy");
     if (source) box.innerHTML = source.textContent;
@@ -33,6 +33,66 @@
   boxes.forEach(function (box) { observer.observe(box.parentNode); });
 })();
 
+// Printing: a handout shows every card expanded. Closed <details> (a repr, a chart's spec, the memory
+// timeline) open for printing and close again afterwards.
+(function () {
+  "use strict";
+  var opened = [];
+  window.addEventListener("beforeprint", function () {
+    opened = Array.prototype.filter.call(document.querySelectorAll(".md-content details:not([open])"), function (d) {
+      d.open = true;
+      return true;
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    opened.forEach(function (d) { d.open = false; });
+    opened = [];
+  });
+})();
+
+// Heatmaps (cards.html.j2): hovering a cell shows its index and value, read from the value grid beside
+// the heatmap (its text has one column per cell, --lt-col characters wide), so the page carries no
+// second copy of the values. Sampled heatmaps say which real row/column each drawn one is (data-r/c).
+(function () {
+  "use strict";
+  var tip = null;
+  function expand(runs) {
+    var out = [];
+    runs.split(",").forEach(function (run) {
+      if (run === "") return out.push(null);
+      var ends = run.split("-").map(Number);
+      for (var k = ends[0]; k <= ends[ends.length - 1]; k++) out.push(k);
+    });
+    return out;
+  }
+  function describe(box, event) {
+    var img = box.querySelector("img"), rect = img.getBoundingClientRect();
+    var grid = box.previousElementSibling;
+    if (!grid || !grid.classList.contains("lt-grid")) return null;
+    var lines = grid.textContent.split("\n"), rows = lines.length;
+    var width = parseInt(grid.style.getPropertyValue("--lt-col"), 10) || 1;
+    var cols = Math.max.apply(null, lines.map(function (l) { return Math.round(l.length / width); }));
+    var r = Math.floor((event.clientY - rect.top) / rect.height * rows), c = Math.floor((event.clientX - rect.left) / rect.width * cols);
+    if (r < 0 || c < 0 || r >= rows || c >= cols) return null;
+    var text = lines[r].substr(c * width, width).trim();
+    if (!text || text === "\u2026") return null;
+    var ri = box.dataset.r ? expand(box.dataset.r)[r] : r, ci = box.dataset.c ? expand(box.dataset.c)[c] : c;
+    var slice = grid.previousElementSibling, prefix = "";
+    if (slice && slice.classList.contains("lt-slice")) prefix = slice.textContent.replace(/^\[/, "").replace(/:, :\]$/, "");
+    return "[" + prefix + ri + ", " + ci + "] = " + text;
+  }
+  document.addEventListener("mousemove", function (event) {
+    var box = event.target.closest && event.target.tagName === "IMG" && event.target.closest(".lt-hm");
+    var label = box ? describe(box, event) : null;
+    if (!label) { if (tip) tip.hidden = true; return; }
+    if (!tip) { tip = document.createElement("div"); tip.className = "lt-hm-tip"; document.body.appendChild(tip); }
+    tip.textContent = label;
+    tip.hidden = false;
+    tip.style.left = (event.clientX + 12) + "px";
+    tip.style.top = (event.clientY + 14) + "px";
+  }, { passive: true });
+})();
+
 (function () {
   "use strict";
 
@@ -49,7 +109,10 @@
     ["u", "step out of this function", "out"],
     ["Home / End", "first / last step", null],
     ["r", "raw code (renderings off)", null],
-    ["a", "reveal lines as you step (presenting)", null],
+    ["a", "reveal lines as you step", null],
+    ["p", "present mode: large type, no chrome (PageDown/PageUp, Space, b blanks, Esc leaves)", null],
+    ["s", "open the speaker view (notes, next line, timer) in a second window", null],
+    ["q", "quiz mode: predict a value before it shows (Esc skips)", null],
     ["click a line number", "go to that line's next run", null],
     ["?", "this help", null],
     ["Esc", "back to reading", null]
@@ -89,6 +152,12 @@
     this.lastMove = 0;          // Date.now() of the last move, for telling bursts apart
     this.urlTimer = null;       // a pending replaceState for the latest step of a burst
     this.built = false;
+    this.present = false;       // present mode (p, &present=1): large type for a projector
+    this.speaker = false;       // this window is the speaker view (&speaker=1)
+    this.following = false;     // moving because another window of the lecture moved (no echo)
+    this.pending = null;        // a held key's latest target, shown at the next frame (see queue)
+    this.quizOn = false;        // quiz mode (see the quiz block below)
+    this.quizOpen = null;       // index of the question being asked
   }
 
   Viewer.prototype.withRoot = function (html) {
@@ -109,10 +178,13 @@
       ["out", "M8 13V3M4 7l4-4 4 4M3 14h4", "step out (u)"],
       ["last", "M13 3v10M3 3l7 5-7 5z", "last step (End)"],
       ["raw", "raw", "raw code: renderings off (r)"],
-      ["reveal", "present", "reveal lines as you step, for presenting (a)"],
+      ["reveal", "reveal", "reveal lines as you step, for presenting (a)"],
+      ["present", "present", "present mode: large type for a projector (p)"],
+      ["speaker", "speaker", "open the speaker view in a second window (s)"],
       ["help", "?", "keyboard shortcuts (?)"],
       ["close", "M3 3l10 10M13 3 3 13", "back to reading (Esc)"]
     ];
+    if (d.quiz && d.quiz.length) buttons.splice(buttons.length - 2, 0, ["quiz", "quiz", "quiz mode: predict values before they show (q)"]);
     var root = el("div", "lt-viewer md-typeset");
     root.setAttribute("role", "dialog");
     root.setAttribute("aria-label", "Step through " + (d.lecture.title || d.lecture.name));
@@ -200,6 +272,7 @@
       if (event.target === help || event.target.tagName === "BUTTON") self.toggleHelp(false);
     });
     this.helpEl = root.appendChild(help);
+    this.buildClassroom(root, main);
 
     document.body.appendChild(root);
     this.rootEl = root;
@@ -321,7 +394,7 @@
     var html = this.cardCache[card];
     if (html === undefined) {
       var fragments = this.data.fragments;
-      html = this.cardCache[card] = this.data.cards[card].map(function (k) { return fragments[k]; }).join("\n");
+      html = this.cardCache[card] = this.withRoot(this.data.cards[card].map(function (k) { return fragments[k]; }).join("\n"));
     }
     return html;
   };
@@ -433,6 +506,7 @@
     }
     this.cur = step;
     if (line) this.scrollTo(line, moved);
+    if (this.speakerEl) this.updateSpeaker(step);
   };
 
   // Keep the current line in view; when it leaves the middle part (or on a new file), put it a
@@ -444,6 +518,7 @@
     // a line's offsetParent is its chunk (content-visibility contains layout), the chunk's the panel
     for (var node = line; node && node !== box; node = node.offsetParent) lineTop += node.offsetTop;
     var lineBottom = lineTop + line.offsetHeight;
+    if (this.present) return this.keepInMiddleThird(lineTop, lineBottom, always);
     var margin = Math.min(80, height / 4);
     if (always || lineTop < top + margin || lineBottom > top + height - margin) {
       box.scrollTop = lineTop - height / 3;
@@ -491,9 +566,14 @@
   // Move to a step and record it in the URL (see the history note at the top).
   Viewer.prototype.go = function (step, options) {
     if (step == null || step < 0 || step >= this.count) return;
+    this.pending = null;  // a move from anywhere else wins over a held key's queued target
     var started = performance.now();
     if (!this.active) this.open();
-    if (step !== this.cur) this.render(step);
+    if (step !== this.cur) {
+      this.render(step);
+      if (this.quizOn) this.quizStep(step);
+      this.tellOthers(step);
+    }
     if (!(options && options.fromUrl)) this.recordUrl();
     window.LECTRACE_LAST_STEP_MS = performance.now() - started;
   };
@@ -521,21 +601,47 @@
   };
 
   Viewer.prototype.hash = function () {
-    return "#step=" + this.cur + (this.raw ? "&raw=1" : "") + (this.reveal ? "&reveal=1" : "");
+    return "#step=" + this.cur + (this.raw ? "&raw=1" : "") + (this.reveal ? "&reveal=1" : "") + (this.quizOn ? "&quiz=1" : "") +
+      (this.present ? "&present=1" : "") + (this.speaker ? "&speaker=1" : "");
   };
 
-  Viewer.prototype.command = function (name) {
+  Viewer.prototype.command = function (name, repeat) {
     var s = this.s, cur = this.cur;
     switch (name) {
       case "next": case "prev": case "over": case "back_over": case "out":
-        return this.go(s[name][cur]);
+        if (repeat) return this.queue(s[name][this.pending !== null ? this.pending : cur]);
+        this.flush();
+        return this.go(s[name][this.cur]);
       case "first": return this.go(this.firstVisible());
       case "last": return this.go(this.lastVisible());
       case "raw": this.setRaw(!this.raw); return this.writeUrl(false);
       case "reveal": this.setReveal(!this.reveal); return this.writeUrl(false);
+      case "quiz": this.setQuiz(!this.quizOn); return this.writeUrl(false);
       case "help": return this.toggleHelp();
+      case "present": this.setPresent(!this.present); return this.writeUrl(false);
+      case "unpresent": this.setPresent(false); return this.writeUrl(false);
+      case "blank": return this.setBlank(this.blankEl.hidden);
+      case "speaker": return this.openSpeaker();
       case "close": return this.close(true);
     }
+  };
+
+  // A held key repeats faster than a frame can show a step (and a clicker's bursts too): the repeats
+  // only move the target, and the next frame shows where they got to, one render however many
+  // repeats came in between. Any other command first shows the target.
+  Viewer.prototype.queue = function (step) {
+    var self = this;
+    if (step == null || step < 0 || step >= this.count) return;
+    this.pending = step;
+    if (this.queued) return;
+    this.queued = true;
+    requestAnimationFrame(function () { self.queued = false; self.flush(); });
+  };
+
+  Viewer.prototype.flush = function () {
+    var step = this.pending;
+    this.pending = null;
+    if (step !== null) this.go(step);
   };
 
   Viewer.prototype.setRaw = function (on) {
@@ -581,9 +687,11 @@
 
   Viewer.prototype.close = function (updateUrl) {
     if (!this.active) return;
+    if (this.present) this.setPresent(false);
     this.active = false;
     this.rootEl.hidden = true;
     this.toggleHelp(false);
+    if (this.quizEl) this.quizClear();
     document.documentElement.classList.remove("lt-stepping");
     if (this.readScrollY) window.scrollTo(0, this.readScrollY);
     clearTimeout(this.urlTimer);
@@ -594,17 +702,19 @@
 
   Viewer.prototype.onKey = function (event) {
     if (!this.active || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (this.quizOpen != null) return this.quizKey(event);
+    if (this.classroomKey(event)) return;
     var map = {
       ArrowRight: "next", l: "next", ArrowLeft: "prev", h: "prev", ArrowDown: "over", j: "over",
       ArrowUp: "back_over", k: "back_over", u: "out", Home: "first", End: "last", r: "raw", a: "reveal",
-      "?": "help", Escape: "close"
+      q: "quiz", "?": "help", Escape: "close"
     };
     var name = map[event.key];
     if (name === "close" && !this.helpEl.hidden) name = "help";
     if (name) {
       event.preventDefault();
       event.stopPropagation();  // keep the theme's own shortcuts (n, p, /, ...) out of step mode
-      this.command(name);
+      this.command(name, event.repeat);
     } else if (event.key.length === 1) {
       event.stopPropagation();
     }
@@ -615,11 +725,395 @@
     this.urlTimer = null;
     var match = STEP_HASH.exec(location.hash);
     if (!match) return this.close(false);
-    this.go(this.nearestVisible(+match[1]), { fromUrl: true });
     var flags = "&" + match[2] + "&";
+    if (!this.built) this.build();
+    if (this.quizOn !== (flags.indexOf("&quiz=1&") >= 0)) this.setQuiz(!this.quizOn);  // before the step: it may ask
+    this.go(this.nearestVisible(+match[1]), { fromUrl: true });
     if (this.raw !== (flags.indexOf("&raw=1&") >= 0)) this.setRaw(!this.raw);
     if (this.reveal !== (flags.indexOf("&reveal=1&") >= 0)) this.setReveal(!this.reveal);
+    if (this.present !== (flags.indexOf("&present=1&") >= 0)) this.setPresent(!this.present);
+    if (!this.speaker && flags.indexOf("&speaker=1&") >= 0) this.setSpeaker();
   };
+
+  // --- classroom: present mode, the speaker view, windows kept on one step, touch -----------------
+
+  Viewer.prototype.buildClassroom = function (root, main) {
+    var self = this;
+    this.blankEl = root.appendChild(el("div", "lt-v-blank"));
+    this.blankEl.hidden = true;
+    this.blankEl.title = "blank screen (b to show again)";
+    this.blankEl.addEventListener("click", function () { self.setBlank(false); });
+    // A swipe on the code or values steps (left: forward, right: back); taps and scrolls do not.
+    var start = null;
+    main.addEventListener("touchstart", function (event) {
+      var t = event.changedTouches[0];
+      start = event.touches.length === 1 ? [t.clientX, t.clientY] : null;
+    }, { passive: true });
+    main.addEventListener("touchend", function (event) {
+      if (!start) return;
+      var t = event.changedTouches[0], dx = t.clientX - start[0], dy = t.clientY - start[1];
+      start = null;
+      if (Math.abs(dx) >= 50 && Math.abs(dx) > 1.5 * Math.abs(dy)) self.command(dx < 0 ? "next" : "prev");
+    }, { passive: true });
+  };
+
+  Viewer.prototype.setPresent = function (on) {
+    this.present = on;
+    this.rootEl.classList.toggle("lt-present", on);
+    this.buttons.present.setAttribute("aria-pressed", on ? "true" : "false");
+    if (!on) this.setBlank(false);
+    if (this.currentEl) this.scrollTo(this.currentEl, true);
+  };
+
+  // Present mode keeps the current line in the middle third of the screen. A line leaving it going
+  // down is put at the band's top (going up: its bottom), so the next scroll is a third of a screen
+  // of lines away rather than a sixth: each scroll costs a step a frame's worth of restyling.
+  Viewer.prototype.keepInMiddleThird = function (lineTop, lineBottom, always) {
+    var box = this.codeEl, height = box.clientHeight, top = box.scrollTop, third = height / 3;
+    if (always) box.scrollTop = (lineTop + lineBottom - height) / 2;
+    else if (lineBottom > top + 2 * third) box.scrollTop = lineTop - third - 2;
+    else if (lineTop < top + third) box.scrollTop = lineBottom - 2 * third + 2;
+  };
+
+  Viewer.prototype.setBlank = function (on) {
+    this.blankEl.hidden = !on;
+  };
+
+  // Clicker and presenter keys; true when the key was one of them. PageDown/PageUp and Space step in
+  // present mode and in the speaker view; "b" (and ".", which clickers send) blanks the screen.
+  Viewer.prototype.classroomKey = function (event) {
+    var key = event.key, name = null, presenting = this.present || this.speaker;
+    if (key === "p" && !this.speaker) name = "present";
+    else if (key === "s" && !this.speaker) name = "speaker";
+    else if (presenting && (key === "PageDown" || (key === " " && !event.shiftKey))) name = "next";
+    else if (presenting && (key === "PageUp" || (key === " " && event.shiftKey))) name = "prev";
+    else if (this.present && (key === "b" || key === "B" || key === ".")) name = "blank";
+    else if (this.present && key === "Escape" && this.helpEl.hidden) name = this.blankEl.hidden ? "unpresent" : "blank";
+    if (!name) return false;
+    event.preventDefault();
+    event.stopPropagation();
+    this.command(name, event.repeat);
+    return true;
+  };
+
+  Viewer.prototype.openSpeaker = function () {
+    var url = location.pathname + location.search + "#step=" + this.cur + "&speaker=1";
+    var opened = window.open(url, "lectrace-speaker", "popup,width=960,height=720");
+    if (opened) opened.focus();
+    return opened;
+  };
+
+  // This window becomes the speaker view: notes, the current and next line, the step, the time.
+  Viewer.prototype.setSpeaker = function () {
+    var self = this;
+    this.speaker = true;
+    this.rootEl.classList.add("lt-speaker");
+    var panel = el("section", "lt-v-speaker");
+    panel.setAttribute("aria-label", "speaker view");
+    var head = panel.appendChild(el("div", "lt-sp-head"));
+    this.spPosEl = head.appendChild(el("span", "lt-sp-pos"));
+    this.spElapsedEl = head.appendChild(el("button", "lt-sp-elapsed"));
+    this.spElapsedEl.type = "button";
+    this.spElapsedEl.title = "time since the speaker view opened (click to restart)";
+    this.spClockEl = head.appendChild(el("span", "lt-sp-clock"));
+    panel.appendChild(el("h3", null, "Notes"));
+    this.spNotesEl = panel.appendChild(el("div", "lt-sp-notes"));
+    panel.appendChild(el("h3", null, "Now"));
+    this.spNowEl = panel.appendChild(el("div", "lt-sp-line lt-sp-now highlight"));
+    panel.appendChild(el("h3", null, "Next"));
+    this.spNextEl = panel.appendChild(el("div", "lt-sp-line lt-sp-next highlight"));
+    this.rootEl.insertBefore(panel, this.rootEl.querySelector(".lt-v-main"));
+    this.speakerEl = panel;
+    this.spStarted = Date.now();
+    this.spElapsedEl.addEventListener("click", function () { self.spStarted = Date.now(); self.tick(); });
+    this.tick();
+    setInterval(function () { self.tick(); }, 1000);
+    if (this.cur >= 0) this.updateSpeaker(this.cur);
+  };
+
+  Viewer.prototype.tick = function () {
+    var seconds = Math.floor((Date.now() - this.spStarted) / 1000);
+    var two = function (n) { return (n < 10 ? "0" : "") + n; };
+    this.spElapsedEl.textContent = Math.floor(seconds / 3600) + ":" + two(Math.floor(seconds / 60) % 60) + ":" + two(seconds % 60);
+    var now = new Date();
+    this.spClockEl.textContent = two(now.getHours()) + ":" + two(now.getMinutes());
+  };
+
+  // The notes shown at a step: those of the latest step at or before it that has notes.
+  Viewer.prototype.notesAt = function (step) {
+    var notes = this.data.speaker_notes || [], lo = 0, hi = notes.length - 1, pick = -1;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (notes[mid][0] <= step) { pick = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return pick < 0 ? "" : notes[pick][1];
+  };
+
+  Viewer.prototype.lineHtml = function (step) {
+    var s = this.s, file = this.data.files[s.file[step]];
+    return "<span class=\"lt-sp-where\">" + escapeHtml(file.path) + ":" + s.line[step] + "</span><code>" +
+      (file.lines[s.line[step] - 1] || " ") + "</code>";
+  };
+
+  Viewer.prototype.updateSpeaker = function (step) {
+    var span = this.span(step), next = this.s.next[step];
+    this.spPosEl.innerHTML = span[0] + "step <b>" + (step - span[1]) + "</b> / " + (span[2] - span[1] - 1);
+    var notes = this.notesAt(step);
+    this.spNotesEl.innerHTML = notes || "<p class=\"lt-sp-none\">No notes for this step.</p>";
+    this.spNowEl.innerHTML = this.lineHtml(step);
+    this.spNextEl.innerHTML = next >= 0 ? this.lineHtml(next) : "<span class=\"lt-sp-where\">the end</span>";
+  };
+
+  // Windows of this lecture (the presenter, the speaker view, other tabs presenting) stay on one step:
+  // a move made here is told to the others, and a presenting window follows what it is told.
+  Viewer.prototype.listen = function () {
+    var self = this;
+    if (!("BroadcastChannel" in window)) return;
+    this.channel = new BroadcastChannel("lectrace:" + location.pathname);
+    this.channel.onmessage = function (event) {
+      var step = event.data && event.data.step;
+      if (typeof step !== "number" || !(self.present || self.speaker) || step === self.cur) return;
+      self.following = true;
+      try { self.go(step); } finally { self.following = false; }
+    };
+  };
+
+  Viewer.prototype.tellOthers = function (step) {
+    if (this.channel && !this.following && (this.present || this.speaker)) this.channel.postMessage({ step: step });
+  };
+
+  // --- quiz mode (q, &quiz=1): predict, then reveal -------------------------------------------
+  // The questions come from data.js (tracer/site/quiz.py chooses them). Self-contained: the step
+  // path calls quizStep only while quiz mode is on, so stepping without it costs nothing.
+
+  var QUIZ_UNITS = { "": 1, k: 1e3, m: 1e6, g: 1e9, t: 1e12, p: 1e15, ki: 1024, mi: 1048576, gi: 1073741824, ti: 1099511627776 };
+  var DTYPE_ALIASES = {
+    float: "float32", fp32: "float32", f32: "float32", single: "float32", half: "float16", fp16: "float16",
+    f16: "float16", bf16: "bfloat16", double: "float64", fp64: "float64", f64: "float64", long: "int64",
+    i64: "int64", int: "int32", i32: "int32", short: "int16", byte: "uint8", fp8: "float8_e4m3fn",
+    e4m3: "float8_e4m3fn", float8: "float8_e4m3fn", e5m2: "float8_e5m2"
+  };
+  var BOOL_WORDS = {
+    yes: true, y: true, true: true, t: true, "1": true, shares: true, share: true, view: true, same: true,
+    no: false, n: false, false: false, f: false, "0": false, copy: false, not: false, new: false, different: false
+  };
+
+  // A typed answer read leniently, by the kind of answer expected; null when it cannot be read.
+  // ints: "(3, 2)", "3,2", "[3, 2]", "torch.Size([3, 2])", "3x2"; number: "24 B", "24", "1.5e3",
+  // "1,500", "2^20", "4*8*4", "1.5 KB", "2 MiB"; dtype: "torch.bfloat16", "bf16"; bool: "yes", "no".
+  function quizParse(kind, text) {
+    var t = String(text == null ? "" : text).trim().toLowerCase();
+    if (!t) return null;
+    if (kind === "ints") {
+      var ints = t.replace(/torch\.size/g, "").match(/-?\d+/g);
+      if (ints) return ints.map(Number);
+      return /^[([]\s*[)\]]$|^\(\)$|^scalar$/.test(t.replace(/torch\.size/g, "").replace(/\s+/g, "")) ? [] : null;
+    }
+    if (kind === "number") {
+      t = t.replace(/[\s_\u00a0\u202f]+/g, "").replace(/(\d),(?=\d{3}(?!\d))/g, "$1").replace(/\*\*/g, "^");
+      var m = /^(.*?)(ki|mi|gi|ti|k|m|g|t|p)?(bytes|byte|b|flops|flop|elements)?$/.exec(t);
+      if (!m || !m[1]) return null;
+      var product = 1, factors = m[1].split(/[*×·x]/);
+      for (var i = 0; i < factors.length; i++) {
+        var f = /^([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)(?:\^([-+]?\d+(?:\.\d+)?))?$/.exec(factors[i]);
+        if (!f) return null;
+        product *= f[2] === undefined ? parseFloat(f[1]) : Math.pow(parseFloat(f[1]), parseFloat(f[2]));
+      }
+      return product * QUIZ_UNITS[m[2] || ""];
+    }
+    if (kind === "dtype") {
+      t = t.replace(/^(torch|np|numpy)\./, "").replace(/\s+/g, "");
+      return DTYPE_ALIASES[t] || (/^[a-z]+[0-9a-z_]*$/.test(t) ? t : null);
+    }
+    if (kind === "bool") {
+      var word = t.replace(/[.!]+$/, "").split(/[\s,]+/)[0];
+      return BOOL_WORDS.hasOwnProperty(word) ? BOOL_WORDS[word] : null;
+    }
+    return t;
+  }
+
+  // Is a typed answer right? null when it could not be read (the question stays open).
+  function quizCheck(accept, text) {
+    var got = quizParse(accept.kind, text), want = accept.value;
+    if (got === null) return null;
+    if (accept.kind === "ints") return got.length === want.length && got.every(function (v, k) { return v === want[k]; });
+    if (accept.kind === "number") {
+      return Math.abs(got - want) <= Math.max((accept.tolerance || 0) * Math.abs(want), 1e-9 * Math.abs(want));
+    }
+    return got === want;
+  }
+
+  var QUIZ_HINTS = { ints: "a tuple such as (3, 2)", number: "a number such as 24, 24 B or 1.5e3",
+    dtype: "a dtype such as float32", bool: "yes or no" };
+
+  function quizStore(lecture) { return "lectrace-quiz:" + lecture; }
+
+  // The stored score of a lecture: {answers: {question step: "right" | "wrong" | "skipped"}}.
+  function quizScore(lecture) {
+    try { return JSON.parse(localStorage.getItem(quizStore(lecture))) || { answers: {} }; } catch (e) { return { answers: {} }; }
+  }
+
+  function quizSave(lecture, score) {
+    try {
+      if (score) localStorage.setItem(quizStore(lecture), JSON.stringify(score));
+      else localStorage.removeItem(quizStore(lecture));
+    } catch (e) { /* storage off (private mode, file://): the score lives for this page only */ }
+  }
+
+  function quizTally(score) {
+    var tally = { right: 0, wrong: 0, skipped: 0 };
+    Object.keys(score.answers).forEach(function (k) { tally[score.answers[k]] = (tally[score.answers[k]] || 0) + 1; });
+    return tally;
+  }
+
+  Viewer.prototype.setQuiz = function (on) {
+    this.quizOn = on;
+    if (this.buttons.quiz) this.buttons.quiz.setAttribute("aria-pressed", on ? "true" : "false");
+    if (!on) this.quizClear();
+  };
+
+  // Called after a step is drawn while quiz mode is on: ask the step's question, once per visit of the page.
+  Viewer.prototype.quizStep = function (step) {
+    if (this.quizStepShown !== step) this.quizClear();
+    if (!this.quizByStep) {
+      this.quizByStep = {};
+      this.quizDone = new Set();
+      for (var k = 0; k < (this.data.quiz || []).length; k++) this.quizByStep[this.data.quiz[k].step] = k;
+    }
+    var index = this.quizByStep[step];
+    if (index === undefined || this.quizDone.has(index) || this.quizOpen) return;
+    this.quizAsk(index);
+  };
+
+  Viewer.prototype.quizClear = function () {
+    if (this.quizEl) this.quizEl.remove();
+    this.quizEl = null;
+    this.quizOpen = null;
+    this.quizStepShown = -1;
+    this.quizReveal();
+  };
+
+  Viewer.prototype.quizReveal = function () {
+    if (this.quizHidden) this.quizHidden.classList.remove("lt-quiz-hidden");
+    this.quizHidden = null;
+    this.rootEl.classList.remove("lt-quiz-asking");
+  };
+
+  Viewer.prototype.quizAsk = function (index) {
+    var self = this, q = this.data.quiz[index], id = "lt-quiz-" + index;
+    var form = el("form", "lt-quiz");
+    form.setAttribute("data-question", index);
+    form.setAttribute("aria-labelledby", id + "-prompt");
+    form.innerHTML = "<h3>Predict before you see it</h3><p class=\"lt-quiz-prompt\" id=\"" + id + "-prompt\">" +
+      escapeHtml(q.prompt) + "</p><label for=\"" + id + "-input\">Your answer</label> <input id=\"" + id +
+      "-input\" class=\"lt-quiz-input\" type=\"text\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"" + id +
+      "-hint\"> <button type=\"submit\" class=\"lt-v-btn lt-quiz-check\">Check</button>" +
+      (q.choices.length ? "<fieldset class=\"lt-quiz-choices\"><legend>or pick one</legend>" + q.choices.map(function (c) {
+        return "<button type=\"button\" class=\"lt-v-btn lt-quiz-choice\">" + escapeHtml(c) + "</button>";
+      }).join(" ") + "</fieldset>" : "") +
+      "<p class=\"lt-quiz-hint\" id=\"" + id + "-hint\">Type " + QUIZ_HINTS[q.accept.kind] +
+      "; <kbd>Enter</kbd> checks, <kbd>Esc</kbd> skips.</p>";
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var right = quizCheck(q.accept, form.querySelector("input").value);
+      if (right === null) {
+        form.querySelector(".lt-quiz-hint").textContent = "Could not read that: type " + QUIZ_HINTS[q.accept.kind] + ", or Esc to skip.";
+        return;
+      }
+      self.quizAnswer(right ? "right" : "wrong");
+    });
+    form.addEventListener("click", function (event) {
+      var choice = event.target.closest && event.target.closest(".lt-quiz-choice");
+      if (choice) self.quizAnswer(choice.textContent === q.answer ? "right" : "wrong");
+    });
+    var side = this.errorEl.parentNode;
+    side.insertBefore(form, side.firstChild);
+    side.scrollTop = 0;
+    this.quizEl = form;
+    this.quizOpen = index;
+    this.quizStepShown = q.step;
+    this.quizFocus = document.activeElement;
+    // hide what would give the answer away: the asked value's card, a line's FLOPs, else (a
+    // collective's bytes) the whole panel; the values that lead to it stay in view
+    var card = q.name && this.cards.get(q.name);
+    this.quizHidden = card ? card.el : q.fact === "flops" ? this.computeEl : null;
+    if (this.quizHidden) this.quizHidden.classList.add("lt-quiz-hidden");
+    else this.rootEl.classList.add("lt-quiz-asking");
+    form.querySelector("input").focus();
+  };
+
+  // Close the open question with an outcome: record it, reveal the values, say why, focus back.
+  Viewer.prototype.quizAnswer = function (outcome) {
+    var index = this.quizOpen, q = this.data.quiz[index], lecture = this.data.lecture.name;
+    if (index == null) return;
+    this.quizDone.add(index);
+    var score = quizScore(lecture);
+    score.answers[q.step] = outcome;
+    quizSave(lecture, score);
+    updateQuizScore(this, lecture);
+    var feedback = el("div", "lt-quiz-feedback");
+    feedback.setAttribute("role", "status");
+    feedback.setAttribute("data-result", outcome);
+    feedback.innerHTML = "<b>" + { right: "Right.", wrong: "Not quite.", skipped: "Skipped." }[outcome] + "</b> " +
+      "<span class=\"lt-quiz-said\">" + escapeHtml(q.prompt) + "</span> The trace recorded <strong class=\"lt-quiz-answer\">" +
+      escapeHtml(q.answer) + "</strong>." + (q.reason ? " <span class=\"lt-quiz-reason\">" + escapeHtml(q.reason) + "</span>" : "");
+    var form = this.quizEl;
+    form.parentNode.insertBefore(feedback, form);
+    form.remove();
+    this.quizEl = feedback;
+    this.quizOpen = null;
+    this.quizReveal();
+    var back = this.quizFocus;
+    this.quizFocus = null;
+    if (back && back !== document.body && document.contains(back)) back.focus();
+    else if (document.activeElement) document.activeElement.blur();
+  };
+
+  // While a question is open the keys are its own: Esc skips, typing goes to the answer.
+  Viewer.prototype.quizKey = function (event) {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopPropagation();
+      this.quizAnswer("skipped");
+    } else if (event.key.length === 1 || /^Arrow|^Home$|^End$/.test(event.key)) {
+      event.stopPropagation();  // not a step key, and not the theme's shortcuts
+    }
+  };
+
+  // The lecture page's score line (read mode): right of answered, skipped, and a reset.
+  function updateQuizScore(viewer, lecture) {
+    var box = host.querySelector(".lt-quiz-score");
+    if (!box) return;
+    var tally = quizTally(quizScore(lecture)), answered = tally.right + tally.wrong;
+    var text = box.querySelector(".lt-quiz-tally");
+    text.textContent = answered || tally.skipped ?
+      "Quiz: " + tally.right + " right of " + answered + " answered" + (tally.skipped ? ", " + tally.skipped + " skipped" : "") +
+      " (" + viewer.data.quiz.length + " questions)" :
+      "Quiz mode asks " + viewer.data.quiz.length + " questions (q in step mode).";
+    box.querySelector(".lt-quiz-reset").hidden = !(answered || tally.skipped);
+  }
+
+  function mountQuizScore(viewer) {
+    var lecture = viewer.data.lecture.name;
+    var box = el("span", "lt-quiz-score");
+    box.innerHTML = "<button type=\"button\" class=\"md-button lt-quiz-enter\">Quiz me</button> " +
+      "<span class=\"lt-quiz-tally\" role=\"status\"></span> " +
+      "<button type=\"button\" class=\"lt-v-btn lt-quiz-reset\">Reset score</button>";
+    host.appendChild(box);
+    box.querySelector(".lt-quiz-enter").addEventListener("click", function () {
+      viewer.go(viewer.cur >= 0 ? viewer.cur : viewer.firstVisible());
+      viewer.setQuiz(true);
+      viewer.writeUrl(false);
+    });
+    box.querySelector(".lt-quiz-reset").addEventListener("click", function () {
+      quizSave(lecture, null);
+      if (viewer.quizDone) viewer.quizDone.clear();
+      updateQuizScore(viewer, lecture);
+    });
+    updateQuizScore(viewer, lecture);
+  }
+
+  window.LECTRACE_QUIZ = { parse: quizParse, check: quizCheck };
 
   // A #step=N link hid the read page before it was parsed (page_parts.html.j2: early_step_mode);
   // when there is nothing to step through, show it again.
@@ -645,9 +1139,11 @@
     host.querySelector(".lt-step-enter").addEventListener("click", function () {
       viewer.go(viewer.cur >= 0 ? viewer.cur : viewer.firstVisible());
     });
+    if (data.quiz && data.quiz.length) mountQuizScore(viewer);
     window.addEventListener("keydown", function (event) { viewer.onKey(event); }, true);
     window.addEventListener("popstate", function () { viewer.syncFromUrl(); });
     window.addEventListener("hashchange", function () { viewer.syncFromUrl(); });
+    viewer.listen();
     viewer.syncFromUrl();
     window.LECTRACE_READY = performance.now();
   }

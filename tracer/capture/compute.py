@@ -241,9 +241,8 @@ def _warm_up() -> None:
 
 
 def _cuda_synchronize() -> None:
-    import torch
-
-    if torch.cuda.is_initialized():  # only then can the line have queued GPU work
+    torch = sys.modules.get("torch")  # a lecture without torch has no GPU work to wait for
+    if torch is not None and torch.cuda.is_initialized():  # only then can the line have queued GPU work
         torch.cuda.synchronize()
 
 
@@ -261,28 +260,34 @@ class LineMeter:
         self._started = 0.0
 
     def start(self) -> None:
-        if sys.modules.get("torch") is None:  # counting would import torch, which counts none of numpy's work
-            raise RuntimeError("FLOPs are counted by PyTorch, and this lecture does not import torch")
-        from torch.utils.flop_counter import FlopCounterMode
+        if sys.modules.get("torch") is not None:
+            from torch.utils.flop_counter import FlopCounterMode
 
-        _warm_up()
-        self._counter = FlopCounterMode(display=False)
-        self._probe = _op_probe_class()()
-        self._counter.__enter__()
-        self._probe.__enter__()
+            _warm_up()
+            self._counter = FlopCounterMode(display=False)
+            self._probe = _op_probe_class()()
+            self._counter.__enter__()
+            self._probe.__enter__()
+        # else: PyTorch's counter would count none of this lecture's work (it never imports torch), and
+        # importing torch here would cost a torch-free install its lecture; the line is only timed.
         self.synchronize()
         self._started = self.timer()
 
     def stop(self, frame_globals: dict[str, Any], frame_locals: Any) -> dict[str, Any]:
         self.synchronize()
         seconds = self.timer() - self._started
-        # Dispatch modes form a stack: leave them in the reverse order of entering.
-        self._probe.__exit__(None, None, None)
-        self._counter.__exit__(None, None, None)
-        counts = self._counter.get_flop_counts().get("Global", {})
+        counted = self._counter is not None
+        counts: dict[Any, int] = {}
+        kinds: dict[Any, int] = {}
+        if counted:
+            # Dispatch modes form a stack: leave them in the reverse order of entering.
+            self._probe.__exit__(None, None, None)
+            self._counter.__exit__(None, None, None)
+            counts = self._counter.get_flop_counts().get("Global", {})
+            kinds = self._probe.flops_by_kind
+            self._counter = self._probe = None
         by_op = {str(op): int(n) for op, n in counts.items() if n}
         flops = sum(by_op.values())
-        kinds = self._probe.flops_by_kind
         dtype, device_type = max(kinds, key=kinds.__getitem__) if kinds else (None, None)
 
         timing, repeats = "single", 1
@@ -300,6 +305,8 @@ class LineMeter:
             device_name = torch.cuda.get_device_name()
         if flops:
             peak, peak_note = peak_flop_per_s(device_name, dtype)
+        elif not counted:
+            peak, peak_note = None, "no FLOPs counted: PyTorch's counter counts PyTorch ops, and this lecture does not import torch"
         else:
             peak, peak_note = None, "no FLOPs counted: PyTorch's counter counts matrix products and convolutions, not elementwise ops"
         flop_per_s = flops / seconds if seconds > 0 else None

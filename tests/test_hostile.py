@@ -12,11 +12,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tracer import cli
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.runner import run_lecture
 from tracer.trace_format import load_trace
+from xss_attacks import attack
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = REPO / "tests" / "lectures" / "hostile"
@@ -316,7 +319,8 @@ def hostile_site(tmp_path_factory):
     from conftest import build_site
 
     traces = tmp_path_factory.mktemp("hostile-traces")
-    for name in ("script_title", "exit_zero", "interrupted", "huge_int", "lone_surrogate", "numpy_odd", "stderr_writer"):
+    for name in ("script_title", "exit_zero", "interrupted", "huge_int", "lone_surrogate", "numpy_odd", "stderr_writer",
+                 "xss_text"):
         run_lecture(HOSTILE / f"{name}.py", output=traces / f"{name}.json")
     (traces / "unreadable.json").write_text('{"schema_version": 1, "lecture": 5}', encoding="utf-8")
     return build_site(tmp_path_factory.mktemp("hostile-site"), sorted(traces.glob("*.json")))
@@ -394,3 +398,97 @@ def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
     got, err = run(capsys, "numpy_odd.py", out, "--preview-elements", "4")
     env = steps_env(load_trace(out))
     assert env["flipped"]["values"] == [[1160, "…", 1199], "…", [0, "…", 39]] and env["flipped"]["truncated"]
+
+
+# -- lecture text never runs as script (issue 19) --------------------------------------------------
+OWN_SCRIPTS = (".min.js", "lectrace/viewer.js", "lectrace/ranks.js", "data.js")
+
+
+def page_findings(site: Path) -> dict[str, list[str]]:
+    """Live content (handlers, script URLs, injected scripts) in every page and step-data fragment."""
+    from xss_attacks import live_content
+
+    found: dict[str, list[str]] = {}
+    for page in site.rglob("*.html"):
+        if hits := live_content(page.read_text(encoding="utf-8"), OWN_SCRIPTS):
+            found[str(page.relative_to(site))] = hits
+    for data in site.rglob("data.js"):
+        text = data.read_text(encoding="utf-8")
+        payload = json.loads(text[text.index("{"):text.rindex("}") + 1])
+        strings: list[str] = []
+
+        def walk(node) -> None:
+            if isinstance(node, str):
+                strings.append(node)
+            elif isinstance(node, dict):
+                for v in node.values():
+                    walk(v)
+            elif isinstance(node, list):
+                for v in node:
+                    walk(v)
+
+        walk(payload)
+        hits = [hit for fragment in strings if "<" in fragment for hit in live_content(fragment)]
+        if hits:
+            found[str(data.relative_to(site))] = hits
+    return found
+
+
+def test_hostile_prose_links_and_notes_never_become_live_markup(hostile_site):
+    assert page_findings(hostile_site) == {}
+    page = (hostile_site / "lectures" / "xss_text" / "index.html").read_text(encoding="utf-8")
+    assert page.count('<meta http-equiv="Content-Security-Policy"') == 1
+    assert "<math" in page and "<strong>bold</strong>" in page and 'href="https://example.org"' in page
+    assert ">a link() to script</" in page and "&lt;b&gt;bold&lt;/b&gt; title" in page  # link titles are text
+
+
+@settings(max_examples=3, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(attack(), min_size=12, max_size=12))
+def test_generated_attacks_through_text_never_reach_the_built_page(tmp_path_factory, attacks):
+    """text() -> trace -> the real MkDocs build: no handler attribute, script or script URL in any page."""
+    from conftest import build_site
+
+    work = tmp_path_factory.mktemp("attack")
+    body = "".join(f"    text({a!r})\n    note({a!r})\n" for a in attacks)
+    lecture = work / "attacked.py"
+    lecture.write_text(f"from tracer import note, text\n\n\ndef main():\n{body}", encoding="utf-8")
+    assert run_lecture(lecture, output=work / "attacked.json").status == "ok"
+    site = build_site(work / "site", [work / "attacked.json"])
+    assert page_findings(site) == {}
+
+
+def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, browser):
+    """Read mode and step mode (at every step) of the xss_text page: every link clicked, no dialog."""
+    from conftest import serve
+    from playwright.sync_api import Error as PlaywrightError
+
+    lecture_url = "lectures/xss_text/"
+    # every link but the code's line numbers and the theme's navigation (links the page makes itself)
+    LINKS = "a:not(.lt-ln):not(.md-header a):not(.md-nav a):not(.md-footer a):not(.md-source-file a)"
+    with serve(hostile_site) as base:
+        page = browser.new_page()
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+        page.goto(base + lecture_url)
+        count = page.evaluate("window.LECTRACE_DATA.count")
+        clicked = 0
+        for fragment in ["", *(f"#step={n}" for n in range(count))]:
+            page.goto(base + lecture_url + fragment)
+            page.wait_for_timeout(50)
+            for k in range(page.evaluate(f"document.querySelectorAll('{LINKS}').length")):
+                for _attempt in range(3):
+                    try:
+                        if not page.url.startswith(base + lecture_url):
+                            page.goto(base + lecture_url + fragment)  # the last click left the page
+                        page.evaluate(f"k => {{ const a = document.querySelectorAll('{LINKS}')[k]; if (a) a.click(); }}", k)
+                        page.wait_for_load_state()
+                        break
+                    except PlaywrightError:  # the click navigated while the evaluation was in flight
+                        page.wait_for_load_state()
+                clicked += 1
+        page.wait_for_timeout(200)
+        page.close()
+    assert count > 5 and clicked > 50
+    assert dialogs == []

@@ -34,6 +34,7 @@ from tracer.site.directive_comments import directive_cuts
 from tracer.site.jaxtyping_dims import annotation_dims, name_dims
 from tracer.site.mathml import latex_to_mathml, render_markdown
 from tracer.site.page_model import paragraph_groups
+from tracer.site.sanitize import clean_html, safe_url
 from tracer.site.stride_diagram import stride_diagram
 from tracer.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
 from tracer.site.vega_plot import MAX_PLOT_POINTS, draw
@@ -229,7 +230,7 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     if kind in SCALAR_TYPES:
         return {"kind": "scalar", "type": kind, "text": _scalar_text(value), "exact": None}
     if kind == "sympy":
-        mathml = Markup(latex_to_mathml(value["latex"], display=False)) if value.get("latex") else None
+        mathml = Markup(clean_html(latex_to_mathml(value["latex"], display=False))) if value.get("latex") else None
         return {"kind": "sympy", "text": value.get("repr", ""), "mathml": mathml}
     if kind in ("list", "tuple", "set", "frozenset"):
         items = [value_view(v, depth + 1) for v in value.get("items", [])]
@@ -488,7 +489,7 @@ class HtmlRenderer:
 
     def image_view(self, rendering: Rendering) -> dict[str, Any]:
         data = rendering["data"]
-        src = data if rendering.get("external") else ROOT + "assets/" + data
+        src = safe_url(data) if rendering.get("external") else ROOT + "assets/" + data
         width = rendering.get("width")
         if isinstance(width, (int, float)):
             width = f"{width}px" if width > 1 else f"{width * 100:g}%"
@@ -501,7 +502,7 @@ class HtmlRenderer:
         if internal:
             href = "#" + line_anchor(internal["path"], internal["line"], self.main_path)
         else:
-            href = safe_href(rendering.get("url") or "")
+            href = safe_url(rendering.get("url") or "")
         attrs = dict(rendering.get("attrs") or {})
         for key in ("authors", "date", "notes"):  # also accepted at the top level of the record
             if (value := rendering.get(key)) not in (None, "", []):
@@ -510,16 +511,6 @@ class HtmlRenderer:
         return {"href": href or None, "title": title, "internal": bool(internal),
                 "path": internal["path"] if internal else None, "line": internal["line"] if internal else None,
                 "label": citation_label(attrs), "details": details(attrs), "style": css_style(rendering.get("style"))}
-
-
-_SAFE_SCHEMES = ("http", "https", "mailto", "ftp")
-
-
-def safe_href(url: str) -> str:
-    """``url`` if a click on it only navigates, else "" (a ``javascript:`` or ``data:`` link from a
-    lecture would run in the reader's page): web and mail schemes, and scheme-less paths/anchors."""
-    scheme = re.match(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):", url)
-    return url if scheme is None or scheme.group(1).lower() in _SAFE_SCHEMES else ""
 
 
 _CSS_KEY = re.compile(r"^[a-z-]+$")

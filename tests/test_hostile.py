@@ -388,6 +388,45 @@ def test_site_work_per_value_is_bounded_by_the_preview_not_numel():
     assert time.perf_counter() - started < 2.0
 
 
+BUILD_BUDGET_SECONDS = 60.0  # generous: the build takes ~2 s here; before issue 19 it took 30 s
+BUILD_BUDGET_NBYTES = 600e6  # and peaked at ~4 GB: itertools.product copied the 1e8-long dimension
+
+
+def test_a_100_million_element_storage_seen_through_views_of_rank_1_to_4_builds_in_bounded_work(tmp_path):
+    """The site's work per value follows its preview, whatever the rank, view or sharing: a page
+    inspecting one 1e8-element storage as 1-D, 2-D, 3-D, 4-D and a strided 4-D view builds within a
+    fixed time and memory budget (the peak RSS of the build process, measured by its parent)."""
+    import subprocess
+    import sys
+
+    from conftest import REPO as repo
+
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    assert run_lecture(HOSTILE / "storage_views.py", output=traces / "storage_views.json").status == "ok"
+    root = tmp_path / "site"
+    (root / "site" / "traces").mkdir(parents=True)
+    shutil.copy(repo / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(repo / "site" / "docs", root / "site" / "docs")
+    shutil.copy(traces / "storage_views.json", root / "site" / "traces")
+    # A parent of its own, so RUSAGE_CHILDREN is the build's peak alone (not this test process's other children).
+    measure = ("import resource, subprocess, sys, time\n"
+               "started = time.perf_counter()\n"
+               "done = subprocess.run([sys.executable, '-m', 'mkdocs', 'build', '--strict'], capture_output=True)\n"
+               "seconds = time.perf_counter() - started\n"
+               "print(done.returncode, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+               "sys.stderr.write(done.stderr.decode()[-2000:])\n")
+    result = subprocess.run([sys.executable, "-c", measure], cwd=root, capture_output=True, text=True, timeout=600,
+                            env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    code, seconds, peak_nbytes = result.stdout.split()
+    assert code == "0", result.stderr
+    assert float(seconds) < BUILD_BUDGET_SECONDS and int(peak_nbytes) < BUILD_BUDGET_NBYTES, (seconds, peak_nbytes)
+    html = (root / "build" / "site" / "lectures" / "storage_views" / "index.html").read_text(encoding="utf-8")
+    for shape in ("(100000000)", "(10000, 10000)", "(1000, 1000, 100)", "(100, 100, 100, 100)", "(50, 15, 100, 34)"):
+        assert f"<code>{shape}</code>" in html, shape
+    assert "(first 256 of 100000000 elements)" in html
+
+
 def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
     out = tmp_path / "t.json"
     got, err = run(capsys, "lone_surrogate.py", out, "--max-output-chars", "1")

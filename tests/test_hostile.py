@@ -531,3 +531,31 @@ def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, bro
         page.close()
     assert count > 5 and clicked > 50
     assert dialogs == []
+
+
+# -- sources read as Python reads them (issue 19) --------------------------------------------------
+@pytest.mark.parametrize("lecture,word,prose,first_line", [
+    ("latin1_source.py", "café", "déjà vu", "# -*- coding: latin-1 -*-"),
+    ("bom_source.py", "naïve", "BOM first", '"""A UTF-8 source that starts with a BOM (as Windows editors write them)."""'),
+])
+def test_a_coding_line_or_a_bom_is_read_as_python_reads_it(tmp_path, capsys, lecture, word, prose, first_line):
+    from tracer.trace_format import sha256_file
+
+    out = tmp_path / "t.json"
+    got, err = run(capsys, lecture, out)
+    assert got == 0, err
+    trace = load_trace(out)
+    assert steps_env(trace)["word"]["value"] == word
+    assert [r["data"] for s in trace["steps"] for r in s["renderings"]] == [prose]
+    path = trace["lecture"]["path"]
+    assert trace["files"][path].splitlines()[0] == first_line  # the page shows the text, not the BOM
+    assert trace["sources"][path] == sha256_file(HOSTILE / lecture)  # freshness hashes the bytes
+
+
+def test_an_unknown_coding_line_is_bad_input_naming_the_file(tmp_path, capsys):
+    lecture = tmp_path / "odd_coding.py"
+    lecture.write_bytes(b"# -*- coding: no-such-codec -*-\ndef main():\n    pass\n")
+    code = cli.main(["run", str(lecture), "-o", str(tmp_path / "t.json"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and "odd_coding.py: cannot read lecture:" in err and "no-such-codec" in err, err
+    assert not (tmp_path / "t.json").exists()

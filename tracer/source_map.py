@@ -6,14 +6,17 @@ lines for ``link(cls)``) and the site side (``site.page_model``, ``site.viewer_d
 ``site.jaxtyping_dims``: statements, definitions, returns, docstrings, jaxtyping annotations) need.
 Results are cached by source text, so a site build parses each traced file once however many pages,
 cards and step tables ask. Also here: :data:`RENDERING_CALLS` and :data:`DIRECTIVE_NAMES`, the names
-of the authoring API's rendering calls and of the comment directives, which both sides must agree on. This module must stay standard-library only and
+of the authoring API's rendering calls and of the comment directives, which both sides must agree on;
+and :func:`read_source`, the one way a source file is read as text (as Python reads it). This module must stay standard-library only and
 must not evaluate or import anything from the lecture: it reads source text.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
+import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -28,6 +31,14 @@ DIRECTIVE_NAMES = ("inspect", "clear", "stepover", "hide", "flops")
 # at the start or after a space or comma, not continued by ".", "(" or a backtick, so "a@b.org",
 # "# @torch.no_grad()" and "`@inspect`" are not directives; "prose @inspect x" and "@inspect: x" are.
 DIRECTIVE_TOKEN = re.compile(r"(?<![^\s,])@([A-Za-z_]\w*)(?![\w.(`])")
+
+def read_source(path: str | os.PathLike[str]) -> str:
+    """A Python source file's text, decoded as Python decodes it: a PEP 263 coding line (``# -*-
+    coding: latin-1 -*-``) or a UTF-8 byte-order mark (dropped) say the encoding, UTF-8 otherwise.
+    Raises OSError, UnicodeDecodeError, or SyntaxError for a coding line naming no known codec."""
+    with tokenize.open(path) as f:  # universal newlines, as Path.read_text and the compiler read it
+        return f.read()
+
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 

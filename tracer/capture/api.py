@@ -25,7 +25,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Iterator, Protocol
 
-from tracer.source_map import source_map
+from tracer.source_map import read_source, source_map
 
 
 class RenderingSink(Protocol):
@@ -219,7 +219,7 @@ def _record_attrs(record: Any) -> dict[str, Any]:
 @functools.lru_cache(maxsize=64)
 def _class_lines(filename: str, _mtime_ns: int) -> dict[str, int]:
     """Qualified class name -> line of its ``class`` statement, parsed once per file."""
-    return source_map(Path(filename).read_text(encoding="utf-8")).class_lines
+    return source_map(read_source(filename)).class_lines
 
 
 def _definition(obj: Any) -> tuple[str | None, int]:

@@ -33,6 +33,7 @@ from typing import Any, Callable, Final, NamedTuple, cast
 from tracer import layout
 from tracer.capture.directives import Directives, FileDirectives, parse_source
 from tracer.helper_files import opted_in
+from tracer.source_map import read_source
 from tracer.capture.memory import Probe
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.values import ValueEncoder, lookup
@@ -231,7 +232,7 @@ class Recorder:
         path = self.relpath(filename)
         if path is None:
             return None
-        source = Path(filename).read_text(encoding="utf-8")
+        source = read_source(filename)
         if helper and not opted_in(path, source, self.trace_helpers):
             return None
         parsed = parse_source(source)

@@ -30,7 +30,7 @@ from types import ModuleType, TracebackType
 from typing import Any, Callable, NoReturn
 
 from tracer import layout
-from tracer.source_map import source_map
+from tracer.source_map import read_source, source_map
 from tracer.layout import find_project_root
 from tracer.capture import api
 from tracer.capture.compute import LineMeter
@@ -140,10 +140,10 @@ class _Sink:
 
 def _check_source(path: Path, shown: str) -> str:
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_source(path)
     except FileNotFoundError:
         raise LectureError(f"{shown}: no such lecture file") from None
-    except (IsADirectoryError, UnicodeDecodeError, PermissionError) as exc:
+    except (IsADirectoryError, UnicodeDecodeError, PermissionError, SyntaxError) as exc:
         raise LectureError(f"{shown}: cannot read lecture: {exc}") from None
     try:
         compile(source, str(path), "exec")
@@ -220,8 +220,8 @@ def check_output(out_path: Path, lecture: Path, shown: str, out_shown: str | Non
 def _main_line(path: Path) -> int:
     """The line where ``main`` is bound at module level (for messages), else 1."""
     try:
-        facts = source_map(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
+        facts = source_map(read_source(path))
+    except (OSError, UnicodeDecodeError, SyntaxError):
         return 1
     if facts.error is not None:
         return 1
@@ -453,7 +453,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         if module_file and module_file not in recorder.files and module_file.endswith(".py"):
             rel = recorder.relpath(module_file)
             if rel is not None:
-                source = Path(module_file).read_text(encoding="utf-8")
+                source = read_source(module_file)
                 lecture_files.append(LectureFile(rel, source, parse_source(source)))
     sources = {f.path: sha256_file(project_root / f.path) for f in lecture_files}
     for image in sorted(sink.images):

@@ -559,3 +559,13 @@ def test_an_unknown_coding_line_is_bad_input_naming_the_file(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "odd_coding.py: cannot read lecture:" in err and "no-such-codec" in err, err
     assert not (tmp_path / "t.json").exists()
+
+
+def test_an_image_outside_the_project_fails_the_run_as_bad_input_naming_the_line(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert run(capsys, "plain.py", out)[0] == 0
+    before = out.read_bytes()
+    got, err = run(capsys, "image_outside.py", out)
+    assert got == 2
+    assert "tests/lectures/hostile/image_outside.py:13: image " in err and "is outside the project" in err, err
+    assert out.read_bytes() == before  # nothing written: the previous trace is kept

@@ -430,6 +430,8 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         header_error = {"type": "os._exit" if isinstance(escaped, LectureExited) else type(escaped).__name__, "message": message, "traceback": tb}
         where = f"{tb[-1]['path']}:{tb[-1]['line']}" if tb else f"{shown}:1"
         error_line = f"{where}: {header_error['type']}: {message}".splitlines()[0]
+        if isinstance(escaped, api.ImageOutsideProject):  # bad input: no trace, the previous one kept
+            raise LectureError(f"{where}: {message}")
         mark_error(steps, escaped, header_error)
 
     truncated: dict[str, int] = {}

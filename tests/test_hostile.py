@@ -320,7 +320,7 @@ def hostile_site(tmp_path_factory):
 
     traces = tmp_path_factory.mktemp("hostile-traces")
     for name in ("script_title", "exit_zero", "interrupted", "huge_int", "lone_surrogate", "numpy_odd", "stderr_writer",
-                 "xss_text"):
+                 "xss_text", "tensor_kinds"):
         run_lecture(HOSTILE / f"{name}.py", output=traces / f"{name}.json")
     (traces / "unreadable.json").write_text('{"schema_version": 1, "lecture": 5}', encoding="utf-8")
     return build_site(tmp_path_factory.mktemp("hostile-site"), sorted(traces.glob("*.json")))
@@ -569,3 +569,20 @@ def test_an_image_outside_the_project_fails_the_run_as_bad_input_naming_the_line
     assert got == 2
     assert "tests/lectures/hostile/image_outside.py:13: image " in err and "is outside the project" in err, err
     assert out.read_bytes() == before  # nothing written: the previous trace is kept
+
+
+def test_meta_sparse_nested_quantized_and_subclassed_tensors_are_cards_not_placeholders(tmp_path, capsys, hostile_site):
+    got, err = run(capsys, "tensor_kinds.py", tmp_path / "t.json")
+    assert got == 0 and "warning" not in err, err
+    env = steps_env(load_trace(tmp_path / "t.json"))
+    assert {name: v["type"] for name, v in env.items()} == {
+        "weight": "meta_tensor", "sparse": "sparse_tensor", "csr": "sparse_tensor", "nested": "nested_tensor",
+        "quantized": "tensor", "tagged": "tensor"}
+    html = (hostile_site / "lectures" / "tensor_kinds" / "index.html").read_text(encoding="utf-8")
+    import html as html_lib
+    text = html_lib.unescape(html)
+    for shown in ("no data (meta)", "<dt>bytes</dt><dd>86.0 MiB (if allocated)</dd>", "<dt>nnz</dt><dd>3</dd>",
+                  "crow_indices", "<li><code>(4, 3)</code></li>", "<dt>scale</dt><dd>0.1</dd>",
+                  "<dt>zero point</dt><dd>10</dd>", "tensor_kinds.Tagged (tensor subclass)"):
+        assert shown in text, shown
+    assert "unrepresentable" not in html and "not shown:" not in html

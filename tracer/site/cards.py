@@ -203,7 +203,47 @@ def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = N
         "diagram": diagram,
         "diagram_ref": None,  # id of a page-level drawing to <use> instead of drawing it here
         "index_grid": grid_view(diagram["grid"]) if diagram and diagram["grid"] else None,
+        "subclass": value.get("subclass"),
+        "quantized": _quantized_rows(value.get("quantized")),
     }
+
+
+def _shape_text(shape: list[int]) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + ")"
+
+
+def _quantized_rows(quantized: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """A quantized tensor's mapping from stored integers to numbers, as anatomy rows."""
+    if not quantized:
+        return []
+    rows = [("qscheme", str(quantized.get("qscheme")))]
+    if "scale" in quantized:
+        rows += [("scale", format_number(quantized["scale"])), ("zero point", str(quantized.get("zero_point")))]
+    else:
+        rows += [("axis", str(quantized.get("axis"))),
+                 ("scales", ", ".join(format_number(s) for s in quantized.get("scales", []))),
+                 ("zero points", ", ".join(str(z) for z in quantized.get("zero_points", [])))]
+    return rows
+
+
+def other_tensor_view(value: dict[str, Any]) -> dict[str, Any]:
+    """Plain data for the tensor kinds that have no strided storage of their own: meta (no data),
+    sparse (its index and value arrays) and nested (a shape per component)."""
+    kind = value["type"]
+    view: dict[str, Any] = {"kind": kind, "dtype": value.get("dtype"), "device": value.get("device", "meta")}
+    if kind == "meta_tensor":
+        view.update(shape=_shape_text(value["shape"]), stride=_shape_text(value["stride"]),
+                    numel=human_count(value["numel"]), nbytes=human_bytes(value["nbytes"]))
+    elif kind == "sparse_tensor":
+        view.update(shape=_shape_text(value["shape"]), layout=value.get("layout"), nnz=human_count(value["nnz"]),
+                    nbytes=human_bytes(value.get("nbytes", 0)),
+                    components=[{"name": c.get("name"), "shape": _shape_text(c.get("shape", [])), "dtype": c.get("dtype"),
+                                 "tables": _with_grids(values_tables(c.get("values"), c.get("shape", []))),
+                                 "truncated": c.get("truncated", False)} for c in value.get("components", [])])
+    else:
+        view.update(shape=None, length=value.get("length", 0), shapes=[_shape_text(s) for s in value.get("shapes", [])],
+                    truncated=value.get("truncated", False))
+    return view
 
 
 def diagram_key(value: Value) -> tuple[Any, ...] | None:
@@ -242,6 +282,12 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     if kind == "dataclass":
         fields = [(name, value_view(v, depth + 1)) for name, v in value.get("fields", {}).items()]
         return {"kind": "dataclass", "class": value.get("class", "?"), "fields": fields}
+    if kind in ("meta_tensor", "sparse_tensor", "nested_tensor"):
+        if depth > 0:
+            shape = _shape_text(value["shape"]) if "shape" in value else f"{value.get('length', 0)} components"
+            return {"kind": "scalar", "type": kind, "exact": None,
+                    "text": f"{kind.replace('_', ' ')}({value.get('dtype')}, {shape})"}
+        return other_tensor_view(value)
     if kind == "tensor":
         if depth > 0:
             return {"kind": "scalar", "type": "tensor", "exact": None,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -586,3 +588,46 @@ def test_meta_sparse_nested_quantized_and_subclassed_tensors_are_cards_not_place
                   "<dt>zero point</dt><dd>10</dd>", "tensor_kinds.Tagged (tensor subclass)"):
         assert shown in text, shown
     assert "unrepresentable" not in html and "not shown:" not in html
+
+
+# -- steps are never lost without a word (issue 19) --------------------------------------------------
+def lines_with_steps(trace: dict) -> list[int]:
+    return [step["stack"][-1]["line"] for step in trace["steps"]]
+
+
+def test_a_lecture_switching_the_tracer_off_keeps_its_steps_and_is_told(tmp_path, capsys):
+    got, err = run(capsys, "tracer_switched_off.py", tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    message = ("tests/lectures/hostile/tracer_switched_off.py:8: the lecture switched the tracer off here "
+               "(sys.settrace(None)); lectrace kept tracing, so no steps are missing")
+    assert got == 0 and message in err and trace["warnings"] == [message]
+    assert lines_with_steps(trace) == [7, 8, 9, 10] and steps_env(trace)["after"]["value"] == 2
+    assert sys.settrace.__module__ == "sys" and threading.settrace.__module__ == "threading"  # put back
+
+
+def test_another_tracer_taking_over_is_named_and_tracing_resumes_when_it_leaves(tmp_path, capsys):
+    got, err = run(capsys, "tracer_replaced.py", tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    where = "tests/lectures/hostile/tracer_replaced.py"
+    assert trace["warnings"] == [
+        f"{where}:12: the tracer was switched off here; steps after it are missing (replaced by other_tool)",
+        f"{where}:14: the other tracer was removed here; lectrace traces again from here"]
+    assert got == 0 and all(w in err for w in trace["warnings"])
+    assert lines_with_steps(trace)[-1] == 15 and steps_env(trace)["after"]["value"] == 3
+
+
+def test_a_tracer_removed_from_c_is_found_when_recording_stops(tmp_path, capsys):
+    got, err = run(capsys, "tracer_cleared_in_c.py", tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    assert trace["warnings"] == ["tests/lectures/hostile/tracer_cleared_in_c.py:7: the tracer was switched off here; "
+                                 "steps after it are missing (replaced after this line by code lectrace could not see)"]
+    assert got == 0 and trace["warnings"][0] in err
+
+
+def test_lines_run_in_a_thread_the_lecture_starts_are_noted_once(tmp_path, capsys):
+    got, err = run(capsys, "thread_lines.py", tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    note = ("tests/lectures/hostile/thread_lines.py:6: work() runs in thread 'worker-1', which lectrace does not "
+            "trace: its lines are not in the trace")
+    assert trace["warnings"] == [note] and err.count(note) == 1
+    assert 7 not in lines_with_steps(trace) and steps_env(trace)["result"]["value"] == 45

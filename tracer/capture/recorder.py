@@ -36,6 +36,7 @@ from tracer.helper_files import opted_in
 from tracer.source_map import read_source
 from tracer.capture.memory import Probe
 from tracer.capture.output_budget import OutputBudget
+from tracer.capture.trace_guard import TraceGuard
 from tracer.capture.values import ValueEncoder, lookup
 
 # Code objects that never become steps: their lines belong to the enclosing statement.
@@ -157,13 +158,19 @@ class Recorder:
         # step list grows, which costs more than the tracing itself.
         gc.freeze()
         self._active = True
-        global_trace, _ = self._make_tracers()
-        sys.settrace(global_trace)
+        # The guard stands in for sys.settrace while recording: a tracer switched off or replaced,
+        # and threads the lecture starts, are reported (tracer.capture.trace_guard).
+        self._guard = TraceGuard(self, *self._make_tracers())
+        self._guard.install()
 
     def stop(self) -> None:
-        sys.settrace(None)
+        self._guard.uninstall()
         self._active = False
         gc.unfreeze()
+
+    def _lecture_path(self) -> str:
+        """The lecture's project-relative path (for messages that have no line to name)."""
+        return (self.relpath(self._lecture) or self._lecture) if self._lecture else "lecture"
 
     # -- inputs from the authoring API and the stdout capture --------------------------------------
     def add_rendering(self, rendering: dict[str, Any]) -> None:

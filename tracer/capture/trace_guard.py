@@ -20,12 +20,17 @@ steps or encode values; it only reports through the recorder's ``warn_once``.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from types import FrameType
 from typing import Any, Callable
 
 SWITCHED_OFF = "the tracer was switched off here; steps after it are missing"
+# The real functions, taken when this module is first imported (before any guard stands in for them):
+# a forked child, or a guard started inside another, still reaches them.
+_SETTRACE = sys.settrace
+_THREADING_SETTRACE = threading.settrace
 
 
 class TraceGuard:
@@ -34,10 +39,11 @@ class TraceGuard:
         self.global_trace = global_trace
         self.local_trace = local_trace
         self.thread = threading.get_ident()
+        self.pid = os.getpid()  # a forked child (a rank) inherits the guard; there it stands aside
         self.replaced_by: Any = None  # the other tool's tracer while it holds the thread
         self.noted_threads: set[str] = set()
-        self._real_settrace = sys.settrace
-        self._real_threading_settrace = threading.settrace
+        self._real_settrace = _SETTRACE
+        self._real_threading_settrace = _THREADING_SETTRACE
 
     # -- installing -------------------------------------------------------------------------------
     def install(self) -> None:
@@ -63,7 +69,7 @@ class TraceGuard:
 
     # -- sys.settrace while recording ---------------------------------------------------------------
     def settrace(self, function: Any) -> None:
-        if threading.get_ident() != self.thread or not self.recorder._active:
+        if threading.get_ident() != self.thread or not self.recorder._active or os.getpid() != self.pid:
             self._real_settrace(function)  # a thread of the lecture's, or recording has stopped
             return
         where = self._lecture_line(sys._getframe(1))
@@ -119,6 +125,8 @@ class TraceGuard:
     def thread_hook(self, frame: FrameType, event: str, arg: Any) -> Any:
         """The global trace function of each thread started while recording: notes the first lecture
         function the thread runs, then leaves the thread alone."""
+        if os.getpid() != self.pid:
+            return None
         found = self.recorder._codes.get(id(frame.f_code), False)
         if found is False:
             found = self.recorder._classify(frame.f_code)

@@ -59,12 +59,14 @@ ALLOWED_TAGS = frozenset({
     "wbr", *_MATHML_TAGS,
 })
 ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
-    # ids: headings (the table of contents links to them) and footnotes
-    "*": {"class", "id", "title", "lang", "dir", "style"},
+    "*": {"class", "title", "lang", "dir", "style"},
+    # ids only where Markdown puts them (headings for the table of contents, footnotes): an id on
+    # any element could shadow a global the page's scripts read (DOM clobbering)
+    **{tag: {"id"} for tag in ("h1", "h2", "h3", "h4", "h5", "h6", "sup")},
     "a": {"href"},
     "img": {"src", "alt", "width", "height", "loading"},
     "ol": {"start", "reversed", "type"},
-    "li": {"value"},
+    "li": {"value", "id"},
     "td": {"colspan", "rowspan", "align"},
     "th": {"colspan", "rowspan", "align", "scope"},
     "col": {"span"},

@@ -1,6 +1,6 @@
-"""The byte model of collectives (tracer/capture/collectives.py)."""
+"""The byte model of collectives (tracer/capture/ranks/collectives.py)."""
 
-from tracer.capture.collectives import traffic
+from tracer.capture.ranks.collectives import traffic
 
 MB = 1_000_000
 

@@ -52,11 +52,12 @@ class TraceGuard:
         self._real_threading_settrace(self.thread_hook)
         self._real_settrace(self.global_trace)
 
-    def uninstall(self) -> None:
-        """Stop tracing and put the real functions back; warn when the tracer had been replaced
-        without going through ``sys.settrace`` (and recording had not stopped on its own)."""
+    def uninstall(self, resume: Any = None) -> None:
+        """Stop tracing (``resume``: the tracer installed before recording, put back) and put the real
+        functions back; warn when the tracer had been replaced without going through
+        ``sys.settrace`` (and recording had not stopped on its own)."""
         current = sys.gettrace()
-        self._real_settrace(None)
+        self._real_settrace(resume)
         sys.settrace = self._real_settrace
         threading.settrace = self._real_threading_settrace
         self._real_threading_settrace(None)

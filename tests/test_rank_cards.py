@@ -56,3 +56,15 @@ def test_each_ranks_stderr_shows_apart_from_its_stdout():
     assert stderr["0"] == "rank 0 complains on stderr\n"
     assert len(re.findall(r'<pre class="lt-stdout lt-stderr" data-rank="1"', html)) == 2  # line 19, and its warning on 21
     assert "UserWarning: rank 1 is running late" in html and "rank 1 · stderr" in html
+
+
+def test_a_ranks_heatmaps_reach_the_lecture_renderer_that_the_plugin_writes_out():
+    from tracer.site.rank_cards import RankCards
+
+    trace = traced("ranks_allreduce")
+    matrix = next(step["env"]["w"] for step in traced("classroom")["steps"] if "w" in step["env"])  # a real 2-D value
+    env = template_env()
+    lecture = HtmlRenderer(trace, env)
+    card = RankCards(trace, env, lecture.heatmaps).renderer(0, 1).value("w", matrix, step_index=0)
+    (name,) = re.findall(r'src="\{root\}assets/hm/([0-9a-f]+\.png)"', str(card))
+    assert list(lecture.heatmaps) == [name] and lecture.heatmaps[name].startswith(b"\x89PNG")

@@ -88,3 +88,11 @@ def test_ids_stay_only_where_markdown_puts_them():
     html = render_markdown('<div id="LECTRACE_DATA">x</div><img id="lt-v-code" src="a.png">\n\n## Heading {#intro}')
     assert 'id="LECTRACE_DATA"' not in html and 'id="lt-v-code"' not in html  # no clobbering the viewer's names
     assert '<h2 id="intro">' in html
+
+
+def test_speaker_notes_are_sanitized_like_prose():
+    from tracer.site.speaker_notes import speaker_notes
+
+    trace = {"steps": [{"speaker_notes": ["say <img src=x onerror=alert(1)> [this](javascript:alert(2)) *now*"]}]}
+    [[step, html]] = speaker_notes(trace)  # type: ignore[arg-type]
+    assert step == 0 and live_content(html) == [] and "<em>now</em>" in html

@@ -25,7 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "lectures" / "hostile"
 BUDGET_SECONDS = 60.0
 BUDGET_NBYTES = 1.5e9
-LIVE_SCRIPT = re.compile(r"<script>alert\(", re.I)  # the hostile lectures' payloads, unescaped
+# the hostile lectures' payloads, unescaped: a script, an event handler, a script URL
+LIVE_SCRIPT = re.compile(r"""<script>alert\(|<[a-z][^<>]*[\s/]on[a-z]+\s*=|<[a-z][^<>]*\s(?:href|src|action)=["']?\s*javascript:""",
+                         re.I)
 
 
 def trace_all(traces: Path) -> list[str]:

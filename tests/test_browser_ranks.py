@@ -26,7 +26,9 @@ def site(tmp_path_factory):
 
 def open_context(browser, javascript: bool):
     """A fresh 1280x800 browser context (closed by the fixture), and the page errors it collects."""
-    context = browser.new_context(java_script_enabled=javascript, viewport={"width": 1280, "height": 800})
+    # bypass_csp: wait_for_function polls with eval() in the page, which the pages' CSP refuses
+    context = browser.new_context(java_script_enabled=javascript, viewport={"width": 1280, "height": 800},
+                                  bypass_csp=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -283,7 +283,8 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
     objects = [1, 1.5, True, "s", None, 1 + 2j, [1], (1,), {1}, frozenset({1}), {"a": 1}, Point(1), cyclic,
                np.zeros(2), np.float32(1), sympy.Symbol("x"), torch.finfo(torch.float32), torch.iinfo(torch.int32),
                torch.float32, torch.device("cpu"), torch.Size([2]), torch.nn.Linear(2, 2), value_view, Point,
-               torch.zeros(2), object(), 10 ** 5000]
+               torch.zeros(2), object(), 10 ** 5000, torch.empty(2, device="meta"), torch.eye(2).to_sparse(),
+               torch.nested.nested_tensor([torch.ones(1), torch.ones(2)])]
     encoded = [ValueEncoder().encode(obj) for obj in objects] + [{"type": "missing", "name": "x", "message": "gone"}]
 
     def kinds(value):

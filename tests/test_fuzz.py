@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ from tracer.capture.trace_writer import dumps
 from tracer.capture.values import ValueEncoder
 from tracer.site.cards import HtmlRenderer, template_env
 from tracer.trace_format import validation_error
+from xss_attacks import attack, live_content
 
 FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -134,3 +136,27 @@ def test_every_torch_dtype_and_zero_size_shape(dtype, shape):
     record = ValueEncoder().encode(t)
     assert record["type"] == "tensor" and record["shape"] == list(shape)
     json.dumps(record, allow_nan=False)
+
+
+# -- lecture prose: the sanitizer (issue 19) ------------------------------------------------------
+def _page_markdown():
+    """A Markdown converter with the extensions a lecture page is built with (mkdocs.yml plus the
+    sanitizer the plugin adds)."""
+    import markdown
+    from mkdocs.config import load_config
+
+    config = load_config(str(Path(__file__).resolve().parent.parent / "mkdocs.yml"))
+    extensions = [*config["markdown_extensions"], "tracer.site.sanitize"]
+    return markdown.Markdown(extensions=extensions, extension_configs=config["mdx_configs"])
+
+
+@FUZZ
+@given(st.lists(attack(), min_size=1, max_size=4).map("\n\n".join))
+def test_attack_strings_never_reach_html_live(prose):
+    """Generated XSS filter-evasion strings through both paths lecture prose takes to HTML: the
+    read page's Markdown (every mkdocs.yml extension, then the sanitizer) and the step viewer's."""
+    from tracer.site.mathml import render_markdown
+
+    for html in (render_markdown(prose), _page_markdown().convert(prose)):
+        assert live_content(html) == [], (prose, html)
+        assert "<script" not in html.lower(), (prose, html)

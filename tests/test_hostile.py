@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
+import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tracer import cli
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.runner import run_lecture
 from tracer.trace_format import load_trace
+from xss_attacks import attack
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = REPO / "tests" / "lectures" / "hostile"
@@ -316,7 +321,8 @@ def hostile_site(tmp_path_factory):
     from conftest import build_site
 
     traces = tmp_path_factory.mktemp("hostile-traces")
-    for name in ("script_title", "exit_zero", "interrupted", "huge_int", "lone_surrogate", "numpy_odd", "stderr_writer"):
+    for name in ("script_title", "exit_zero", "interrupted", "huge_int", "lone_surrogate", "numpy_odd", "stderr_writer",
+                 "xss_text", "tensor_kinds"):
         run_lecture(HOSTILE / f"{name}.py", output=traces / f"{name}.json")
     (traces / "unreadable.json").write_text('{"schema_version": 1, "lecture": 5}', encoding="utf-8")
     return build_site(tmp_path_factory.mktemp("hostile-site"), sorted(traces.glob("*.json")))
@@ -384,6 +390,45 @@ def test_site_work_per_value_is_bounded_by_the_preview_not_numel():
     assert time.perf_counter() - started < 2.0
 
 
+BUILD_BUDGET_SECONDS = 60.0  # generous: the build takes ~2 s here; before issue 19 it took 30 s
+BUILD_BUDGET_NBYTES = 600e6  # and peaked at ~4 GB: itertools.product copied the 1e8-long dimension
+
+
+def test_a_100_million_element_storage_seen_through_views_of_rank_1_to_4_builds_in_bounded_work(tmp_path):
+    """The site's work per value follows its preview, whatever the rank, view or sharing: a page
+    inspecting one 1e8-element storage as 1-D, 2-D, 3-D, 4-D and a strided 4-D view builds within a
+    fixed time and memory budget (the peak RSS of the build process, measured by its parent)."""
+    import subprocess
+    import sys
+
+    from conftest import REPO as repo
+
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    assert run_lecture(HOSTILE / "storage_views.py", output=traces / "storage_views.json").status == "ok"
+    root = tmp_path / "site"
+    (root / "site" / "traces").mkdir(parents=True)
+    shutil.copy(repo / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(repo / "site" / "docs", root / "site" / "docs")
+    shutil.copy(traces / "storage_views.json", root / "site" / "traces")
+    # A parent of its own, so RUSAGE_CHILDREN is the build's peak alone (not this test process's other children).
+    measure = ("import resource, subprocess, sys, time\n"
+               "started = time.perf_counter()\n"
+               "done = subprocess.run([sys.executable, '-m', 'mkdocs', 'build', '--strict'], capture_output=True)\n"
+               "seconds = time.perf_counter() - started\n"
+               "print(done.returncode, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+               "sys.stderr.write(done.stderr.decode()[-2000:])\n")
+    result = subprocess.run([sys.executable, "-c", measure], cwd=root, capture_output=True, text=True, timeout=600,
+                            env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    code, seconds, peak_nbytes = result.stdout.split()
+    assert code == "0", result.stderr
+    assert float(seconds) < BUILD_BUDGET_SECONDS and int(peak_nbytes) < BUILD_BUDGET_NBYTES, (seconds, peak_nbytes)
+    html = (root / "build" / "site" / "lectures" / "storage_views" / "index.html").read_text(encoding="utf-8")
+    for shape in ("(100000000)", "(10000, 10000)", "(1000, 1000, 100)", "(100, 100, 100, 100)", "(50, 15, 100, 34)"):
+        assert f"<code>{shape}</code>" in html, shape
+    assert "(first 256 of 100000000 elements)" in html
+
+
 def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
     out = tmp_path / "t.json"
     got, err = run(capsys, "lone_surrogate.py", out, "--max-output-chars", "1")
@@ -394,3 +439,205 @@ def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
     got, err = run(capsys, "numpy_odd.py", out, "--preview-elements", "4")
     env = steps_env(load_trace(out))
     assert env["flipped"]["values"] == [[1160, "…", 1199], "…", [0, "…", 39]] and env["flipped"]["truncated"]
+
+
+# -- lecture text never runs as script (issue 19) --------------------------------------------------
+OWN_SCRIPTS = (".min.js", "lectrace/viewer.js", "lectrace/ranks.js", "data.js")
+
+
+def page_findings(site: Path) -> dict[str, list[str]]:
+    """Live content (handlers, script URLs, injected scripts) in every page and step-data fragment."""
+    from xss_attacks import live_content
+
+    found: dict[str, list[str]] = {}
+    for page in site.rglob("*.html"):
+        if hits := live_content(page.read_text(encoding="utf-8"), OWN_SCRIPTS):
+            found[str(page.relative_to(site))] = hits
+    for data in site.rglob("data.js"):
+        text = data.read_text(encoding="utf-8")
+        payload = json.loads(text[text.index("{"):text.rindex("}") + 1])
+        strings: list[str] = []
+
+        def walk(node) -> None:
+            if isinstance(node, str):
+                strings.append(node)
+            elif isinstance(node, dict):
+                for v in node.values():
+                    walk(v)
+            elif isinstance(node, list):
+                for v in node:
+                    walk(v)
+
+        walk(payload)
+        hits = [hit for fragment in strings if "<" in fragment for hit in live_content(fragment)]
+        if hits:
+            found[str(data.relative_to(site))] = hits
+    return found
+
+
+def test_hostile_prose_links_and_notes_never_become_live_markup(hostile_site):
+    assert page_findings(hostile_site) == {}
+    page = (hostile_site / "lectures" / "xss_text" / "index.html").read_text(encoding="utf-8")
+    assert page.count('<meta http-equiv="Content-Security-Policy"') == 1
+    assert "<math" in page and "<strong>bold</strong>" in page and 'href="https://example.org"' in page
+    assert ">a link() to script</" in page and "&lt;b&gt;bold&lt;/b&gt; title" in page  # link titles are text
+
+
+@settings(max_examples=3, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(attack(), min_size=12, max_size=12))
+def test_generated_attacks_through_text_never_reach_the_built_page(tmp_path_factory, attacks):
+    """text() -> trace -> the real MkDocs build: no handler attribute, script or script URL in any page."""
+    from conftest import build_site
+
+    work = tmp_path_factory.mktemp("attack")
+    body = "".join(f"    text({a!r})\n    note({a!r})\n" for a in attacks)
+    lecture = work / "attacked.py"
+    lecture.write_text(f"from tracer import note, text\n\n\ndef main():\n{body}", encoding="utf-8")
+    assert run_lecture(lecture, output=work / "attacked.json").status == "ok"
+    site = build_site(work / "site", [work / "attacked.json"])
+    assert page_findings(site) == {}
+
+
+def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, browser):
+    """Read mode and step mode (at every step) of the xss_text page: every link clicked, no dialog."""
+    from conftest import serve
+    from playwright.sync_api import Error as PlaywrightError
+
+    lecture_url = "lectures/xss_text/"
+    # every link but the code's line numbers and the theme's navigation (links the page makes itself)
+    LINKS = "a:not(.lt-ln):not(.md-header a):not(.md-nav a):not(.md-footer a):not(.md-source-file a)"
+    with serve(hostile_site) as base:
+        page = browser.new_page()
+        dialogs: list[str] = []
+        refused: list[str] = []  # the page's own scripts must all run under its policy
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+        page.on("pageerror", lambda exc: refused.append(str(exc)))
+        page.route("**/*", lambda route: route.abort() if route.request.url.startswith("http") and not route.request.url.startswith(base) else route.continue_())
+        page.goto(base + lecture_url + "#step=2")
+        page.wait_for_timeout(300)
+        # step mode runs under the policy: the viewer is up and a key steps
+        assert page.evaluate("document.querySelector('.lt-v-code') !== null && window.LECTRACE_READY !== undefined")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(100)
+        assert page.evaluate("location.hash") == "#step=3"
+        count = page.evaluate("window.LECTRACE_DATA.count")
+        clicked = 0
+        for fragment in ["", *(f"#step={n}" for n in range(count))]:
+            page.goto(base + lecture_url + fragment)
+            page.wait_for_timeout(50)
+            for k in range(page.evaluate(f"document.querySelectorAll('{LINKS}').length")):
+                for _attempt in range(3):
+                    try:
+                        if page.url.split("#")[0] != base + lecture_url:
+                            page.goto(base + lecture_url + fragment)  # the last click left the page
+                        page.evaluate(f"k => {{ const a = document.querySelectorAll('{LINKS}')[k]; if (a) a.click(); }}", k)
+                        page.wait_for_load_state()
+                        page.wait_for_timeout(40)  # a javascript: URL runs as a queued task, after the click
+                        break
+                    except PlaywrightError:  # the click navigated while the evaluation was in flight
+                        page.wait_for_load_state()
+                clicked += 1
+        page.wait_for_timeout(200)
+        page.close()
+    assert count > 5 and clicked > 50
+    assert dialogs == [] and refused == []
+
+
+# -- sources read as Python reads them (issue 19) --------------------------------------------------
+@pytest.mark.parametrize("lecture,word,prose,first_line", [
+    ("latin1_source.py", "café", "déjà vu", "# -*- coding: latin-1 -*-"),
+    ("bom_source.py", "naïve", "BOM first", '"""A UTF-8 source that starts with a BOM (as Windows editors write them)."""'),
+])
+def test_a_coding_line_or_a_bom_is_read_as_python_reads_it(tmp_path, capsys, lecture, word, prose, first_line):
+    from tracer.trace_format import sha256_file
+
+    out = tmp_path / "t.json"
+    got, err = run(capsys, lecture, out)
+    assert got == 0, err
+    trace = load_trace(out)
+    assert steps_env(trace)["word"]["value"] == word
+    assert [r["data"] for s in trace["steps"] for r in s["renderings"]] == [prose]
+    path = trace["lecture"]["path"]
+    assert trace["files"][path].splitlines()[0] == first_line  # the page shows the text, not the BOM
+    assert trace["sources"][path] == sha256_file(HOSTILE / lecture)  # freshness hashes the bytes
+
+
+def test_an_unknown_coding_line_is_bad_input_naming_the_file(tmp_path, capsys):
+    lecture = tmp_path / "odd_coding.py"
+    lecture.write_bytes(b"# -*- coding: no-such-codec -*-\ndef main():\n    pass\n")
+    code = cli.main(["run", str(lecture), "-o", str(tmp_path / "t.json"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and "odd_coding.py: cannot read lecture:" in err and "no-such-codec" in err, err
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_an_image_outside_the_project_fails_the_run_as_bad_input_naming_the_line(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    assert run(capsys, "plain.py", out)[0] == 0
+    before = out.read_bytes()
+    got, err = run(capsys, "image_outside.py", out)
+    assert got == 2
+    assert "tests/lectures/hostile/image_outside.py:13: image " in err and "is outside the project" in err, err
+    assert out.read_bytes() == before  # nothing written: the previous trace is kept
+
+
+def test_meta_sparse_nested_quantized_and_subclassed_tensors_are_cards_not_placeholders(tmp_path, capsys, hostile_site):
+    got, err = run(capsys, "tensor_kinds.py", tmp_path / "t.json")
+    assert got == 0 and "warning" not in err, err
+    env = steps_env(load_trace(tmp_path / "t.json"))
+    assert {name: v["type"] for name, v in env.items()} == {
+        "weight": "meta_tensor", "sparse": "sparse_tensor", "csr": "sparse_tensor", "nested": "nested_tensor",
+        "quantized": "tensor", "tagged": "tensor"}
+    html = (hostile_site / "lectures" / "tensor_kinds" / "index.html").read_text(encoding="utf-8")
+    import html as html_lib
+    text = html_lib.unescape(html)
+    for shown in ("no data (meta)", "<dt>bytes</dt><dd>86.0 MiB (if allocated)</dd>", "<dt>nnz</dt><dd>3</dd>",
+                  "crow_indices", "<li><code>(4, 3)</code></li>", "<dt>scale</dt><dd>0.1</dd>",
+                  "<dt>zero point</dt><dd>10</dd>", "tensor_kinds.Tagged (tensor subclass)"):
+        assert shown in text, shown
+    assert "unrepresentable" not in html and "not shown:" not in html
+
+
+# -- steps are never lost without a word (issue 19) --------------------------------------------------
+def lines_with_steps(trace: dict) -> list[int]:
+    return [step["stack"][-1]["line"] for step in trace["steps"]]
+
+
+def test_a_lecture_switching_the_tracer_off_keeps_its_steps_and_is_told(tmp_path, capsys):
+    got, err = run(capsys, "tracer_switched_off.py", tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    message = ("tests/lectures/hostile/tracer_switched_off.py:8: the lecture switched the tracer off here "
+               "(sys.settrace(None)); lectrace kept tracing, so no steps are missing")
+    assert got == 0 and message in err and trace["warnings"] == [message]
+    assert lines_with_steps(trace) == [7, 8, 9, 10] and steps_env(trace)["after"]["value"] == 2
+    assert sys.settrace.__module__ == "sys" and threading.settrace.__module__ == "threading"  # put back
+
+
+def test_another_tracer_taking_over_is_named_and_tracing_resumes_when_it_leaves(tmp_path, capsys):
+    got, err = run(capsys, "tracer_replaced.py", tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    where = "tests/lectures/hostile/tracer_replaced.py"
+    assert trace["warnings"] == [
+        f"{where}:12: the tracer was switched off here; steps after it are missing (replaced by other_tool)",
+        f"{where}:14: the other tracer was removed here; lectrace traces again from here"]
+    assert got == 0 and all(w in err for w in trace["warnings"])
+    assert lines_with_steps(trace)[-1] == 15 and steps_env(trace)["after"]["value"] == 3
+
+
+def test_a_tracer_removed_from_c_is_found_when_recording_stops(tmp_path, capsys):
+    got, err = run(capsys, "tracer_cleared_in_c.py", tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    assert trace["warnings"] == ["tests/lectures/hostile/tracer_cleared_in_c.py:7: the tracer was switched off here; "
+                                 "steps after it are missing (replaced after this line by code lectrace could not see)"]
+    assert got == 0 and trace["warnings"][0] in err
+
+
+def test_lines_run_in_a_thread_the_lecture_starts_are_noted_once(tmp_path, capsys):
+    got, err = run(capsys, "thread_lines.py", tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    note = ("tests/lectures/hostile/thread_lines.py:6: work() runs in thread 'worker-1', which lectrace does not "
+            "trace: its lines are not in the trace")
+    assert trace["warnings"] == [note] and err.count(note) == 1
+    assert 7 not in lines_with_steps(trace) and steps_env(trace)["result"]["value"] == 45

@@ -6,6 +6,8 @@ import ast
 import inspect
 from pathlib import Path
 
+import pytest
+
 from tracer import source_map as sm
 from tracer.capture import api
 
@@ -92,3 +94,17 @@ def test_every_directive_is_parsed_handled_and_documented():
         assert parsed.warnings == [], name
         assert parsed.by_line[2] != Directives() or parsed.hidden_lines, name
         assert f"@{name}" in readme, f"README does not document @{name}"
+
+
+def test_read_source_decodes_as_python_does(tmp_path):
+    from tracer.source_map import read_source
+
+    (tmp_path / "latin.py").write_bytes(b"# coding: latin-1\nx = '\xe9'\r\n")
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbfx = '\xc3\xa9'\n")
+    (tmp_path / "plain.py").write_bytes(b"x = '\xc3\xa9'\n")
+    assert read_source(tmp_path / "latin.py") == "# coding: latin-1\nx = 'é'\n"  # newlines translated, as read_text did
+    assert read_source(tmp_path / "bom.py") == "x = 'é'\n"
+    assert read_source(tmp_path / "plain.py") == "x = 'é'\n"
+    (tmp_path / "bad.py").write_bytes(b"x = '\xe9'\n")
+    with pytest.raises(SyntaxError):  # not UTF-8 and no coding line: as Python refuses it
+        read_source(tmp_path / "bad.py")

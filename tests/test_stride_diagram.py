@@ -108,3 +108,16 @@ def test_labels_are_one_text_run_per_row_centred_on_their_cells():
     assert xs[:3] == [17, 51, 85]  # one-character labels sit on the cell centres (34 px cells)
     assert xs[-4:] == [354, 360, 388, 394]  # "10" and "11": two characters either side of 357 and 391
     assert rows[0]["label_y"] == 17 and rows[0]["index_y"] == 38
+
+
+def test_first_indices_follow_row_major_order_and_stop_at_the_limit():
+    import itertools
+
+    from tracer.site.stride_diagram import first_indices
+
+    for shape in ([3], [2, 3], [2, 1, 3], [0, 2], [], [4, 0], [2, 2, 2, 2]):
+        for limit in (0, 1, 5, 100):
+            expected = list(itertools.islice(itertools.product(*[range(n) for n in shape]), limit))
+            assert list(first_indices(shape, limit)) == expected, (shape, limit)
+    # a dimension of 10^12 is never enumerated, only its first indices
+    assert list(first_indices([10 ** 12, 2], 3)) == [(0, 0), (0, 1), (1, 0)]

@@ -408,3 +408,44 @@ def test_lookup_locals_globals_builtins_and_attributes():
         lookup("nowhere", {}, {})
     with pytest.raises(AttributeError):
         lookup("layer.nothing", {"layer": layer}, {})
+
+
+# -- tensor kinds that teach resource accounting (issue 19) ---------------------------------------
+def test_a_meta_tensor_is_what_it_would_hold_and_take_with_no_data():
+    import torch
+
+    encoder = ValueEncoder()
+    record = encoder.encode(torch.empty(4096, 11008, dtype=torch.bfloat16, device="meta"))
+    assert record == {"type": "meta_tensor", "dtype": "bfloat16", "shape": [4096, 11008], "stride": [11008, 1],
+                      "element_size": 2, "numel": 45_088_768, "nbytes": 90_177_536, "requires_grad": False}
+    assert encoder.registry.live_nbytes() == 0  # nothing allocated, nothing counted
+
+
+def test_sparse_tensors_keep_layout_nnz_and_a_preview_of_their_arrays():
+    import torch
+
+    coo = ValueEncoder().encode(torch.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.0]]).to_sparse())
+    assert (coo["type"], coo["layout"], coo["nnz"], coo["shape"]) == ("sparse_tensor", "sparse_coo", 3, [2, 3])
+    assert [(c["name"], c["values"]) for c in coo["components"]] == [("indices", [[0, 1, 1], [1, 0, 2]]),
+                                                                    ("values", [2.0, 3.0, 4.0])]
+    csr = ValueEncoder().encode(torch.tensor([[0.0, 2.0], [5.0, 0.0]]).to_sparse_csr())
+    assert [c["name"] for c in csr["components"]] == ["crow_indices", "col_indices", "values"]
+    big = ValueEncoder().encode(torch.eye(5000).to_sparse())
+    assert big["nnz"] == 5000 and big["components"][1]["truncated"]  # previews are bounded like a tensor's
+
+
+def test_nested_quantized_and_subclassed_tensors():
+    import torch
+
+    nested = ValueEncoder().encode(torch.nested.nested_tensor([torch.ones(2, 3), torch.ones(4, 3)]))
+    assert (nested["type"], nested["length"], nested["shapes"]) == ("nested_tensor", 2, [[2, 3], [4, 3]])
+    q = ValueEncoder().encode(torch.quantize_per_tensor(torch.tensor([0.5, 1.0, -1.0]), 0.1, 10, torch.quint8))
+    assert (q["type"], q["dtype"], q["values"]) == ("tensor", "quint8", [15, 20, 0])
+    assert q["quantized"] == {"qscheme": "per_tensor_affine", "scale": 0.1, "zero_point": 10}
+
+    class Tagged(torch.Tensor):
+        pass
+
+    tagged = ValueEncoder().encode(torch.arange(3.0).as_subclass(Tagged))
+    assert tagged["type"] == "tensor" and tagged["subclass"].endswith("Tagged") and tagged["values"] == [0.0, 1.0, 2.0]
+    assert "subclass" not in ValueEncoder().encode(torch.nn.Parameter(torch.ones(1)))

@@ -23,6 +23,8 @@ import tomllib
 from collections.abc import Collection, Iterable
 from pathlib import Path
 
+from tracer.source_map import read_source
+
 MARKER = "# lectrace: trace"
 MARKER_LINES = 10
 _MARKER_LINE = re.compile(r"^#\s*lectrace:\s*trace\s*$")
@@ -72,8 +74,8 @@ def changed_decisions(sources: Iterable[str], lecture: str, stepped: Collection[
         if relpath == lecture or not relpath.endswith(".py"):
             continue
         try:
-            source = (project_root / relpath).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            source = read_source(project_root / relpath)
+        except (OSError, UnicodeDecodeError, SyntaxError):
             continue
         now = opted_in(relpath, source, patterns)
         if now != (relpath in stepped):

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterator
 from tracer import layout
 from tracer.exit_codes import ExitCode
 from tracer.helper_files import SettingsError, changed_decisions
-from tracer.source_map import source_map
+from tracer.source_map import read_source, source_map
 from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file, write_atomic
 
 
@@ -200,8 +200,8 @@ def skip_reason(path: Path) -> str | None:
     if path.name.startswith("_"):
         return "helper module (name starts with _)"
     try:
-        facts = source_map(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, OSError):
+        facts = source_map(read_source(path))
+    except (UnicodeDecodeError, OSError, SyntaxError):
         return None  # let the run report the problem with file and line
     if facts.error is not None:
         return None

@@ -8,14 +8,17 @@ Results are cached by source text, so a site build parses each traced file once 
 cards and step tables ask. Also here: :data:`RENDERING_CALLS` and :data:`DIRECTIVE_NAMES`, the names
 of the authoring API's rendering calls and of the comment directives, which both sides must agree on,
 with the one way a directive comment splits into arguments (:func:`parse_directive_comment`) and an
-``@ask``'s arguments into questions (:func:`parse_ask`). This module must stay standard-library only and
+``@ask``'s arguments into questions (:func:`parse_ask`); and :func:`read_source`, the one way a source
+file is read as text (as Python reads it). This module must stay standard-library only and
 must not evaluate or import anything from the lecture: it reads source text.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
+import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -105,6 +108,14 @@ def parse_ask(args: list[str]) -> tuple[list[Ask], list[str]]:
             problems.append(f"@ask takes NAME.FACT ({', '.join(ASK_FACTS)}), NAME shares NAME, flops or bytes, not {args[i]!r}")
         i += 1
     return asks, problems
+
+def read_source(path: str | os.PathLike[str]) -> str:
+    """A Python source file's text, decoded as Python decodes it: a PEP 263 coding line (``# -*-
+    coding: latin-1 -*-``) or a UTF-8 byte-order mark (dropped) say the encoding, UTF-8 otherwise.
+    Raises OSError, UnicodeDecodeError, or SyntaxError for a coding line naming no known codec."""
+    with tokenize.open(path) as f:  # universal newlines, as Path.read_text and the compiler read it
+        return f.read()
+
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 

@@ -27,6 +27,15 @@ Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict w
 * ``function``/``class``: ``name``, ``path``/``line`` when defined in a lecture file.
 * ``tensor``: see ``TensorValue``. Inside ``values``, an elided run of elements is the string
   ``"…"``; non-finite floats are ``"nan"``/``"inf"``/``"-inf"``; complex numbers are ``[re, im]``.
+  A quantized tensor also has ``quantized`` (``qscheme``, ``scale``/``zero_point`` or per-channel
+  ``axis``/``scales``/``zero_points``) and its ``values`` are the stored integers; a tensor subclass
+  has ``subclass`` (its class) and the card of the plain tensor it holds.
+* ``meta_tensor``: a tensor with no data (device "meta"): ``dtype``, ``shape``, ``stride``,
+  ``element_size``, ``numel``, ``nbytes`` (what it would take), ``requires_grad``.
+* ``sparse_tensor``: ``layout`` (``sparse_coo``, ``sparse_csr``, ...), ``dtype``, ``shape``, ``device``,
+  ``nnz``, ``nbytes`` (of the arrays it stores), ``components`` ([{name, shape, dtype, values, truncated}]:
+  its index and value arrays, previewed like a tensor's values).
+* ``nested_tensor``: ``dtype``, ``device``, ``length``, ``shapes`` (each component's), ``truncated``.
 * ``object``: ``class`` and ``repr`` (``repr`` is null and ``repr_error`` set when ``__repr__`` fails).
 * ``missing``: a name an ``@inspect`` asked for that did not exist; ``message`` says why.
 * ``unrepresentable``: a value that cannot be shown as itself (an int of thousands of digits, an
@@ -123,6 +132,8 @@ class TensorValue(TypedDict):
     values: Any  # nested lists (bounded preview)
     truncated: bool
     stats: dict[str, Any] | None  # floating tensors: min, max, mean, std, nan_count, inf_count
+    quantized: NotRequired[dict[str, Any]]  # quantized tensors: qscheme, scale(s), zero point(s)
+    subclass: NotRequired[str]  # a tensor subclass: its class ("module.Name")
 
 
 Value = dict[str, Any]
@@ -131,7 +142,7 @@ Value = dict[str, Any]
 VALUE_TYPES: tuple[str, ...] = (
     "int", "bool", "str", "none", "float", "complex", "list", "tuple", "set", "frozenset", "dict", "dataclass",
     "cycle", "ndarray", "numpy_scalar", "sympy", "finfo", "iinfo", "dtype", "device", "size", "module", "function",
-    "class", "tensor", "object", "missing", "unrepresentable",
+    "class", "tensor", "object", "missing", "unrepresentable", "meta_tensor", "sparse_tensor", "nested_tensor",
 )
 
 

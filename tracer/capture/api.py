@@ -25,7 +25,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Iterator, Protocol
 
-from tracer.source_map import source_map
+from tracer.source_map import read_source, source_map
 
 
 class RenderingSink(Protocol):
@@ -119,6 +119,10 @@ _ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 SYSTEM_TEXT_TIMEOUT_S = 60.0
 
 
+class ImageOutsideProject(ValueError):
+    """``image()`` of a local file outside the project: the run fails as bad input (exit 2)."""
+
+
 class SystemTextError(RuntimeError):
     """A ``system_text`` command that is missing, failed or ran too long; str() is one line."""
 
@@ -191,6 +195,10 @@ def image(path_or_url: str | os.PathLike[str], width: float | str | None = None,
     if found is None:
         raise FileNotFoundError(f"image not found: {target}")
     relative = _sink.relpath(found) if _sink is not None else None
+    if _sink is not None and relative is None:
+        # The site publishes images from the project only; say so now, not at build time.
+        raise ImageOutsideProject(f"image {target}: the file is outside the project ({found.resolve()}); "
+                                  "copy it under the project and show it from there")
     rendering.update(data=relative if relative is not None else target, external=False)
     _emit(rendering)
 
@@ -230,7 +238,7 @@ def _record_attrs(record: Any) -> dict[str, Any]:
 @functools.lru_cache(maxsize=64)
 def _class_lines(filename: str, _mtime_ns: int) -> dict[str, int]:
     """Qualified class name -> line of its ``class`` statement, parsed once per file."""
-    return source_map(Path(filename).read_text(encoding="utf-8")).class_lines
+    return source_map(read_source(filename)).class_lines
 
 
 def _definition(obj: Any) -> tuple[str | None, int]:

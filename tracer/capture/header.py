@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import platform
 import sys
-from pathlib import Path
 from typing import Any, Iterable, Literal
 
 from tracer.capture.directives import parse_source
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
 from tracer.capture.session import Session
 from tracer.helper_files import opted_in
+from tracer.source_map import read_source
 from tracer.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Trace, sha256_file
 
 Status = Literal["ok", "error", "exited", "interrupted"]
@@ -60,7 +60,7 @@ def loaded_files(session: Session, module_files: Iterable[str]) -> list[LectureF
         if module_file and module_file not in recorder.files and module_file.endswith(".py"):
             rel = recorder.relpath(module_file)
             if rel is not None:
-                source = Path(module_file).read_text(encoding="utf-8")
+                source = read_source(module_file)
                 files.append(LectureFile(rel, source, parse_source(source)))
     return sorted(files, key=lambda f: f.path)
 

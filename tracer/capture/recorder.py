@@ -33,8 +33,10 @@ from typing import Any, Callable, Final, Mapping, NamedTuple, cast
 from tracer import layout
 from tracer.capture.directives import Directives, FileDirectives, parse_source
 from tracer.helper_files import opted_in
+from tracer.source_map import read_source
 from tracer.capture.memory import Probe
 from tracer.capture.output_budget import OutputBudget
+from tracer.capture.trace_guard import TraceGuard
 from tracer.capture.values import ValueEncoder, lookup
 
 # Code objects that never become steps: their lines belong to the enclosing statement.
@@ -163,13 +165,20 @@ class Recorder:
         gc.freeze()
         self._resume = resume
         self._active = True
+        # The guard stands in for sys.settrace while recording: a tracer switched off or replaced,
+        # and threads the lecture starts, are reported (tracer.capture.trace_guard).
         global_trace, self._local_trace = self._make_tracers()
-        sys.settrace(global_trace)
+        self._guard = TraceGuard(self, global_trace, self._local_trace)
+        self._guard.install()
 
     def stop(self) -> None:
-        sys.settrace(self._resume)
+        self._guard.uninstall(resume=self._resume)
         self._active = False
         gc.unfreeze()
+
+    def _lecture_path(self) -> str:
+        """The lecture's project-relative path (for messages that have no line to name)."""
+        return (self.relpath(self._lecture) or self._lecture) if self._lecture else "lecture"
 
     # -- inputs from the authoring API and the stdout capture --------------------------------------
     def add_rendering(self, rendering: dict[str, Any]) -> None:
@@ -255,7 +264,7 @@ class Recorder:
         path = self.relpath(filename)
         if path is None:
             return None
-        source = Path(filename).read_text(encoding="utf-8")
+        source = read_source(filename)
         if helper and not opted_in(path, source, self.trace_helpers):
             return None
         parsed = parse_source(source)

@@ -26,7 +26,7 @@ from types import ModuleType, TracebackType
 from typing import Any, Callable, Final, Iterable, Iterator
 
 from tracer import layout
-from tracer.capture import ranks
+from tracer.capture import api, ranks
 from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
 from tracer.capture.session import LectureExited, Outcome, Session, SessionOptions, lecture_modules, seed_generators
@@ -34,7 +34,7 @@ from tracer.capture.trace_writer import trace_json
 from tracer.capture.values import replace_surrogates
 from tracer.helper_files import SettingsError, trace_patterns
 from tracer.layout import find_project_root
-from tracer.source_map import source_map
+from tracer.source_map import read_source, source_map
 from tracer.trace_format import Trace, write_atomic
 
 __all__ = ["LectureError", "LectureExited", "RunResult", "SessionOptions", "check_output", "find_project_root",
@@ -65,10 +65,10 @@ class RunResult:
 
 def _check_source(path: Path, shown: str) -> str:
     try:
-        source = path.read_text(encoding="utf-8")
+        source = read_source(path)
     except FileNotFoundError:
         raise LectureError(f"{shown}: no such lecture file") from None
-    except (IsADirectoryError, UnicodeDecodeError, PermissionError) as exc:
+    except (IsADirectoryError, UnicodeDecodeError, PermissionError, SyntaxError) as exc:
         raise LectureError(f"{shown}: cannot read lecture: {exc}") from None
     try:
         compile(source, str(path), "exec")
@@ -103,8 +103,8 @@ def check_output(out_path: Path, lecture: Path, shown: str, out_shown: str | Non
 def _main_line(path: Path) -> int:
     """The line where ``main`` is bound at module level (for messages), else 1."""
     try:
-        facts = source_map(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError):
+        facts = source_map(read_source(path))
+    except (OSError, UnicodeDecodeError, SyntaxError):
         return 1
     if facts.error is not None:
         return 1
@@ -266,6 +266,8 @@ def _lecture_trace(session: Session, outcome: Outcome, doc: str | None,
         frames = error["traceback"]
         where = f"{frames[-1]['path']}:{frames[-1]['line']}" if frames else f"{shown}:1"
         error_line = f"{where}: {error['type']}: {error['message']}".splitlines()[0]
+        if isinstance(escaped, api.ImageOutsideProject):  # bad input: no trace, the previous one kept
+            raise LectureError(f"{where}: {error['message']}")
         mark_error(steps, escaped, error)
     files = loaded_files(session, [getattr(module, "__file__", None) or "" for module in modules])
     trace = trace_header(session, steps, status=_status(escaped), files=files,

@@ -113,6 +113,8 @@ class ValueEncoder:
             encoded = self._torch(value)
             if encoded is not None:
                 return encoded
+        elif (torch := sys.modules.get("torch")) is not None and isinstance(value, torch.Tensor):
+            return self.tensor(value)  # a tensor subclass defined outside torch (the lecture's own)
         if module.startswith("numpy"):
             encoded = self._numpy(value)
             if encoded is not None:
@@ -233,12 +235,22 @@ class ValueEncoder:
     def tensor(self, t: Any) -> dict[str, Any]:
         import torch
 
-        if t.is_sparse or t.layout != torch.strided:
-            return self._object(t)
+        if type(t) is not torch.Tensor and not isinstance(t, torch.nn.Parameter):
+            # a subclass: its class name, and the card of the plain tensor it holds
+            subclass = _class_name(t)
+            record = self.tensor(t.as_subclass(torch.Tensor))
+            return {**record, "subclass": subclass} if record.get("type") == "tensor" else record
+        if t.is_meta:
+            return self._meta_tensor(t)
+        if t.is_nested:
+            return self._nested_tensor(t)
+        if t.layout != torch.strided:
+            return self._sparse_tensor(t)
         storage_id, storage_nbytes = self.registry.storage_id(t)
         numel = t.numel()
-        preview, truncated = self._preview(t)
-        return {
+        quantized = _quantization(t) if t.is_quantized else None
+        preview, truncated = self._preview(t.int_repr() if t.is_quantized else t)
+        record = {
             "type": "tensor",
             "dtype": dtype_name(t.dtype),
             "shape": [int(d) for d in t.shape],
@@ -257,6 +269,46 @@ class ValueEncoder:
             "truncated": truncated,
             "stats": self._stats(t) if (t.is_floating_point() and numel > 0) else None,
         }
+        if quantized is not None:
+            record["quantized"] = quantized  # "values" are the stored integers
+        return record
+
+    def _meta_tensor(self, t: Any) -> dict[str, Any]:
+        """A tensor with no data (device "meta"): what it would hold and take, never a value."""
+        numel = t.numel()
+        return {"type": "meta_tensor", "dtype": dtype_name(t.dtype), "shape": [int(d) for d in t.shape],
+                "stride": [int(s) for s in t.stride()], "element_size": int(t.element_size()), "numel": int(numel),
+                "nbytes": int(numel * t.element_size()), "requires_grad": bool(t.requires_grad)}
+
+    def _nested_tensor(self, t: Any) -> dict[str, Any]:
+        """A nested tensor: the shape of each component (the first ``container_items``)."""
+        components = t.unbind()
+        cap = self.limits.container_items
+        return {"type": "nested_tensor", "dtype": dtype_name(t.dtype), "device": str(t.device),
+                "length": len(components), "shapes": [[int(d) for d in c.shape] for c in components[:cap]],
+                "truncated": len(components) > cap, "requires_grad": bool(t.requires_grad)}
+
+    def _sparse_tensor(self, t: Any) -> dict[str, Any]:
+        """A sparse tensor (COO, CSR, CSC, BSR, BSC): layout, nnz, and a preview of each index and
+        value array it stores."""
+        layout = str(t.layout).removeprefix("torch.")
+        if layout == "sparse_coo":
+            t = t.coalesce()
+            parts = [("indices", t.indices()), ("values", t.values())]
+        elif layout in ("sparse_csr", "sparse_bsr"):
+            parts = [("crow_indices", t.crow_indices()), ("col_indices", t.col_indices()), ("values", t.values())]
+        else:
+            parts = [("ccol_indices", t.ccol_indices()), ("row_indices", t.row_indices()), ("values", t.values())]
+        components = []
+        for name, part in parts:
+            part = part.int_repr() if part.is_quantized else part
+            preview, truncated = self._preview(part)
+            components.append({"name": name, "shape": [int(d) for d in part.shape], "dtype": dtype_name(part.dtype),
+                               "values": preview, "truncated": truncated})
+        nbytes = sum(int(part.numel() * part.element_size()) for _name, part in parts)
+        return {"type": "sparse_tensor", "layout": layout, "dtype": dtype_name(t.dtype),
+                "shape": [int(d) for d in t.shape], "device": str(t.device), "nnz": int(t._nnz()),
+                "nbytes": nbytes, "components": components}
 
     def _preview(self, t: Any) -> tuple[Any, bool]:
         """Nested lists of the leading and trailing entries of each dimension, "…" where cut."""
@@ -400,6 +452,18 @@ class ValueEncoder:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+def _quantization(t: Any) -> dict[str, Any]:
+    """How a quantized tensor maps its stored integers to numbers: scheme, scale(s), zero point(s)."""
+    import torch
+
+    scheme = str(t.qscheme()).removeprefix("torch.")
+    if t.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
+        return {"qscheme": scheme, "scale": json_float(float(t.q_scale())), "zero_point": int(t.q_zero_point())}
+    scales = t.q_per_channel_scales()[:16].tolist()
+    return {"qscheme": scheme, "axis": int(t.q_per_channel_axis()), "scales": [json_float(s) for s in scales],
+            "zero_points": [int(z) for z in t.q_per_channel_zero_points()[:16].tolist()]}
+
+
 def json_float(x: float) -> float | str:
     if math.isfinite(x):
         return x

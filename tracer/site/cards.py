@@ -35,6 +35,7 @@ from tracer.site.heatmap import heatmap
 from tracer.site.jaxtyping_dims import annotation_dims, name_dims
 from tracer.site.mathml import latex_to_mathml, render_markdown
 from tracer.site.page_model import paragraph_groups
+from tracer.site.sanitize import clean_html, safe_url
 from tracer.site.stride_diagram import stride_diagram
 from tracer.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
 from tracer.site.vega_plot import MAX_PLOT_POINTS, draw
@@ -207,7 +208,47 @@ def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = N
         "diagram": diagram,
         "diagram_ref": None,  # id of a page-level drawing to <use> instead of drawing it here
         "index_grid": grid_view(diagram["grid"]) if diagram and diagram["grid"] else None,
+        "subclass": value.get("subclass"),
+        "quantized": _quantized_rows(value.get("quantized")),
     }
+
+
+def _shape_text(shape: list[int]) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + ")"
+
+
+def _quantized_rows(quantized: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """A quantized tensor's mapping from stored integers to numbers, as anatomy rows."""
+    if not quantized:
+        return []
+    rows = [("qscheme", str(quantized.get("qscheme")))]
+    if "scale" in quantized:
+        rows += [("scale", format_number(quantized["scale"])), ("zero point", str(quantized.get("zero_point")))]
+    else:
+        rows += [("axis", str(quantized.get("axis"))),
+                 ("scales", ", ".join(format_number(s) for s in quantized.get("scales", []))),
+                 ("zero points", ", ".join(str(z) for z in quantized.get("zero_points", [])))]
+    return rows
+
+
+def other_tensor_view(value: dict[str, Any]) -> dict[str, Any]:
+    """Plain data for the tensor kinds that have no strided storage of their own: meta (no data),
+    sparse (its index and value arrays) and nested (a shape per component)."""
+    kind = value["type"]
+    view: dict[str, Any] = {"kind": kind, "dtype": value.get("dtype"), "device": value.get("device", "meta")}
+    if kind == "meta_tensor":
+        view.update(shape=_shape_text(value["shape"]), stride=_shape_text(value["stride"]),
+                    numel=human_count(value["numel"]), nbytes=human_bytes(value["nbytes"]))
+    elif kind == "sparse_tensor":
+        view.update(shape=_shape_text(value["shape"]), layout=value.get("layout"), nnz=human_count(value["nnz"]),
+                    nbytes=human_bytes(value.get("nbytes", 0)),
+                    components=[{"name": c.get("name"), "shape": _shape_text(c.get("shape", [])), "dtype": c.get("dtype"),
+                                 "tables": _with_grids(values_tables(c.get("values"), c.get("shape", []))),
+                                 "truncated": c.get("truncated", False)} for c in value.get("components", [])])
+    else:
+        view.update(shape=None, length=value.get("length", 0), shapes=[_shape_text(s) for s in value.get("shapes", [])],
+                    truncated=value.get("truncated", False))
+    return view
 
 
 def diagram_key(value: Value) -> tuple[Any, ...] | None:
@@ -234,7 +275,7 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     if kind in SCALAR_TYPES:
         return {"kind": "scalar", "type": kind, "text": _scalar_text(value), "exact": None}
     if kind == "sympy":
-        mathml = Markup(latex_to_mathml(value["latex"], display=False)) if value.get("latex") else None
+        mathml = Markup(clean_html(latex_to_mathml(value["latex"], display=False))) if value.get("latex") else None
         return {"kind": "sympy", "text": value.get("repr", ""), "mathml": mathml}
     if kind in ("list", "tuple", "set", "frozenset"):
         items = [value_view(v, depth + 1) for v in value.get("items", [])]
@@ -246,6 +287,12 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     if kind == "dataclass":
         fields = [(name, value_view(v, depth + 1)) for name, v in value.get("fields", {}).items()]
         return {"kind": "dataclass", "class": value.get("class", "?"), "fields": fields}
+    if kind in ("meta_tensor", "sparse_tensor", "nested_tensor"):
+        if depth > 0:
+            shape = _shape_text(value["shape"]) if "shape" in value else f"{value.get('length', 0)} components"
+            return {"kind": "scalar", "type": kind, "exact": None,
+                    "text": f"{kind.replace('_', ' ')}({value.get('dtype')}, {shape})"}
+        return other_tensor_view(value)
     if kind == "tensor":
         if depth > 0:
             return {"kind": "scalar", "type": "tensor", "exact": None,
@@ -499,7 +546,7 @@ class HtmlRenderer:
 
     def image_view(self, rendering: Rendering) -> dict[str, Any]:
         data = rendering["data"]
-        src = data if rendering.get("external") else ROOT + "assets/" + data
+        src = safe_url(data) if rendering.get("external") else ROOT + "assets/" + data
         width = rendering.get("width")
         if isinstance(width, (int, float)):
             width = f"{width}px" if width > 1 else f"{width * 100:g}%"
@@ -512,7 +559,7 @@ class HtmlRenderer:
         if internal:
             href = "#" + line_anchor(internal["path"], internal["line"], self.main_path)
         else:
-            href = safe_href(rendering.get("url") or "")
+            href = safe_url(rendering.get("url") or "")
         attrs = dict(rendering.get("attrs") or {})
         for key in ("authors", "date", "notes"):  # also accepted at the top level of the record
             if (value := rendering.get(key)) not in (None, "", []):
@@ -521,16 +568,6 @@ class HtmlRenderer:
         return {"href": href or None, "title": title, "internal": bool(internal),
                 "path": internal["path"] if internal else None, "line": internal["line"] if internal else None,
                 "label": citation_label(attrs), "details": details(attrs), "style": css_style(rendering.get("style"))}
-
-
-_SAFE_SCHEMES = ("http", "https", "mailto", "ftp")
-
-
-def safe_href(url: str) -> str:
-    """``url`` if a click on it only navigates, else "" (a ``javascript:`` or ``data:`` link from a
-    lecture would run in the reader's page): web and mail schemes, and scheme-less paths/anchors."""
-    scheme = re.match(r"^\s*([A-Za-z][A-Za-z0-9+.-]*):", url)
-    return url if scheme is None or scheme.group(1).lower() in _SAFE_SCHEMES else ""
 
 
 _CSS_KEY = re.compile(r"^[a-z-]+$")

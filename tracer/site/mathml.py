@@ -66,9 +66,9 @@ MARKDOWN_EXTENSIONS = ["tables", "fenced_code", "admonition", "attr_list", "md_i
 
 
 def render_markdown(text: str) -> str:
-    """Markdown (with math) to HTML, for fragments rendered outside MkDocs (the step viewer)."""
-    from tracer.site.inert_html import InertHtmlExtension
+    """Markdown (with math) to sanitized HTML (``tracer.site.sanitize``), for fragments rendered outside MkDocs."""
+    from tracer.site.sanitize import SanitizeExtension
 
-    md = markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, MathMLExtension(), InertHtmlExtension()])
+    md = markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, MathMLExtension(), SanitizeExtension()])
     return md.convert(text)
 

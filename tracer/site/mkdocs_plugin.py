@@ -38,6 +38,7 @@ from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
 from tracer.site.memory_chart import memory_chart
 from tracer.site.page_model import section_headings
 from tracer.site.rank_model import steps_text
+from tracer.site.sanitize import csp_meta
 from tracer.site.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
 from tracer.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
 from tracer.site.units import human_bytes
@@ -114,9 +115,9 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             for name in names:
                 if layout.ASSETS_URL + name not in listed:
                     config[attr].append(layout.ASSETS_URL + name)
-        # Raw HTML in lecture prose stays, but never as script (tracer.site.inert_html).
-        if "tracer.site.inert_html" not in config["markdown_extensions"]:
-            config["markdown_extensions"].append("tracer.site.inert_html")
+        # Lecture prose is sanitized after Markdown, on every page (tracer.site.sanitize).
+        if "tracer.site.sanitize" not in config["markdown_extensions"]:
+            config["markdown_extensions"].append("tracer.site.sanitize")
         self.lectures: dict[str, Lecture] = {}
         for path in sorted(self.traces_dir.glob("*.json")):
             self._add_lecture(path)
@@ -295,7 +296,9 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             return output
         early = str(template_macros(self.env, "page_parts.html.j2").early_step_mode())
         # lecture pages are large: the theme's indentation alone is kilobytes (issue 10's size budget)
-        return compact_whitespace(output.replace("<head>", "<head>\n" + early, 1))
+        output = compact_whitespace(output.replace("<head>", "<head>\n" + early, 1))
+        # first in <head>, before any script it governs (tracer.site.sanitize)
+        return output.replace("<head>", "<head>\n" + csp_meta(output), 1)
 
     def on_page_context(self, context: TemplateContext, page: Any, config: Any, nav: Any) -> TemplateContext:
         lecture = self._lecture_of(page)

@@ -15,8 +15,8 @@ than a group of four elements per cell.
 
 from __future__ import annotations
 
-import itertools
 import math
+from collections.abc import Iterator
 from typing import Any
 
 INDEX_LETTERS = "ijklmnpqrs"
@@ -45,13 +45,28 @@ def index_formula(stride: list[int], storage_offset: int, dim_names: list[str] |
     return formula
 
 
+def first_indices(shape: list[int], limit: int) -> Iterator[tuple[int, ...]]:
+    """The first ``limit`` index tuples of ``shape`` in row-major order. Work and memory grow with
+    ``limit`` and the rank only (``itertools.product`` would first copy every dimension's range: a
+    100-million-element dimension is gigabytes)."""
+    if limit <= 0 or any(n <= 0 for n in shape):
+        return
+    index = [0] * len(shape)
+    for _ in range(limit):
+        yield tuple(index)
+        for d in range(len(shape) - 1, -1, -1):  # the odometer: the last dimension turns fastest
+            index[d] += 1
+            if index[d] < shape[d]:
+                break
+            index[d] = 0
+        else:
+            return  # every element given
+
+
 def element_placements(shape: list[int], stride: list[int], storage_offset: int, limit: int = MAX_ELEMENTS) -> list[tuple[int, tuple[int, ...], int]]:
     """(row-major position, index tuple, storage cell) for the first ``limit`` elements."""
-    ranges = [range(n) for n in shape]
-    placements = []
-    for position, index in enumerate(itertools.islice(itertools.product(*ranges), limit)):
-        placements.append((position, index, storage_index(index, stride, storage_offset)))
-    return placements
+    return [(position, index, storage_index(index, stride, storage_offset))
+            for position, index in enumerate(first_indices(shape, limit))]
 
 
 def _label(positions: list[int]) -> str:

@@ -1,0 +1,142 @@
+"""Steps are never lost without a word: watch who switches the tracer while a lecture is recorded.
+
+While the recorder runs, ``TraceGuard`` stands in for ``sys.settrace`` and ``threading.settrace``
+(both are looked up by name, so a debugger, a profiler or the lecture itself goes through it):
+
+* ``sys.settrace(None)`` from the recorded thread leaves nothing else tracing, so it is safe to keep
+  lectrace's tracer: the call is ignored and a warning names the line.
+* ``sys.settrace(other)`` (another tool takes over) is honoured, since that tool relies on it, and a
+  warning says ``file:line: the tracer was switched off here; steps after it are missing``. When that
+  tool removes itself again, lectrace's tracer is put back if its picture of the call stack still
+  matches the live lecture frames (else it stays off and says so).
+* A tracer replaced behind its back (C code calling ``PyEval_SetTrace``) is found when recording
+  stops and named by the last recorded line.
+* Lines run in threads the lecture starts are not traced (the recorder follows one thread): the first
+  lecture function a new thread runs is noted once, naming the thread.
+
+Nothing here runs per traced line: the per-line callback is untouched. This module must not record
+steps or encode values; it only reports through the recorder's ``warn_once``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from types import FrameType
+from typing import Any, Callable
+
+SWITCHED_OFF = "the tracer was switched off here; steps after it are missing"
+# The real functions, taken when this module is first imported (before any guard stands in for them):
+# a forked child, or a guard started inside another, still reaches them.
+_SETTRACE = sys.settrace
+_THREADING_SETTRACE = threading.settrace
+
+
+class TraceGuard:
+    def __init__(self, recorder: Any, global_trace: Callable[..., Any], local_trace: Callable[..., Any]) -> None:
+        self.recorder = recorder
+        self.global_trace = global_trace
+        self.local_trace = local_trace
+        self.thread = threading.get_ident()
+        self.pid = os.getpid()  # a forked child (a rank) inherits the guard; there it stands aside
+        self.replaced_by: Any = None  # the other tool's tracer while it holds the thread
+        self.noted_threads: set[str] = set()
+        self._real_settrace = _SETTRACE
+        self._real_threading_settrace = _THREADING_SETTRACE
+
+    # -- installing -------------------------------------------------------------------------------
+    def install(self) -> None:
+        sys.settrace = self.settrace
+        threading.settrace = self.threading_settrace  # type: ignore[assignment]
+        self._real_threading_settrace(self.thread_hook)
+        self._real_settrace(self.global_trace)
+
+    def uninstall(self, resume: Any = None) -> None:
+        """Stop tracing (``resume``: the tracer installed before recording, put back) and put the real
+        functions back; warn when the tracer had been replaced without going through
+        ``sys.settrace`` (and recording had not stopped on its own)."""
+        current = sys.gettrace()
+        self._real_settrace(resume)
+        sys.settrace = self._real_settrace
+        threading.settrace = self._real_threading_settrace
+        self._real_threading_settrace(None)
+        if (current is not self.global_trace and self.replaced_by is None and self.recorder._active
+                and not self.recorder.truncated):
+            last = self.recorder.steps[-1] if self.recorder.steps else None
+            where = f"{last[1][0]}:{last[2]}" if last is not None else self.recorder._lecture_path()
+            self.recorder.warn_once(f"{where}: {SWITCHED_OFF} (replaced after this line by code lectrace "
+                                    "could not see)")
+
+    # -- sys.settrace while recording ---------------------------------------------------------------
+    def settrace(self, function: Any) -> None:
+        if threading.get_ident() != self.thread or not self.recorder._active or os.getpid() != self.pid:
+            self._real_settrace(function)  # a thread of the lecture's, or recording has stopped
+            return
+        where = self._lecture_line(sys._getframe(1))
+        if function is None:
+            if self.replaced_by is None:  # nothing else is tracing: keep ours
+                self.recorder.warn_once(f"{where}: the lecture switched the tracer off here (sys.settrace(None)); "
+                                        "lectrace kept tracing, so no steps are missing")
+                return
+            self.replaced_by = None
+            self._real_settrace(None)
+            self._restore(sys._getframe(1), where)
+            return
+        if function is self.global_trace:
+            self._real_settrace(function)
+            return
+        self.replaced_by = function
+        name = getattr(function, "__qualname__", None) or type(function).__name__
+        self.recorder.warn_once(f"{where}: {SWITCHED_OFF} (replaced by {name})")
+        self._real_settrace(function)
+
+    def _restore(self, frame: FrameType | None, where: str) -> None:
+        """Put lectrace's tracer back, if its stack of lecture frames is still the live one."""
+        live: list[FrameType] = []
+        while frame is not None:
+            found = self.recorder._codes.get(id(frame.f_code))
+            if found is not None:
+                live.append(frame)
+            frame = frame.f_back
+        live.reverse()  # outermost first, as the recorder's stack
+        keys = [self.recorder._codes[id(f.f_code)][1] for f in live]
+        if keys != [state.key for state in self.recorder._stack]:
+            self.recorder.warn_once(f"{where}: the other tracer was removed here, but the lecture's calls moved "
+                                    "meanwhile: lectrace stays off, steps after this are missing")
+            return
+        for f in live:
+            f.f_trace = self.local_trace
+        self._real_settrace(self.global_trace)
+        self.recorder.warn_once(f"{where}: the other tracer was removed here; lectrace traces again from here")
+
+    def _lecture_line(self, frame: FrameType | None) -> str:
+        """``path:line`` of the innermost lecture frame at or outside ``frame``."""
+        while frame is not None:
+            found = self.recorder._codes.get(id(frame.f_code))
+            if found is not None:
+                return f"{found[1][0]}:{frame.f_lineno}"
+            frame = frame.f_back
+        return self.recorder._lecture_path()
+
+    # -- threads ---------------------------------------------------------------------------------
+    def threading_settrace(self, function: Any) -> None:
+        self._real_threading_settrace(function)  # the lecture's choice for its threads; ours was a note
+
+    def thread_hook(self, frame: FrameType, event: str, arg: Any) -> Any:
+        """The global trace function of each thread started while recording: notes the first lecture
+        function the thread runs, then leaves the thread alone."""
+        if os.getpid() != self.pid:
+            return None
+        found = self.recorder._codes.get(id(frame.f_code), False)
+        if found is False:
+            found = self.recorder._classify(frame.f_code)
+        if found is None:
+            return None  # library code (threading's own run()): look again at the next call
+        name = threading.current_thread().name
+        if name not in self.noted_threads:
+            self.noted_threads.add(name)
+            self.recorder.warn_once(f"{found[1][0]}:{frame.f_code.co_firstlineno}: {found[1][1]}() runs in thread "
+                                    f"{name!r}, which lectrace does not trace: its lines are not in the trace")
+        self._real_settrace(None)
+        return None

@@ -26,6 +26,33 @@ all_to_all(_single)       pairwise                     (n-1)/n of its input sent
 send / recv               point to point               S sent / S received
 barrier                   no payload                   0
 ========================  ===========================  ================================================
+
+Bandwidth, as nccl-tests defines it (its ``doc/PERFORMANCE.md``): ``algbw = S / t`` with ``S`` the
+size of the whole operation (below) and ``t`` its time, and ``busbw = algbw · factor``, the factor
+making the figure comparable with the link's peak whatever the number of ranks (what each rank's
+busiest link carries, by the algorithm above):
+
+========================================  =====================  =============
+op                                        S                      factor
+========================================  =====================  =============
+all_reduce                                the tensor (S above)   2(n-1)/n
+reduce_scatter(_tensor)                   n · one output shard   (n-1)/n
+all_gather(_into_tensor)                  n · one input          (n-1)/n
+all_to_all(_single)                       a rank's whole input   (n-1)/n
+gather / scatter                          n · one rank's part    (n-1)/n
+broadcast, reduce                         the tensor             1
+send / recv                               the tensor             1
+barrier, async calls (isend, async_op)    no figure (nothing to time: the call returns at once)
+========================================  =====================  =============
+
+``t`` is a rank's *transfer* time: its wall time in the call minus the time it waited for the last
+rank to enter (nccl-tests starts every rank together, so its ``t`` has no such wait). Entry times are
+``time.time()``: on one machine every process reads the same kernel clock (``CLOCK_REALTIME``, µs
+resolution), which the launcher and its ranks share; the launch's start ``t0`` is taken by the
+launcher and handed to its ranks. (``time.monotonic()`` is system-wide on Linux too, but not
+across the nodes of a torchrun job; there ``time.time()`` is as good as the nodes' NTP.) The wait
+and transfer split, algbw, busbw and the share of the link's peak (``link_peaks``) are added when the
+ranks' records are merged (``bandwidth``), since they need every rank's entry time.
 """
 
 from __future__ import annotations
@@ -75,6 +102,88 @@ def traffic(op: str, nbytes: int, n: int, rank: int, *, root: int | None = None,
     if op in ("recv", "irecv"):
         return 0, nbytes, "point to point"
     return 0, 0, "no payload"
+
+
+GATHER_LIKE = ("all_gather", "all_gather_into_tensor", "all_gather_single", "reduce_scatter",
+               "reduce_scatter_tensor", "reduce_scatter_single", "gather", "scatter")
+NO_BANDWIDTH = ("barrier", "isend", "irecv")
+
+
+def bus_factor(op: str, n: int) -> float | None:
+    """nccl-tests' busbw/algbw factor for ``op`` on ``n`` ranks (table in the module docstring)."""
+    if op in NO_BANDWIDTH or op not in OPS:
+        return None
+    if op == "all_reduce":
+        return 2 * (n - 1) / n
+    if op in GATHER_LIKE or op in ("all_to_all", "all_to_all_single"):
+        return (n - 1) / n
+    return 1.0  # broadcast, reduce, send, recv
+
+
+def operation_nbytes(op: str, nbytes: int, n: int) -> int:
+    """nccl-tests' ``S`` for one call, from the record's per-rank ``nbytes``."""
+    return n * nbytes if op in GATHER_LIKE else nbytes
+
+
+def bandwidth(op: str, nbytes: int, n: int, seconds: float) -> tuple[float, float] | None:
+    """``(algbw, busbw)`` in bytes/s for a call that moved its data in ``seconds``; None when there
+    is no figure (no payload, an async call, no measurable time)."""
+    factor = bus_factor(op, n)
+    if factor is None or seconds <= 0 or nbytes <= 0:
+        return None
+    algbw = operation_nbytes(op, nbytes, n) / seconds
+    return algbw, algbw * factor
+
+
+def add_bandwidth(streams: list[dict[str, Any]], peak_bytes_per_s: float | None = None) -> None:
+    """Add ``wait_seconds``, ``transfer_seconds``, ``algbw``, ``busbw`` (and, with a known link peak,
+    ``peak`` and ``peak_share``) to the collective records of one launch's rank streams, in place.
+
+    The records of one collective share ``seq``; the last rank to enter sets when the transfer can
+    start, so a rank's wait is the last entry time minus its own (at most its time in the call), and
+    the rest is transfer. Point-to-point calls pair only with their peer; async calls get nothing."""
+    by_seq: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for stream in streams:
+        for step in stream.get("steps", ()):
+            for record in step.get("collectives", ()):
+                by_seq.setdefault(record["seq"], []).append((stream["rank"], record))
+    for calls in by_seq.values():
+        for _rank, record in calls:
+            if record.get("async_op"):
+                continue
+            if record["op"] in ("send", "recv"):
+                other = "recv" if record["op"] == "send" else "send"
+                peers = [record] + [r for k, r in calls if k == record.get("peer") and r["op"] == other]
+            else:
+                peers = [r for _k, r in calls if r["op"] == record["op"]]
+            last_entry = max(r["start_seconds"] for r in peers)
+            wait = min(record["seconds"], max(0.0, last_entry - record["start_seconds"]))
+            transfer = record["seconds"] - wait
+            record["wait_seconds"] = round(wait, 6)
+            record["transfer_seconds"] = round(transfer, 6)
+            figures = bandwidth(record["op"], record["nbytes"], record["group_size"], transfer)
+            if figures is None:
+                continue
+            record["algbw"], record["busbw"] = round(figures[0], 1), round(figures[1], 1)
+            if peak_bytes_per_s:
+                record["peak"] = peak_bytes_per_s
+                record["peak_share"] = round(figures[1] / peak_bytes_per_s, 6)
+
+
+def _link(backend: str) -> dict[str, Any] | None:
+    """This rank's ``link_peaks`` row as a record, or None where the link is unknown (or loopback)."""
+    import os
+
+    from tracer.capture.link_peaks import link_for
+
+    device_name = None
+    if backend == "nccl":
+        import torch
+
+        device_name = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+    local, world = os.environ.get("LOCAL_WORLD_SIZE"), os.environ.get("WORLD_SIZE")
+    link = link_for(backend, device_name=device_name, one_machine=local is None or local == world)
+    return {"label": link.label, "bytes_per_s": link.bytes_per_s} if link else None
 
 
 def _tensor_bytes(value: Any) -> int:
@@ -149,6 +258,7 @@ class CollectiveLog:
         self.rank: int | None = None
         self.world_size: int | None = None
         self.backend: str | None = None
+        self.link: dict[str, Any] | None = None  # the link_peaks row the collectives cross, when known
         self._position = position
         self._t0 = t0
         self._on_event = on_event or (lambda kind, detail: None)
@@ -197,6 +307,7 @@ class CollectiveLog:
 
                 log.rank, log.world_size = dist.get_rank(), dist.get_world_size()
                 log.backend = str(dist.get_backend())
+                log.link = _link(log.backend)
                 log._on_event("joined", None)
                 return result
             return original(*args, **kwargs)
@@ -233,6 +344,7 @@ class CollectiveLog:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             step, path, line = log._position()
             log._on_event("collective", op)
+            # the entry time, as late as possible: other ranks' waits are measured against it
             started = time.time()
             clock = time.perf_counter()
             try:

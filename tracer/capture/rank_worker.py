@@ -273,6 +273,7 @@ class RankTracing:
         self.heartbeat.state["rank"] = rank
         return {"rank": rank, "spawn_index": self.index, "launch": self.launch,
                 "world_size": log.world_size or _env_int("WORLD_SIZE", None), "backend": log.backend,
+                "link": log.link,
                 "status": status, "joined": log.rank is not None}
 
     def finish(self, header: dict[str, Any], steps: list[Step], escaped: BaseException | None) -> str | None:

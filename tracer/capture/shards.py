@@ -40,6 +40,8 @@ def stream_from_shard(shard: dict[str, Any]) -> dict[str, Any]:
     stream: dict[str, Any] = {"rank": info["rank"], "spawn_index": info.get("spawn_index", info["rank"]),
                               "status": info["status"], "joined": bool(info.get("joined")),
                               "exitcode": info.get("exitcode")}
+    if info.get("link"):
+        stream["link"] = info["link"]  # make_launch lifts it to the launch
     if shard.get("error"):
         stream["error"] = shard["error"]
     if shard.get("warnings"):
@@ -87,9 +89,19 @@ def absorb_files(header: dict[str, Any], shard: dict[str, Any]) -> None:
 
 
 def make_launch(streams: list[dict[str, Any]], *, step: int | None, how: str) -> dict[str, Any]:
+    """A launch record of ``streams``; their collectives get the wait/transfer split and bandwidth
+    (``collectives.add_bandwidth``), against the link's peak where the ranks knew their link."""
+    from tracer.capture.collectives import add_bandwidth
+
     streams = sorted(streams, key=lambda s: (s["rank"], s["spawn_index"]))
     backend = next((s.get("backend") for s in streams if s.get("backend")), None)
-    return {"step": step, "how": how, "world_size": len(streams), "backend": backend, "streams": streams}
+    links = [s.pop("link", None) for s in streams]
+    link = next((x for x in links if x), None)
+    add_bandwidth(streams, link["bytes_per_s"] if link else None)
+    launch = {"step": step, "how": how, "world_size": len(streams), "backend": backend, "streams": streams}
+    if link:
+        launch["link"] = link
+    return launch
 
 
 def add_launch(header: dict[str, Any], launch: dict[str, Any]) -> None:

@@ -4,7 +4,8 @@
 inline sequences) a line inspected become one compact table (a row per name, a column per rank);
 other values (tensors above all) become per-rank cards side by side, each made by the same
 ``HtmlRenderer`` as any card, over that rank's own steps; each collective gets a card with every
-rank's bytes sent and received and its wall time; what ranks printed shows per rank, stderr
+rank's bytes sent and received, its wall time split into waiting for the last rank and transfer,
+its bus bandwidth, and the call's algbw/busbw against the link's peak where known; what ranks printed shows per rank, stderr
 apart from stdout. ``collective_card`` also serves step mode (one
 rank's view of one call). Plain HTML and CSS: nothing here needs JavaScript. This module must not
 decide what a line holds (``rank_model``) or read files.
@@ -19,7 +20,7 @@ from markupsafe import Markup
 
 from tracer.site.cards import HtmlRenderer, template_macros, value_view
 from tracer.site.rank_model import CollectiveRow, RankLine, launches
-from tracer.site.units import human_bytes, human_seconds
+from tracer.site.units import human_bytes, human_bytes_per_s, human_seconds
 from tracer.trace_format import Trace, Value
 
 
@@ -27,20 +28,43 @@ def _shape(shape: list[int] | None) -> str:
     return "(" + ", ".join(str(n) for n in shape) + ("," if shape and len(shape) == 1 else "") + ")" if shape is not None else ""
 
 
-def collective_view(row: CollectiveRow, world_size: int | None = None) -> dict[str, Any]:
+def _percent(share: float | None) -> str | None:
+    if share is None:
+        return None
+    return f"{100 * share:.1f}%" if share < 0.1 else f"{100 * share:.0f}%"
+
+
+def collective_view(row: CollectiveRow, world_size: int | None = None, link: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A collective card's data: every rank's bytes, wait and transfer time, algbw/busbw; for the call,
+    the slowest rank's busbw (the call is done when its slowest rank is) and its share of the link's peak."""
     ranks = []
     slowest = max((r["seconds"] for r in row.per_rank.values()), default=0.0)
     for rank, record in sorted(row.per_rank.items()):
+        wait, transfer = record.get("wait_seconds"), record.get("transfer_seconds")
         ranks.append({"rank": rank, "sent": human_bytes(record["sent_nbytes"]),
                       "received": human_bytes(record["received_nbytes"]), "seconds": human_seconds(record["seconds"]),
-                      "wait_percent": round(100 * record["seconds"] / slowest) if slowest else 0,
+                      "wait": human_seconds(wait) if wait is not None else "",
+                      "transfer": human_seconds(transfer) if transfer is not None else "",
+                      "busbw": human_bytes_per_s(record["busbw"]) if "busbw" in record else "",
+                      "wait_percent": round(100 * wait / slowest) if slowest and wait is not None else 0,
+                      "transfer_percent": round(100 * (transfer if transfer is not None else record["seconds"]) / slowest)
+                      if slowest else 0,
                       "root": record.get("root", record.get("peer"))})
     sent = sum(r["sent_nbytes"] for r in row.per_rank.values())
     first = next(iter(row.per_rank.values()), {})
+    measured = [r for r in row.per_rank.values() if "busbw" in r]
+    bandwidth = None
+    if measured:
+        worst = min(measured, key=lambda r: r["busbw"])
+        share = worst.get("peak_share")
+        bandwidth = {"algbw": human_bytes_per_s(worst["algbw"]), "busbw": human_bytes_per_s(worst["busbw"]),
+                     "share": _percent(share), "link": (link or {}).get("label"),
+                     "peak": human_bytes_per_s(worst["peak"]) if worst.get("peak") else None}
     return {"op": row.op, "seq": row.seq, "dtype": row.dtype, "shape": _shape(row.shape),
             "nbytes": human_bytes(row.nbytes), "algorithm": row.algorithm, "backend": row.backend or "",
             "group_size": first.get("group_size", world_size), "reduce_op": first.get("reduce_op"),
-            "root": first.get("root"), "total_sent": human_bytes(sent), "ranks": ranks,
+            "root": first.get("root"), "total_sent": human_bytes(sent), "ranks": ranks, "bandwidth": bandwidth,
+            "split": any("wait_seconds" in r for r in row.per_rank.values()),
             "missing": sorted(set(range(world_size or 0)) - set(row.per_rank)) if world_size else []}
 
 
@@ -53,6 +77,7 @@ class RankCards:
         self._streams = {(number, stream["rank"]): stream for number, launch in enumerate(launches(trace))
                          for stream in launch["streams"]}
         self._world = {number: launch["world_size"] for number, launch in enumerate(launches(trace))}
+        self._links = {number: launch.get("link") for number, launch in enumerate(launches(trace))}
 
     def renderer(self, launch: int, rank: int) -> HtmlRenderer:
         """A card renderer over one rank's own steps (its storage ids, its lines)."""
@@ -90,4 +115,5 @@ class RankCards:
         return out
 
     def collective(self, row: CollectiveRow, rank: int | None = None) -> Markup:
-        return Markup(self.macros.collective_card(collective_view(row, self._world.get(row.launch)), rank))
+        view = collective_view(row, self._world.get(row.launch), self._links.get(row.launch))
+        return Markup(self.macros.collective_card(view, rank))

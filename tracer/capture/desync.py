@@ -161,6 +161,7 @@ def _record(states: list[RankState], world_size: int, n: int, have: dict[int, di
                    f"{site(entry)}, which rank {raised.rank} never called)")
     ranks = []
     for state in states:
+        last: dict[str, Any] | None
         if state.rank in waiting:
             status, last = "waiting", have[state.rank]
         elif state.rank in odd:

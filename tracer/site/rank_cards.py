@@ -6,7 +6,8 @@ other values (tensors above all) become per-rank cards side by side, each made b
 ``HtmlRenderer`` as any card, over that rank's own steps; each collective gets a card with every
 rank's bytes sent and received, its wall time split into waiting for the last rank and transfer,
 its bus bandwidth, and the call's algbw/busbw against the link's peak where known; what ranks printed shows per rank, stderr
-apart from stdout. ``collective_card`` also serves step mode (one
+apart from stdout. a launch whose ranks disagreed on a collective gets a card with every rank's last collective
+and the line it stood on, side by side (``desync``). ``collective_card`` also serves step mode (one
 rank's view of one call). Plain HTML and CSS: nothing here needs JavaScript. This module must not
 decide what a line holds (``rank_model``) or read files.
 """
@@ -68,6 +69,48 @@ def collective_view(row: CollectiveRow, world_size: int | None = None, link: dic
             "missing": sorted(set(range(world_size or 0)) - set(row.per_rank)) if world_size else []}
 
 
+def _entry_text(entry: dict[str, Any] | None) -> str:
+    if entry is None:
+        return "no collective"
+    sized = f" {entry['dtype']} {_shape(entry.get('shape'))}" if entry.get("dtype") else ""
+    return f"{entry['op']} #{entry['n']}{sized}"
+
+
+def _ended_text(ended: dict[str, Any] | None) -> str:
+    if ended is None:
+        return "still running (stopped by the launcher)"
+    if ended.get("how") == "raised":
+        return f"raised {ended.get('error', '')}" + (f" at {ended['path']}:{ended['line']}" if ended.get("path") else "")
+    return "returned"
+
+
+def desync_view(trace: Trace) -> list[dict[str, Any]]:
+    """Per launch whose ranks disagreed: the sentence, and per rank its state, its last collective
+    (the one it waits in, or its last before it ended), and the line it stood on, with that line's code."""
+    files = trace.get("files") or {}
+    out = []
+    for number, launch in enumerate(launches(trace)):
+        desync = launch.get("desync")
+        if not desync:
+            continue
+        ranks = []
+        for record in desync["ranks"]:
+            last = record.get("last")
+            where = record.get("where") or (f"{last['path']}:{last['line']}" if last else None)
+            code = ""
+            if where and ":" in where:
+                path, _, line = where.rpartition(":")
+                lines = files.get(path, "").splitlines()
+                if line.isdigit() and 0 < int(line) <= len(lines):
+                    code = lines[int(line) - 1].strip()
+            ranks.append({"rank": record["rank"], "state": record["state"], "last": _entry_text(last),
+                          "called_at": f"{last['path']}:{last['line']}" if last else "",
+                          "ended": _ended_text(record.get("ended")), "where": where or "?", "code": code})
+        out.append({"launch": number, "message": desync["message"], "n": desync["n"], "ranks": ranks,
+                    "world_size": launch["world_size"]})
+    return out
+
+
 class RankCards:
     def __init__(self, trace: Trace, env: jinja2.Environment) -> None:
         self.trace = trace
@@ -113,6 +156,10 @@ class RankCards:
         for rank, _step, error in line.errors:
             out.append(Markup(self.macros.rank_error(rank, self.renderer(line.launch, rank).error(error))))
         return out
+
+    def desync(self) -> list[Markup]:
+        """The desynchronised launches' cards: every rank's last collective side by side."""
+        return [Markup(self.macros.desync_card(view)) for view in desync_view(self.trace)]
 
     def collective(self, row: CollectiveRow, rank: int | None = None) -> Markup:
         view = collective_view(row, self._world.get(row.launch), self._links.get(row.launch))

@@ -45,3 +45,16 @@ def test_point_to_point_calls_are_not_compared_and_a_torn_line_waits_for_the_nex
     assert diagnose(states, 2) is None
     entries, end = parse_lines('{"n": 1, "op": "all_reduce"}\n{"end": {"how": "returned"}}\n{"n": 2, "op')
     assert [e["n"] for e in entries] == [1] and end == {"how": "returned"}
+
+
+def test_ranks_with_the_same_story_share_one_clause_and_running_ones_are_said_to_be_pending():
+    states = [RankState(0, [entry(1), entry(2, line=15)]),
+              RankState(1, [entry(1)], ended={"how": "returned"}), RankState(2, [entry(1)], ended={"how": "returned"}),
+              RankState(3, [entry(1)]), RankState(4, [entry(1, line=14)], ended={"how": "returned"})]
+    assert diagnose(states, 5)["message"] == (
+        "desync.py:15: rank 0 of 5 waits in all_reduce #2; ranks 1, 2 never called it (their last collective: "
+        "all_reduce #1 at desync.py:13, then they returned); rank 4 never called it (its last collective: "
+        "all_reduce #1 at desync.py:14, then it returned); rank 3 had not called it yet")
+    # the first collective decides: a rank that called none never called #1
+    states = [RankState(0, [entry(1)]), RankState(1, [], ended={"how": "returned"})]
+    assert diagnose(states, 2)["message"].endswith("rank 1 never called it (it called no collective, then it returned)")

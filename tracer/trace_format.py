@@ -196,6 +196,7 @@ class SequenceEntry(TypedDict):
     path: str
     line: int
     root: NotRequired[int]
+    start_seconds: NotRequired[float]  # when it was announced, since the launch started
 
 
 class RankEnd(TypedDict):
@@ -221,6 +222,7 @@ class Desync(TypedDict):
     message: str  # "path:line: rank 0 of 2 waits in all_reduce #2; rank 1 never called it (...)"
     n: int  # the collective number they disagree on
     ranks: list[DesyncRank]  # every rank of the launch, by rank
+    found_seconds: NotRequired[float]  # when the launcher named it, since the launch started (absent: at the merge)
 
 
 class RankStream(TypedDict):

@@ -253,7 +253,8 @@ class CollectiveLog:
 
     def __init__(self, position: Callable[[], tuple[int, str, int]], t0: float,
                  on_event: Callable[[str, str | None], None] | None = None,
-                 port: int | None = None, modules: list[Any] | None = None) -> None:
+                 port: int | None = None, modules: list[Any] | None = None,
+                 announce: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.records: list[dict[str, Any]] = []
         self.rank: int | None = None
         self.world_size: int | None = None
@@ -266,6 +267,8 @@ class CollectiveLog:
         self._modules = modules or []
         self._saved: list[tuple[Any, str, Any]] = []
         self._seq = 0
+        self._number = 0  # collectives over the whole group so far (desync.py compares these)
+        self._announce = announce  # told each call's sequence entry before it enters the backend
 
     # -- installing ---------------------------------------------------------------------------
     def install(self) -> None:
@@ -343,6 +346,10 @@ class CollectiveLog:
 
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             step, path, line = log._position()
+            try:
+                call = log._describe_call(op, args, kwargs, path, line)
+            except Exception:  # describing must never break the lecture
+                call = None
             log._on_event("collective", op)
             # the entry time, as late as possible: other ranks' waits are measured against it
             started = time.time()
@@ -353,7 +360,8 @@ class CollectiveLog:
                 seconds = time.perf_counter() - clock
                 log._on_event("collective_done", op)
                 try:
-                    log._record(op, args, kwargs, step, path, line, started, seconds)
+                    if call is not None:
+                        log._record(call, step, path, line, started, seconds, kwargs)
                 except Exception as exc:  # recording must never break the lecture
                     print(f"lectrace: warning: could not record {op}: {type(exc).__name__}: {exc}", file=sys.stderr)
 
@@ -361,8 +369,9 @@ class CollectiveLog:
         wrapper.__name__ = op
         return wrapper
 
-    def _record(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], step: int, path: str, line: int,
-                started: float, seconds: float) -> None:
+    def _describe_call(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], path: str,
+                       line: int) -> dict[str, Any]:
+        """The call's record before it runs (sizes, bytes, group) and its sequence entry, announced."""
         import torch.distributed as dist
 
         group = kwargs.get("group")
@@ -374,9 +383,26 @@ class CollectiveLog:
         sent, received, algorithm = traffic(op, record["nbytes"], n, rank, root=record.get("root"),
                                             backend=backend, out_nbytes=record.pop("out_nbytes", None))
         record.update(op=op, seq=self._seq, group_size=n, sent_nbytes=sent, received_nbytes=received,
-                      algorithm=algorithm, backend=backend, seconds=round(seconds, 6),
-                      start_seconds=round(started - self._t0, 6),
-                      async_op=bool(kwargs.get("async_op")) or op in ("isend", "irecv"),
-                      step=step, path=path, line=line)
+                      algorithm=algorithm, backend=backend)
         self._seq += 1
+        whole_group = group is None or group is getattr(dist.GroupMember, "WORLD", None)
+        number = None
+        if whole_group and op not in ("send", "recv", "isend", "irecv"):
+            self._number += 1
+            number = self._number
+        if self._announce is not None:
+            entry = {"n": number, "seq": record["seq"], "op": op, "dtype": record["dtype"], "shape": record["shape"],
+                     "nbytes": record["nbytes"], "path": path, "line": line,
+                     "start_seconds": round(time.time() - self._t0, 6)}
+            if "root" in record:
+                entry["root"] = record["root"]
+            self._announce(entry)
+        return record
+
+    def _record(self, record: dict[str, Any], step: int, path: str, line: int, started: float, seconds: float,
+                kwargs: dict[str, Any]) -> None:
+        record = dict(record)
+        record.update(seconds=round(seconds, 6), start_seconds=round(started - self._t0, 6),
+                      async_op=bool(kwargs.get("async_op")) or record["op"] in ("isend", "irecv"),
+                      step=step, path=path, line=line)
         self.records.append(record)

@@ -62,7 +62,7 @@ def parse_lines(text: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]
             continue
         if "end" in item:
             end = item["end"]
-        else:
+        elif "op" in item:  # (the line saying which rank joined is for the reader of the file)
             entries.append(item)
     return entries, end
 
@@ -110,14 +110,25 @@ def _ending(state: RankState) -> str:
     return f"it {state.gone}" if state.gone else "it ended"
 
 
-def _never_called(state: RankState) -> str:
-    last = state.numbered()
-    if last:
-        entry = last[max(last)]
-        before = f"its last collective: {entry['op']} #{entry['n']} at {site(entry)}"
-    else:
-        before = "it called no collective"
-    return f"rank {state.rank} never called it ({before}, then {_ending(state)})"
+def _never_called(states: list[RankState]) -> list[str]:
+    """One clause per story: ranks whose last collective and ending read the same share one."""
+    stories: dict[tuple[str, str], list[int]] = {}
+    for state in states:
+        last = state.numbered()
+        entry = last[max(last)] if last else None
+        before = f"{entry['op']} #{entry['n']} at {site(entry)}" if entry else ""
+        stories.setdefault((before, _ending(state)), []).append(state.rank)
+    clauses = []
+    for (before, ending), ranks in stories.items():
+        many = len(ranks) > 1
+        if before:
+            before = f"{'their' if many else 'its'} last collective: {before}"
+        else:
+            before = f"{'they' if many else 'it'} called no collective"
+        if many:
+            ending = ending.replace("it returned", "they returned").replace("it raised", "each raised")
+        clauses.append(f"{_ranks(ranks)} never called it ({before}, then {ending})")
+    return clauses
 
 
 def diagnose(states: list[RankState], world_size: int) -> dict[str, Any] | None:
@@ -150,13 +161,16 @@ def _record(states: list[RankState], world_size: int, n: int, have: dict[int, di
     detail = describe(entry)[len(entry["op"]):] if odd else ""  # " of float32 (4,)" when sizes are the point
     lead = f"{site(entry)}: {_ranks(waiting)} of {world_size} {verb} in {entry['op']} #{n}{detail}"
     clauses = [f"rank {rank}'s #{n} is {describe(have[rank])} at {site(have[rank])}" for rank in odd]
-    clauses += [_never_called(state) if state.finished else
-                f"rank {state.rank} has not called it yet (at {state.where or '?'})" for state in lacking]
+    clauses += _never_called([state for state in lacking if state.finished])
+    running = [state.rank for state in lacking if not state.finished]
+    if running:
+        clauses.append(f"{_ranks(running)} had not called it yet")
     message = "; ".join([lead, *clauses])
     raised = next((s for s in lacking if s.ended is not None and s.ended.get("how") == "raised"), None)
     if raised is not None:  # the rank's own exception is the cause: lead with it, as for any failed rank
         error = raised.ended or {}
-        message = (f"{error.get('path', '?')}:{error.get('line', '?')}: rank {raised.rank} of {world_size}: "
+        where = f"{error['path']}:{error.get('line')}" if error.get("path") else "?"
+        message = (f"{where}: rank {raised.rank} of {world_size}: "
                    f"{error.get('error', 'Error')} ({_ranks(waiting)} {verb} in {entry['op']} #{n} at "
                    f"{site(entry)}, which rank {raised.rank} never called)")
     ranks = []

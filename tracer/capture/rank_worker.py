@@ -7,10 +7,13 @@ wraps ``torch.distributed``'s collectives (``collectives.CollectiveLog``), runs 
 writes a *shard*: a trace of this rank alone (the same format, so the same writer and schema) with
 a ``shard`` header field (rank, world size, backend, spawn index, status). Writing is atomic.
 
-A :class:`Heartbeat` thread keeps a tiny ``.where`` file up to date (the line the rank is on,
+Before each collective the rank announces it (``desync_watch.SequenceWriter``, a ``.seq`` file
+beside the shard), and it says how its function ended, so the launcher can name ranks that
+disagree on their collectives. A :class:`Heartbeat` thread keeps a tiny ``.where`` file up to date (the line the rank is on,
 whether it has joined the process group, the collective it waits in) so the launcher can say
-where a hung rank is, and turns SIGTERM (the launcher stopping the other ranks after a failure)
-into a shard that ends with a ``Stopped`` error step, even while the rank is blocked inside a
+where a hung rank is, and turns SIGTERM (the launcher stopping the other ranks after a failure), or a ``.stop`` file
+beside the ``.where`` one (the launcher stopping ranks that disagree on a collective, with its
+reason), into a shard that ends with a ``Stopped`` error step, even while the rank is blocked inside a
 collective. A rank dies with its launcher (``PR_SET_PDEATHSIG``), so no process is orphaned.
 This module must not merge shards (``shards`` does) or decide launches (``ranks`` does).
 """
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tracer.capture.api import PLOT_DATA_POINTS
+from tracer.capture.desync_watch import SequenceWriter
 from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
 from tracer.capture.recorder import EXTRAS, KEY, LINE, Step, mark_error
 from tracer.trace_format import SCHEMA_VERSION, write_atomic
@@ -94,6 +98,7 @@ class Heartbeat:
         self.on_stop = on_stop
         self.state: dict[str, Any] = {"index": index, "rank": None, "where": None, "joined": False, "waiting_in": None}
         self._written: str | None = None
+        self.stop_reason: str | None = None  # why the launcher stopped this rank, when it said
         self._parent_pid = parent_pid
         self._thread = threading.Thread(target=self._run, name="lectrace-heartbeat", daemon=True)
 
@@ -126,9 +131,18 @@ class Heartbeat:
                 pass
 
     def _run(self) -> None:
+        stop_path = self.where_path.with_suffix(".stop")  # the launcher's request, with its reason
         while True:
-            got = signal.sigtimedwait({signal.SIGTERM}, 0.25)
-            if got is not None:
+            stop = signal.sigtimedwait({signal.SIGTERM}, 0.25) is not None
+            reason = None
+            if not stop and stop_path.exists():
+                try:
+                    reason = stop_path.read_text(encoding="utf-8").strip() or None
+                except OSError:
+                    pass
+                stop = True
+            if stop:
+                self.stop_reason = reason
                 self.on_stop()
                 os._exit(STOPPED_EXIT)
             if self._parent_pid is not None and os.getppid() != self._parent_pid:
@@ -251,8 +265,29 @@ class RankTracing:
         self._written = False
         self.heartbeat = Heartbeat(shard_path.with_suffix(".where"), recorder.location, self._on_stop, index,
                                    parent_pid)
-        self.log = CollectiveLog(self._position, t0, on_event=self.heartbeat.event, port=port,
-                                 modules=lecture_modules(str(lecture.parent) + os.sep))
+        self.sequence = SequenceWriter(shard_path.with_suffix(".seq"))  # what desync diagnosis compares
+        self.log = CollectiveLog(self._position, t0, on_event=self._event, port=port,
+                                 modules=lecture_modules(str(lecture.parent) + os.sep), announce=self.sequence.announce)
+
+    def _event(self, kind: str, detail: str | None) -> None:
+        if kind == "joined" and self.log.rank is not None:
+            self.sequence.joined(self.log.rank, self.log.world_size or 0)
+        self.heartbeat.event(kind, detail)
+
+    def announce_end(self, escaped: BaseException | None) -> None:
+        """Tell the launcher how the rank's function ended (before the shard: the launcher may be
+        waiting on it to name a desync)."""
+        if escaped is None or (isinstance(escaped, SystemExit) and escaped.code in (None, 0)):
+            self.sequence.end("returned")
+            return
+        try:
+            frames = error_info(escaped, self.recorder, self.encoder)["traceback"]
+        except Exception:
+            frames = []
+        first = (str(escaped).splitlines() or [""])[0]
+        last = frames[-1] if frames else {}
+        self.sequence.end("raised", f"{type(escaped).__name__}: {first}" if first else type(escaped).__name__,
+                          last.get("path"), last.get("line"))
 
     def _position(self) -> tuple[int, str, int]:
         stack = self.recorder._stack
@@ -281,6 +316,7 @@ class RankTracing:
         The lock is kept: a SIGTERM arriving now must not write a second shard."""
         self._lock.acquire()
         self._written = True
+        self.announce_end(escaped)
         attach_collectives(steps, [dict(r) for r in self.log.records])
         info = self.shard_info("error" if escaped is not None else "ok")
         header["shard"] = info
@@ -306,7 +342,7 @@ class RankTracing:
                 mark_error(steps, escaped, error)
             elif status == "stopped":
                 waiting = self.heartbeat.state.get("waiting_in")
-                last = stopped_step(self.recorder, "stopped by the launcher after another rank failed"
+                last = stopped_step(self.recorder, (self.heartbeat.stop_reason or "stopped by the launcher after another rank failed")
                                     + (f" (waiting in {waiting})" if waiting else ""))
                 if last is not None:
                     steps.append(last)
@@ -374,6 +410,7 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
         raise
     finally:
         rank.stop()
+        rank.announce_end(escaped)
         quiet_exit = isinstance(escaped, SystemExit) and escaped.code in (None, 0)
         rank.write("ok" if escaped is None or quiet_exit else "error", None if quiet_exit else escaped,
                    list(recorder.steps))

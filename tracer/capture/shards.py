@@ -104,6 +104,19 @@ def make_launch(streams: list[dict[str, Any]], *, step: int | None, how: str) ->
     return launch
 
 
+def add_sequences(launch: dict[str, Any], states: list[Any]) -> None:
+    """Each stream gets the collectives its rank announced (``sequence``) and how it ended (``ended``),
+    from the ranks' ``desync.RankState``s."""
+    by_rank = {state.rank: state for state in states}
+    for stream in launch["streams"]:
+        state = by_rank.get(stream["rank"])
+        if state is None:
+            continue
+        stream["sequence"] = state.entries
+        if state.ended is not None:
+            stream["ended"] = state.ended
+
+
 def add_launch(header: dict[str, Any], launch: dict[str, Any]) -> None:
     ranks = header.setdefault("ranks", {"format": RANKS_FORMAT, "world_size": 0, "launches": []})
     ranks["launches"].append(launch)

@@ -139,35 +139,45 @@ def add_bandwidth(streams: list[dict[str, Any]], peak_bytes_per_s: float | None 
     """Add ``wait_seconds``, ``transfer_seconds``, ``algbw``, ``busbw`` (and, with a known link peak,
     ``peak`` and ``peak_share``) to the collective records of one launch's rank streams, in place.
 
-    The records of one collective share ``seq``; the last rank to enter sets when the transfer can
-    start, so a rank's wait is the last entry time minus its own (at most its time in the call), and
-    the rest is transfer. Point-to-point calls pair only with their peer; async calls get nothing."""
-    by_seq: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    The last rank to enter a collective sets when the transfer can start, so a rank's wait is the last entry time minus its own (at most its time in the call), and
+    the rest is transfer. A rank that returned before the last one entered (a gloo broadcast's root, a
+    buffered send) has no transfer time of its own and gets no figure. Point-to-point calls pair only
+    with their peer; async calls get nothing."""
+    # group-wide calls pair by their number among a rank's group-wide calls (a send or recv that only
+    # some ranks make shifts ``seq``); point-to-point calls pair with their peer's opposite call
+    by_number: dict[int, list[dict[str, Any]]] = {}
+    p2p: dict[int, list[tuple[int, dict[str, Any]]]] = {}
     for stream in streams:
+        number = 0
         for step in stream.get("steps", ()):
             for record in step.get("collectives", ()):
-                by_seq.setdefault(record["seq"], []).append((stream["rank"], record))
-    for calls in by_seq.values():
-        for _rank, record in calls:
-            if record.get("async_op"):
-                continue
-            if record["op"] in ("send", "recv"):
-                other = "recv" if record["op"] == "send" else "send"
-                peers = [record] + [r for k, r in calls if k == record.get("peer") and r["op"] == other]
-            else:
-                peers = [r for _k, r in calls if r["op"] == record["op"]]
-            last_entry = max(r["start_seconds"] for r in peers)
-            wait = min(record["seconds"], max(0.0, last_entry - record["start_seconds"]))
-            transfer = record["seconds"] - wait
-            record["wait_seconds"] = round(wait, 6)
-            record["transfer_seconds"] = round(transfer, 6)
-            figures = bandwidth(record["op"], record["nbytes"], record["group_size"], transfer)
-            if figures is None:
-                continue
-            record["algbw"], record["busbw"] = round(figures[0], 1), round(figures[1], 1)
-            if peak_bytes_per_s:
-                record["peak"] = peak_bytes_per_s
-                record["peak_share"] = round(figures[1] / peak_bytes_per_s, 6)
+                if record["op"] in ("send", "recv", "isend", "irecv"):
+                    p2p.setdefault(record["seq"], []).append((stream["rank"], record))
+                else:
+                    number += 1
+                    by_number.setdefault(number, []).append(record)
+    calls: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    for records in by_number.values():
+        calls.extend((record, [r for r in records if r["op"] == record["op"]]) for record in records)
+    for pairs in p2p.values():
+        for _rank, record in pairs:
+            other = "recv" if record["op"] == "send" else "send"
+            calls.append((record, [record] + [r for k, r in pairs if k == record.get("peer") and r["op"] == other]))
+    for record, peers in calls:
+        if record.get("async_op"):
+            continue
+        last_entry = max(r["start_seconds"] for r in peers)
+        wait = min(record["seconds"], max(0.0, last_entry - record["start_seconds"]))
+        transfer = record["seconds"] - wait
+        record["wait_seconds"] = round(wait, 6)
+        record["transfer_seconds"] = round(transfer, 6)
+        figures = bandwidth(record["op"], record["nbytes"], record["group_size"], transfer)
+        if figures is None:
+            continue
+        record["algbw"], record["busbw"] = round(figures[0], 1), round(figures[1], 1)
+        if peak_bytes_per_s:
+            record["peak"] = peak_bytes_per_s
+            record["peak_share"] = round(figures[1] / peak_bytes_per_s, 6)
 
 
 def _link(backend: str) -> dict[str, Any] | None:

@@ -352,6 +352,8 @@ def _desync_failure(header: dict[str, Any], steps: list[Step], start: int, recor
     message = desync["message"]
     if stream is not None and stream.get("error"):
         header["error"] = {**stream["error"], "rank": stream["rank"]}
+        _shorten_spawn_error(steps, start, stream)
+        return message
     else:
         waiting = next(r for r in desync["ranks"] if r["state"] == "waiting")
         last = waiting.get("last") or {}

@@ -31,30 +31,6 @@ def main():
     desynchronised()
 
 
-def desynchronised():
-    text("## When ranks disagree")
-    text("Every rank must call the same collectives in the same order, with the same sizes. When one "
-         "rank skips a collective the others call, they wait for it forever (gloo and NCCL give up only "
-         "after a 30-minute timeout), or the backend fails with an error that names neither the call nor "
-         "the rank. This is the most common way distributed training hangs. Here rank 0 calls a second "
-         "`all_reduce` that rank 1 never calls:")
-    helper = Path(__file__).with_name("_desync.py")
-    text("```python\n" + helper.read_text(encoding="utf-8").split("def main")[0].split('"""', 2)[2].strip() + "\n```")
-    text("Every traced rank announces each collective before it enters it: its number, op, dtype, shape "
-         "and line. The launcher compares what the ranks announce. As soon as one rank waits in a "
-         "collective that another will never call, it stops the ranks and names both sides. Tracing "
-         "that program:")
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/_desync.py", "-q",  # @stepover
-                           "-o", str(Path(tempfile.mkdtemp()) / "desync.json")],
-                          cwd=helper.parent.parent, capture_output=True, text=True, timeout=300)
-    diagnosis = [line for line in done.stderr.splitlines() if line.startswith("lectures/")][-1]  # @inspect diagnosis
-    assert done.returncode == 1
-    assert diagnosis == ("lectures/_desync.py:16: rank 0 of 2 waits in all_reduce #2; rank 1 never called it "
-                         "(its last collective: all_reduce #1 at lectures/_desync.py:14, then it returned)")
-    text("The run ends at once with that line, not at the timeout. Its trace keeps every rank's sequence "
-         "of collectives, and its page shows each rank's last collective side by side.")
-
-
 def worker(rank, world_size):
     setup(rank, world_size)
     all_reduce(rank, world_size)
@@ -184,3 +160,28 @@ def bus_bandwidth(rank, world_size):
 def batch(rank):
     generator = torch.Generator().manual_seed(100 + rank)
     return torch.randn(8, 4, generator=generator), torch.randn(8, 1, generator=generator)
+
+
+def desynchronised():
+    text("## When ranks disagree")
+    text("Every rank must call the same collectives in the same order, with the same sizes. When one "
+         "rank skips a collective the others call, they wait for it forever (gloo and NCCL give up only "
+         "after a 30-minute timeout), or the backend fails with an error that names neither the call nor "
+         "the rank. This is the most common way distributed training hangs. Here rank 0 calls a second "
+         "`all_reduce` that rank 1 never calls:")
+    helper = Path(__file__).with_name("_desync.py")
+    text("```python\n" + helper.read_text(encoding="utf-8").split("def main")[0].split('"""', 2)[2].strip() + "\n```")
+    text("Every traced rank announces each collective before it enters it: its number, op, dtype, shape "
+         "and line. The launcher compares what the ranks announce. As soon as one rank waits in a "
+         "collective that another will never call, it stops the ranks and names both sides. Tracing "
+         "that program:")
+    done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/_desync.py", "-q",  # @stepover
+                           "-o", str(Path(tempfile.mkdtemp()) / "desync.json")],
+                          cwd=helper.parent.parent, capture_output=True, text=True, timeout=300)
+    diagnosis = [line for line in done.stderr.splitlines() if line.startswith("lectures/")][-1]  # @inspect diagnosis
+    assert done.returncode == 1
+    assert diagnosis == ("lectures/_desync.py:16: rank 0 of 2 waits in all_reduce #2; rank 1 never called it "
+                         "(its last collective: all_reduce #1 at lectures/_desync.py:14, then it returned)")
+    text("The run ends at once with that line, not at the timeout. Its trace keeps every rank's sequence "
+         "of collectives, and its page shows each rank's last collective side by side.")
+

@@ -58,3 +58,11 @@ def test_ranks_with_the_same_story_share_one_clause_and_running_ones_are_said_to
     # the first collective decides: a rank that called none never called #1
     states = [RankState(0, [entry(1)]), RankState(1, [], ended={"how": "returned"})]
     assert diagnose(states, 2)["message"].endswith("rank 1 never called it (it called no collective, then it returned)")
+
+
+def test_ranks_that_went_on_past_a_mismatch_called_it_rather_than_wait_in_it():
+    states = [RankState(0, [entry(1), entry(2, op="barrier", line=21)]), RankState(1, [entry(1, shape=(8,))])]
+    desync = diagnose(states, 2)
+    assert desync["message"] == ("desync.py:13: rank 0 of 2 called all_reduce #1 of float32 (4,); "
+                                 "rank 1's #1 is all_reduce of float32 (8,) at desync.py:13")
+    assert [r["state"] for r in desync["ranks"]] == ["called", "different"]

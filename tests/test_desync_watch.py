@@ -3,6 +3,8 @@ ranks.py, rank_worker.py and collectives.py): each case is a real ``lectrace run
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from test_ranks import Run, assert_no_orphans
@@ -69,7 +71,10 @@ def test_ranks_that_disagree_are_named_within_seconds_and_leave_no_process(runs,
     code, stderr = run.result()
     assert code == 1, stderr
     line = error_line(stderr)
-    if (kind, world) in EXPECTED:
+    if (kind, world) in EXPECTED and kind != "extra":
+        # gloo may let mismatched calls through before the ranks are stopped: then they "called" #2
+        assert line in (EXPECTED[(kind, world)], re.sub(r" waits? in ", " called ", EXPECTED[(kind, world)]))
+    elif (kind, world) in EXPECTED:
         assert line == EXPECTED[(kind, world)]
     else:  # the others may be named before every rank has returned: the one waiting leads either way
         assert line.startswith("tests/lectures/ranks_desync.py:23: rank 0 of 4 waits in all_reduce #4; ranks 1")
@@ -83,7 +88,7 @@ def test_ranks_that_disagree_are_named_within_seconds_and_leave_no_process(runs,
     assert trace["status"] == "error" and desync["message"] == line
     assert [r["rank"] for r in desync["ranks"]] == list(range(world))
     assert all(stream.get("sequence") for stream in launch["streams"])
-    waiting = [r for r in desync["ranks"] if r["state"] == "waiting"]
+    waiting = [r for r in desync["ranks"] if r["state"] in ("waiting", "called")]
     entered = max(r["last"]["start_seconds"] for r in desync["ranks"] if r["last"] and r["last"]["n"] == desync["n"])
     # named by the launcher's watch (or at the merge, when a rank's gloo error ended the run first)
     if "found_seconds" in desync:

@@ -210,7 +210,7 @@ class RankEnd(TypedDict):
 
 class DesyncRank(TypedDict):
     rank: int
-    state: Literal["waiting", "never called", "different"]  # in #n; never called #n; called another #n
+    state: Literal["waiting", "called", "never called", "different"]  # in #n; called #n and went on; never called #n; called another #n
     last: SequenceEntry | None  # waiting: the collective it waits in; else its last collective (#n itself if different)
     ended: RankEnd | None
     where: str | None  # "path:line" where the rank stood when the run was stopped

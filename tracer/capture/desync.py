@@ -157,9 +157,13 @@ def diagnose(states: list[RankState], world_size: int) -> dict[str, Any] | None:
 def _record(states: list[RankState], world_size: int, n: int, have: dict[int, dict[str, Any]], waiting: list[int],
             odd: list[int], lacking: list[RankState]) -> dict[str, Any]:
     entry = have[waiting[0]]
-    verb = "wait" if len(waiting) > 1 else "waits"
+    by_rank = {state.rank: state for state in states}
+    # a rank is waiting in #n while #n is its last call and it has not ended; a backend may also let
+    # mismatched calls pass (gloo, sizes): then the ranks "called" #n and went on
+    still = all(max(by_rank[rank].numbered()) == n and not by_rank[rank].finished for rank in waiting)
+    verb = ("wait in" if len(waiting) > 1 else "waits in") if still or not odd else "called"
     detail = describe(entry)[len(entry["op"]):] if odd else ""  # " of float32 (4,)" when sizes are the point
-    lead = f"{site(entry)}: {_ranks(waiting)} of {world_size} {verb} in {entry['op']} #{n}{detail}"
+    lead = f"{site(entry)}: {_ranks(waiting)} of {world_size} {verb} {entry['op']} #{n}{detail}"
     clauses = [f"rank {rank}'s #{n} is {describe(have[rank])} at {site(have[rank])}" for rank in odd]
     clauses += _never_called([state for state in lacking if state.finished])
     running = [state.rank for state in lacking if not state.finished]
@@ -171,13 +175,13 @@ def _record(states: list[RankState], world_size: int, n: int, have: dict[int, di
         error = raised.ended or {}
         where = f"{error['path']}:{error.get('line')}" if error.get("path") else "?"
         message = (f"{where}: rank {raised.rank} of {world_size}: "
-                   f"{error.get('error', 'Error')} ({_ranks(waiting)} {verb} in {entry['op']} #{n} at "
+                   f"{error.get('error', 'Error')} ({_ranks(waiting)} {verb} {entry['op']} #{n} at "
                    f"{site(entry)}, which rank {raised.rank} never called)")
     ranks = []
     for state in states:
         last: dict[str, Any] | None
         if state.rank in waiting:
-            status, last = "waiting", have[state.rank]
+            status, last = ("waiting" if verb != "called" else "called"), have[state.rank]
         elif state.rank in odd:
             status, last = "different", have[state.rank]
         else:

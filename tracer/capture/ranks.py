@@ -355,7 +355,7 @@ def _desync_failure(header: dict[str, Any], steps: list[Step], start: int, recor
         _shorten_spawn_error(steps, start, stream)
         return message
     else:
-        waiting = next(r for r in desync["ranks"] if r["state"] == "waiting")
+        waiting = next(r for r in desync["ranks"] if r["state"] in ("waiting", "called"))
         last = waiting.get("last") or {}
         frame = [{"path": last["path"], "line": last["line"], "function": "?"}] if last.get("path") else []
         header["error"] = {"type": "Desync", "message": message.split(": ", 1)[-1], "traceback": frame,

@@ -132,19 +132,21 @@ class Heartbeat:
 
     def _run(self) -> None:
         stop_path = self.where_path.with_suffix(".stop")  # the launcher's request, with its reason
+        asked = False
         while True:
-            stop = signal.sigtimedwait({signal.SIGTERM}, 0.25) is not None
-            reason = None
-            if not stop and stop_path.exists():
+            if signal.sigtimedwait({signal.SIGTERM}, 0.25) is not None:
+                if not asked:  # (asked: the shard is written, or being written by the main thread)
+                    self.on_stop()
+                os._exit(STOPPED_EXIT)
+            if not asked and stop_path.exists():
+                # write the shard but stay: a rank that exits now makes torch's spawn SIGTERM the
+                # others while they write theirs; the launcher ends every rank once all have written
+                asked = True
                 try:
-                    reason = stop_path.read_text(encoding="utf-8").strip() or None
+                    self.stop_reason = stop_path.read_text(encoding="utf-8").strip() or None
                 except OSError:
                     pass
-                stop = True
-            if stop:
-                self.stop_reason = reason
                 self.on_stop()
-                os._exit(STOPPED_EXIT)
             if self._parent_pid is not None and os.getppid() != self._parent_pid:
                 os._exit(STOPPED_EXIT)
             self.write()

@@ -40,7 +40,7 @@ from tracer.capture.recorder import EXTRAS, Step
 _ACTIVE: "RankSession | None" = None
 _ORIGINAL_START: Callable[..., Any] | None = None
 REAP_SECONDS = 10.0  # how long a finished lecture waits for its ranks before killing them
-STOP_SECONDS = 2.0  # how long desynchronised ranks get to write their shards before they are killed
+STOP_SECONDS = 5.0  # how long desynchronised ranks get to write their shards before they are killed
 
 
 def free_port() -> int:
@@ -207,7 +207,7 @@ class RankSession:
             except OSError:
                 pass
         deadline = time.monotonic() + STOP_SECONDS
-        while time.monotonic() < deadline and not all(gone(m) for m in members):
+        while time.monotonic() < deadline and not all(gone(m) or m.where.with_suffix(".json").exists() for m in members):
             time.sleep(0.05)
         for _index, process in launch.processes:
             try:

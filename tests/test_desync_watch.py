@@ -76,10 +76,10 @@ def test_ranks_that_disagree_are_named_within_seconds_and_leave_no_process(runs,
         assert line in (EXPECTED[(kind, world)], re.sub(r" waits? in ", " called ", EXPECTED[(kind, world)]))
     elif (kind, world) in EXPECTED:
         assert line == EXPECTED[(kind, world)]
-    else:  # the others may be named before every rank has returned: the one waiting leads either way
-        assert line.startswith("tests/lectures/ranks_desync.py:23: rank 0 of 4 waits in all_reduce #4; ranks 1")
-        assert "never called it (their last collective: barrier #3 at tests/lectures/ranks_desync.py:21" in line \
-            or "never called it (its last collective: barrier #3 at tests/lectures/ranks_desync.py:21" in line
+    else:  # on a loaded machine a rank may not have returned within the watch's grace: it is named apart
+        assert line.startswith("tests/lectures/ranks_desync.py:23: rank 0 of 4 waits in all_reduce #4; rank")
+        assert re.search(r"ranks? [123](, [123])* never called it \((their|its) last collective: barrier #3 at "
+                         r"tests/lectures/ranks_desync.py:21, then (they|it) returned\)", line), line
     assert "Connection" not in line and "gloo" not in line  # the diagnosis, not the backend's error
     assert_no_orphans(run.tag)
     trace = load_trace(out)  # kept, valid, with every rank's sequence

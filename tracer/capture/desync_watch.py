@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable
@@ -25,6 +26,7 @@ from typing import IO, Any, Callable
 from tracer.capture.desync import RankState, diagnose, parse_lines
 
 POLL_SECONDS = 0.1
+GRACE_SECONDS = 1.0  # how long a found disagreement waits for ranks still on their way to end
 
 
 class SequenceWriter:
@@ -127,6 +129,7 @@ class DesyncWatch:
         self._on_desync = on_desync
         self._stop = threading.Event()
         self._done: set[int] = set()
+        self._seen: dict[int, float] = {}  # launch -> when a disagreement was first seen
         self._thread = threading.Thread(target=self._run, name="lectrace-desync-watch", daemon=True)
 
     def start(self) -> None:
@@ -146,6 +149,12 @@ class DesyncWatch:
                 continue  # not every rank has started
             found = diagnose(states, world)
             if found is not None:
+                # ranks still running without #n will not call it either (one that ended never will),
+                # but a moment lets them end too, so that the sentence tells each rank's story
+                pending = any(not state.finished and found["n"] not in state.numbered() for state in states)
+                first = self._seen.setdefault(key, time.monotonic())
+                if pending and time.monotonic() - first < GRACE_SECONDS:
+                    continue
                 self._done.add(key)
                 self._on_desync(key, found)
             elif all(state.finished for state in states):

@@ -2,7 +2,9 @@
 """Developer tasks with nothing but Python 3.11+ and pip: ``python3 tasks.py site`` / ``python3 tasks.py test``.
 
 Each task first makes sure the local virtual environment ``.venv`` exists and has the project
-installed (it is re-installed when pyproject.toml changes), then runs inside it:
+installed with its ``torch`` and ``test`` extras under ``constraints.txt`` (the exact torch this
+repository's traces are made with; re-installed when pyproject.toml or constraints.txt changes),
+then runs inside it:
 
 * ``site``: trace the lectures whose sources changed and build the site into build/site/.
 * ``test``: ``lectrace check`` (every lecture runs, every committed trace is fresh and valid),
@@ -27,6 +29,10 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 PYTHON = VENV / "bin" / "python"
 STAMP = VENV / ".lectrace-installed"
+CONSTRAINTS = ROOT / "constraints.txt"
+# What the development environment installs: pip adds `-c constraints.txt` to any constraint file
+# pip's own configuration names (this machine's keeps torch to the builds on its disk).
+INSTALL = ("-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-c", "constraints.txt", "-e", ".[torch,test]")
 
 
 # Material for MkDocs prints a multi-line banner about its successor on every build.
@@ -41,13 +47,13 @@ def sh(*command: str | os.PathLike[str]) -> None:
 
 
 def ensure_venv() -> None:
-    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + CONSTRAINTS.read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text().strip() == wanted and PYTHON.exists():
         return
     if not PYTHON.exists():
         print(f"+ creating {VENV.name}/", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    sh(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", ".[test]")
+    sh(PYTHON, *INSTALL)
     STAMP.write_text(wanted + "\n")
 
 

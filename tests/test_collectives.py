@@ -1,6 +1,6 @@
-"""The byte model of collectives (tracer/capture/collectives.py)."""
+"""The byte model of collectives (tracer/capture/ranks/collectives.py)."""
 
-from tracer.capture.collectives import traffic
+from tracer.capture.ranks.collectives import traffic
 
 MB = 1_000_000
 
@@ -25,7 +25,7 @@ def test_gather_and_scatter_shapes():
 
 
 def test_bus_factors_are_those_of_nccl_tests_per_op():
-    from tracer.capture.collectives import bus_factor
+    from tracer.capture.ranks.collectives import bus_factor
 
     for n in (2, 4, 8):
         assert bus_factor("all_reduce", n) == 2 * (n - 1) / n
@@ -39,7 +39,7 @@ def test_bus_factors_are_those_of_nccl_tests_per_op():
 
 
 def test_algbw_divides_the_whole_operations_size_by_its_time():
-    from tracer.capture.collectives import bandwidth
+    from tracer.capture.ranks.collectives import bandwidth
 
     # all_reduce of 1 MB in 1 ms on 4 ranks: algbw 1 GB/s, busbw 1.5 GB/s
     assert bandwidth("all_reduce", MB, 4, 0.001) == (1e9, 1.5e9)
@@ -56,7 +56,7 @@ def record(op: str, seq: int, start: float, seconds: float, nbytes: int = MB, n:
 
 
 def test_each_rank_waits_for_the_last_to_enter_and_the_rest_is_transfer():
-    from tracer.capture.collectives import add_bandwidth
+    from tracer.capture.ranks.collectives import add_bandwidth
 
     early, late = record("all_reduce", 0, 1.000, 0.005), record("all_reduce", 0, 1.004, 0.001)
     streams = [{"rank": 0, "steps": [{"collectives": [early]}]}, {"rank": 1, "steps": [{"collectives": [late]}]}]
@@ -68,7 +68,7 @@ def test_each_rank_waits_for_the_last_to_enter_and_the_rest_is_transfer():
 
 
 def test_send_pairs_with_its_peers_recv_and_async_calls_get_no_figure():
-    from tracer.capture.collectives import add_bandwidth
+    from tracer.capture.ranks.collectives import add_bandwidth
 
     send, recv = record("send", 0, 2.0, 0.003, peer=1), record("recv", 0, 2.002, 0.001, peer=0)
     other = record("all_reduce", 0, 5.0, 0.001)  # rank 2's unrelated seq-0 call: not send's peer

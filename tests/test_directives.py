@@ -244,7 +244,7 @@ def test_unknown_directive_warns_once_and_never_crashes(run, trace):
     _, _, stderr = run
     where = f"{PATH}:{line_of('odd = i')}"
     assert [w for w in trace["warnings"] if "frobnicate" in w] == [
-        f"{where}: unknown directive @frobnicate (known: @inspect, @clear, @stepover, @hide, @flops)"]
+        f"{where}: unknown directive @frobnicate (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask)"]
     assert stderr.count("@frobnicate") == 1
     assert len(steps_at(trace, "odd = i")) == 3  # the loop body still ran and was stepped three times
 
@@ -264,3 +264,12 @@ def test_comment_scan_respects_strings_and_falls_back_inside_multiline_strings()
     assert parsed.by_line[2].clear == ("t",) and not parsed.by_line[2].hide
     assert 4 not in parsed.by_line  # that "comment" is text inside a string literal
     assert parsed.by_line[3].inspect == ("doc",)  # the literal's statement starts on line 3
+
+
+def test_ask_records_what_it_names_and_noask_is_kept():
+    parsed = parse_source("def main():\n    z = y.T  # @ask z shares x\n    w = a @ b  # @ask flops\n"
+                          "    v = 1  # @noask @inspect v\n    u = 2  # @ask\n    t = 3  # @ask 3+\n")
+    assert parsed.by_line[2] == Directives(inspect=("z", "x"), ask=("z", "shares", "x"))
+    assert parsed.by_line[3].flops and parsed.by_line[3].inspect == () and 3 in parsed.statements
+    assert parsed.by_line[4] == Directives(inspect=("v",), noask=True)
+    assert [line for line, _message in parsed.warnings] == [5, 6]

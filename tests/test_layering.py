@@ -1,11 +1,13 @@
 """The two sides of the package stay apart: capture never imports rendering libraries, the site
-renderer never imports torch or the capture modules. Checked on the import statements of every
-module (static, so an import hidden in a function body counts too)."""
+renderer never imports torch or the capture modules; no module of ``tracer`` is part of an import
+circle, and none imports another module's ``_private`` name. Checked on the import statements of
+every module (static, so an import hidden in a function body counts too)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +28,7 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def side(name: str) -> list[Path]:
-    return sorted((PACKAGE / name).glob("*.py"))
+    return sorted((PACKAGE / name).rglob("*.py"))  # subpackages (capture/ranks/) included
 
 
 def forbidden(names: set[str], prefixes: tuple[str, ...]) -> list[str]:
@@ -60,3 +62,98 @@ def test_shared_modules_both_sides_import_stay_light(name: str) -> None:
     imported = {n.split(".")[0] for n in imported_modules(PACKAGE / name)}
     assert imported - set(sys.stdlib_module_names) - {"tracer", "jsonschema"} == set()
     assert forbidden(imported_modules(PACKAGE / name), ("tracer.capture", "tracer.site")) == []
+
+
+# -- the import graph of tracer --------------------------------------------------------------------
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py") if "course_template" not in p.parts}
+
+
+def tracer_imports(path: Path, this: str | None = None) -> dict[str, set[str]]:
+    """The tracer modules ``path`` (module ``this``) imports (a function-level import too), each with
+    the names it takes from that module (``from M import a, b``; empty for ``import M``)."""
+    this = this or module_name(path)
+    package = this if path.name == "__init__.py" else this.rpartition(".")[0]
+    found: dict[str, set[str]] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in MODULES:
+                    found.setdefault(alias.name, set())
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                if submodule in MODULES:  # `from tracer.capture import api`: the module api
+                    found.setdefault(submodule, set())
+                elif base in MODULES:
+                    found.setdefault(base, set()).add(alias.name)
+    found.pop(this, None)
+    return found
+
+
+GRAPH = {name: tracer_imports(path) for name, path in MODULES.items()}
+
+
+def import_circles(graph: dict[str, Any]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(name: str) -> None:
+        index[name] = low[name] = len(index)
+        stack.append(name)
+        on_stack.add(name)
+        for other in graph.get(name, ()):
+            if other not in index:
+                visit(other)
+                low[name] = min(low[name], low[other])
+            elif other in on_stack:
+                low[name] = min(low[name], index[other])
+        if low[name] == index[name]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == name:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for name in sorted(graph):
+        if name not in index:
+            visit(name)
+    return sorted(circles)
+
+
+def test_no_import_circle_in_tracer() -> None:
+    assert import_circles(GRAPH) == []
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    reaches = sorted(f"{importer} imports {name} from {imported}" for importer, imports in GRAPH.items()
+                     for imported, names in imports.items() for name in names
+                     if name.startswith("_") and not name.startswith("__"))
+    assert reaches == []
+
+
+def test_the_checkers_see_circles_and_private_names(tmp_path: Path) -> None:
+    # The checkers above must be able to fail: a circle hidden in a function body, and a private name.
+    assert import_circles({"a": {"b": set()}, "b": {"c": set()}, "c": {"a": set()}, "d": {"a": set()}}) == [["a", "b", "c"]]
+    assert import_circles({"a": {"b": set()}, "b": set()}) == []
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from tracer.capture.runner import _status\n    from tracer.capture import api\n",
+                      encoding="utf-8")
+    assert tracer_imports(module, "tracer.m") == {"tracer.capture.runner": {"_status"}, "tracer.capture.api": set()}
+    assert "tracer.capture.runner" in GRAPH["tracer.cli"] and "tracer.capture.ranks.spawn" in MODULES

@@ -6,12 +6,16 @@ That the new course traces and builds with lectrace installed from a wheel is te
 from __future__ import annotations
 
 import os
+import shlex
+from pathlib import Path
+
+import yaml
 
 from tracer import cli
-from tracer.new_course import create_course
+from tracer.new_course import create_course, site_requirement
 
-EXPECTED = [".ci/run", ".gitignore", "README.md", "lectures/hello.py", "mkdocs.yml", "requirements.txt",
-            "site/docs/index.md"]
+EXPECTED = [".ci/run", ".github/workflows/site.yml", ".gitignore", "README.md", "lectures/hello.py", "mkdocs.yml",
+            "requirements-site.txt", "requirements.txt", "site/docs/index.md"]
 
 
 def test_init_writes_a_course(tmp_path):
@@ -41,8 +45,53 @@ def test_init_command_and_name_option(tmp_path):
     assert (tmp_path / "c" / "README.md").read_text().startswith("# Systems 101\n")
 
 
+def requirement_lines(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+
+
 def test_init_requirement_option_says_where_lectrace_comes_from(tmp_path):
-    assert (create_course(tmp_path / "a") and (tmp_path / "a" / "requirements.txt").read_text() == "lectrace\n")
-    spec = "lectrace @ file:///wheels/lectrace-0.1.0-py3-none-any.whl"
+    create_course(tmp_path / "a")
+    assert requirement_lines(tmp_path / "a" / "requirements.txt") == ["lectrace[torch]"]
+    assert requirement_lines(tmp_path / "a" / "requirements-site.txt") == ["lectrace"]
+    spec = "lectrace[torch] @ file:///wheels/lectrace-0.1.0-py3-none-any.whl"
     assert cli.main(["init", str(tmp_path / "b"), "--requirement", spec, "-q"]) == 0
-    assert (tmp_path / "b" / "requirements.txt").read_text() == spec + "\n"
+    assert requirement_lines(tmp_path / "b" / "requirements.txt") == [spec]
+    assert requirement_lines(tmp_path / "b" / "requirements-site.txt") == [
+        "lectrace @ file:///wheels/lectrace-0.1.0-py3-none-any.whl"]
+    assert site_requirement("lectrace") == "lectrace" and site_requirement("lectrace[torch]>=0.1") == "lectrace>=0.1"
+    readme = (tmp_path / "a" / "README.md").read_text()
+    assert "`lectrace[torch]`" in readme and "`requirements-site.txt`" in readme  # which line a course adds
+
+
+def commands(line: str) -> list[str]:
+    """The commands of one shell line: split at &&, a trailing comment dropped."""
+    line = line.split("   #")[0]
+    return [" ".join(shlex.split(part)) for part in line.split("&&")]
+
+
+def test_the_workflow_runs_the_readme_commands_and_the_ci_script(tmp_path):
+    course = tmp_path / "c"
+    create_course(course)
+    readme = (course / "README.md").read_text().splitlines()
+    build_line, test_line = [line for line in readme[:6] if line.startswith((".venv/", "python3 -m venv"))]
+    (publish_line,) = [line for line in readme if "requirements-site.txt &&" in line]
+
+    ci = [c for line in (course / ".ci" / "run").read_text().splitlines()
+          if line.strip().startswith((".venv/", "python3 -m venv")) and "LECTRACE_PACKAGE" not in line
+          for c in commands(line.strip())]  # LECTRACE_PACKAGE: an override for testing a wheel
+    # .ci/run: the README's set-up (venv, requirements.txt) and its test command, in that order.
+    assert ci == commands(build_line)[:2] + commands(test_line)
+
+    workflow = yaml.safe_load((course / ".github" / "workflows" / "site.yml").read_text())
+    jobs = workflow["jobs"]
+    runs = {job: [step.get("run") for step in spec["steps"] if "run" in step] for job, spec in jobs.items()}
+    assert runs["check"] == ["bash .ci/run"]
+    assert [commands(r) for r in runs["build"]] == [commands(publish_line)]
+    # The publishing command is the README's set-up-and-build with lectrace installed without torch.
+    assert commands(publish_line) == [c.replace("requirements.txt", "requirements-site.txt") for c in commands(build_line)]
+    upload = next(s for s in jobs["build"]["steps"] if "upload-pages-artifact" in s.get("uses", ""))
+    site_dir = yaml.safe_load((course / "mkdocs.yml").read_text())["site_dir"]
+    assert upload["with"]["path"] == site_dir == "build/site"
+    assert jobs["build"]["needs"] == "check" and jobs["deploy"]["needs"] == "build"
+    assert any("deploy-pages" in s.get("uses", "") for s in jobs["deploy"]["steps"])
+    assert jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}

@@ -1,14 +1,16 @@
-"""An installed wheel (not editable) is all a course needs: ``lectrace init`` makes a repository
+"""An installed wheel (not editable) is all a course needs, and publishing needs no torch: ``lectrace init`` makes a repository
 holding only mkdocs.yml, lectures/, site/docs and site/traces; the installed ``lectrace`` traces its
 lecture and builds the site with the templates and assets shipped inside the package.
 
 The wheel is built from a copy of pyproject.toml, README.md and tracer/ (so a file left out of the
 package data fails here), installed into a fresh virtual environment that borrows only the
-dependencies (torch, mkdocs, ...) from the development environment through a .pth file.
+dependencies (torch, mkdocs, ...) from the development environment through a .pth file; for the
+site-only test, pip installs the wheel's own dependencies into a fresh environment, where torch is absent.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -27,10 +29,13 @@ def run(*command: str | Path, cwd: Path, env: dict[str, str]) -> subprocess.Comp
     return done
 
 
-@pytest.mark.wheel
-def test_a_wheel_installed_elsewhere_builds_a_course_site(tmp_path):
+def clean_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["NO_MKDOCS_2_WARNING"] = "1"
+    return env
+
+
+def build_wheel(tmp_path: Path, env: dict[str, str]) -> Path:
     source = tmp_path / "src"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
@@ -39,6 +44,58 @@ def test_a_wheel_installed_elsewhere_builds_a_course_site(tmp_path):
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", tmp_path / "dist",
         source, cwd=tmp_path, env=env)
     (wheel,) = (tmp_path / "dist").glob("lectrace-*.whl")
+    return wheel
+
+
+def test_package_metadata_pins_nothing_and_keeps_torch_in_an_extra():
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    requirements = project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]
+    assert all(">=" in r and "==" not in r and "<" not in r for r in requirements), requirements
+    names = {r.split(">")[0].split("[")[0] for r in project["dependencies"]}
+    assert not names & {"torch", "einops", "jaxtyping", "numpy"}
+    assert {r.split(">")[0] for r in project["optional-dependencies"]["torch"]} == {"torch", "einops", "jaxtyping"}
+    # The exact torch lives in the development constraints, which tasks.py installs with.
+    assert "torch==" in (REPO / "constraints.txt").read_text() and "-c" in (REPO / "tasks.py").read_text()
+
+
+@pytest.mark.wheel
+def test_a_venv_without_torch_builds_a_course_site_from_its_committed_traces(tmp_path):
+    """A publishing job installs the plain wheel (its real dependencies, resolved by pip: no torch) and
+    builds the site from traces that a torch environment committed; it also traces a pure-Python lecture."""
+    env = clean_env()
+    wheel = build_wheel(tmp_path, env)
+    course = tmp_path / "course"
+    run(sys.executable, "-m", "tracer", "init", course, "-q", cwd=tmp_path, env=env)
+    shutil.copy(REPO / "tests" / "lectures" / "tensor_views.py", course / "lectures" / "tensor_views.py")
+    run(sys.executable, "-m", "tracer", "build", "--no-site", "-q", cwd=course, env=env)  # the torch side commits traces
+    committed = {p.name: p.read_bytes() for p in (course / "site" / "traces").glob("*.json")}
+    assert sorted(committed) == ["hello.json", "tensor_views.json"]
+
+    venv = tmp_path / "site-venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)
+    python = venv / "bin" / "python"
+    run(sys.executable, "-m", "pip", "--python", python, "install", "--quiet", wheel, cwd=tmp_path, env=env)
+    for module in ("torch", "einops", "jaxtyping", "numpy"):
+        missing = subprocess.run([python, "-c", f"import {module}"], capture_output=True, text=True, env=env)
+        assert missing.returncode == 1 and f"No module named '{module}'" in missing.stderr
+
+    done = run(venv / "bin" / "lectrace", "build", cwd=course, env=env)
+    assert "all 2 traces fresh; nothing to re-trace" in done.stderr
+    assert {p.name: p.read_bytes() for p in (course / "site" / "traces").glob("*.json")} == committed
+    page = (course / "build" / "site" / "lectures" / "tensor_views" / "index.html").read_text(encoding="utf-8")
+    assert "float64" in page and "lt-" in page  # the tensor card, drawn without torch
+    assert "Hello" in (course / "build" / "site" / "lectures" / "hello" / "index.html").read_text(encoding="utf-8")
+    # The tracer runs pure-Python lectures without torch too.
+    run(venv / "bin" / "lectrace", "run", "lectures/hello.py", "-o", tmp_path / "hello.json", "-q", cwd=course, env=env)
+    assert json.loads((tmp_path / "hello.json").read_text())["environment"]["torch"] is None
+
+
+@pytest.mark.wheel
+def test_a_wheel_installed_elsewhere_builds_a_course_site(tmp_path):
+    env = clean_env()
+    wheel = build_wheel(tmp_path, env)
 
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)

@@ -1,7 +1,8 @@
 from traced import traced
 
-from tracer.site.page_model import (Annotation, CodeBlock, build_document, collect_lines, is_rendering_only,
-                                     paragraph_groups, rendering_statement, section_headings)
+from tracer.site.line_records import collect_lines
+from tracer.site.page_model import (Annotation, CodeBlock, build_document, is_rendering_only, paragraph_groups,
+                                    rendering_statement, section_headings)
 
 MAIN = "lectures/demo.py"
 SOURCE = """from tracer import text

@@ -1,4 +1,4 @@
-"""torchrun-style lectures (tracer/capture/rank_launch.py): real torchrun ranks on 127.0.0.1, merged.
+"""torchrun-style lectures (tracer/capture/ranks/torchrun.py): real torchrun ranks on 127.0.0.1, merged.
 
 ``lectrace run --nproc-per-node`` launches torchrun itself; two torchrun "nodes" on this machine
 write shards into one shared directory that ``lectrace merge`` joins.

@@ -43,8 +43,7 @@ def test_each_rank_timeline_runs_inside_the_launching_line_and_switching_keeps_t
 
 
 def test_read_mode_step_links_open_the_lines_own_step_in_rank_0s_timeline():
-    from tracer.site.page_model import collect_lines
-    from tracer.site.rank_model import add_rank_lines
+    from tracer.site.line_records import add_rank_lines, collect_lines
 
     trace = traced("ranks_allreduce")
     records = collect_lines(trace)
@@ -105,8 +104,7 @@ def test_aligned_steps_keep_the_ranks_in_step_at_collectives_and_launcher_steps(
 
 
 def test_a_line_only_a_higher_rank_ran_links_into_that_ranks_timeline():
-    from tracer.site.page_model import collect_lines
-    from tracer.site.rank_model import add_rank_lines
+    from tracer.site.line_records import add_rank_lines, collect_lines
 
     trace = traced("ranks_output")  # line 21 (a warning) runs on rank 1 only
     records = collect_lines(trace)

@@ -1,4 +1,4 @@
-"""Tracing the ranks a lecture starts (tracer/capture/ranks.py, rank_worker.py): real gloo ranks on CPU.
+"""Tracing the ranks a lecture starts (tracer/capture/ranks/: spawn.py, worker.py): real gloo ranks on CPU.
 
 Each test runs the real ``lectrace run`` in a subprocess, so the ranks are real processes with real
 collectives. A tag in the environment (inherited by every rank) finds any process left behind.
@@ -148,7 +148,8 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
     import json
     from types import SimpleNamespace
 
-    from tracer.capture.ranks import Launch, RankSession
+    from tracer.capture.ranks import Launch, SpawnRanks
+    from tracer.capture.session import SessionOptions
 
     boom = {"type": "ValueError", "message": "boom", "traceback": [{"path": "l.py", "line": 7, "function": "worker"}]}
 
@@ -159,12 +160,14 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
             if status == "error":
                 shard["error"] = boom
             (directory / f"launch0-{rank}.json").write_text(json.dumps(shard), encoding="utf-8")
-        session = RankSession(SimpleNamespace(), None, Path("l.py"), tmp_path)
+        traced = SimpleNamespace(recorder=None, lecture=Path("l.py"), project_root=tmp_path, options=SessionOptions(),
+                                 on_process_start=lambda hook: None)
+        session = SpawnRanks(traced)
         session._dir = directory
         session.launches = [Launch(0, 0, None, 0.0, 1, [(0, SimpleNamespace(exitcode=0)), (1, SimpleNamespace(exitcode=1))])]
         header = {"status": "error" if escaped else "ok"}
         step = ((), ("l.py", "main"), 3, {"error": {"type": "ProcessRaisedException", "message": "long"}} if escaped else None, (0, 0))
-        return session.finish(header, [step], escaped, set()), header
+        return session.finish(header, [step], escaped), header
 
     line, header = finish(tmp_path / "handled", None)
     assert line is None and header["status"] == "ok" and header["ranks"]["launches"][0]["streams"][1]["status"] == "error"
@@ -237,3 +240,30 @@ def test_a_ranks_plot_is_bounded_by_the_launchers_max_plot_points(tmp_path):
     assert code == 0, stderr
     (chart,) = plots_of(load_trace(out), 0)
     assert "truncated" not in chart and len(chart["spec"]["data"]["values"]) == 50
+
+
+def test_a_crlf_helper_only_a_rank_loads_is_fresh_after_tracing(tmp_path):
+    # The rank's shard hashes its files' bytes (as the launcher does) and names the helpers it stepped
+    # into, so a CRLF helper that only the rank imported neither looks changed nor "now stepped into".
+    from tracer import regen
+    from tracer.capture.runner import run_lecture
+
+    project = tmp_path / "course"
+    (project / "lectures").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[project]\nname = 'course'\n", encoding="utf-8")
+    helper = project / "lectures" / "rank_helper.py"
+    helper.write_bytes(b"# lectrace: trace\r\ndef double(x):\r\n    y = 2 * x  # @inspect y\r\n    return y\r\n")
+    lecture = project / "lectures" / "only_a_rank.py"
+    lecture.write_text('import multiprocessing\n\n\ndef worker():\n    import rank_helper\n    rank_helper.double(3)\n\n\n'
+                       'def main():\n    process = multiprocessing.get_context("fork").Process(target=worker)\n'
+                       '    process.start()\n    process.join()\n', encoding="utf-8")
+    out = project / "only_a_rank.json"
+    result = run_lecture(lecture, output=out)
+    trace = load_trace(out)
+    assert result.status == "ok" and "rank_helper" not in sys.modules
+    assert trace["stepped_helpers"] == ["lectures/rank_helper.py"]
+    rank_steps = trace["ranks"]["launches"][0]["streams"][0]["steps"]
+    assert [s["env"]["y"]["value"] for s in rank_steps if "y" in s.get("env", {})] == [6]
+    assert regen.freshness(lecture, out, project) is None
+    helper.write_bytes(helper.read_bytes().replace(b"2 * x", b"3 * x"))
+    assert regen.freshness(lecture, out, project) == "stale (changed: lectures/rank_helper.py)"

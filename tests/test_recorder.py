@@ -345,18 +345,18 @@ def test_no_cap_when_under_the_limit(tmp_path):
 
 
 def test_hot_path_tuples_follow_the_step_fields():
-    # The hot path appends plain tuples for speed; they must line up with recorder.Step's fields.
-    from tracer.capture.recorder import CALL, EXTRAS, KEY, LINE, MEMORY, PREFIX, Step
+    # The hot path appends plain tuples for speed; they must line up with recorder.RecordedStep's fields.
+    from tracer.capture.recorder import CALL, EXTRAS, KEY, LINE, MEMORY, PREFIX, RecordedStep
 
     seen = []
     run_lecture(LECTURES / "calls_and_comprehensions.py", write=False, on_recorder=seen.append)
     steps = seen[0].steps
-    fields = Step._fields
+    fields = RecordedStep._fields
     assert (PREFIX, KEY, LINE, EXTRAS, MEMORY) == tuple(fields.index(n) for n in ("prefix", "key", "line", "extras", "memory"))
     assert len(fields) == 5
     assert any(type(s) is tuple for s in steps) and any(s[EXTRAS] is CALL for s in steps)
     for raw in steps:
-        step = Step._make(raw)
+        step = RecordedStep._make(raw)
         assert isinstance(step.line, int) and step.line >= 1
         assert len(step.key) == 2 and all(isinstance(part, str) for part in step.key)
         assert step.key[0] == "tests/lectures/calls_and_comprehensions.py"

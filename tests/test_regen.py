@@ -284,3 +284,95 @@ def test_a_run_that_writes_a_gpu_trace_retires_the_kept_gpu_run(tmp_path, monkey
     assert cli.main(["run", "lectures/b.py", "-o", "site/traces/b.json"]) == 0
     assert "site/traces/gpu/b.json: removed; this GPU trace supersedes it" in capsys.readouterr().err
     assert not kept.exists()
+
+
+def test_the_run_command_is_what_lectrace_run_parses_and_the_outcome_reads_it_back(tmp_path):
+    from tracer import cli
+    from tracer.exit_codes import ExitCode
+
+    request = regen.RunRequest(Path("lectures/b.py"), tmp_path / "b.json", timeout=12.5, force=True, seed=3)
+    command = regen.run_command(request)
+    assert command[:3] == [sys.executable, "-m", "tracer"]
+    args = cli.build_parser().parse_args(command[3:])  # a renamed option of `run` fails here, not in a build
+    assert (args.func, args.lectures, args.output, args.timeout, args.force, args.seed, args.quiet) == \
+        (cli.cmd_run, ["lectures/b.py"], str(tmp_path / "b.json"), 12.5, True, 3, True)
+    assert "--force" not in regen.run_command(regen.RunRequest(Path("b.py"), tmp_path / "b.json", timeout=1))
+
+    killed = regen.read_outcome(request, None, "", 72.6)
+    assert (killed.returncode, killed.message) == (ExitCode.TIMEOUT, "lectures/b.py: timeout: killed after 72.5s")
+    failed = regen.read_outcome(request, ExitCode.LECTURE_FAILED, "lectrace: warning: slow\none\n\ntwo\nthree\nfour\n", 1.0)
+    assert not failed.ok and failed.message == "two\nthree\nfour"  # the last three lines, warnings left out
+
+
+def test_guarded_run_traces_only_what_the_cuda_guard_lets_through(tmp_path, capsys):
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    assert build(root) == 0
+    lecture = root / "lectures" / "b.py"
+    cuda_trace = fake_cuda_trace(root, "b.json")
+    ran: list[str] = []
+
+    def trace() -> int:
+        ran.append("traced")
+        return 0
+
+    capsys.readouterr()
+    assert regen.guarded_run(lecture, None, force=False, trace=trace) == 0  # fresh CUDA trace: kept, nothing run
+    assert ran == [] and "kept: fresh trace made on CUDA" in capsys.readouterr().err
+    lecture.write_text(LECTURE_B + "\n# edited\n")
+    assert regen.guarded_run(lecture, None, force=False, trace=trace) == 2  # stale: refused without --force
+    assert ran == [] and "pass --force" in capsys.readouterr().err
+    assert regen.guarded_run(lecture, None, force=True, trace=trace) == 0
+    # the forced run wrote nothing (trace() is a stand-in), so the CUDA trace is still current: no copy kept
+    assert ran == ["traced"] and not (root / "site" / "traces" / "gpu" / "b.json").exists()
+    assert cuda_trace.exists()
+
+
+# -- value drift -----------------------------------------------------------------------------------
+TIMED = '''
+import time
+
+
+def main():
+    started = time.perf_counter()
+    count = sum(range(1000))  # @inspect count
+    elapsed_seconds = time.perf_counter() - started  # @inspect elapsed_seconds
+'''
+
+
+def edit_value(trace_file: Path, name: str, value: object) -> None:
+    """Hand-edit the recorded value of ``name`` in a committed trace (its sources stay unchanged)."""
+    trace = json.loads(trace_file.read_text())
+    step = next(s for s in trace["steps"] if name in s["env"])
+    step["env"][name]["value"] = value
+    trace_file.write_text(json.dumps(trace))
+
+
+def test_check_fails_on_a_value_that_drifted_from_the_committed_trace(tmp_path):
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    assert build(root) == 0
+    edit_value(root / "site" / "traces" / "b.json", "count", 3)
+    assert regen.freshness(root / "lectures" / "b.py", root / "site" / "traces" / "b.json", root) is None
+    done = subprocess.run([sys.executable, "-m", "tracer", "check", "-q"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 3
+    assert "lectures/b.py:4 count: 3 committed, 2 now" in done.stderr.splitlines()
+    assert "site/traces/b.json: 1 value(s) drifted from the committed trace" in done.stderr
+
+
+def test_check_passes_on_timings_that_differ_from_the_committed_trace(tmp_path):
+    root = make_project(tmp_path, {"t.py": TIMED})
+    assert build(root) == 0
+    edit_value(root / "site" / "traces" / "t.json", "elapsed_seconds", 1234.5)  # no run takes that long
+    assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
+    edit_value(root / "site" / "traces" / "t.json", "count", 1)
+    assert regen.check(root, jobs=1, timeout=60, show=False).problems[0] == \
+        "lectures/t.py:7 count: 1 committed, 499,500 now"
+
+
+def test_a_cuda_trace_is_not_value_checked_on_a_machine_without_gpu_and_check_says_so(tmp_path):
+    root = make_project(tmp_path, {"b.py": LECTURE_B})
+    assert build(root) == 0
+    edit_value(fake_cuda_trace(root, "b.json"), "count", 3)
+    report = regen.check(root, jobs=1, timeout=60, show=False)
+    assert report.problems == []
+    assert report.notes == ["site/traces/b.json: values not checked: a CUDA trace (NVIDIA H100 80GB HBM3), "
+                            "and this machine has no GPU"]

@@ -289,3 +289,23 @@ def test_seed_default_is_zero_and_reproducible(tmp_path):
 def test_seed_changes_every_generator(tmp_path):
     zero, one = _random_values(tmp_path, 0), _random_values(tmp_path, 1)
     assert all(zero[k] != one[k] for k in ("r", "n", "t"))
+
+
+def test_a_lecture_that_never_imports_torch_is_traced_without_importing_it(tmp_path):
+    # torch is the `lectrace[torch]` extra: a numpy or pure-Python lecture must trace where it is
+    # missing, so nothing on the capture side may import it for such a lecture (an @flops line included).
+    import subprocess
+
+    lecture = Path(__file__).parent / "lectures" / "numpy_only.py"
+    out = tmp_path / "numpy_only.json"
+    script = ("import sys; from tracer.capture.runner import run_lecture; "
+              f"run_lecture({str(lecture)!r}, output={str(out)!r}); print(sorted(m for m in sys.modules if m.split('.')[0] == 'torch'))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    trace = load_trace(out)
+    assert trace["environment"]["torch"] is None and trace["environment"]["numpy"]
+    a = next(s["env"]["a"] for s in trace["steps"] if "a" in s["env"])
+    assert a["type"] == "ndarray" and a["stats"]["min"] == 0.0 and a["stats"]["max"] == 1.0
+    assert a["stats"]["mean"] == 0.5 and abs(a["stats"]["std"] - 0.3952847075210474) < 1e-12  # sample std, as torch's
+    assert any("@flops could not start" in w and "does not import torch" in w for w in trace["warnings"])

@@ -1,4 +1,4 @@
-"""Merging rank shards (tracer/capture/shards.py) and launching torchrun ranks (rank_launch.py).
+"""Merging rank shards (tracer/capture/ranks/shards.py) and launching torchrun ranks (ranks/torchrun.py).
 
 The tests build shards by hand; tests/test_rank_launch.py merges real ones.
 """
@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tracer.capture import shards
+from tracer.capture.ranks import shards
 from tracer.trace_format import validation_error
 
 
@@ -73,7 +73,7 @@ def test_a_rank_that_exited_without_a_shard_says_how_and_where_it_was_last_seen(
 
 
 def test_a_merge_says_where_a_missing_rank_was_seen_then_removes_the_heartbeat_files(tmp_path):
-    from tracer.capture.rank_launch import merge
+    from tracer.capture.ranks.torchrun import merge
 
     shared = tmp_path / "shards"
     shared.mkdir()

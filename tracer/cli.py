@@ -1,4 +1,4 @@
-"""The ``lectrace`` command line: every command (run, check, build, serve, init) is registered here.
+"""The ``lectrace`` command line: every command (run, check, build, serve, init, merge, diff) is registered here.
 
 It parses arguments, calls the runner/regeneration/serve layers, prints one line per problem and
 maps outcomes to the exit codes of ``tracer.exit_codes``. Each command is a ``cmd_NAME`` function
@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -21,27 +22,29 @@ from tracer import layout
 from tracer.exit_codes import EPILOG, ExitCode
 
 
-def _progress(recorder_box: list, stop: threading.Event, label: str, stream: Any) -> None:
+def _progress(session_box: list, stop: threading.Event, label: str, stream: Any) -> None:
     from rich.console import Console
 
     console = Console(file=stream)  # the terminal: sys.stderr is the lecture's own while it runs
     with console.status(f"{label}: starting") as status:
         while not stop.wait(0.1):
-            recorder = recorder_box[0] if recorder_box else None
-            if recorder is None:
+            if not session_box:
                 continue
+            recorder = session_box[0].recorder
             where = recorder.location() or ""
             status.update(f"{label}: {len(recorder.steps):,} steps  {where}")
 
 
-def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> threading.Timer | None:
-    """A watchdog that ends a lecture running past ``seconds``, naming the last line reached."""
+def _start_timeout(seconds: float | None, session_box: list, label: str) -> threading.Timer | None:
+    """A watchdog that ends a lecture running past ``seconds``, naming the last line reached (the
+    run's session, once it exists, is ``session_box[0]``: its ``abort()`` stops the ranks)."""
     if not seconds:
         return None
     stream = sys.stderr  # the terminal: while the lecture runs, sys.stderr is the lecture's own
 
     def expire() -> None:
-        recorder = recorder_box[0] if recorder_box else None
+        session = session_box[0] if session_box else None
+        recorder = session.recorder if session is not None else None
         where = label
         if recorder is not None and recorder.steps:
             from tracer.capture.recorder import KEY, LINE
@@ -50,8 +53,7 @@ def _start_timeout(seconds: float | None, recorder_box: list, label: str) -> thr
             where = f"{step[KEY][0]}:{step[LINE]}"
         if recorder is not None and recorder.location():
             where = recorder.location()
-        ranks = sys.modules.get("tracer.capture.ranks")
-        hung = ranks.abort_active() if ranks is not None else None  # stop its ranks: no orphans
+        hung = session.abort() if session is not None else None  # stop its ranks: no orphans
         if hung is not None:
             where, what = hung[0], f"{label} ran longer than {seconds:g}s: {hung[1]}"
             stream.write(f"{where}: timeout: {what}; previous trace kept\n")
@@ -76,29 +78,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.nproc_per_node:
         return _run_torchrun(args)
     for lecture in args.lectures:
-        refusal = regen.cuda_guard(Path(lecture), Path(args.output) if args.output else None, force=args.force)
-        if refusal is not None:
-            print(refusal.message, file=sys.stderr)
-            if refusal.blocking:
-                worst = max(worst, ExitCode.BAD_INPUT)
-                continue
-            if refusal.skip:
-                continue
-        keep = refusal.keep_gpu_run if refusal is not None else None
-        if keep is not None:
-            regen.keep_gpu_run(*keep)
-        try:
-            worst = max(worst, _run_one(args, lecture))
-        finally:
-            if keep is not None:
-                regen.settle_gpu_run(*keep)
-        # `build` names the committed trace with -o too: any run that wrote it may supersede a kept GPU run
-        project_root = layout.find_project_root(Path(lecture).absolute().parent)
-        committed = layout.trace_path(project_root, Path(lecture))
-        if not args.output or Path(args.output).resolve() == committed.resolve():
-            retired = regen.retire_gpu_run(project_root, Path(lecture))
-            if retired:
-                print(retired, file=sys.stderr)
+        # regen owns the CUDA guard and the kept GPU run around the run itself
+        worst = max(worst, regen.guarded_run(Path(lecture), Path(args.output) if args.output else None,
+                                             force=args.force, trace=partial(_run_one, args, lecture)))
     return worst
 
 
@@ -106,6 +88,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     """Trace one lecture for ``cmd_run``; its exit code."""
     from tracer.capture.output_budget import OutputBudget
     from tracer.capture.runner import LectureError, run_lecture
+    from tracer.capture.session import SessionOptions
     from tracer.capture.values import Limits
 
     box: list = []
@@ -117,12 +100,12 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     timer = _start_timeout(args.timeout, box, lecture)
     started = time.perf_counter()
     try:
-        result = run_lecture(lecture, output=args.output, seed=args.seed, inspect_all=args.inspect_all,
-                             max_steps=args.max_steps, on_recorder=box.append,
-                             measure_flops=not args.no_flops, shard_dir=args.shard_dir,
-                             limits=Limits(tensor_elements=args.preview_elements),
-                             output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
-                             max_plot_points=args.max_plot_points)
+        options = SessionOptions(seed=args.seed, inspect_all=args.inspect_all, max_steps=args.max_steps,
+                                 measure_flops=not args.no_flops, limits=Limits(tensor_elements=args.preview_elements),
+                                 output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
+                                 max_plot_points=args.max_plot_points)
+        result = run_lecture(lecture, output=args.output, shard_dir=args.shard_dir, options=options,
+                             on_session=box.append)
     except LectureError as exc:
         print(exc, file=sys.stderr)
         return ExitCode.BAD_INPUT
@@ -154,8 +137,8 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
 
 def _run_torchrun(args: argparse.Namespace) -> int:
     """``run --nproc-per-node N``: the lecture is a torchrun script; trace every rank and merge them."""
-    from tracer.capture.rank_launch import run_torchrun
-    from tracer.capture.shards import ShardError
+    from tracer.capture.ranks.torchrun import run_torchrun
+    from tracer.capture.ranks.shards import ShardError
 
     if len(args.lectures) > 1:
         print("lectrace: --nproc-per-node takes a single lecture", file=sys.stderr)
@@ -186,8 +169,8 @@ def _run_torchrun(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    from tracer.capture.rank_launch import merge
-    from tracer.capture.shards import ShardError
+    from tracer.capture.ranks.torchrun import merge
+    from tracer.capture.ranks.shards import ShardError
 
     try:
         result = merge(Path(args.directory), Path(args.output) if args.output else None)
@@ -209,15 +192,42 @@ def cmd_check(args: argparse.Namespace) -> int:
     from tracer import regen
 
     report = regen.check(_project_root(), jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
-    for line in report.skipped:
+    for line in report.skipped + report.notes:
         print(line, file=sys.stderr)
     for problem in report.problems:
         print(problem, file=sys.stderr)
     if report.problems:
         print(f"lectrace check: {len(report.problems)} problem(s) in {report.lectures} lecture(s)", file=sys.stderr)
         return ExitCode.PROBLEMS
-    print(f"lectrace check: {report.lectures} lecture(s) run, every committed trace fresh and valid", file=sys.stderr)
+    print(f"lectrace check: {report.lectures} lecture(s) run, every committed trace fresh and valid, no value drifted",
+          file=sys.stderr)
     return ExitCode.OK
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    import json
+
+    from tracer import trace_diff
+    from tracer.trace_format import TraceError, load_trace
+
+    try:
+        old, new = load_trace(args.old), load_trace(args.new)
+    except TraceError as exc:
+        print(f"lectrace diff: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    changes = trace_diff.diff_traces(old, new)
+    shown = changes if args.all else [c for c in changes if not c.run_dependent]
+    hidden = len(changes) - len(shown)
+    if args.json:
+        print(json.dumps({"old": args.old, "new": args.new, "equal": not shown, "run_dependent_hidden": hidden,
+                          "changes": trace_diff.to_json(shown)}, indent=1, ensure_ascii=False))
+    else:
+        for change in shown:
+            print(trace_diff.format_change(change))
+        if not args.quiet:
+            left_out = f"; {hidden} run-dependent difference(s) left out (timings; --all shows them)" if hidden else ""
+            print(f"lectrace diff: {len(shown)} difference(s){left_out}", file=sys.stderr)
+    return ExitCode.DIFFERENT if shown else ExitCode.OK
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -310,6 +320,18 @@ def add_check(sub: Any) -> argparse.ArgumentParser:
     return check
 
 
+def add_diff(sub: Any) -> argparse.ArgumentParser:
+    diff = sub.add_parser("diff", help="what changed between two traces: one line per changed value, step, "
+                                       "rendering or output (exit 0 equal, 1 different)")
+    diff.add_argument("old", metavar="A", help="the trace before (e.g. the committed site/traces/NAME.json)")
+    diff.add_argument("new", metavar="B", help="the trace after")
+    diff.add_argument("--json", action="store_true", help="print the changes as JSON records")
+    diff.add_argument("--all", action="store_true",
+                      help="also show run-dependent fields (timings, allocator figures; see trace_format.RUN_DEPENDENT)")
+    diff.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    return diff
+
+
 def add_build(sub: Any) -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="re-trace lectures whose sources changed, then build the site")
     _add_parallel_tracing(build)
@@ -328,12 +350,15 @@ def add_serve(sub: Any) -> argparse.ArgumentParser:
 
 
 def add_init(sub: Any) -> argparse.ArgumentParser:
-    init = sub.add_parser("init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script)")
+    init = sub.add_parser("init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script, "
+                                       "GitHub Actions workflow)")
     init.add_argument("directory", metavar="DIR", help="where to create it (must be new or empty)")
     init.add_argument("--name", help="the course's name (default: from DIR)")
-    init.add_argument("--requirement", default="lectrace", metavar="SPEC",
+    init.add_argument("--requirement", default="lectrace[torch]", metavar="SPEC",
                       help="what requirements.txt installs lectrace from: a version spec, a wheel path/URL "
-                           "('lectrace @ file:///path/lectrace-0.1.0-py3-none-any.whl') or a VCS URL (default: lectrace)")
+                           "('lectrace[torch] @ file:///path/lectrace-0.1.0-py3-none-any.whl') or a VCS URL "
+                           "(default: lectrace[torch]; plain `lectrace` for numpy and pure-Python lectures); "
+                           "requirements-site.txt gets it without extras")
     init.add_argument("-q", "--quiet", action="store_true")
     return init
 
@@ -346,6 +371,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[ar
     "serve": (add_serve, cmd_serve),
     "init": (add_init, cmd_init),
     "merge": (add_merge, cmd_merge),
+    "diff": (add_diff, cmd_diff),
 }
 
 

@@ -13,6 +13,7 @@ from enum import IntEnum
 class ExitCode(IntEnum):
     OK = 0
     LECTURE_FAILED = 1  # a lecture raised (its trace, with the error, is still written); a build step failed
+    DIFFERENT = 1  # diff: the two traces differ (an alias of 1)
     BAD_INPUT = 2  # bad arguments, missing file, syntax error, import error, no main(): nothing written
     PROBLEMS = 3  # check: a trace is missing, stale or invalid, or a lecture failed
     TIMEOUT = 124  # a lecture ran past --timeout: nothing written, the previous trace is kept
@@ -22,7 +23,7 @@ class ExitCode(IntEnum):
 MEANINGS = {
     ExitCode.OK: "success",
     ExitCode.LECTURE_FAILED: "a lecture raised, or ended early with sys.exit()/os._exit() (its trace is still "
-                             "written, ending where it stopped, with status error/exited)",
+                             "written, ending where it stopped, with status error/exited); diff: the traces differ",
     ExitCode.BAD_INPUT: "bad input: missing file, syntax error, import error, no main(); nothing written",
     ExitCode.PROBLEMS: "check: a trace is missing, stale, invalid, or a lecture failed",
     ExitCode.TIMEOUT: "a lecture ran past --timeout; nothing written, the previous trace is kept",

@@ -44,11 +44,19 @@ def find_project_root(start: Path) -> Path:
 
 
 def project_relpath(path: str | Path, root: Path) -> str | None:
-    """``path`` relative to the (resolved) project ``root``, forward slashes; None when outside it."""
+    """``path`` relative to the project ``root``, forward slashes; None when outside it. The one place
+    a project-relative path is computed (what traces, messages and freshness name files by)."""
     try:
         return Path(path).resolve().relative_to(root).as_posix()
     except ValueError:
-        return None
+        if root.is_absolute() and root == root.resolve():
+            return None
+        return project_relpath(path, root.resolve())  # an unresolved root (a symlink, a relative path)
+
+
+def shown_path(path: str | Path, root: Path) -> str:
+    """``path`` as messages name it: project-relative, else as given."""
+    return project_relpath(path, root) or str(path)
 
 
 def trace_path(project_root: Path, lecture: Path) -> Path:

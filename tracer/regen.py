@@ -1,12 +1,18 @@
-"""Regeneration: which traces are stale, re-tracing them (in parallel), and guarding CUDA traces.
+"""Regeneration: which traces are stale or drifted, re-tracing them (in parallel), and guarding CUDA traces.
 
 Freshness is decided by content hashes: a trace records the sha256 of every lecture file and image
 it used (``sources``); it is fresh when each of those files still hashes the same. A trace made on
 CUDA is never silently replaced by a CPU trace, and never lost: ``--force`` replaces it but keeps it
 as the lecture's GPU run (``site/traces/gpu/NAME.json``), published beside the CPU trace until a GPU
-machine traces the lecture again. This module must not record steps or render pages;
+machine traces the lecture again. ``check`` also compares each fresh run's values with the committed
+trace (``trace_diff``): a difference beyond the fields that vary from run to run is drift. This module
+must not record steps or render pages;
 it orchestrates ``runner`` (in worker processes) and reports, and it parses no command lines
 (``cli`` does).
+
+``guarded_run`` holds the kept-GPU-run protocol around each ``lectrace run``. Worker processes are driven
+through one typed contract: a ``RunRequest``, the command ``run_command`` makes of it, and the
+``Outcome`` ``read_outcome`` makes of the exit code and error lines.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from tracer import layout
 from tracer.exit_codes import ExitCode
@@ -91,6 +97,37 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
                    "re-trace it on a GPU, or pass --force to replace it with a CPU trace", blocking=True)
 
 
+
+
+def guarded_run(lecture: Path, output: Path | None, *, force: bool, trace: Callable[[], int]) -> int:
+    """One ``lectrace run`` of ``lecture`` under the GPU-run protocol; ``trace()`` traces it and gives
+    its exit code. The CUDA guard comes first: its message is printed; a blocking refusal is exit 2, a
+    skip is exit 0 with nothing traced. A CUDA trace that a forced run replaces is kept as the
+    lecture's GPU run while ``trace()`` runs (the copy is dropped again if nothing replaced it). A
+    run that wrote the committed trace (``build`` names it with ``-o`` too) and left a CUDA trace
+    there retires the kept GPU run, saying so."""
+    refusal = cuda_guard(lecture, output, force=force)
+    if refusal is not None:
+        print(refusal.message, file=sys.stderr)
+        if refusal.blocking:
+            return ExitCode.BAD_INPUT
+        if refusal.skip:
+            return ExitCode.OK
+    keep = refusal.keep_gpu_run if refusal is not None else None
+    if keep is not None:
+        keep_gpu_run(*keep)
+    try:
+        code = trace()
+    finally:
+        if keep is not None:
+            settle_gpu_run(*keep)
+    project_root = layout.find_project_root(lecture.absolute().parent)
+    committed = layout.trace_path(project_root, lecture)
+    if output is None or output.resolve() == committed.resolve():
+        retired = retire_gpu_run(project_root, lecture)
+        if retired:
+            print(retired, file=sys.stderr)
+    return code
 
 
 def keep_gpu_run(trace: Path, kept: Path) -> None:
@@ -227,22 +264,51 @@ class Outcome:
         return self.returncode == 0
 
 
-def trace_in_subprocess(lecture: Path, output: Path, *, timeout: float, force: bool = False,
-                        seed: int = 0) -> Outcome:
-    """Trace one lecture in a fresh interpreter (isolation, real timeouts, true parallelism)."""
-    command = [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(output), "-q",
-               "--timeout", str(timeout), "--seed", str(seed)]
-    if force:
+@dataclass(frozen=True)
+class RunRequest:
+    """One lecture to trace in a fresh interpreter with ``lectrace run`` (isolation, real timeouts, true
+    parallelism): the whole contract between ``build``/``check`` and the traced subprocess is this
+    request, :func:`run_command` and :func:`read_outcome`."""
+
+    lecture: Path
+    output: Path
+    timeout: float  # seconds the run may take; the interpreter is killed KILL_GRACE_SECONDS after that
+    force: bool = False
+    seed: int = 0
+
+
+KILL_GRACE_SECONDS = 60  # beyond the run's own --timeout, for start-up and writing the trace
+
+
+def run_command(request: RunRequest) -> list[str]:
+    """The command line that traces ``request``: the one place that spells ``lectrace run``'s options."""
+    command = [sys.executable, "-m", "tracer", "run", str(request.lecture), "-o", str(request.output), "-q",
+               "--timeout", str(request.timeout), "--seed", str(request.seed)]
+    if request.force:
         command.append("--force")
+    return command
+
+
+def read_outcome(request: RunRequest, returncode: int | None, stderr: str, seconds: float) -> Outcome:
+    """What a run of ``request`` came to: its exit code (None: it was killed after its timeout and the
+    grace) and its last three error lines (warnings left out)."""
+    if returncode is None:
+        return Outcome(request.lecture, ExitCode.TIMEOUT, seconds,
+                       f"{request.lecture}: timeout: killed after {request.timeout + KILL_GRACE_SECONDS:g}s")
+    lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("lectrace: warning")]
+    return Outcome(request.lecture, returncode, seconds, "\n".join(lines[-3:]))
+
+
+def trace_in_subprocess(request: RunRequest) -> Outcome:
+    """Trace one lecture in a fresh interpreter."""
     started = time.perf_counter()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 60, env=env)
+        done = subprocess.run(run_command(request), capture_output=True, text=True,
+                              timeout=request.timeout + KILL_GRACE_SECONDS, env=env)
     except subprocess.TimeoutExpired:
-        return Outcome(lecture, ExitCode.TIMEOUT, time.perf_counter() - started,
-                       f"{lecture}: timeout: killed after {timeout + 60:g}s")
-    lines = [line for line in done.stderr.splitlines() if line.strip() and not line.startswith("lectrace: warning")]
-    return Outcome(lecture, done.returncode, time.perf_counter() - started, "\n".join(lines[-3:]))
+        return read_outcome(request, None, "", time.perf_counter() - started)
+    return read_outcome(request, done.returncode, done.stderr, time.perf_counter() - started)
 
 
 class _Display:
@@ -285,7 +351,7 @@ def run_many(lectures: list[Path], outputs: list[Path], *, jobs: int, timeout: f
 
     def work(index: int) -> Outcome:
         display.update(names[index], "tracing…")
-        outcome = trace_in_subprocess(lectures[index], outputs[index], timeout=timeout, force=force)
+        outcome = trace_in_subprocess(RunRequest(lectures[index], outputs[index], timeout=timeout, force=force))
         status = f"traced in {outcome.seconds:.1f}s" if outcome.ok else f"FAILED ({outcome.message.splitlines()[-1] if outcome.message else outcome.returncode})"
         display.update(names[index], status, final=True)
         return outcome
@@ -322,6 +388,7 @@ class CheckReport:
     lectures: int = 0
     problems: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "path: reason" for each .py that is not traced
+    notes: list[str] = field(default_factory=list)  # what was not checked, and why
 
 
 def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -> CheckReport:
@@ -356,6 +423,9 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                 continue
             fresh = read_header(output) if outcome.ok else None
             if fresh is not None:
+                drifted, notes = value_drift(committed, output, project_root, lecture)
+                report.problems.extend(drifted)
+                report.notes.extend(notes)
                 now_sources = set(fresh.get("sources") or {})
                 then_sources = set((read_header(committed) or {}).get("sources") or {})
                 if now_sources != then_sources:
@@ -370,6 +440,42 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
         if orphan.stem not in known:
             report.problems.append(f"{rel(orphan, project_root)}: no lecture lectures/{orphan.stem}.py for this trace")
     return report
+
+
+MAX_DRIFT_LINES = 20  # per lecture; `lectrace diff` shows them all
+
+
+def value_drift(committed: Path, fresh: Path, project_root: Path, lecture: Path) -> tuple[list[str], list[str]]:
+    """(drift lines, notes): the values of a fresh run of ``lecture`` (its sources unchanged) against the
+    committed trace's, one line per difference that is not run-dependent (``trace_format.RUN_DEPENDENT``).
+
+    A trace made on another device (a CUDA trace on a machine without a GPU) is not value-checked:
+    its memory figures, kernels and dtypes legitimately differ; the note says so."""
+    from tracer import trace_diff
+
+    shown = rel(committed, project_root)
+    try:
+        old, new = load_trace(committed, validate=False), load_trace(fresh, validate=False)
+    except TraceError as exc:
+        return [str(exc).replace(str(project_root) + os.sep, "")], []
+    device_old = (old.get("environment") or {}).get("device")
+    device_new = (new.get("environment") or {}).get("device")
+    if device_old != device_new:
+        gpu = (old.get("environment") or {}).get("gpu_name")
+        made = f"a CUDA trace ({gpu or 'a GPU'})" if device_old == "cuda" else f"a {device_old} trace"
+        here = "this machine has no GPU" if device_new != "cuda" else f"this machine ran it on {device_new}"
+        return [], [f"{shown}: values not checked: {made}, and {here}"]
+    changes = trace_diff.drift(trace_diff.diff_traces(old, new))
+    if not changes:
+        return [], []
+    lines = [trace_diff.format_change(c, "committed", "now") for c in changes[:MAX_DRIFT_LINES]]
+    if len(changes) > MAX_DRIFT_LINES:
+        lines.append(f"{shown}: … and {len(changes) - MAX_DRIFT_LINES} more difference(s)")
+    lecture_rel = rel(lecture, project_root)
+    lines.append(f"{shown}: {len(changes)} value(s) drifted from the committed trace, its sources unchanged "
+                 f"(`lectrace run {lecture_rel} -o NEW.json && lectrace diff {shown} NEW.json` shows them all); "
+                 f"re-trace it with `lectrace run {lecture_rel}` and commit, or find what changed (libraries?)")
+    return lines, []
 
 
 def plan_build(project_root: Path, lectures: list[Path], *, force: bool,

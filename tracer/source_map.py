@@ -6,7 +6,9 @@ lines for ``link(cls)``) and the site side (``site.page_model``, ``site.viewer_d
 ``site.jaxtyping_dims``: statements, definitions, returns, docstrings, jaxtyping annotations) need.
 Results are cached by source text, so a site build parses each traced file once however many pages,
 cards and step tables ask. Also here: :data:`RENDERING_CALLS` and :data:`DIRECTIVE_NAMES`, the names
-of the authoring API's rendering calls and of the comment directives, which both sides must agree on. This module must stay standard-library only and
+of the authoring API's rendering calls and of the comment directives, which both sides must agree on,
+with the one way a directive comment splits into arguments (:func:`parse_directive_comment`) and an
+``@ask``'s arguments into questions (:func:`parse_ask`). This module must stay standard-library only and
 must not evaluate or import anything from the lecture: it reads source text.
 """
 
@@ -22,12 +24,87 @@ from functools import lru_cache
 RENDERING_CALLS = frozenset({"text", "system_text", "note", "image", "link", "plot"})
 
 # The comment directives (``# @inspect x``): the tracer acts on them (tracer.capture.directives), the
-# site hides them from the page's code (tracer.site.directive_comments).
-DIRECTIVE_NAMES = ("inspect", "clear", "stepover", "hide", "flops")
+# site hides them from the page's code (tracer.site.directive_comments). ``@ask``/``@noask`` steer
+# quiz mode's questions (tracer.site.quiz); the tracer only inspects what an ``@ask`` names.
+DIRECTIVE_NAMES = ("inspect", "clear", "stepover", "hide", "flops", "ask", "noask")
 # What counts as a directive token in a comment's text (group 1: its name), for both sides: "@name"
 # at the start or after a space or comma, not continued by ".", "(" or a backtick, so "a@b.org",
 # "# @torch.no_grad()" and "`@inspect`" are not directives; "prose @inspect x" and "@inspect: x" are.
 DIRECTIVE_TOKEN = re.compile(r"(?<![^\s,])@([A-Za-z_]\w*)(?![\w.(`])")
+# Punctuation that ends a sentence or follows the name (``@inspect: x``, ``@inspect n.``) is not
+# part of the arguments.
+_ARG_PUNCTUATION = ".,;:!?)"
+NAME_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")  # a name or dotted path (``model.weight``)
+
+# The facts ``@ask`` can ask about a value (``@ask x.shape``, ``@ask z shares x``) or a line
+# (``@ask flops``: the line's @flops count; ``@ask bytes``: the bytes its collective sends per rank).
+ASK_FACTS = ("shape", "dtype", "stride", "offset", "contiguous", "shares", "numel", "nbytes", "value", "flops", "bytes")
+LINE_FACTS = ("flops", "bytes")
+_FACT_ALIASES = {"size": "shape", "storage_offset": "offset", "is_contiguous": "contiguous", "element_count": "numel"}
+
+
+def parse_directive_comment(comment: str) -> tuple[dict[str, list[str]], list[str]]:
+    """Split one comment into {directive: [args]} and a list of unknown directive names.
+
+    Directives may follow prose (``# the count @inspect n``); a directive's arguments run to the next
+    directive or the comment's end. Both ``@inspect x y`` and ``@inspect x, @inspect y`` work. See
+    :data:`DIRECTIVE_TOKEN` for what counts as a directive token.
+    """
+    body = comment.lstrip("#").strip()
+    found: dict[str, list[str]] = {}
+    unknown: list[str] = []
+    matches = list(DIRECTIVE_TOKEN.finditer(body))
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
+        name = m.group(1)
+        args = [a for a in (part.rstrip(_ARG_PUNCTUATION) for part in re.split(r"[\s,]+", body[m.end():end])) if a]
+        if name not in DIRECTIVE_NAMES:
+            unknown.append(name)
+            continue
+        found.setdefault(name, []).extend(args)
+    return found, unknown
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One ``@ask`` question: a fact of the value ``name`` (``fact`` empty: chosen by the value's
+    kind), ``other`` the earlier tensor of ``z shares x``; a line fact has no ``name``."""
+
+    name: str
+    fact: str
+    other: str = ""
+
+
+def parse_ask(args: list[str]) -> tuple[list[Ask], list[str]]:
+    """``@ask`` arguments (as :func:`parse_directive_comment` splits them) -> questions, and one
+    message per argument that names no fact of a value."""
+    asks: list[Ask] = []
+    problems: list[str] = []
+    cleaned = [a.rstrip("()") for a in args]
+    i = 0
+    while i < len(cleaned):
+        arg = cleaned[i]
+        if arg in LINE_FACTS:
+            asks.append(Ask("", arg))
+            i += 1
+            continue
+        if i + 2 < len(cleaned) and cleaned[i + 1] == "shares":
+            if NAME_PATH.match(arg) and NAME_PATH.match(cleaned[i + 2]):
+                asks.append(Ask(arg, "shares", cleaned[i + 2]))
+            else:
+                problems.append(f"@ask {arg} shares {cleaned[i + 2]}: both must be names")
+            i += 3
+            continue
+        base, _, fact = arg.rpartition(".")
+        fact = _FACT_ALIASES.get(fact, fact)
+        if base and fact in ASK_FACTS and fact not in LINE_FACTS and fact != "shares" and NAME_PATH.match(base):
+            asks.append(Ask(base, fact))
+        elif NAME_PATH.match(arg):
+            asks.append(Ask(arg, ""))
+        else:
+            problems.append(f"@ask takes NAME.FACT ({', '.join(ASK_FACTS)}), NAME shares NAME, flops or bytes, not {args[i]!r}")
+        i += 1
+    return asks, problems
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 

@@ -150,7 +150,7 @@ class Step(TypedDict):
 
 
 class Collective(TypedDict):
-    """One torch.distributed call on one rank; the byte model is in tracer/capture/collectives.py."""
+    """One torch.distributed call on one rank; the byte model is in tracer/capture/ranks/collectives.py."""
 
     op: str  # "all_reduce", "broadcast", "all_gather", "reduce_scatter_tensor", "send", "barrier", ...
     seq: int  # this rank's n-th collective of its launch: equal seq on every rank = the same collective
@@ -309,6 +309,42 @@ class Trace(TypedDict):
     steps: list[Step]  # the launching process's steps (torchrun: the lowest rank's)
     ranks: NotRequired[RanksInfo]  # present when the lecture started traced ranks
     shard: NotRequired[ShardInfo]  # only in a shard: the trace of one rank, before merging
+
+
+# -- what varies from run to run ---------------------------------------------------------------------
+# Two runs of one lecture on one machine write the same trace except for these fields. `lectrace check`
+# compares each fresh run with the committed trace and reports every other difference as drift;
+# `lectrace diff` leaves these out unless asked (--all). Each is skipped, not compared with a
+# tolerance: none of them has a scale on which "close" means "the same". Any other value, float or
+# not, is compared exactly: the same lecture, seed and libraries give the same bits.
+RUN_DEPENDENT: dict[str, str] = {
+    "compute.seconds": "@flops wall time of the line",
+    "compute.flop_per_s": "@flops FLOPs divided by that time",
+    "compute.mfu": "@flops FLOP/s over the device's peak",
+    "compute.repeats": "@flops replays: how many fit the timing budget",
+    "compute.timing": "@flops replay or single run, decided by the first run's time",
+    "collectives.seconds": "a collective's wall time on its rank",
+    "collectives.start_seconds": "when a collective started, on the launch's clock",
+    "memory (memory_source cuda_allocated)": "CUDA allocator figures (caching allocator, library workspaces)",
+    "memory (rank streams)": "a rank's recorded-tensor bytes: when its peers release shared buffers varies",
+    "values named *seconds, *_per_s, *mfu": "timings a lecture measures itself (names say the unit)",
+    "environment": "python, torch, numpy versions and the device: reported by diff, never drift",
+}
+# Value names a lecture uses for what it timed itself (see RUN_DEPENDENT); matched at the name's end.
+TIMING_NAME_SUFFIXES: tuple[str, ...] = ("seconds", "_per_s", "mfu")
+RUN_DEPENDENT_COMPUTE: frozenset[str] = frozenset(("seconds", "flop_per_s", "mfu", "repeats", "timing"))
+RUN_DEPENDENT_COLLECTIVE: frozenset[str] = frozenset(("seconds", "start_seconds"))
+
+
+def is_timing_name(name: str) -> bool:
+    """Whether a recorded value's name says it is a time or a rate (``fp32_seconds``, ``flop_per_s``)."""
+    leaf = name.rsplit(".", 1)[-1].lower()
+    return leaf.endswith(TIMING_NAME_SUFFIXES)
+
+
+def memory_is_run_dependent(trace: "Trace", in_rank_stream: bool) -> bool:
+    """Whether the ``memory`` figures of steps (the trace's own, or a rank stream's) vary from run to run."""
+    return in_rank_stream or (trace.get("environment") or {}).get("memory_source") == "cuda_allocated"
 
 
 def optional_keys(typed_dict: type) -> frozenset[str]:

@@ -1,4 +1,5 @@
-"""Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``.
+"""Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``,
+``@ask``, ``@noask``.
 
 A file is parsed once (a direct scan for comments; statement extents from ``tracer.source_map``)
 into a map from the line that Python reports for a statement (its first line) to a ``Directives``
@@ -20,18 +21,15 @@ from __future__ import annotations
 
 import ast
 import io
-import re
 import tokenize
 from dataclasses import dataclass, field
 
-from tracer.source_map import DIRECTIVE_NAMES, DIRECTIVE_TOKEN, source_map
+from tracer.source_map import DIRECTIVE_NAMES, NAME_PATH, parse_ask, parse_directive_comment, source_map
 
 KNOWN = DIRECTIVE_NAMES  # one list for both sides (tracer.source_map)
-_DIRECTIVE = DIRECTIVE_TOKEN  # one token rule for both sides; see the module docstring
-# Punctuation that ends a sentence or follows the name (``@inspect: x``, ``@inspect n.``) is not
-# part of the arguments.
-_ARG_PUNCTUATION = ".,;:!?)"
-_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_NAME = NAME_PATH
+# One way to split a comment into directives and arguments, for both sides (the site reads @ask).
+parse_comment = parse_directive_comment
 
 
 @dataclass(frozen=True)
@@ -41,6 +39,10 @@ class Directives:
     stepover: bool = False
     hide: bool = False
     flops: bool = False
+    # ``@ask x.shape``: the arguments as written (the site's quiz chooser reads them from the source);
+    # the recorder inspects the names they mention, and ``@ask flops`` counts the line's FLOPs.
+    ask: tuple[str, ...] = ()
+    noask: bool = False  # quiz mode asks nothing about this line (the site reads it)
 
 
 @dataclass
@@ -58,28 +60,6 @@ class FileDirectives:
     # it (``co_firstlineno``: the first decorator's line, else the ``def`` line) -> (the ``def``
     # line, names to record when the function is entered).
     entries: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
-
-
-def parse_comment(comment: str) -> tuple[dict[str, list[str]], list[str]]:
-    """Split one comment into {directive: [args]} and a list of unknown directive names.
-
-    Directives may follow prose (``# the count @inspect n``); a directive's arguments run to the next
-    directive or the comment's end. Both ``@inspect x y`` and ``@inspect x, @inspect y`` work. See
-    the module docstring for what counts as a directive token.
-    """
-    body = comment.lstrip("#").strip()
-    found: dict[str, list[str]] = {}
-    unknown: list[str] = []
-    matches = list(_DIRECTIVE.finditer(body))
-    for i, m in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
-        name = m.group(1)
-        args = [a for a in (part.rstrip(_ARG_PUNCTUATION) for part in re.split(r"[\s,]+", body[m.end():end])) if a]
-        if name not in KNOWN:
-            unknown.append(name)
-            continue
-        found.setdefault(name, []).extend(args)
-    return found, unknown
 
 
 def _comment_start(text: str) -> int:
@@ -156,19 +136,28 @@ def parse_source(source: str) -> FileDirectives:
                 continue
         merged = collected.setdefault(start, {})
         for name, args in found.items():
-            merged.setdefault(name, []).extend(a for a in args if _NAME.match(a))
+            merged.setdefault(name, []).extend(args if name == "ask" else (a for a in args if _NAME.match(a)))
         if "hide" in found:
             end = (node.end_lineno or start) if node is not None and start == line else line
             result.hidden_lines.extend(range(start, end + 1) if node is not None else [line])
     for start, merged in collected.items():
+        asks, problems = parse_ask(merged.get("ask", []))
+        result.warnings.extend((start, problem) for problem in problems)
+        if "ask" in merged and not merged["ask"]:
+            result.warnings.append((start, "@ask names what to ask: x.shape, y.stride, z shares x, flops or bytes"))
+        # an @ask is answered from recorded values: record the values it names on its line
+        asked = [name for ask in asks for name in (ask.name, ask.other) if name]
+        flops = "flops" in merged or any(ask.fact == "flops" for ask in asks)
         result.by_line[start] = Directives(
-            inspect=tuple(dict.fromkeys(merged.get("inspect", ()))),
+            inspect=tuple(dict.fromkeys(list(merged.get("inspect", ())) + asked)),
             clear=tuple(dict.fromkeys(merged.get("clear", ()))),
             stepover="stepover" in merged,
             hide="hide" in merged,
-            flops="flops" in merged,
+            flops=flops,
+            ask=tuple(merged.get("ask", ())),
+            noask="noask" in merged,
         )
-        if "flops" in merged and start in statements:
+        if flops and start in statements:
             result.statements[start] = statements[start]
     result.hidden_lines = sorted(set(result.hidden_lines))
     result.starts = {line: start for line, start in owner.items() if line != start}

@@ -28,7 +28,7 @@ import gc
 import sys
 from pathlib import Path
 from types import CodeType, FrameType
-from typing import Any, Callable, Final, NamedTuple, cast
+from typing import Any, Callable, Final, Mapping, NamedTuple, cast
 
 from tracer import layout
 from tracer.capture.directives import Directives, FileDirectives, parse_source
@@ -43,12 +43,12 @@ _INSPECT_ALL = Directives()
 CALL = {"call": True}  # shared extras of a "line is calling into lecture code" step
 
 
-class Step(NamedTuple):
+class RecordedStep(NamedTuple):
     """One recorded step, as the recorder collects it (``trace_writer`` turns it into a trace step).
 
     The per-line hot path appends plain tuples in this field order, because building a NamedTuple
     costs about three times a tuple per line; read any step by the index constants below (or
-    ``Step._make(step)`` off the hot path), never by bare numbers.
+    ``RecordedStep._make(step)`` off the hot path), never by bare numbers.
     """
 
     prefix: tuple[tuple[str, int, str], ...]  # (path, line, function) of the traced callers, outermost first
@@ -58,8 +58,8 @@ class Step(NamedTuple):
     memory: tuple[int, int]  # (nbytes, peak_nbytes) sampled after the line
 
 
-# Step's field positions, as literals so a type checker knows what step[EXTRAS] holds
-# (tests/test_recorder.py checks them against Step._fields).
+# RecordedStep's field positions, as literals so a type checker knows what step[EXTRAS] holds
+# (tests/test_recorder.py checks them against RecordedStep._fields).
 PREFIX: Final = 0
 KEY: Final = 1
 LINE: Final = 2
@@ -67,14 +67,14 @@ EXTRAS: Final = 3
 MEMORY: Final = 4
 
 
-def mark_error(steps: list[Step], escaped: BaseException, error: dict[str, Any]) -> None:
+def mark_error(steps: list[RecordedStep], escaped: BaseException, error: Mapping[str, Any]) -> None:
     """Give the step the exception unwound from its ``error`` and drop the steps recorded after it
     (the unwinding's return steps). Runs once per lecture or rank, after recording."""
     for index, step in enumerate(steps):
         extras = step[EXTRAS]
         if extras is not None and extras.get("unwind") is escaped:
             del steps[index + 1:]
-            steps[index] = Step._make(step)._replace(extras={**extras, "error": error})
+            steps[index] = RecordedStep._make(step)._replace(extras={**extras, "error": error})
             return
 
 
@@ -124,7 +124,7 @@ class Recorder:
         # The terminal as it is now: while the lecture runs, sys.stderr is the lecture's own (captured).
         stream = sys.stderr
         self._warn = warn or (lambda message: print(f"lectrace: warning: {message}", file=stream))
-        self.steps: list[Step] = []  # plain tuples in Step's field order (see Step)
+        self.steps: list[RecordedStep] = []  # plain tuples in RecordedStep's field order (see RecordedStep)
         self.files: dict[str, LectureFile] = {}  # absolute filename -> info, traced lecture files only
         self.trace_helpers = trace_helpers  # pyproject patterns of helper files to step into
         self._lecture: str | None = None  # the lecture's own filename (always traced)
@@ -148,19 +148,24 @@ class Recorder:
         self._pending = False  # renderings or stdout wait for the current line's step
         self._active = False
         self._warned: set[str] = set()
+        self._resume: Any = None  # the tracer to put back when recording stops (see start())
+        self._local_trace: Any = None
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, resume: Any = None) -> None:
+        """Install the tracer. ``resume`` is the tracer that was installed before (a debugger's,
+        coverage's): ``stop()`` and the step cap put it back rather than switching tracing off."""
         # Objects that exist before the lecture (torch alone brings hundreds of thousands) are
         # frozen out of the collector: otherwise every full collection rescans them while the
         # step list grows, which costs more than the tracing itself.
         gc.freeze()
+        self._resume = resume
         self._active = True
-        global_trace, _ = self._make_tracers()
+        global_trace, self._local_trace = self._make_tracers()
         sys.settrace(global_trace)
 
     def stop(self) -> None:
-        sys.settrace(None)
+        sys.settrace(self._resume)
         self._active = False
         gc.unfreeze()
 
@@ -190,6 +195,19 @@ class Recorder:
         except IndexError:
             return None
         return f"{top.key[0]}:{top.line}"
+
+    def innermost(self) -> tuple[tuple[tuple[str, int, str], ...], tuple[str, str], int] | None:
+        """(prefix, key, line) of the innermost traced frame now running, or None (safe from another
+        thread, like ``location``)."""
+        try:
+            top = self._stack[-1]
+        except IndexError:
+            return None
+        return top.prefix, top.key, top.line
+
+    def halt(self) -> None:
+        """Record nothing more (another thread is about to write what was recorded)."""
+        self._active = False
 
     def warn_once(self, message: str) -> None:
         if message not in self._warned:
@@ -250,7 +268,7 @@ class Recorder:
         classify = self._classify
         stack = self._stack
         steps = self.steps
-        # The hot path appends plain tuples in Step's field order (see Step); typed as such here.
+        # The hot path appends plain tuples in RecordedStep's field order (see RecordedStep); typed as such here.
         append = cast(Callable[[tuple[Any, ...]], None], steps.append)
         probe_sample = self.probe.sample
         max_steps = self.max_steps
@@ -281,7 +299,7 @@ class Recorder:
                     return None
                 if parent.line:
                     # One "call" step per call, so `f(1) + f(2)` shows two separate descents.
-                    append((parent.prefix, parent.key, parent.line, CALL, probe_sample()))  # a Step
+                    append((parent.prefix, parent.key, parent.line, CALL, probe_sample()))  # a RecordedStep
                     if len(steps) >= max_steps:  # once per call, not per line: the cap stays exact
                         recorder._truncate(frame)
                         return None
@@ -315,7 +333,7 @@ class Recorder:
                         # frees x (and its memory) when the lecture expects it to.
                         frame.f_locals
                     if top.current is None and not recorder._pending:
-                        append((top.prefix, top.key, top.line, None, probe_sample()))  # a Step
+                        append((top.prefix, top.key, top.line, None, probe_sample()))  # a RecordedStep
                     else:
                         finish(top, frame)
                     if len(steps) >= max_steps:
@@ -331,7 +349,7 @@ class Recorder:
                 top = stack.pop()
                 if top.line:
                     if top.current is None and not recorder._pending and top.exc is None:
-                        append((top.prefix, top.key, top.line, None, probe_sample()))  # a Step
+                        append((top.prefix, top.key, top.line, None, probe_sample()))  # a RecordedStep
                     else:
                         finish(top, frame, top.exc)
                     if len(steps) >= max_steps:  # a chain of returns appends with no line between
@@ -345,7 +363,7 @@ class Recorder:
 
     # -- the slow path (lines with directives, renderings or output) ------------------------------
     def _record(self, state: _Frame, extras: dict[str, Any] | None) -> None:
-        self.steps.append(Step(state.prefix, state.key, state.line, extras, self.probe.sample()))
+        self.steps.append(RecordedStep(state.prefix, state.key, state.line, extras, self.probe.sample()))
 
     def _finish_line(self, state: _Frame, frame: FrameType, unwinding: Any = None) -> None:
         extras: dict[str, Any] = {}
@@ -408,7 +426,7 @@ class Recorder:
         self._report_problems(state)
         state.line = saved
         state.snapshot = True
-        self.steps.append(Step(state.prefix, state.key, line, {"env": env}, self.probe.sample()))
+        self.steps.append(RecordedStep(state.prefix, state.key, line, {"env": env}, self.probe.sample()))
         if len(self.steps) >= self.max_steps:
             self._truncate(frame)
 
@@ -447,9 +465,10 @@ class Recorder:
     def _truncate(self, frame: FrameType | None) -> None:
         self.truncated = True
         self._active = False
-        sys.settrace(None)
+        sys.settrace(self._resume)
         while frame is not None:  # frames already traced would otherwise keep reporting lines
-            frame.f_trace = None
+            if frame.f_trace is self._local_trace:  # the resumed tracer's frames keep theirs
+                frame.f_trace = None
             frame = frame.f_back
         for state in reversed(self._stack):  # innermost first: dispatch modes unwind as a stack
             if state.meter is not None:

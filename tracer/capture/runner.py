@@ -1,11 +1,13 @@
-"""Run one lecture under the recorder and produce its trace (the collector: owns the lifecycle).
+"""Run one lecture under a capture session and write its trace (the collector: owns the lifecycle).
 
 ``run_lecture`` checks the file, imports the lecture module untraced (its directory first on
-``sys.path``), seeds the random generators, installs the recorder, the authoring-API sink and a
-stdout and stderr capture, calls ``main()``, and assembles the trace: header, sources and their hashes, the
-error of a failing run. Writing is atomic, and nothing is written when the lecture cannot even be
-imported, so a previous trace is never destroyed by bad input. This module must not format steps
-(``trace_writer`` does) or parse command lines (``cli`` does).
+``sys.path``, its modules isolated from any earlier run), runs ``main()`` in a
+``session.Session`` (which owns the recorder and every piece of process state tracing changes),
+lets the ranks it started add themselves (``ranks.follow``), builds the header
+(``header.trace_header``) and writes the trace. Writing is atomic, and nothing is written when the
+lecture cannot even be imported, so a previous trace is never destroyed by bad input. This module
+must not format steps (``trace_writer`` does), hold process state (``session`` does) or parse
+command lines (``cli`` does).
 """
 
 from __future__ import annotations
@@ -13,58 +15,41 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
-import functools
 import importlib.util
 import inspect
-import io
 import os
-import threading
-import platform
-import random
 import sys
 import traceback
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType, TracebackType
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, Final, Iterable, Iterator
 
 from tracer import layout
-from tracer.source_map import source_map
-from tracer.layout import find_project_root
-from tracer.capture import api
-from tracer.capture.compute import LineMeter
-from tracer.capture.directives import parse_source
-from tracer.helper_files import SettingsError, opted_in, trace_patterns
-from tracer.capture.memory import Probe, StorageRegistry, choose_probe
-from tracer.capture.ranks import RankSession
-from tracer.capture.recorder import EXTRAS, KEY, LectureFile, Recorder, Step, mark_error
-from tracer.trace_format import SCHEMA_VERSION, sha256_file, write_atomic
+from tracer.capture import ranks
+from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
+from tracer.capture.recorder import Recorder, mark_error
+from tracer.capture.session import LectureExited, Outcome, Session, SessionOptions, lecture_modules, seed_generators
 from tracer.capture.trace_writer import trace_json
-from tracer.capture.output_budget import OutputBudget
-from tracer.capture.values import Limits, ValueEncoder, replace_surrogates
+from tracer.capture.values import replace_surrogates
+from tracer.helper_files import SettingsError, trace_patterns
+from tracer.layout import find_project_root
+from tracer.source_map import source_map
+from tracer.trace_format import Trace, write_atomic
+
+__all__ = ["LectureError", "LectureExited", "RunResult", "SessionOptions", "check_output", "find_project_root",
+           "run_lecture"]
 
 
 class LectureError(Exception):
     """A lecture that could not be traced at all; str() is ``path:line: message`` (one line)."""
 
 
-class LectureExited(BaseException):
-    """Raised in place of ``os._exit(code)`` called by the lecture's own process while it is traced.
-
-    A BaseException, like SystemExit, so that the lecture's ``except Exception`` does not swallow it.
-    """
-
-    def __init__(self, code: int) -> None:
-        super().__init__(f"os._exit({code}) called")
-        self.code = code
-
-
 # Statuses of a run (``status`` in the trace): anything but "ok" means the lecture did not complete.
-STATUS_OK = "ok"
-STATUS_ERROR = "error"  # main() raised
-STATUS_EXITED = "exited"  # sys.exit() or os._exit() ended the lecture early (whatever the code)
-STATUS_INTERRUPTED = "interrupted"  # KeyboardInterrupt
+STATUS_OK: Final = "ok"
+STATUS_ERROR: Final = "error"  # main() raised
+STATUS_EXITED: Final = "exited"  # sys.exit() or os._exit() ended the lecture early (whatever the code)
+STATUS_INTERRUPTED: Final = "interrupted"  # KeyboardInterrupt
 
 
 @dataclass
@@ -76,66 +61,6 @@ class RunResult:
     error_line: str | None = None  # "path:line: Type: message" for a lecture that raised
     warnings: list[str] = field(default_factory=list)
     trace_text: str | None = None
-
-
-class _StdoutCapture(io.TextIOBase):
-    """Stands in for sys.stdout while a lecture runs: text goes to the step being executed."""
-
-    def __init__(self, recorder: Recorder) -> None:
-        self._recorder = recorder
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        self._recorder.write_stdout(text)
-        return len(text)
-
-
-class _StderrCapture(_StdoutCapture):
-    """Stands in for sys.stderr while a lecture runs: what the lecture writes there (its warnings
-    too) is part of what it shows, kept on the step like stdout, within the same bounds."""
-
-    def write(self, text: str) -> int:
-        self._recorder.write_stderr(text)
-        return len(text)
-
-
-def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
-                  line: str | None = None) -> None:
-    """Python's own warning display, to the lecture's (captured) stderr whatever hook was installed
-    before the run (a test runner's, say): a lecture's warnings are part of what it shows."""
-    (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
-
-
-class _Sink:
-    """The authoring API's view of a run: renderings go to the recorder."""
-
-    def __init__(self, recorder: Recorder, max_plot_points: int = api.PLOT_DATA_POINTS) -> None:
-        self._recorder = recorder
-        self.project_root = recorder.project_root
-        self.images: set[str] = set()
-        self.max_plot_points = max_plot_points  # read by api.plot()
-        self.plots_sampled = False  # a plot() held more points than max_plot_points
-
-    def add_rendering(self, rendering: dict[str, Any]) -> None:
-        if rendering.get("type") == "plot" and rendering.get("truncated"):
-            self.plots_sampled = True
-        if rendering.get("type") == "image" and not rendering.get("external"):
-            self.images.add(rendering["data"])
-        if "command" in rendering:  # system_text: no absolute project paths in traces
-            scrub = self._recorder.encoder.scrub
-            rendering["data"] = scrub(rendering["data"])
-            rendering["command"] = [scrub(arg) for arg in rendering["command"]]
-        self._recorder.add_rendering(rendering)
-
-    def relpath(self, path: Any) -> str | None:
-        return self._recorder.relpath(path)
-
-    def warn(self, message: str) -> None:
-        """A warning about the lecture line now running (``path:line: message``)."""
-        where = self._recorder.location()
-        self._recorder.warn_once(f"{where}: {message}" if where else message)
 
 
 def _check_source(path: Path, shown: str) -> str:
@@ -150,48 +75,6 @@ def _check_source(path: Path, shown: str) -> str:
     except SyntaxError as exc:
         raise LectureError(f"{shown}:{exc.lineno or 0}: SyntaxError: {exc.msg}") from None
     return source
-
-
-def _lecture_modules(lecture_dir: str) -> list[str]:
-    return [name for name, module in list(sys.modules.items())
-            if (getattr(module, "__file__", None) or "").startswith(lecture_dir)]
-
-
-def _seed(seed: int) -> None:
-    """Seed every generator the lecture has loaded (torch is seeded only if the lecture imports it)."""
-    random.seed(seed)
-    numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        numpy.random.seed(seed)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.manual_seed(seed)
-
-
-def _environment(seed: int, probe: Probe) -> dict[str, Any]:
-    """Versions and device; libraries the lecture never imported are reported as null."""
-    env: dict[str, Any] = {"python": platform.python_version(), "torch": None, "numpy": None, "device": "cpu",
-                           "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": probe.source,
-                           "seed": seed}
-    numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        env["numpy"] = numpy.__version__
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        env["torch"] = torch.__version__
-        if torch.cuda.is_available():
-            props = torch.cuda.get_device_properties(0)
-            env.update(device="cuda", gpu_name=props.name, gpu_total_memory_nbytes=int(props.total_memory))
-    return env
-
-
-def _lecture_traceback(tb: TracebackType | None, recorder: Recorder) -> list[dict[str, Any]]:
-    frames = []
-    for frame_summary, line in traceback.walk_tb(tb):
-        info = recorder.files.get(frame_summary.f_code.co_filename)
-        if info is not None:
-            frames.append({"path": info.path, "line": line, "function": frame_summary.f_code.co_qualname})
-    return frames
 
 
 def _is_trace_file(path: Path) -> bool:
@@ -249,39 +132,7 @@ def _check_main(module: ModuleType, path: Path, shown: str) -> Callable[[], Any]
     return main
 
 
-class _ExitGuard:
-    """While a lecture runs: ``os._exit`` in its own process and thread unwinds it (``LectureExited``)
-    instead of ending lectrace without a trace. A forked child, or another thread (the timeout
-    watchdog), still exits for real."""
-
-    def __init__(self) -> None:
-        self._real = os._exit
-        self._pid = os.getpid()
-        self._thread = threading.get_ident()
-
-    def _exit(self, status: int) -> NoReturn:  # os._exit's signature: callers may name the argument
-        if os.getpid() == self._pid and threading.get_ident() == self._thread:
-            raise LectureExited(status)
-        self._real(status)
-
-    def __enter__(self) -> "_ExitGuard":
-        os._exit = self._exit
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        os._exit = self._real
-
-    def in_child(self) -> bool:
-        return os.getpid() != self._pid
-
-    def leave_child(self) -> None:
-        """A forked child that ran on to the end of main(): leave quietly, writing nothing."""
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-        self._real(0)
-
-
-def _status(escaped: BaseException | None) -> str:
+def _status(escaped: BaseException | None) -> Status:
     if escaped is None:
         return STATUS_OK
     if isinstance(escaped, (SystemExit, LectureExited)):
@@ -291,214 +142,142 @@ def _status(escaped: BaseException | None) -> str:
     return STATUS_ERROR
 
 
-def _stop_message(escaped: BaseException, scrub: Callable[[str], str]) -> str:
-    if isinstance(escaped, SystemExit):
-        code = escaped.code
-        return f"sys.exit({code!r}) called: the lecture ended before main() returned"
-    if isinstance(escaped, LectureExited):
-        return f"os._exit({escaped.code}) called: the lecture ended before main() returned"
-    if isinstance(escaped, KeyboardInterrupt):
-        return "interrupted (KeyboardInterrupt): the lecture ended before main() returned"
-    try:
-        return scrub(str(escaped))
-    except Exception:
-        return "(the exception's message cannot be shown)"
+def _import_error_line(exc: BaseException, tb: TracebackType | None, project_root: Path, default: str) -> str:
+    """``path:line: Type: message`` for the innermost frame inside the project."""
+    where = f"{default}:1"
+    for frame_summary, line in traceback.walk_tb(tb):
+        filename = frame_summary.f_code.co_filename
+        rel = layout.project_relpath(filename, project_root)
+        if rel is None or Path(filename).resolve().is_relative_to(layout.PACKAGE_DIR):
+            continue
+        where = f"{rel}:{line}"
+    message = str(exc).replace(str(project_root.resolve()) + os.sep, "")
+    return f"{where}: {type(exc).__name__}: {message}".splitlines()[0]
 
 
-def _title(steps: list[Step], module: ModuleType, name: str) -> str:
-    for step in steps:
-        extras = step[EXTRAS]
-        for rendering in (extras or {}).get("renderings", ()):
-            if rendering.get("type") == "markdown" and rendering["data"].startswith("# "):
-                return rendering["data"][2:].splitlines()[0].strip()
-    doc = (module.__doc__ or "").strip()
-    return doc.splitlines()[0] if doc else name
-
-
-def build_recorder(path: Path, project_root: Path, *, limits: Limits | None = None,
-                   probe_factory: Callable[[StorageRegistry], Probe] | None = None, inspect_all: bool = False,
-                   max_steps: int = layout.DEFAULT_MAX_STEPS, measure_flops: bool = True,
-                   trace_helpers: Any = None, output: OutputBudget | None = None) -> tuple[Recorder, ValueEncoder, Probe]:
-    """The recorder, value encoder and memory probe of one traced process (a lecture or one rank)."""
-    registry = StorageRegistry()
-    root_text = str(project_root.resolve()) + os.sep
-    encoder = ValueEncoder(registry, limits, scrub=lambda s: s.replace(root_text, ""),
-                           relpath=functools.partial(layout.project_relpath, root=project_root.resolve()))
-    probe = (probe_factory or choose_probe)(registry)
-    recorder = Recorder(path.parent, project_root, encoder, probe, inspect_all=inspect_all,
-                        max_steps=max_steps, meter_factory=LineMeter if measure_flops else None,
-                        trace_helpers=trace_helpers, output=output)
-    recorder.preload(path)  # parse the lecture's directives before its clock starts
-    return recorder, encoder, probe
-
-
-def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[str] | None = None, seed: int = 0,
-                inspect_all: bool = False, max_steps: int = layout.DEFAULT_MAX_STEPS, limits: Limits | None = None,
-                probe_factory: Callable[[StorageRegistry], Probe] | None = None,
-                on_recorder: Callable[[Recorder], None] | None = None,
-                write: bool = True, measure_flops: bool = True, shard_dir: str | os.PathLike[str] | None = None,
-                output_budget: OutputBudget | None = None,
-                max_plot_points: int = api.PLOT_DATA_POINTS) -> RunResult:
+def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[str] | None = None, write: bool = True,
+                shard_dir: str | os.PathLike[str] | None = None, options: SessionOptions | None = None,
+                on_session: Callable[[Session], None] | None = None,
+                on_recorder: Callable[[Recorder], None] | None = None, **settings: Any) -> RunResult:
     """Trace ``lecture``'s ``main()``; write the trace (atomically) unless ``write`` is False.
 
-    Raises LectureError (one line, nothing written) when the lecture cannot be read, parsed,
-    imported, or has no ``main()``. A lecture whose ``main()`` raises still yields a trace, with
-    ``status == "error"`` and the failing step's ``error``.
+    ``options`` (or the same fields as keywords, ``settings``: ``seed=1, max_steps=...``) say how it
+    is traced; ``on_session`` gets the session before it runs (the CLI's progress display and
+    timeout watchdog hold it). Raises LectureError (one line, nothing written) when the lecture
+    cannot be read, parsed, imported, or has no ``main()``. A lecture whose ``main()`` raises still
+    yields a trace, with ``status == "error"`` and the failing step's ``error``.
     """
-    path = Path(lecture).absolute()
-    project_root = find_project_root(path.parent)
-    try:
-        shown = path.resolve().relative_to(project_root.resolve()).as_posix()
-    except ValueError:
-        shown = str(lecture)
+    path, project_root, shown = _locate(lecture)
     _check_source(path, shown)
-    try:
-        helper_patterns = trace_patterns(project_root)
-    except SettingsError as exc:
-        raise LectureError(str(exc)) from None
-    path = path.resolve()
+    options = _with_helpers(options or SessionOptions(**settings), project_root)
     # Resolved now, against the invoking directory: the lecture may os.chdir() while it runs.
     out_path = (Path(output) if output is not None else layout.trace_path(project_root, path)).absolute()
+    out_shown = os.fspath(output) if output is not None else None
     if write:
-        check_output(out_path, path, shown, os.fspath(output) if output is not None else None)
-    cwd = os.getcwd()
+        check_output(out_path, path, shown, out_shown)
+    with _isolated(path) as loaded:
+        main, module = _import_lecture(path, project_root, shown, options.seed)
+        # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
+        session = Session(path, project_root, options)
+        followed = ranks.follow(session, shard_dir)  # ranks the lecture starts are traced too
+        if on_session is not None:
+            on_session(session)
+        if on_recorder is not None:
+            on_recorder(session.recorder)
+        outcome = session.run(main)
+    steps = session.recorder.steps
+    trace, error_line = _lecture_trace(session, outcome, module.__doc__, loaded.values())
+    error_line = followed.finish(trace, steps, outcome.escaped) or error_line
+    out_path = followed.shard_path or out_path
+    text = _trace_text(session, trace)
+    if write:
+        check_output(out_path, path, shown, out_shown)  # again: the lecture itself may have made that file
+        write_atomic(out_path, text)
+    return RunResult(lecture=shown, output=out_path if write else None, status=trace["status"], steps=len(steps),
+                     error_line=error_line, warnings=list(session.recorder.warnings), trace_text=text)
 
+
+def _locate(lecture: str | os.PathLike[str]) -> tuple[Path, Path, str]:
+    """The lecture's resolved path, its project root, and its path as messages show it."""
+    path = Path(lecture).absolute()
+    project_root = find_project_root(path.parent)
+    shown = layout.project_relpath(path, project_root) or os.fspath(lecture)
+    return path.resolve(), project_root, shown
+
+
+def _with_helpers(options: SessionOptions, project_root: Path) -> SessionOptions:
+    """``options`` with the course's [tool.lectrace] trace_helpers (LectureError when unreadable)."""
+    try:
+        options.trace_helpers = trace_patterns(project_root)
+    except SettingsError as exc:
+        raise LectureError(str(exc)) from None
+    return options
+
+
+@contextlib.contextmanager
+def _isolated(path: Path) -> Iterator[dict[str, ModuleType]]:
+    """Import the lecture afresh: its directory's modules are dropped from ``sys.modules`` before
+    (an earlier run's) and after (yielded, for the sources they loaded); its directory is first on
+    ``sys.path``, and the working directory is restored, while the block runs."""
     lecture_dir = str(path.parent) + os.sep
-    for name in _lecture_modules(lecture_dir):
+    for name in lecture_modules(lecture_dir):
         del sys.modules[name]
     sys.path.insert(0, str(path.parent))
-    module_name = path.stem
+    cwd = os.getcwd()
+    loaded: dict[str, ModuleType] = {}
     try:
-        _seed(seed)
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except (Exception, SystemExit) as exc:
-            raise LectureError(_error_line(exc, exc.__traceback__, project_root, default=shown)) from None
-        main = _check_main(module, path, shown)
-
-        # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
-        recorder, encoder, probe = build_recorder(path, project_root, limits=limits, probe_factory=probe_factory,
-                                                  inspect_all=inspect_all, max_steps=max_steps,
-                                                  measure_flops=measure_flops, trace_helpers=helper_patterns,
-                                                  output=output_budget)
-        if on_recorder is not None:
-            on_recorder(recorder)
-
-        sink = _Sink(recorder, max_plot_points)
-        escaped: BaseException | None = None
-        # Ranks the lecture starts are traced too (nothing is patched on the per-line path).
-        ranks = RankSession(recorder, encoder, path, project_root, seed=seed, inspect_all=inspect_all,
-                            max_steps=max_steps, measure_flops=measure_flops, shard_dir=shard_dir,
-                            max_plot_points=max_plot_points)
-        _seed(seed)
-        guard = _ExitGuard()
-        with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)), \
-                contextlib.redirect_stderr(_StderrCapture(recorder)), warnings.catch_warnings(), guard:
-            warnings.showwarning = _show_warning  # restored by catch_warnings(), with the filters
-            try:
-                with ranks:
-                    recorder.start()
-                    try:
-                        main()
-                    finally:
-                        recorder.stop()
-            except BaseException as exc:  # SystemExit, KeyboardInterrupt and os._exit too: each is a status
-                escaped = exc
-        if guard.in_child():
-            guard.leave_child()
+        yield loaded
     finally:
         with contextlib.suppress(ValueError):
             sys.path.remove(str(path.parent))
         with contextlib.suppress(OSError):
             os.chdir(cwd)
-        loaded = {name: sys.modules[name] for name in _lecture_modules(lecture_dir)}
+        loaded.update(lecture_modules(lecture_dir))
         for name in loaded:
             del sys.modules[name]
 
-    steps = recorder.steps
-    output_kept = recorder.output.finish()  # before steps are copied below: it edits their extras
-    stderr_kept = recorder.stderr_output.finish()
-    header_error = None
-    error_line = None
-    if escaped is not None:
-        tb = _lecture_traceback(escaped.__traceback__, recorder)
-        message = _stop_message(escaped, encoder.scrub)
-        header_error = {"type": "os._exit" if isinstance(escaped, LectureExited) else type(escaped).__name__, "message": message, "traceback": tb}
-        where = f"{tb[-1]['path']}:{tb[-1]['line']}" if tb else f"{shown}:1"
-        error_line = f"{where}: {header_error['type']}: {message}".splitlines()[0]
-        mark_error(steps, escaped, header_error)
 
-    truncated: dict[str, int] = {}
-    if recorder.truncated:
-        truncated["max_steps"] = max_steps
+def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tuple[Callable[[], Any], ModuleType]:
+    """Import the lecture module untraced (seeded, as its run will be); its ``main`` and the module."""
+    seed_generators(seed)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    try:
+        spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        raise LectureError(_import_error_line(exc, exc.__traceback__, project_root, default=shown)) from None
+    return _check_main(module, path, shown), module
+
+
+def _lecture_trace(session: Session, outcome: Outcome, doc: str | None,
+                   modules: Iterable[ModuleType]) -> tuple[Trace, str | None]:
+    """The lecture's trace header, and the run's error line (``path:line: Type: message``) if it failed."""
+    recorder, shown, escaped = session.recorder, session.shown, outcome.escaped
+    steps = recorder.steps
     if not steps and escaped is None:
         recorder.warn_once(f"{shown}: main() ran but recorded no step (is it defined in a helper module that is "
                            "not traced? see [tool.lectrace] trace_helpers)")
-    if output_kept is not None:
-        recorder.warn_once(f"{shown}: stdout: {output_kept}")
-        truncated["stdout_chars"] = recorder.output.total_chars
-    if stderr_kept is not None:
-        recorder.warn_once(f"{shown}: stderr: {stderr_kept}")
-        truncated["stderr_chars"] = recorder.stderr_output.total_chars
-    if sink.plots_sampled:
-        truncated["max_plot_points"] = max_plot_points
-    files_with_steps = {step[KEY][0] for step in steps}
-    lecture_files = sorted(recorder.files.values(), key=lambda f: f.path)
-    for module_obj in loaded.values():
-        module_file = getattr(module_obj, "__file__", None)
-        if module_file and module_file not in recorder.files and module_file.endswith(".py"):
-            rel = recorder.relpath(module_file)
-            if rel is not None:
-                source = Path(module_file).read_text(encoding="utf-8")
-                lecture_files.append(LectureFile(rel, source, parse_source(source)))
-    sources = {f.path: sha256_file(project_root / f.path) for f in lecture_files}
-    for image in sorted(sink.images):
-        sources[image] = sha256_file(project_root / image)
-    header: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "lecture": {"name": path.stem, "path": shown, "title": _title(steps, module, path.stem)},
-        "sources": dict(sorted(sources.items())),
-        "files": {f.path: f.source for f in sorted(lecture_files, key=lambda f: f.path) if f.path in files_with_steps},
-        "hidden_lines": {f.path: f.parsed.hidden_lines for f in sorted(lecture_files, key=lambda f: f.path)
-                         if f.parsed.hidden_lines and f.path in files_with_steps},
-        # decided as the recorder does, for every helper loaded (called or not), so freshness can re-decide
-        "stepped_helpers": sorted(f.path for f in lecture_files
-                                  if f.path != shown and opted_in(f.path, f.source, helper_patterns)),
-        "environment": _environment(seed, probe),
-        "status": _status(escaped),
-        "truncated": truncated or None,
-        "warnings": recorder.warnings,
-    }
-    if header_error is not None:
-        header["error"] = header_error
-    error_line = ranks.finish(header, steps, escaped, sink.images) or error_line
-    out_path = ranks.shard_path or out_path
-    text, surrogates = replace_surrogates(trace_json(header, steps))
+    session.finish_output(shown)  # before mark_error below copies a step's extras
+    error, error_line = None, None
+    if escaped is not None:
+        error = session.error_info(escaped)
+        frames = error["traceback"]
+        where = f"{frames[-1]['path']}:{frames[-1]['line']}" if frames else f"{shown}:1"
+        error_line = f"{where}: {error['type']}: {error['message']}".splitlines()[0]
+        mark_error(steps, escaped, error)
+    files = loaded_files(session, [getattr(module, "__file__", None) or "" for module in modules])
+    trace = trace_header(session, steps, status=_status(escaped), files=files,
+                         title=lecture_title(steps, doc, session.lecture.stem), error=error)
+    return trace, error_line
+
+
+def _trace_text(session: Session, trace: Trace) -> str:
+    """The trace as JSON text, lone surrogates shown as U+FFFD (and warned about)."""
+    steps = session.recorder.steps
+    text, surrogates = replace_surrogates(trace_json(trace, steps))
     if surrogates:  # a last net: the encoder repairs the texts it sees, renderings may hold more
-        recorder.warn_once(f"{shown}: {surrogates} lone surrogate(s) in lecture text shown as U+FFFD")
-        text, _ = replace_surrogates(trace_json(header, steps))  # header["warnings"] is that same list
-    if write:
-        check_output(out_path, path, shown, os.fspath(output) if output is not None else None)  # again: the lecture itself may have made that file
-        write_atomic(out_path, text)
-    return RunResult(lecture=shown, output=out_path if write else None, status=header["status"], steps=len(steps),
-                     error_line=error_line, warnings=list(recorder.warnings), trace_text=text)
-
-
-def _error_line(exc: BaseException, tb: TracebackType | None, project_root: Path, default: str) -> str:
-    """``path:line: Type: message`` for the innermost frame inside the project."""
-    where = f"{default}:1"
-    for frame_summary, line in traceback.walk_tb(tb):
-        filename = frame_summary.f_code.co_filename
-        try:
-            rel = Path(filename).resolve().relative_to(project_root.resolve()).as_posix()
-        except ValueError:
-            continue
-        if Path(filename).resolve().is_relative_to(layout.PACKAGE_DIR):
-            continue
-        where = f"{rel}:{line}"
-    message = str(exc).replace(str(project_root.resolve()) + os.sep, "")
-    return f"{where}: {type(exc).__name__}: {message}".splitlines()[0]
+        session.recorder.warn_once(f"{session.shown}: {surrogates} lone surrogate(s) in lecture text shown as U+FFFD")
+        text, _ = replace_surrogates(trace_json(trace, steps))  # trace["warnings"] is that same list
+    return text

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import gc
 import json
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
-from tracer.capture.recorder import CALL, Step
+from tracer.capture.recorder import CALL, RecordedStep
 
 _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
@@ -40,7 +40,7 @@ def _frame(path: str, line: int, function: str) -> str:
 
 
 class StepWriter:
-    """Formats the recorder's steps (``recorder.Step``: plain tuples in its field order)."""
+    """Formats the recorder's steps (``recorder.RecordedStep``: plain tuples in its field order)."""
 
     def __init__(self) -> None:
         self._heads: dict[tuple[int, int, int], str] = {}
@@ -60,8 +60,8 @@ class StepWriter:
             text = self._prefixes[id(prefix)] = "".join(_frame(*position) + "," for position in prefix)
         return '{"stack":[' + text + _frame(key[0], line, key[1]) + "],"
 
-    def step(self, step: Step) -> str:
-        prefix, key, line, extras, memory = step  # Step's fields, unpacked by position (no attribute lookups)
+    def step(self, step: RecordedStep) -> str:
+        prefix, key, line, extras, memory = step  # RecordedStep's fields, unpacked by position (no attribute lookups)
         if extras is None or extras is CALL:
             # Plain steps repeat exactly (a loop body, the same memory figure): format each once.
             plain_key = (id(prefix), id(key), line, id(memory), extras is None)
@@ -92,7 +92,7 @@ _EMPTY = '"env":{},"renderings":[],"stdout":"",'
 _PLACED = frozenset({"env", "renderings", "stdout", "unwind"})
 
 
-def trace_json(header: dict[str, Any], steps: Iterable[Step]) -> str:
+def trace_json(header: Mapping[str, Any], steps: Iterable[RecordedStep]) -> str:
     """The whole trace: ``header`` fields, then ``"steps"`` one per line."""
     writer = StepWriter()
     steps = list(steps)  # the writer caches by object id: every step must stay alive until written
@@ -106,8 +106,7 @@ def trace_json(header: dict[str, Any], steps: Iterable[Step]) -> str:
         if was_enabled:
             gc.enable()
     ranks = header.get("ranks")
-    if ranks is not None:
-        header = {key: value for key, value in header.items() if key != "ranks"}
+    header = {key: value for key, value in header.items() if key not in ("ranks", "steps")}
     head = dumps(header)[:-1] + (',\n"ranks":' + ranks_json(ranks) if ranks is not None else "")
     return head + (',\n"steps":[\n' + body + "\n]}\n" if body else ',"steps":[]}\n')
 

@@ -324,12 +324,10 @@ class ValueEncoder:
             out = {"type": "ndarray", "dtype": str(value.dtype), "shape": [int(d) for d in value.shape],
                    "values": values, "truncated": value.size > limit}
             if value.dtype.kind == "f" and value.size and value.dtype.itemsize <= 8:
-                import torch
-
                 # An even sample of at most stats_elements values, never a copy of the whole array.
                 step = max(1, math.ceil(value.size / self.limits.stats_elements))
                 sample = np.asarray(value.flat[::step], dtype=np.float64)
-                out["stats"] = self._stats(torch.from_numpy(sample))
+                out["stats"] = _ndarray_stats(np, sample)
                 if step > 1:
                     out["stats"]["sampled"] = True
             return out
@@ -452,6 +450,22 @@ def _seq_kind(value: Any) -> str:
         if isinstance(value, kind):
             return kind.__name__
     return "list"
+
+
+def _ndarray_stats(np: Any, sample: Any) -> dict[str, Any]:
+    """A tensor's ``stats`` record for a float64 numpy sample, computed by numpy alone: a numpy
+    lecture never imports torch (which need not be installed). std is the sample std, as torch's."""
+    finite = np.isfinite(sample)
+    values = sample if bool(finite.all()) else sample[finite]
+    stats: dict[str, Any]
+    if values.size:
+        std = float(values.std(ddof=1)) if values.size > 1 else 0.0
+        stats = {"min": json_float(float(values.min())), "max": json_float(float(values.max())),
+                 "mean": json_float(float(values.mean())), "std": json_float(std)}
+    else:
+        stats = {"min": None, "max": None, "mean": None, "std": None}
+    stats.update(nan_count=int(np.isnan(sample).sum()), inf_count=int(np.isinf(sample).sum()))
+    return stats
 
 
 def _sorted_if_possible(values: Any) -> list[Any]:

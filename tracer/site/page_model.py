@@ -6,40 +6,24 @@ code line (hidden ``@hide`` lines left out); a statement that only calls ``text`
 ones (prose, links) as one paragraph; after a statement that recorded values, errors,
 compute or renderings, those follow. Functions show where they are defined: their ``def`` line and
 docstring when any of their body ran, their whole text when ``link(fn)`` points at them.
-Everything here is plain data (``LineRecord``, ``CodeBlock``, ``Annotation``, ...) for the plugin
-to turn into Markdown/HTML; this module must not produce markup or touch files.
+The statements' records come from ``line_records``. Everything here is plain data (``CodeBlock``,
+``Annotation`` of a ``LineRecord``, ...) for the plugin to turn into Markdown/HTML; this module must
+not produce markup or touch files.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
-from typing import Any, Union
+from dataclasses import dataclass
+from typing import Union
 
+from tracer.site.line_records import LineRecord, document_lines
 from tracer.source_map import RENDERING_CALLS, source_map
 from tracer.source_map import docstring_node as _docstring_node, header_end as _header_end
-from tracer.trace_format import (Compute, ErrorInfo, Rendering, Trace, Value, hidden_lines, iter_renderings,
-                                 source_text, step_frame)
+from tracer.trace_format import Rendering, Trace, hidden_lines, iter_renderings, source_text
 
 MAX_RENDERINGS_PER_LINE = 30  # a text() in a long loop shows its first runs, then a count
-
-
-@dataclass
-class LineRecord:
-    """What the trace says about one statement of the main file (keyed by its first line)."""
-
-    line: int
-    first_step: int
-    last_step: int = -1  # last completed (non-call) step; -1 until one completes
-    runs: int = 0
-    env: dict[str, tuple[int, Value]] = field(default_factory=dict)  # name -> (step, value), last run
-    renderings: list[tuple[int, Rendering]] = field(default_factory=list)
-    errors: list[tuple[int, ErrorInfo]] = field(default_factory=list)
-    compute: tuple[int, Compute] | None = None
-    stdout: str = ""
-    stderr: str = ""  # what the lecture wrote to sys.stderr on this line (warnings too)
-    ranks: Any = None  # rank_model.RankLine: what each rank did on this line (distributed traces)
 
 
 @dataclass
@@ -62,38 +46,6 @@ class Annotation:
 
 
 Block = Union[CodeBlock, Annotation]
-
-
-def collect_lines(trace: Trace) -> dict[int, LineRecord]:
-    """Fold the steps into one record per executed statement of the main file.
-
-    A step in another file (a helper module) lends its renderings and errors to the innermost
-    main-file line on its stack, so they show where the main file called into it.
-    """
-    main = trace["lecture"]["path"]
-    records: dict[int, LineRecord] = {}
-    for index, step in enumerate(trace["steps"]):
-        frame = step_frame(step)
-        if frame["path"] == main:
-            record = records.setdefault(frame["line"], LineRecord(line=frame["line"], first_step=index))
-            if not step.get("call"):
-                record.runs += 1
-                record.last_step = index
-                for name, value in step["env"].items():
-                    record.env[name] = (index, value)
-                if step.get("compute"):
-                    record.compute = (index, step["compute"])
-                record.stdout += step.get("stdout", "")
-                record.stderr += step.get("stderr", "")
-        else:
-            outer = next((f for f in reversed(step["stack"]) if f["path"] == main), None)
-            if outer is None:
-                continue
-            record = records.setdefault(outer["line"], LineRecord(line=outer["line"], first_step=index))
-        record.renderings.extend((index, r) for r in step["renderings"])
-        if step.get("error"):
-            record.errors.append((index, step["error"]))
-    return records
 
 
 def _call_name(node: ast.AST) -> str | None:
@@ -178,15 +130,19 @@ def build_document(trace: Trace) -> list[Block]:
     main = trace["lecture"]["path"]
     source = source_text(trace, main)
     lines = source.splitlines()
-    hidden = hidden_lines(trace, main)
-    records = collect_lines(trace)
-    if trace.get("ranks"):
-        from tracer.site.rank_model import add_rank_lines
-
-        add_rank_lines(records, trace)
+    records = document_lines(trace)
     tree = source_map(source).tree  # parsed once per source, shared with viewer_data and the cards
     statements = _statements(tree)
+    shown, ran = _shown_lines(trace, tree, statements, records, lines)
+    return _blocks(lines, shown, ran, statements, records)
 
+
+def _shown_lines(trace: Trace, tree: ast.Module, statements: dict[int, _Statement],
+                 records: dict[int, LineRecord], lines: list[str]) -> tuple[set[int], set[int]]:
+    """(lines the document shows, lines that ran): executed statements, the signature and docstring
+    of each function that ran, linked functions whole, the filler between them; no @hide lines."""
+    main = trace["lecture"]["path"]
+    hidden = hidden_lines(trace, main)
     shown: set[int] = set()
     ran: set[int] = set()
     for line in records:
@@ -219,7 +175,13 @@ def build_document(trace: Trace) -> list[Block]:
             shown.update(range(a + 1, b))
     shown -= hidden
     shown = {line for line in shown if 1 <= line <= len(lines)}
+    return shown, ran
 
+
+def _blocks(lines: list[str], shown: set[int], ran: set[int], statements: dict[int, _Statement],
+            records: dict[int, LineRecord]) -> list[Block]:
+    """The shown lines in file order as code blocks, each statement's annotation after it (a
+    rendering-only statement's annotation in its place)."""
     blocks: list[Block] = []
     current: list[CodeLine] = []
 
@@ -239,8 +201,8 @@ def build_document(trace: Trace) -> list[Block]:
             continue
         statement = statements.get(line)
         record = records.get(line)
-        if statement and record and is_rendering_only(statement.rendering_kind, bool(record.renderings), bool(
-                record.env or record.stdout or record.stderr or record.errors or record.compute)):
+        if statement and record and is_rendering_only(statement.rendering_kind, bool(record.renderings),
+                                                      record.shows_something()):
             flush()
             blocks.append(Annotation(record))
             line = statement.end + 1
@@ -250,7 +212,7 @@ def build_document(trace: Trace) -> list[Block]:
             continue
         current.append(CodeLine(line=line, ran=line in ran, runs=record.runs if record else 0))
         end = statement.end if statement else line
-        if record and end == line and (record.env or record.renderings or record.errors or record.compute or record.stdout or record.stderr or record.ranks):
+        if record and end == line and record.annotated():
             flush()
             blocks.append(Annotation(record))
         elif statement and record and end > line:
@@ -258,7 +220,7 @@ def build_document(trace: Trace) -> list[Block]:
             for k in range(line + 1, end + 1):
                 if k in shown:
                     current.append(CodeLine(line=k, ran=True, runs=0))
-            if record.env or record.renderings or record.errors or record.compute or record.stdout or record.stderr or record.ranks:
+            if record.annotated():
                 flush()
                 blocks.append(Annotation(record))
             line = end + 1

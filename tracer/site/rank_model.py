@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tracer.trace_format import ErrorInfo, Frame, Step, Trace, step_frame
+from tracer.trace_format import ErrorInfo, Frame, Rendering, Step, Trace, step_frame
 
 
 @dataclass
@@ -49,7 +49,7 @@ class RankLine:
     stdout: dict[int, str] = field(default_factory=dict)
     stderr: dict[int, str] = field(default_factory=dict)  # rank -> what it wrote to sys.stderr (warnings too)
     errors: list[tuple[int, int, ErrorInfo]] = field(default_factory=list)  # (rank, step, error)
-    renderings: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    renderings: list[tuple[int, Rendering]] = field(default_factory=list)
     collectives: dict[tuple[int, int], CollectiveRow] = field(default_factory=dict)
     _rendering_rank: int | None = None
 
@@ -274,10 +274,6 @@ def aligned_steps(trace: Trace, timelines: list[Timeline]) -> list[list[int]]:
     return out
 
 
-def shows_something(line: RankLine) -> bool:
-    return bool(line.env or line.collectives or line.errors or line.stdout or line.stderr)
-
-
 def parent_to_timeline(timeline: Timeline) -> dict[int, int]:
     """Launching-process step index -> its index in ``timeline`` (the completed step, not the call copy)."""
     mapping: dict[int, int] = {}
@@ -326,48 +322,3 @@ def steps_text(trace: Trace) -> str:
         return f"{many} × {each} steps"
     return f"{own} steps + {many} × {each}"
 
-
-def add_rank_lines(records: dict[int, Any], trace: Trace) -> None:
-    """Give the read-mode line records what the ranks did (``page_model.LineRecord.ranks``): lines only
-    rank code ran become records too. Step numbers are made those of step mode, which follows the
-    lowest rank's timeline first (a line only higher ranks ran links into the lowest of those)."""
-    from tracer.site.page_model import LineRecord
-
-    timelines = rank_timelines(trace)
-    if not timelines:
-        return
-    first = timelines[0]
-    torchrun = any(launch["step"] is None for launch in launches(trace))
-    mapping = trace_step_to_viewer(trace)
-    if mapping:
-        for record in records.values():
-            record.first_step = mapping.get(record.first_step, record.first_step)
-            if record.last_step >= 0:
-                record.last_step = mapping.get(record.last_step, record.last_step)
-    offsets, at = {}, 0
-    for timeline in timelines:
-        offsets[timeline.rank] = at
-        at += len(timeline.steps)
-    local_of = {(timeline.rank, launch, index): offsets[timeline.rank] + local for timeline in timelines
-                for local, (launch, index, _done) in enumerate(timeline.origin) if launch >= 0}
-    for line, rank_line in rank_lines(trace).items():
-        record = records.get(line)
-        # the lowest rank's step of the line; a line rank 0 never ran (an `if rank == 1:` body) opens
-        # in the timeline of the lowest rank that ran it
-        rank = first.rank if first.rank in rank_line.last else min(rank_line.last, default=first.rank)
-        last = rank_line.last.get(rank)
-        key = (rank, rank_line.launch, last) if last is not None else None
-        steps = [local_of[key]] if key is not None and key in local_of else []
-        if record is None:
-            anchor = steps[-1] if steps else next(
-                (local for local, (launch, _index, _done) in enumerate(first.origin) if launch == rank_line.launch), 0)
-            record = records[line] = LineRecord(line=line, first_step=anchor, last_step=anchor)
-            record.runs = max(rank_line.runs.values(), default=0)
-        elif steps:
-            record.last_step = steps[-1]
-        if not record.renderings:
-            record.renderings = list(rank_line.renderings)
-        if shows_something(rank_line):
-            record.ranks = rank_line
-            if torchrun:  # the trace's own steps are the lowest rank's: the per-rank view replaces them
-                record.env, record.stdout, record.stderr, record.errors = {}, "", "", []

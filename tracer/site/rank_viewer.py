@@ -1,10 +1,10 @@
 """Step-mode data for a distributed trace: one timeline per rank, a key to switch, all ranks at a glance.
 
-``build_rank_viewer_data(trace, renderer, build)`` lays the ranks' timelines
-(``rank_model.rank_timelines``) end to end as one step list and hands it to the ordinary builder
-(``viewer_data.build_viewer_data``), so every step, card and key works as in any lecture; then it
-cuts navigation at the rank boundaries (stepping never leaves the rank being followed), adds a
-collective card to each step that called one, and a ``ranks`` entry that ``assets/ranks.js`` reads:
+``lay_out_ranks(trace, renderer)`` lays the ranks' timelines (``rank_model.rank_timelines``) end to
+end as one step list, a trace without ranks that ``viewer_data`` builds as it builds any lecture's,
+so every step, card and key works as in any lecture. ``add_rank_data`` then cuts navigation at the
+rank boundaries (stepping never leaves the rank being followed), adds a collective card to each step
+that called one, and a ``ranks`` entry that ``assets/ranks.js`` reads:
 ``world_size``, ``segments`` ([rank, first step, last step + 1] per rank), ``switch`` (for each
 step, the matching step in every rank), ``x`` (each step's place on the timeline, where every
 rank's n-th collective sits at x = n), ``width`` (the largest x) and ``collectives`` (per
@@ -14,18 +14,29 @@ cards ``rank_cards`` makes. It must not run lectures or touch files.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from tracer.site.cards import HtmlRenderer
 from tracer.site.rank_cards import RankCards
-from tracer.site.rank_model import all_collectives, rank_timelines, switch_targets, timeline_x
+from tracer.site.rank_model import Timeline, all_collectives, rank_timelines, switch_targets, timeline_x
 from tracer.trace_format import Step, Trace
 
 NAV_KEYS = ("next", "prev", "over", "back_over", "out")
 
 
-def build_rank_viewer_data(trace: Trace, renderer: HtmlRenderer,
-                           build: Callable[[Trace, Any], dict[str, Any]]) -> dict[str, Any]:
+@dataclass
+class RankSteps:
+    """The ranks' timelines laid end to end: ``trace`` holds them as its steps (and no ``ranks``),
+    ``renderer`` renders that trace, ``offsets`` says where each timeline starts."""
+
+    trace: Trace
+    renderer: HtmlRenderer
+    timelines: list[Timeline]
+    offsets: list[int]
+
+
+def lay_out_ranks(trace: Trace, renderer: HtmlRenderer) -> RankSteps:
     timelines = rank_timelines(trace)
     offsets: list[int] = []
     steps: list[Step] = []
@@ -34,7 +45,12 @@ def build_rank_viewer_data(trace: Trace, renderer: HtmlRenderer,
         steps.extend(timeline.steps)
     joined: Trace = {**trace, "steps": steps}
     joined.pop("ranks", None)
-    data = build(joined, HtmlRenderer(joined, renderer.env))
+    return RankSteps(joined, HtmlRenderer(joined, renderer.env), timelines, offsets)
+
+
+def add_rank_data(data: dict[str, Any], trace: Trace, laid_out: RankSteps, renderer: HtmlRenderer) -> None:
+    """Turn the data built from ``laid_out.trace`` into step mode's data of the distributed ``trace``."""
+    timelines, offsets = laid_out.timelines, laid_out.offsets
 
     segments = [[t.rank, offsets[k], offsets[k] + len(t.steps)] for k, t in enumerate(timelines)]
     nav = data["steps"]
@@ -75,4 +91,3 @@ def build_rank_viewer_data(trace: Trace, renderer: HtmlRenderer,
         "width": max(xs, default=0.0) + 1,
         "collectives": columns,
     }
-    return data

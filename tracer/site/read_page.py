@@ -124,7 +124,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
             cards += ranked.line(record.ranks)  # every rank's values side by side, its collectives
         computes = [renderer.compute(record.compute[1])] if record.compute else []
         errors = [renderer.error(error) for _step, error in record.errors]
-        if cards or computes or errors or record.stdout or record.stderr:
+        if record.shows_something() or record.ranks is not None:
             body = str(macros.annotation_body(cards=cards, computes=computes, errors=errors, stdout=record.stdout,
                                               stderr=record.stderr))
             parts.append(page.slot(macros.annotation(

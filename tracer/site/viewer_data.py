@@ -20,7 +20,8 @@ Layout of the returned dict (``version`` goes up on incompatible changes)::
     steps {file, line, fn, depth, parent, act_prev, next, prev, over, back_over, out, section, call, visible},
     env {step: [[name, card]]}, clear {step: [name]}, snapshots {step: [[name, card]]},
     line_renderings [{line: [[step, [rendering]]]} per file], stdout {step: text}, stderr {step: text},
-    errors {step: html}, compute {step: html}
+    errors {step: html}, compute {step: html},
+    quiz [{step, name, fact, prompt, answer, accept {kind, value, tolerance}, choices, reason, forced?}]
 """
 
 from __future__ import annotations
@@ -28,10 +29,14 @@ from __future__ import annotations
 import ast
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tracer.site.line_records import step_shows_something
 from tracer.site.page_model import is_rendering_only, rendering_statement, section_headings
+from tracer.site.quiz import choose_questions
+from tracer.site.rank_viewer import add_rank_data, lay_out_ranks
 from tracer.source_map import source_map
 from tracer.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
 
@@ -178,119 +183,165 @@ def reveal_steps(visits: list[tuple[int, int]], line_count: int) -> list[int]:
     return reveal
 
 
-def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
-    """The plain data behind ``data.js`` (see the module docstring for its layout)."""
-    if trace.get("ranks"):  # a distributed trace: one timeline per rank (tracer/site/rank_viewer.py)
-        from tracer.site.rank_viewer import build_rank_viewer_data
-
-        return build_rank_viewer_data(trace, renderer, build_viewer_data)
-    steps = trace["steps"]
+def _file_paths(trace: Trace) -> list[str]:
+    """Every file step mode shows: the trace's sources, then any other file a step ran in."""
     paths = list(trace["files"])
-    for step in steps:
+    for step in trace["steps"]:
         for frame in step["stack"]:
             if frame["path"] not in paths:
                 paths.append(frame["path"])
-    file_index = {path: k for k, path in enumerate(paths)}
-    functions: list[str] = []
-    function_index: dict[str, int] = {}
-    cards, renderings = _CardStore(), _Interner()
+    return paths
 
-    columns: dict[str, list[int]] = {key: [] for key in ("file", "line", "fn", "depth", "call", "visible")}
-    env: dict[str, list[list[Any]]] = {}
-    clear: dict[str, list[str]] = {}
-    stdout: dict[str, str] = {}
-    stderr: dict[str, str] = {}
-    errors: dict[str, str] = {}
-    compute: dict[str, str] = {}
-    line_renderings: list[dict[str, list[list[Any]]]] = [{} for _ in paths]
-    visits: list[list[tuple[int, int]]] = [[] for _ in paths]
-    hidden = {path: hidden_lines(trace, path) for path in paths}
-    main = trace["lecture"]["path"]
-    recorded_other: list[set[int]] = [set() for _ in paths]  # lines that recorded values/output/errors/compute
-    for index, step in enumerate(steps):
+
+@dataclass
+class _StepPlaces:
+    """Where each step is (column-wise), the functions it names, and each file's visits in step order."""
+
+    columns: dict[str, list[int]]  # file, line, fn, depth, call, visible
+    functions: list[str]
+    visits: list[list[tuple[int, int]]]  # per file: (step, line)
+    hidden: dict[str, set[int]]  # per path: the @hide lines
+
+
+def _step_places(trace: Trace, paths: list[str]) -> _StepPlaces:
+    file_index = {path: k for k, path in enumerate(paths)}
+    function_index: dict[str, int] = {}
+    where = _StepPlaces({key: [] for key in ("file", "line", "fn", "depth", "call", "visible")}, [],
+                        [[] for _ in paths], {path: hidden_lines(trace, path) for path in paths})
+    columns = where.columns
+    for index, step in enumerate(trace["steps"]):
         frame = step_frame(step)
         f = file_index[frame["path"]]
         if frame["function"] not in function_index:
-            function_index[frame["function"]] = len(functions)
-            functions.append(frame["function"])
+            function_index[frame["function"]] = len(where.functions)
+            where.functions.append(frame["function"])
         columns["file"].append(f)
         columns["line"].append(frame["line"])
         columns["fn"].append(function_index[frame["function"]])
         columns["depth"].append(len(step["stack"]) - 1)
         columns["call"].append(1 if step.get("call") else 0)
-        columns["visible"].append(0 if frame["line"] in hidden.get(frame["path"], ()) else 1)
-        visits[f].append((index, frame["line"]))
+        columns["visible"].append(0 if frame["line"] in where.hidden.get(frame["path"], ()) else 1)
+        where.visits[f].append((index, frame["line"]))
+    return where
+
+
+@dataclass
+class _StepContents:
+    """What the steps show, keyed by step (as a string): the cards and renderings HTML, interned."""
+
+    cards: _CardStore
+    renderings: _Interner
+    env: dict[str, list[list[Any]]] = field(default_factory=dict)
+    clear: dict[str, list[str]] = field(default_factory=dict)
+    stdout: dict[str, str] = field(default_factory=dict)
+    stderr: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    compute: dict[str, str] = field(default_factory=dict)
+    line_renderings: list[dict[str, list[list[Any]]]] = field(default_factory=list)  # per file
+    recorded_other: list[set[int]] = field(default_factory=list)  # per file: lines that showed something
+
+
+def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepContents:
+    file_index = {path: k for k, path in enumerate(paths)}
+    main = trace["lecture"]["path"]
+    shown = _StepContents(_CardStore(), _Interner(), line_renderings=[{} for _ in paths],
+                          recorded_other=[set() for _ in paths])
+    for index, step in enumerate(trace["steps"]):
+        frame = step_frame(step)
+        f = file_index[frame["path"]]
         key = str(index)
         if step["env"]:
-            env[key] = [[name, cards.add(renderer.value(name, value, step_index=index))]
-                        for name, value in step["env"].items()]
+            shown.env[key] = [[name, shown.cards.add(renderer.value(name, value, step_index=index))]
+                              for name, value in step["env"].items()]
         if step.get("clear"):
-            clear[key] = list(step["clear"])
+            shown.clear[key] = list(step["clear"])
         if step.get("stdout"):
-            stdout[key] = step["stdout"]
+            shown.stdout[key] = step["stdout"]
         if step.get("stderr"):
-            stderr[key] = step["stderr"]
+            shown.stderr[key] = step["stderr"]
         if step.get("error"):
-            errors[key] = str(renderer.error(step["error"]))
+            shown.errors[key] = str(renderer.error(step["error"]))
         if step.get("compute"):
-            compute[key] = str(renderer.compute(step["compute"]))
-        if step["env"] or step.get("stdout") or step.get("stderr") or step.get("error") or step.get("compute"):
-            recorded_other[f].add(frame["line"])
+            shown.compute[key] = str(renderer.compute(step["compute"]))
+        if step_shows_something(step):
+            shown.recorded_other[f].add(frame["line"])
         if step["renderings"]:
-            blocks = [renderings.add(str(html)) for html in renderer.rendering_blocks(step["renderings"])]
-            line_renderings[f].setdefault(str(frame["line"]), []).append([index, blocks])
+            blocks = [shown.renderings.add(str(html)) for html in renderer.rendering_blocks(step["renderings"])]
+            shown.line_renderings[f].setdefault(str(frame["line"]), []).append([index, blocks])
             if frame["path"] != main:
                 # as in read mode, a helper's renderings also show at the lecture line that called it
                 caller = next((c for c in reversed(step["stack"]) if c["path"] == main), None)
                 if caller is not None:
-                    line_renderings[file_index[main]].setdefault(str(caller["line"]), []).append([index, blocks])
+                    shown.line_renderings[file_index[main]].setdefault(str(caller["line"]), []).append([index, blocks])
+    return shown
 
-    parent, act_prev = frame_activations(trace)
-    nav = navigation(columns["depth"], [bool(v) for v in columns["visible"]], [bool(c) for c in columns["call"]])
-    snapshots = _snapshots(len(steps), act_prev, env, clear)
 
+def _sections(trace: Trace) -> tuple[list[list[Any]], list[int]]:
+    """The sections ([step, title] per heading) and, for each step, the section it is in (-1 before any)."""
     sections: list[list[Any]] = [[step, title] for step, title in section_headings(trace)]
     section_of: list[int] = []
     current = -1
-    for index in range(len(steps)):
+    for index in range(len(trace["steps"])):
         while current + 1 < len(sections) and sections[current + 1][0] <= index:
             current += 1
         section_of.append(current)
+    return sections, section_of
 
-    files = []
-    for path in paths:
-        lines = [str(html) for html in renderer.code_lines(path, directives="wrap")]  # raw mode shows directives
-        spans, _first, _returns = _statement_info(source_text(trace, path))
-        f = file_index[path]
-        rendered = line_renderings[f]
-        files.append({
-            "path": path,
-            "lines": lines,
-            "hidden": sorted(hidden.get(path, ())),
-            "spans": {str(line): end for line, (end, kind) in spans.items()
-                      if is_rendering_only(kind, str(line) in rendered, line in recorded_other[f])},
-            "reveal": reveal_steps(visits[f], len(lines)),
-        })
+
+def _file_entry(trace: Trace, path: str, f: int, renderer: Any, where: _StepPlaces,
+                shown: _StepContents) -> dict[str, Any]:
+    """One file of ``files``: its highlighted lines, hidden lines, rendering-only spans and reveal steps."""
+    lines = [str(html) for html in renderer.code_lines(path, directives="wrap")]  # raw mode shows directives
+    spans, _first, _returns = _statement_info(source_text(trace, path))
+    rendered = shown.line_renderings[f]
+    return {
+        "path": path,
+        "lines": lines,
+        "hidden": sorted(where.hidden.get(path, ())),
+        "spans": {str(line): end for line, (end, kind) in spans.items()
+                  if is_rendering_only(kind, str(line) in rendered, line in shown.recorded_other[f])},
+        "reveal": reveal_steps(where.visits[f], len(lines)),
+    }
+
+
+def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
+    """The plain data behind ``data.js`` (see the module docstring for its layout)."""
+    if trace.get("ranks"):  # a distributed trace: one timeline per rank (tracer/site/rank_viewer.py)
+        laid_out = lay_out_ranks(trace, renderer)
+        data = build_viewer_data(laid_out.trace, laid_out.renderer)
+        add_rank_data(data, trace, laid_out, renderer)
+        return data
+    steps = trace["steps"]
+    paths = _file_paths(trace)
+    where = _step_places(trace, paths)
+    shown = _step_contents(trace, paths, renderer)
+    parent, act_prev = frame_activations(trace)
+    nav = navigation(where.columns["depth"], [bool(v) for v in where.columns["visible"]],
+                     [bool(c) for c in where.columns["call"]])
+    snapshots = _snapshots(len(steps), act_prev, shown.env, shown.clear)
+    sections, section_of = _sections(trace)
+    files = [_file_entry(trace, path, f, renderer, where, shown) for f, path in enumerate(paths)]
 
     return {
         "version": DATA_VERSION,
         "lecture": {key: trace["lecture"][key] for key in ("name", "title", "path")},
         "count": len(steps),
-        "functions": functions,
+        "functions": where.functions,
         "files": files,
-        "fragments": cards.fragments.items,
-        "cards": [list(card) for card in cards.cards.items],
-        "renderings": renderings.items,
+        "fragments": shown.cards.fragments.items,
+        "cards": [list(card) for card in shown.cards.cards.items],
+        "renderings": shown.renderings.items,
         "sections": sections,
-        "steps": {**columns, "parent": parent, "act_prev": act_prev, **nav, "section": section_of},
-        "env": env,
-        "clear": clear,
+        "steps": {**where.columns, "parent": parent, "act_prev": act_prev, **nav, "section": section_of},
+        "env": shown.env,
+        "clear": shown.clear,
         "snapshots": snapshots,
-        "line_renderings": line_renderings,
-        "stdout": stdout,
-        "stderr": stderr,
-        "errors": errors,
-        "compute": compute,
+        "line_renderings": shown.line_renderings,
+        "stdout": shown.stdout,
+        "stderr": shown.stderr,
+        "errors": shown.errors,
+        "compute": shown.compute,
+        "quiz": choose_questions(trace),  # quiz mode's questions (tracer/site/quiz.py)
     }
 
 

@@ -114,6 +114,7 @@
   function onKey(event) {
     if (!state || !stepping() || event.ctrlKey || event.metaKey || event.altKey) return;
     var r = ranks(), v = viewer(), seg = state.segment || 0, key = event.key, target = -1;
+    if (v && v.quizOpen != null) return;  // the keys type a quiz answer (viewer.js)
     if (key === "[" || key === "]") target = (seg + (key === "]" ? 1 : r.segments.length - 1)) % r.segments.length;
     else if (/^[0-9]$/.test(key)) target = r.segments.findIndex(function (s) { return s[0] === +key; });
     else if ((key === "Home" || key === "End") && v) {

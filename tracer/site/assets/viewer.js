@@ -1,8 +1,8 @@
 /* lectrace step mode: steps through a lecture's trace like a debugger, over the read-mode page.
 
    Reads window.LECTRACE_DATA (data.js beside the page, built by tracer/site/viewer_data.py) and does
-   nothing on pages without #lt-stepper. Every position is a URL: #step=N, plus &raw=1 and &reveal=1
-   when those modes are on (a bare #step=N, as older links have, means both off). History: a move pushes
+   nothing on pages without #lt-stepper. Every position is a URL: #step=N, plus &raw=1, &reveal=1 and
+   &quiz=1 when those modes are on (a bare #step=N, as older links have, means both off). History: a move pushes
    an entry unless the previous move was under BURST_MS ago; moves within such a burst replace it
    (when the burst pauses), so Back after a run of key presses returns to where the run started instead of
    undoing one key at a time. All navigation targets are precomputed in data.js, so a
@@ -50,6 +50,7 @@
     ["Home / End", "first / last step", null],
     ["r", "raw code (renderings off)", null],
     ["a", "reveal lines as you step (presenting)", null],
+    ["q", "quiz mode: predict a value before it shows (Esc skips)", null],
     ["click a line number", "go to that line's next run", null],
     ["?", "this help", null],
     ["Esc", "back to reading", null]
@@ -89,6 +90,8 @@
     this.lastMove = 0;          // Date.now() of the last move, for telling bursts apart
     this.urlTimer = null;       // a pending replaceState for the latest step of a burst
     this.built = false;
+    this.quizOn = false;        // quiz mode (see the quiz block below)
+    this.quizOpen = null;       // index of the question being asked
   }
 
   Viewer.prototype.withRoot = function (html) {
@@ -113,6 +116,7 @@
       ["help", "?", "keyboard shortcuts (?)"],
       ["close", "M3 3l10 10M13 3 3 13", "back to reading (Esc)"]
     ];
+    if (d.quiz && d.quiz.length) buttons.splice(buttons.length - 2, 0, ["quiz", "quiz", "quiz mode: predict values before they show (q)"]);
     var root = el("div", "lt-viewer md-typeset");
     root.setAttribute("role", "dialog");
     root.setAttribute("aria-label", "Step through " + (d.lecture.title || d.lecture.name));
@@ -493,7 +497,10 @@
     if (step == null || step < 0 || step >= this.count) return;
     var started = performance.now();
     if (!this.active) this.open();
-    if (step !== this.cur) this.render(step);
+    if (step !== this.cur) {
+      this.render(step);
+      if (this.quizOn) this.quizStep(step);
+    }
     if (!(options && options.fromUrl)) this.recordUrl();
     window.LECTRACE_LAST_STEP_MS = performance.now() - started;
   };
@@ -521,7 +528,7 @@
   };
 
   Viewer.prototype.hash = function () {
-    return "#step=" + this.cur + (this.raw ? "&raw=1" : "") + (this.reveal ? "&reveal=1" : "");
+    return "#step=" + this.cur + (this.raw ? "&raw=1" : "") + (this.reveal ? "&reveal=1" : "") + (this.quizOn ? "&quiz=1" : "");
   };
 
   Viewer.prototype.command = function (name) {
@@ -533,6 +540,7 @@
       case "last": return this.go(this.lastVisible());
       case "raw": this.setRaw(!this.raw); return this.writeUrl(false);
       case "reveal": this.setReveal(!this.reveal); return this.writeUrl(false);
+      case "quiz": this.setQuiz(!this.quizOn); return this.writeUrl(false);
       case "help": return this.toggleHelp();
       case "close": return this.close(true);
     }
@@ -584,6 +592,7 @@
     this.active = false;
     this.rootEl.hidden = true;
     this.toggleHelp(false);
+    if (this.quizEl) this.quizClear();
     document.documentElement.classList.remove("lt-stepping");
     if (this.readScrollY) window.scrollTo(0, this.readScrollY);
     clearTimeout(this.urlTimer);
@@ -594,10 +603,11 @@
 
   Viewer.prototype.onKey = function (event) {
     if (!this.active || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (this.quizOpen != null) return this.quizKey(event);
     var map = {
       ArrowRight: "next", l: "next", ArrowLeft: "prev", h: "prev", ArrowDown: "over", j: "over",
       ArrowUp: "back_over", k: "back_over", u: "out", Home: "first", End: "last", r: "raw", a: "reveal",
-      "?": "help", Escape: "close"
+      q: "quiz", "?": "help", Escape: "close"
     };
     var name = map[event.key];
     if (name === "close" && !this.helpEl.hidden) name = "help";
@@ -615,11 +625,246 @@
     this.urlTimer = null;
     var match = STEP_HASH.exec(location.hash);
     if (!match) return this.close(false);
-    this.go(this.nearestVisible(+match[1]), { fromUrl: true });
     var flags = "&" + match[2] + "&";
+    if (!this.built) this.build();
+    if (this.quizOn !== (flags.indexOf("&quiz=1&") >= 0)) this.setQuiz(!this.quizOn);  // before the step: it may ask
+    this.go(this.nearestVisible(+match[1]), { fromUrl: true });
     if (this.raw !== (flags.indexOf("&raw=1&") >= 0)) this.setRaw(!this.raw);
     if (this.reveal !== (flags.indexOf("&reveal=1&") >= 0)) this.setReveal(!this.reveal);
   };
+
+  // --- quiz mode (q, &quiz=1): predict, then reveal -------------------------------------------
+  // The questions come from data.js (tracer/site/quiz.py chooses them). Self-contained: the step
+  // path calls quizStep only while quiz mode is on, so stepping without it costs nothing.
+
+  var QUIZ_UNITS = { "": 1, k: 1e3, m: 1e6, g: 1e9, t: 1e12, p: 1e15, ki: 1024, mi: 1048576, gi: 1073741824, ti: 1099511627776 };
+  var DTYPE_ALIASES = {
+    float: "float32", fp32: "float32", f32: "float32", single: "float32", half: "float16", fp16: "float16",
+    f16: "float16", bf16: "bfloat16", double: "float64", fp64: "float64", f64: "float64", long: "int64",
+    i64: "int64", int: "int32", i32: "int32", short: "int16", byte: "uint8", fp8: "float8_e4m3fn",
+    e4m3: "float8_e4m3fn", float8: "float8_e4m3fn", e5m2: "float8_e5m2"
+  };
+  var BOOL_WORDS = {
+    yes: true, y: true, true: true, t: true, "1": true, shares: true, share: true, view: true, same: true,
+    no: false, n: false, false: false, f: false, "0": false, copy: false, not: false, new: false, different: false
+  };
+
+  // A typed answer read leniently, by the kind of answer expected; null when it cannot be read.
+  // ints: "(3, 2)", "3,2", "[3, 2]", "torch.Size([3, 2])", "3x2"; number: "24 B", "24", "1.5e3",
+  // "1,500", "2^20", "4*8*4", "1.5 KB", "2 MiB"; dtype: "torch.bfloat16", "bf16"; bool: "yes", "no".
+  function quizParse(kind, text) {
+    var t = String(text == null ? "" : text).trim().toLowerCase();
+    if (!t) return null;
+    if (kind === "ints") {
+      var ints = t.replace(/torch\.size/g, "").match(/-?\d+/g);
+      if (ints) return ints.map(Number);
+      return /^[([]\s*[)\]]$|^\(\)$|^scalar$/.test(t.replace(/torch\.size/g, "").replace(/\s+/g, "")) ? [] : null;
+    }
+    if (kind === "number") {
+      t = t.replace(/[\s_\u00a0\u202f]+/g, "").replace(/(\d),(?=\d{3}(?!\d))/g, "$1").replace(/\*\*/g, "^");
+      var m = /^(.*?)(ki|mi|gi|ti|k|m|g|t|p)?(bytes|byte|b|flops|flop|elements)?$/.exec(t);
+      if (!m || !m[1]) return null;
+      var product = 1, factors = m[1].split(/[*×·x]/);
+      for (var i = 0; i < factors.length; i++) {
+        var f = /^([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)(?:\^([-+]?\d+(?:\.\d+)?))?$/.exec(factors[i]);
+        if (!f) return null;
+        product *= f[2] === undefined ? parseFloat(f[1]) : Math.pow(parseFloat(f[1]), parseFloat(f[2]));
+      }
+      return product * QUIZ_UNITS[m[2] || ""];
+    }
+    if (kind === "dtype") {
+      t = t.replace(/^(torch|np|numpy)\./, "").replace(/\s+/g, "");
+      return DTYPE_ALIASES[t] || (/^[a-z]+[0-9a-z_]*$/.test(t) ? t : null);
+    }
+    if (kind === "bool") {
+      var word = t.replace(/[.!]+$/, "").split(/[\s,]+/)[0];
+      return BOOL_WORDS.hasOwnProperty(word) ? BOOL_WORDS[word] : null;
+    }
+    return t;
+  }
+
+  // Is a typed answer right? null when it could not be read (the question stays open).
+  function quizCheck(accept, text) {
+    var got = quizParse(accept.kind, text), want = accept.value;
+    if (got === null) return null;
+    if (accept.kind === "ints") return got.length === want.length && got.every(function (v, k) { return v === want[k]; });
+    if (accept.kind === "number") {
+      return Math.abs(got - want) <= Math.max((accept.tolerance || 0) * Math.abs(want), 1e-9 * Math.abs(want));
+    }
+    return got === want;
+  }
+
+  var QUIZ_HINTS = { ints: "a tuple such as (3, 2)", number: "a number such as 24, 24 B or 1.5e3",
+    dtype: "a dtype such as float32", bool: "yes or no" };
+
+  function quizStore(lecture) { return "lectrace-quiz:" + lecture; }
+
+  // The stored score of a lecture: {answers: {question step: "right" | "wrong" | "skipped"}}.
+  function quizScore(lecture) {
+    try { return JSON.parse(localStorage.getItem(quizStore(lecture))) || { answers: {} }; } catch (e) { return { answers: {} }; }
+  }
+
+  function quizSave(lecture, score) {
+    try {
+      if (score) localStorage.setItem(quizStore(lecture), JSON.stringify(score));
+      else localStorage.removeItem(quizStore(lecture));
+    } catch (e) { /* storage off (private mode, file://): the score lives for this page only */ }
+  }
+
+  function quizTally(score) {
+    var tally = { right: 0, wrong: 0, skipped: 0 };
+    Object.keys(score.answers).forEach(function (k) { tally[score.answers[k]] = (tally[score.answers[k]] || 0) + 1; });
+    return tally;
+  }
+
+  Viewer.prototype.setQuiz = function (on) {
+    this.quizOn = on;
+    if (this.buttons.quiz) this.buttons.quiz.setAttribute("aria-pressed", on ? "true" : "false");
+    if (!on) this.quizClear();
+  };
+
+  // Called after a step is drawn while quiz mode is on: ask the step's question, once per visit of the page.
+  Viewer.prototype.quizStep = function (step) {
+    if (this.quizStepShown !== step) this.quizClear();
+    if (!this.quizByStep) {
+      this.quizByStep = {};
+      this.quizDone = new Set();
+      for (var k = 0; k < (this.data.quiz || []).length; k++) this.quizByStep[this.data.quiz[k].step] = k;
+    }
+    var index = this.quizByStep[step];
+    if (index === undefined || this.quizDone.has(index) || this.quizOpen) return;
+    this.quizAsk(index);
+  };
+
+  Viewer.prototype.quizClear = function () {
+    if (this.quizEl) this.quizEl.remove();
+    this.quizEl = null;
+    this.quizOpen = null;
+    this.quizStepShown = -1;
+    this.quizReveal();
+  };
+
+  Viewer.prototype.quizReveal = function () {
+    if (this.quizHidden) this.quizHidden.classList.remove("lt-quiz-hidden");
+    this.quizHidden = null;
+    this.rootEl.classList.remove("lt-quiz-asking");
+  };
+
+  Viewer.prototype.quizAsk = function (index) {
+    var self = this, q = this.data.quiz[index], id = "lt-quiz-" + index;
+    var form = el("form", "lt-quiz");
+    form.setAttribute("data-question", index);
+    form.setAttribute("aria-labelledby", id + "-prompt");
+    form.innerHTML = "<h3>Predict before you see it</h3><p class=\"lt-quiz-prompt\" id=\"" + id + "-prompt\">" +
+      escapeHtml(q.prompt) + "</p><label for=\"" + id + "-input\">Your answer</label> <input id=\"" + id +
+      "-input\" class=\"lt-quiz-input\" type=\"text\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"" + id +
+      "-hint\"> <button type=\"submit\" class=\"lt-v-btn lt-quiz-check\">Check</button>" +
+      (q.choices.length ? "<fieldset class=\"lt-quiz-choices\"><legend>or pick one</legend>" + q.choices.map(function (c) {
+        return "<button type=\"button\" class=\"lt-v-btn lt-quiz-choice\">" + escapeHtml(c) + "</button>";
+      }).join(" ") + "</fieldset>" : "") +
+      "<p class=\"lt-quiz-hint\" id=\"" + id + "-hint\">Type " + QUIZ_HINTS[q.accept.kind] +
+      "; <kbd>Enter</kbd> checks, <kbd>Esc</kbd> skips.</p>";
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var right = quizCheck(q.accept, form.querySelector("input").value);
+      if (right === null) {
+        form.querySelector(".lt-quiz-hint").textContent = "Could not read that: type " + QUIZ_HINTS[q.accept.kind] + ", or Esc to skip.";
+        return;
+      }
+      self.quizAnswer(right ? "right" : "wrong");
+    });
+    form.addEventListener("click", function (event) {
+      var choice = event.target.closest && event.target.closest(".lt-quiz-choice");
+      if (choice) self.quizAnswer(choice.textContent === q.answer ? "right" : "wrong");
+    });
+    var side = this.errorEl.parentNode;
+    side.insertBefore(form, side.firstChild);
+    side.scrollTop = 0;
+    this.quizEl = form;
+    this.quizOpen = index;
+    this.quizStepShown = q.step;
+    this.quizFocus = document.activeElement;
+    // hide what would give the answer away: the asked value's card, a line's FLOPs, else (a
+    // collective's bytes) the whole panel; the values that lead to it stay in view
+    var card = q.name && this.cards.get(q.name);
+    this.quizHidden = card ? card.el : q.fact === "flops" ? this.computeEl : null;
+    if (this.quizHidden) this.quizHidden.classList.add("lt-quiz-hidden");
+    else this.rootEl.classList.add("lt-quiz-asking");
+    form.querySelector("input").focus();
+  };
+
+  // Close the open question with an outcome: record it, reveal the values, say why, focus back.
+  Viewer.prototype.quizAnswer = function (outcome) {
+    var index = this.quizOpen, q = this.data.quiz[index], lecture = this.data.lecture.name;
+    if (index == null) return;
+    this.quizDone.add(index);
+    var score = quizScore(lecture);
+    score.answers[q.step] = outcome;
+    quizSave(lecture, score);
+    updateQuizScore(this, lecture);
+    var feedback = el("div", "lt-quiz-feedback");
+    feedback.setAttribute("role", "status");
+    feedback.setAttribute("data-result", outcome);
+    feedback.innerHTML = "<b>" + { right: "Right.", wrong: "Not quite.", skipped: "Skipped." }[outcome] + "</b> " +
+      "<span class=\"lt-quiz-said\">" + escapeHtml(q.prompt) + "</span> The trace recorded <strong class=\"lt-quiz-answer\">" +
+      escapeHtml(q.answer) + "</strong>." + (q.reason ? " <span class=\"lt-quiz-reason\">" + escapeHtml(q.reason) + "</span>" : "");
+    var form = this.quizEl;
+    form.parentNode.insertBefore(feedback, form);
+    form.remove();
+    this.quizEl = feedback;
+    this.quizOpen = null;
+    this.quizReveal();
+    var back = this.quizFocus;
+    this.quizFocus = null;
+    if (back && back !== document.body && document.contains(back)) back.focus();
+    else if (document.activeElement) document.activeElement.blur();
+  };
+
+  // While a question is open the keys are its own: Esc skips, typing goes to the answer.
+  Viewer.prototype.quizKey = function (event) {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopPropagation();
+      this.quizAnswer("skipped");
+    } else if (event.key.length === 1 || /^Arrow|^Home$|^End$/.test(event.key)) {
+      event.stopPropagation();  // not a step key, and not the theme's shortcuts
+    }
+  };
+
+  // The lecture page's score line (read mode): right of answered, skipped, and a reset.
+  function updateQuizScore(viewer, lecture) {
+    var box = host.querySelector(".lt-quiz-score");
+    if (!box) return;
+    var tally = quizTally(quizScore(lecture)), answered = tally.right + tally.wrong;
+    var text = box.querySelector(".lt-quiz-tally");
+    text.textContent = answered || tally.skipped ?
+      "Quiz: " + tally.right + " right of " + answered + " answered" + (tally.skipped ? ", " + tally.skipped + " skipped" : "") +
+      " (" + viewer.data.quiz.length + " questions)" :
+      "Quiz mode asks " + viewer.data.quiz.length + " questions (q in step mode).";
+    box.querySelector(".lt-quiz-reset").hidden = !(answered || tally.skipped);
+  }
+
+  function mountQuizScore(viewer) {
+    var lecture = viewer.data.lecture.name;
+    var box = el("span", "lt-quiz-score");
+    box.innerHTML = "<button type=\"button\" class=\"md-button lt-quiz-enter\">Quiz me</button> " +
+      "<span class=\"lt-quiz-tally\" role=\"status\"></span> " +
+      "<button type=\"button\" class=\"lt-v-btn lt-quiz-reset\">Reset score</button>";
+    host.appendChild(box);
+    box.querySelector(".lt-quiz-enter").addEventListener("click", function () {
+      viewer.go(viewer.cur >= 0 ? viewer.cur : viewer.firstVisible());
+      viewer.setQuiz(true);
+      viewer.writeUrl(false);
+    });
+    box.querySelector(".lt-quiz-reset").addEventListener("click", function () {
+      quizSave(lecture, null);
+      if (viewer.quizDone) viewer.quizDone.clear();
+      updateQuizScore(viewer, lecture);
+    });
+    updateQuizScore(viewer, lecture);
+  }
+
+  window.LECTRACE_QUIZ = { parse: quizParse, check: quizCheck };
 
   // A #step=N link hid the read page before it was parsed (page_parts.html.j2: early_step_mode);
   // when there is nothing to step through, show it again.
@@ -645,6 +890,7 @@
     host.querySelector(".lt-step-enter").addEventListener("click", function () {
       viewer.go(viewer.cur >= 0 ? viewer.cur : viewer.firstVisible());
     });
+    if (data.quiz && data.quiz.length) mountQuizScore(viewer);
     window.addEventListener("keydown", function (event) { viewer.onKey(event); }, true);
     window.addEventListener("popstate", function () { viewer.syncFromUrl(); });
     window.addEventListener("hashchange", function () { viewer.syncFromUrl(); });

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracer import layout
-from tracer.capture import shards
+from tracer.capture.ranks import shards
 from tracer.capture.trace_writer import dumps
 from tracer.trace_format import validation_error, write_atomic
 
@@ -81,8 +81,8 @@ def run_torchrun(lecture: Path, nproc: int, *, output: Path | None, seed: int = 
         try:
             _out, err = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            from tracer.capture.ranks import describe_hang
-            from tracer.capture.shards import read_json
+            from tracer.capture.ranks.spawn import describe_hang
+            from tracer.capture.ranks.shards import read_json
 
             hung = [(int(p.stem.split("-")[1]), read_json(p) or {}) for p in sorted(Path(tmp).glob("rank-*.where"))
                     if not (Path(tmp) / f"{p.stem}.json").exists()]

@@ -1,10 +1,11 @@
 """The launcher side of distributed tracing: follow the ranks a traced lecture starts, merge their shards.
 
-While a lecture's ``main()`` is traced, :class:`RankSession` patches
-``multiprocessing.process.BaseProcess.start`` (and nothing else: the per-line hot path is untouched,
-so lectures that start no processes pay nothing). A process whose target is
+While a lecture's ``main()`` is traced, :class:`SpawnRanks` is the session's process-start hook
+(``Session.on_process_start``: the session patches ``multiprocessing``'s ``BaseProcess.start`` for
+as long as it runs, and nothing else: the per-line hot path is untouched, so lectures that start no
+processes pay nothing). A process whose target is
 ``torch.multiprocessing.spawn``'s wrapper, or a function defined in the lecture's directory, gets
-its function replaced by a picklable ``rank_worker.RankTarget`` that traces it in the child and
+its function replaced by a picklable ``worker.RankTarget`` that traces it in the child and
 writes a shard. Processes started from the same line at the same step form one *launch*, which
 gets a free port for its env:// rendezvous (two traced lectures never meet on one port) and a
 shared clock. When the lecture is done the session reaps every child (no orphans), reads the
@@ -13,15 +14,13 @@ rank and ``file:line``, becomes the run's error line. While ranks run, a ``desyn
 thread compares the collectives they announce; ranks that disagree are stopped at once and the
 diagnosis (``desync``) becomes the run's error line, ahead of whatever the backend raised.
 
-Run under torchrun (``shard_dir`` given) the session instead makes *this* process a rank: it wraps
-the collectives and writes the shard in place of the trace. ``abort_active()`` is the timeout
-watchdog's hook: it kills the ranks and says which one hangs where, or never joined the group.
-This module must not format steps or merge shards itself (``rank_worker``/``shards`` do).
+``abort()`` (through ``Session.abort``) is the timeout watchdog's hook: it kills the ranks and says
+which one hangs where, or never joined the group. This module must not format steps or merge
+shards itself (``worker``/``shards`` do), and must not import the runner.
 """
 
 from __future__ import annotations
 
-import multiprocessing.process
 import os
 import shutil
 import socket
@@ -31,14 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TypeGuard
 
-from tracer.capture import shards
 from tracer.capture.desync import diagnose
 from tracer.capture.desync_watch import DesyncWatch, Member, gone, rank_states
-from tracer.capture.rank_worker import RankConfig, RankTarget
-from tracer.capture.recorder import EXTRAS, Step
+from tracer.capture.ranks import shards
+from tracer.capture.ranks.worker import RankConfig, RankTarget
+from tracer.capture.recorder import EXTRAS, RecordedStep
+from tracer.capture.session import Session
 
-_ACTIVE: "RankSession | None" = None
-_ORIGINAL_START: Callable[..., Any] | None = None
 REAP_SECONDS = 10.0  # how long a finished lecture waits for its ranks before killing them
 STOP_SECONDS = 5.0  # how long desynchronised ranks get to write their shards before they are killed
 
@@ -64,65 +62,30 @@ class Launch:
     desync: dict[str, Any] | None = None  # the watch named ranks that disagree (trace_format.Desync)
 
 
-def _patched_start(self: multiprocessing.process.BaseProcess) -> None:  # installed as BaseProcess.start
-    session = _ACTIVE
-    if session is not None:
-        session.adopt(self)
-    assert _ORIGINAL_START is not None
-    return _ORIGINAL_START(self)
+class SpawnRanks:
+    """The ranks a traced lecture starts with ``multiprocessing`` (a session extension)."""
 
+    shard_path: Path | None = None  # the launcher writes the trace, not a shard
 
-class RankSession:
-    def __init__(self, recorder: Any, encoder: Any, lecture: Path, project_root: Path, *, seed: int = 0,
-                 inspect_all: bool = False, max_steps: int = 100_000, measure_flops: bool = True,
-                 shard_dir: str | os.PathLike[str] | None = None, max_plot_points: int | None = None) -> None:
-        self.recorder = recorder
-        self.encoder = encoder
-        self.lecture = Path(lecture)
-        self.project_root = Path(project_root)
-        self.options: dict[str, Any] = dict(seed=seed, inspect_all=inspect_all, max_steps=max_steps,
-                                            measure_flops=measure_flops)
-        if max_plot_points is not None:
-            self.options["max_plot_points"] = max_plot_points
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.recorder = session.recorder
+        self.lecture = Path(session.lecture)
+        options = session.options
+        self.options: dict[str, Any] = dict(seed=options.seed, inspect_all=options.inspect_all,
+                                            max_steps=options.max_steps, measure_flops=options.measure_flops,
+                                            max_plot_points=options.max_plot_points)
         self.launches: list[Launch] = []
-        self.shard_path: Path | None = None
         self._dir: Path | None = None
         self._lecture_dir = str(self.lecture.parent.resolve()) + os.sep
-        self._rank: Any = None  # torchrun mode: this process's RankTracing
         self._watch: DesyncWatch | None = None
-        if shard_dir is not None:
-            rank = int(os.environ.get("RANK", "0"))
-            self.shard_path = Path(shard_dir) / f"rank-{rank}.json"
+        session.on_process_start(self.adopt)
 
-    # -- lifecycle -------------------------------------------------------------------------------
-    def __enter__(self) -> "RankSession":
-        global _ACTIVE, _ORIGINAL_START
-        if self.shard_path is not None:
-            from tracer.capture.rank_worker import RankTracing, _die_with_parent
+    # -- lifecycle (Session extension) -------------------------------------------------------------
+    def start(self) -> None:
+        pass
 
-            _die_with_parent(None)  # a rank dies with its torchrun agent
-            self.shard_path.parent.mkdir(parents=True, exist_ok=True)
-            index = int(os.environ.get("RANK", "0"))
-            t0 = float(os.environ.get("LECTRACE_T0", time.time()))
-            self._rank = RankTracing(self.recorder, self.encoder, self.lecture, self.project_root, self.shard_path,
-                                     index=index, t0=t0, port=None, parent_pid=None, seed=self.options["seed"])
-            self._rank.start()
-            return self
-        if _ORIGINAL_START is None:
-            _ORIGINAL_START = multiprocessing.process.BaseProcess.start
-        multiprocessing.process.BaseProcess.start = _patched_start  # type: ignore[method-assign]
-        _ACTIVE = self
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        global _ACTIVE
-        if self._rank is not None:
-            self._rank.stop()
-            return
-        if _ACTIVE is self:
-            _ACTIVE = None
-            assert _ORIGINAL_START is not None
-            multiprocessing.process.BaseProcess.start = _ORIGINAL_START  # type: ignore[method-assign]
+    def stop(self) -> None:
         self.reap()
         if self._watch is not None:
             self._watch.stop()
@@ -217,19 +180,16 @@ class RankSession:
 
     def _config(self, launch: Launch, index: int) -> RankConfig:
         assert self._dir is not None
-        return RankConfig(lecture=str(self.lecture), project_root=str(self.project_root),
+        return RankConfig(lecture=str(self.lecture), project_root=str(self.session.project_root),
                           shard_path=str(self._dir / f"launch{launch.number}-{index}.json"), t0=launch.t0,
                           port=launch.port, parent_pid=os.getpid(), launch=launch.number, index=index,
                           output_head_chars=self.recorder.output.head_chars,
                           output_tail_chars=self.recorder.output.tail_chars, **self.options)
 
     # -- after the lecture ---------------------------------------------------------------------------
-    def finish(self, header: dict[str, Any], steps: list[Step], escaped: BaseException | None,
-               images: set[str]) -> str | None:
-        """Add the ranks to the trace ``header`` (or, as a torchrun rank, the shard fields); return the
-        error line naming the failed rank, if one failed."""
-        if self._rank is not None:
-            return self._rank.finish(header, steps, escaped)
+    def finish(self, header: Any, steps: list[RecordedStep], escaped: BaseException | None) -> str | None:
+        """Add the ranks to the trace ``header``; return the error line naming the failed rank, if
+        one failed."""
         if not self.launches:
             return None
         line = None
@@ -241,7 +201,7 @@ class RankSession:
                 shutil.rmtree(self._dir, ignore_errors=True)
         return line
 
-    def _merge(self, launch: Launch, header: dict[str, Any], steps: list[Step],
+    def _merge(self, launch: Launch, header: Any, steps: list[RecordedStep],
                escaped: BaseException | None) -> str | None:
         assert self._dir is not None
         streams = []
@@ -341,7 +301,7 @@ def _where_they_stood(desync: dict[str, Any], record: dict[str, Any]) -> None:
             rank["where"] = last_lines.get(rank["rank"])
 
 
-def _desync_failure(header: dict[str, Any], steps: list[Step], start: int, record: dict[str, Any],
+def _desync_failure(header: dict[str, Any], steps: list[RecordedStep], start: int, record: dict[str, Any],
                     desync: dict[str, Any]) -> str:
     """The run failed because its ranks disagreed: the trace's error and the launching line say so,
     in place of whatever the backend raised in the ranks left waiting (gloo: "Connection closed by
@@ -365,12 +325,12 @@ def _desync_failure(header: dict[str, Any], steps: list[Step], start: int, recor
         if extras and extras.get("error"):
             extras = dict(extras)
             extras["error"] = {**extras["error"], "message": "ranks desynchronised: " + message.split(": ", 1)[-1]}
-            steps[index] = Step._make(steps[index])._replace(extras=extras)
+            steps[index] = RecordedStep._make(steps[index])._replace(extras=extras)
             break
     return message
 
 
-def _shorten_spawn_error(steps: list[Step], start: int, cause: dict[str, Any]) -> None:
+def _shorten_spawn_error(steps: list[RecordedStep], start: int, cause: dict[str, Any]) -> None:
     """The launching line's error names the failed rank instead of quoting its whole traceback."""
     error = cause.get("error") or {}
     for index in range(start, len(steps)):
@@ -380,16 +340,5 @@ def _shorten_spawn_error(steps: list[Step], start: int, cause: dict[str, Any]) -
             extras["error"] = {**extras["error"],
                                "message": f"rank {cause['rank']} failed: {error.get('type', 'Error')}: "
                                           f"{(error.get('message') or '').splitlines()[0] if error.get('message') else ''}"}
-            steps[index] = Step._make(steps[index])._replace(extras=extras)
+            steps[index] = RecordedStep._make(steps[index])._replace(extras=extras)
             return
-
-
-def abort_active() -> tuple[str, str] | None:
-    """For the timeout watchdog: stop the running lecture's ranks; (where, description) or None."""
-    session = _ACTIVE
-    if session is None:
-        return None
-    try:
-        return session.abort()
-    except Exception:
-        return None

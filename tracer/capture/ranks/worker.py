@@ -2,10 +2,11 @@
 
 A process started by a traced lecture (``torch.multiprocessing.spawn`` or a ``multiprocessing``
 process whose target is a lecture function) runs a :class:`RankTarget` instead of the bare function:
-it builds the same recorder, value encoder, memory probe and authoring-API sink as the runner,
-wraps ``torch.distributed``'s collectives (``collectives.CollectiveLog``), runs the function and
+it runs it in a ``Session`` (the same recorder, value encoder, memory probe and authoring-API sink
+as the launcher's), wraps ``torch.distributed``'s collectives (``collectives.CollectiveLog``), runs the function and
 writes a *shard*: a trace of this rank alone (the same format, so the same writer and schema) with
-a ``shard`` header field (rank, world size, backend, spawn index, status). Writing is atomic.
+a ``shard`` header field (rank, world size, backend, spawn index, status), its header built by
+``header.trace_header`` like the launcher's. Writing is atomic.
 
 Before each collective the rank announces it (``desync_watch.SequenceWriter``, a ``.seq`` file
 beside the shard), and it says how its function ended, so the launcher can name ranks that
@@ -15,28 +16,31 @@ where a hung rank is, and turns SIGTERM (the launcher stopping the other ranks a
 beside the ``.where`` one (the launcher stopping ranks that disagree on a collective, with its
 reason), into a shard that ends with a ``Stopped`` error step, even while the rank is blocked inside a
 collective. A rank dies with its launcher (``PR_SET_PDEATHSIG``), so no process is orphaned.
-This module must not merge shards (``shards`` does) or decide launches (``ranks`` does).
+This module must not merge shards (``shards`` does), decide launches (``spawn`` does) or import
+the runner.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import os
 import signal
 import sys
 import threading
-import warnings
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from tracer.capture.api import PLOT_DATA_POINTS
 from tracer.capture.desync_watch import SequenceWriter
+from tracer.capture.header import loaded_files, trace_header
 from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
-from tracer.capture.recorder import EXTRAS, KEY, LINE, Step, mark_error
-from tracer.trace_format import SCHEMA_VERSION, write_atomic
+from tracer.capture.recorder import EXTRAS, KEY, LINE, RecordedStep, Recorder, mark_error
+from tracer.capture.session import Session, SessionOptions, lecture_modules
+from tracer.capture.trace_writer import trace_json
+from tracer.helper_files import SettingsError, trace_patterns
+from tracer.trace_format import ErrorInfo, write_atomic
 
 STOPPED_EXIT = 128 + signal.SIGTERM
 
@@ -74,7 +78,7 @@ class RankTarget:
         return trace_rank(self.fn, args, kwargs, self.config)
 
 
-def _die_with_parent(parent_pid: int | None) -> None:
+def die_with_parent(parent_pid: int | None) -> None:
     """Ask Linux to SIGKILL this process when its launcher exits (a launcher killed by a timeout
     must not leave ranks blocked in a collective behind)."""
     try:
@@ -152,12 +156,7 @@ class Heartbeat:
             self.write()
 
 
-def lecture_modules(lecture_dir: str) -> list[Any]:
-    return [module for module in list(sys.modules.values())
-            if (getattr(module, "__file__", None) or "").startswith(lecture_dir)]
-
-
-def attach_collectives(steps: list[Step], records: list[dict[str, Any]]) -> None:
+def attach_collectives(steps: list[RecordedStep], records: list[dict[str, Any]]) -> None:
     """Put each collective on the step of the line that called it: the first completed step at or
     after the step count when the call started, on the calling line."""
     for record in records:
@@ -170,106 +169,43 @@ def attach_collectives(steps: list[Step], records: list[dict[str, Any]]) -> None
         prefix, key, at, extras, memory = steps[target]
         extras = dict(extras or {})
         extras.setdefault("collectives", []).append(record)
-        steps[target] = Step(prefix, key, at, extras, memory)
+        steps[target] = RecordedStep(prefix, key, at, extras, memory)
 
 
-def error_info(escaped: BaseException, recorder: Any, encoder: Any) -> dict[str, Any]:
-    from tracer.capture.runner import _lecture_traceback
-
-    return {"type": type(escaped).__name__, "message": encoder.scrub(str(escaped)),
-            "traceback": _lecture_traceback(escaped.__traceback__, recorder)}
-
-
-def stopped_step(recorder: Any, message: str) -> Step | None:
+def stopped_step(recorder: Recorder, message: str) -> RecordedStep | None:
     """A final step on the line a stopped rank was executing, carrying a ``Stopped`` error."""
-    try:
-        top = recorder._stack[-1]
-    except IndexError:
+    top = recorder.innermost()
+    if top is None or not top[2]:
         return None
-    if not top.line:
-        return None
+    prefix, key, line = top
     error = {"type": "Stopped", "message": message,
-             "traceback": [{"path": p, "line": ln, "function": fn} for p, ln, fn in top.prefix]
-             + [{"path": top.key[0], "line": top.line, "function": top.key[1]}]}
-    return Step(top.prefix, top.key, top.line, {"error": error}, recorder.probe.sample())
-
-
-def shard_header(recorder: Any, probe: Any, lecture: Path, project_root: Path, *, seed: int, status: str,
-                 error: dict[str, Any] | None, shard: dict[str, Any], images: set[str],
-                 steps: list[Step]) -> dict[str, Any]:
-    from tracer.capture.runner import _environment
-
-    files = sorted(recorder.files.values(), key=lambda f: f.path)
-    with_steps = {step[KEY][0] for step in steps}
-    sources = {f.path: hashlib.sha256(f.source.encode("utf-8")).hexdigest() for f in files}
-    for image in sorted(images):
-        try:
-            sources[image] = hashlib.sha256((project_root / image).read_bytes()).hexdigest()
-        except OSError:
-            pass
-    try:
-        shown = lecture.relative_to(project_root).as_posix()
-    except ValueError:
-        shown = lecture.name
-    header: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "lecture": {"name": lecture.stem, "path": shown, "title": lecture.stem},
-        "sources": dict(sorted(sources.items())),
-        "files": {f.path: f.source for f in files if f.path in with_steps},
-        "hidden_lines": {f.path: f.parsed.hidden_lines for f in files if f.parsed.hidden_lines and f.path in with_steps},
-        "environment": _environment(seed, probe),
-        "status": "ok" if status == "ok" else "error",
-        "truncated": _truncated(recorder) or None,
-        "warnings": list(recorder.warnings),
-        "shard": shard,
-    }
-    if error is not None:
-        header["error"] = error
-    return header
-
-
-def _truncated(recorder: Any) -> dict[str, int]:
-    """The ``truncated`` record of a rank, as the runner makes the launcher's: the step cap, and the
-    characters written to stdout and stderr when more than the output budget kept."""
-    truncated: dict[str, int] = {}
-    if recorder.truncated:
-        truncated["max_steps"] = recorder.max_steps
-    for field, budget in (("stdout_chars", recorder.output), ("stderr_chars", recorder.stderr_output)):
-        if budget.elided_chars:
-            truncated[field] = budget.total_chars
-    return truncated
-
-
-def finish_output(recorder: Any, where: str) -> None:
-    """Mark where a rank's stdout and stderr were cut (a note in the steps, a warning), like the runner
-    does for the launcher. Call once, before the steps' extras are copied."""
-    for name, budget in (("stdout", recorder.output), ("stderr", recorder.stderr_output)):
-        kept = budget.finish()
-        if kept is not None:
-            recorder.warn_once(f"{where}: {name}: {kept}")
+             "traceback": [{"path": p, "line": ln, "function": fn} for p, ln, fn in prefix]
+             + [{"path": key[0], "line": line, "function": key[1]}]}
+    return RecordedStep(prefix, key, line, {"error": error}, recorder.probe.sample())
 
 
 class RankTracing:
-    """One traced rank's extras around its recorder: the collective log, the heartbeat and the shard.
+    """One traced rank's extras around its session: the collective log, the heartbeat and the shard.
 
-    Used by spawned ranks (``trace_rank``) and by torchrun-style ranks (``ranks.RankSession``)."""
+    A session extension, used by spawned ranks (``trace_rank``) and, as :class:`TorchrunRank`, by
+    torchrun-style ranks."""
 
-    def __init__(self, recorder: Any, encoder: Any, lecture: Path, project_root: Path, shard_path: Path, *,
-                 index: int, t0: float, port: int | None, parent_pid: int | None, seed: int = 0,
-                 launch: int = 0, images: set[str] | None = None) -> None:
-        from tracer.capture.collectives import CollectiveLog
+    def __init__(self, session: Session, shard_path: Path, *, index: int, t0: float, port: int | None,
+                 parent_pid: int | None, launch: int = 0) -> None:
+        from tracer.capture.ranks.collectives import CollectiveLog
 
-        self.recorder, self.encoder = recorder, encoder
-        self.lecture, self.project_root, self.shard_path = lecture, project_root, shard_path
-        self.index, self.seed, self.launch = index, seed, launch
-        self.images = images if images is not None else set()
+        self.session = session
+        self.recorder = session.recorder
+        self.shard_path = shard_path
+        self.index, self.launch = index, launch
         self._lock = threading.Lock()
         self._written = False
-        self.heartbeat = Heartbeat(shard_path.with_suffix(".where"), recorder.location, self._on_stop, index,
+        self.heartbeat = Heartbeat(shard_path.with_suffix(".where"), self.recorder.location, self._on_stop, index,
                                    parent_pid)
         self.sequence = SequenceWriter(shard_path.with_suffix(".seq"))  # what desync diagnosis compares
         self.log = CollectiveLog(self._position, t0, on_event=self._event, port=port,
-                                 modules=lecture_modules(str(lecture.parent) + os.sep), announce=self.sequence.announce)
+                                 modules=list(lecture_modules(str(session.lecture.parent) + os.sep).values()),
+                                 announce=self.sequence.announce)
 
     def _event(self, kind: str, detail: str | None) -> None:
         if kind == "joined" and self.log.rank is not None:
@@ -283,18 +219,17 @@ class RankTracing:
             self.sequence.end("returned")
             return
         try:
-            frames = error_info(escaped, self.recorder, self.encoder)["traceback"]
+            frames = self.session.lecture_traceback(escaped.__traceback__)
         except Exception:
             frames = []
         first = (str(escaped).splitlines() or [""])[0]
-        last = frames[-1] if frames else {}
+        last: Any = frames[-1] if frames else {}
         self.sequence.end("raised", f"{type(escaped).__name__}: {first}" if first else type(escaped).__name__,
                           last.get("path"), last.get("line"))
 
     def _position(self) -> tuple[int, str, int]:
-        stack = self.recorder._stack
-        top = stack[-1] if stack else None
-        return len(self.recorder.steps), (top.key[0] if top else ""), (top.line if top else 0)
+        top = self.recorder.innermost()
+        return len(self.recorder.steps), (top[1][0] if top else ""), (top[2] if top else 0)
 
     def start(self) -> None:
         self.heartbeat.start()
@@ -303,6 +238,9 @@ class RankTracing:
     def stop(self) -> None:
         self.log.uninstall()
         self.heartbeat.write()
+
+    def abort(self) -> tuple[str, str] | None:
+        return None  # a rank's own watchdog is its launcher
 
     def shard_info(self, status: str) -> dict[str, Any]:
         log = self.log
@@ -313,9 +251,66 @@ class RankTracing:
                 "link": log.link,
                 "status": status, "joined": log.rank is not None}
 
-    def finish(self, header: dict[str, Any], steps: list[Step], escaped: BaseException | None) -> str | None:
-        """torchrun mode: turn the runner's trace header into this rank's shard (the runner writes it).
-        The lock is kept: a SIGTERM arriving now must not write a second shard."""
+    def write(self, status: str, escaped: BaseException | None, steps: list[RecordedStep]) -> None:
+        """Spawn mode: write this rank's shard (once)."""
+        with self._lock:
+            if self._written:
+                return
+            self._written = True
+            session = self.session
+            error: ErrorInfo | None = None
+            session.finish_output(self._label())
+            if escaped is not None:
+                error = {"type": type(escaped).__name__, "message": session.encoder.scrub(str(escaped)),
+                         "traceback": session.lecture_traceback(escaped.__traceback__)}
+                mark_error(steps, escaped, error)
+            elif status == "stopped":
+                waiting = self.heartbeat.state.get("waiting_in")
+                last = stopped_step(self.recorder, (self.heartbeat.stop_reason or "stopped by the launcher after another rank failed")
+                                    + (f" (waiting in {waiting})" if waiting else ""))
+                if last is not None:
+                    steps.append(last)
+                    error = last[EXTRAS]["error"] if last[EXTRAS] else None
+            attach_collectives(steps, [dict(r) for r in self.log.records])
+            modules = lecture_modules(str(session.lecture.parent) + os.sep).values()
+            header = trace_header(session, steps, status="ok" if status == "ok" else "error",
+                                  files=loaded_files(session, [getattr(m, "__file__", None) or "" for m in modules]),
+                                  title=session.lecture.stem, error=error)
+            header["warnings"] = list(header["warnings"])
+            header["shard"] = self.shard_info(status)  # type: ignore[typeddict-item]
+            write_atomic(self.shard_path, trace_json(header, steps))
+
+    def _label(self) -> str:
+        """``lecture.py: rank R`` for this rank's warnings (the terminal gets every rank's)."""
+        rank = self.log.rank if self.log.rank is not None else _env_int("RANK", self.index)
+        return f"{self.session.shown}: rank {rank}"
+
+    def _on_stop(self) -> None:
+        self.recorder.halt()
+        if self._lock.acquire(blocking=False):
+            self._lock.release()
+            self.write("stopped", None, list(self.recorder.steps))
+        else:
+            self._lock.acquire()  # the rank is writing its own shard: let it finish first
+
+
+class TorchrunRank(RankTracing):
+    """This process as one rank of a torchrun launch (``lectrace run --shard-dir``): the runner traces
+    ``main()`` as for any lecture and writes the shard (``shard_path``) in place of the trace."""
+
+    def __init__(self, session: Session, shard_dir: Path) -> None:
+        index = int(os.environ.get("RANK", "0"))
+        super().__init__(session, shard_dir / f"rank-{index}.json", index=index,
+                         t0=float(os.environ.get("LECTRACE_T0", time.time())), port=None, parent_pid=None)
+
+    def start(self) -> None:
+        die_with_parent(None)  # a rank dies with its torchrun agent
+        self.shard_path.parent.mkdir(parents=True, exist_ok=True)
+        super().start()
+
+    def finish(self, header: Any, steps: list[RecordedStep], escaped: BaseException | None) -> str | None:
+        """Turn the runner's trace header into this rank's shard (the runner writes it). The lock is
+        kept: a SIGTERM arriving now must not write a second shard."""
         self._lock.acquire()
         self._written = True
         self.announce_end(escaped)
@@ -329,93 +324,34 @@ class RankTracing:
             return f"{where}: rank {info['rank']}: {error['type']}: {error['message']}".splitlines()[0]
         return None
 
-    def write(self, status: str, escaped: BaseException | None, steps: list[Step]) -> None:
-        """Spawn mode: write this rank's shard (once)."""
-        from tracer.capture.trace_writer import trace_json
-
-        with self._lock:
-            if self._written:
-                return
-            self._written = True
-            error = None
-            finish_output(self.recorder, self._shown())
-            if escaped is not None:
-                error = error_info(escaped, self.recorder, self.encoder)
-                mark_error(steps, escaped, error)
-            elif status == "stopped":
-                waiting = self.heartbeat.state.get("waiting_in")
-                last = stopped_step(self.recorder, (self.heartbeat.stop_reason or "stopped by the launcher after another rank failed")
-                                    + (f" (waiting in {waiting})" if waiting else ""))
-                if last is not None:
-                    steps.append(last)
-                    error = last[EXTRAS]["error"] if last[EXTRAS] else None
-            attach_collectives(steps, [dict(r) for r in self.log.records])
-            header = shard_header(self.recorder, self.recorder.probe, self.lecture, self.project_root, seed=self.seed,
-                                  status=status, error=error, shard=self.shard_info(status), images=self.images,
-                                  steps=steps)
-            write_atomic(self.shard_path, trace_json(header, steps))
-
-    def _shown(self) -> str:
-        """``lecture.py: rank R`` for this rank's warnings (the terminal gets every rank's)."""
-        try:
-            shown = self.lecture.relative_to(self.project_root).as_posix()
-        except ValueError:
-            shown = self.lecture.name
-        rank = self.log.rank if self.log.rank is not None else _env_int("RANK", self.index)
-        return f"{shown}: rank {rank}"
-
-    def _on_stop(self) -> None:
-        self.recorder._active = False
-        if self._lock.acquire(blocking=False):
-            self._lock.release()
-            self.write("stopped", None, list(self.recorder.steps))
-        else:
-            self._lock.acquire()  # the rank is writing its own shard: let it finish first
-
 
 def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], config: RankConfig) -> Any:
     """Run ``fn(*args, **kwargs)`` as one traced rank; write the shard; re-raise what it raised."""
-    from tracer.capture import api
-    from tracer.helper_files import SettingsError, trace_patterns
-    from tracer.capture.runner import _seed, _show_warning, _Sink, _StderrCapture, _StdoutCapture, build_recorder
-
     sys.settrace(None)  # a forked child inherits its parent's tracer
-    _die_with_parent(config.parent_pid)
+    die_with_parent(config.parent_pid)
     lecture, project_root = Path(config.lecture), Path(config.project_root)
     try:
         helpers = trace_patterns(project_root)
     except SettingsError:
-        helpers = None  # the launcher already read the same settings and reported them
-    recorder, encoder, _probe = build_recorder(lecture, project_root, inspect_all=config.inspect_all,
-                                               max_steps=config.max_steps, measure_flops=config.measure_flops,
-                                               trace_helpers=helpers,
-                                               output=OutputBudget(config.output_head_chars, config.output_tail_chars))
-    sink = _Sink(recorder, config.max_plot_points)
-    rank = RankTracing(recorder, encoder, lecture, project_root, Path(config.shard_path), index=config.index,
-                       t0=config.t0, port=config.port, parent_pid=config.parent_pid, seed=config.seed,
-                       launch=config.launch, images=sink.images)
-    rank.start()
-    escaped: BaseException | None = None
-    _seed(config.seed)
-    try:
-        # stdout, stderr and warnings go to the rank's steps, as the launcher's go to its own
-        with api.rendering_sink(sink), contextlib.redirect_stdout(_StdoutCapture(recorder)), \
-                contextlib.redirect_stderr(_StderrCapture(recorder)), warnings.catch_warnings():
-            warnings.showwarning = _show_warning  # restored by catch_warnings(), with the filters
-            recorder.start()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                recorder.stop()
-    except BaseException as exc:
-        escaped = exc
-        raise
-    finally:
-        rank.stop()
-        rank.announce_end(escaped)
-        quiet_exit = isinstance(escaped, SystemExit) and escaped.code in (None, 0)
-        rank.write("ok" if escaped is None or quiet_exit else "error", None if quiet_exit else escaped,
-                   list(recorder.steps))
+        helpers = ()  # the launcher already read the same settings and reported them
+    options = SessionOptions(seed=config.seed, inspect_all=config.inspect_all, max_steps=config.max_steps,
+                             measure_flops=config.measure_flops, trace_helpers=helpers,
+                             output_budget=OutputBudget(config.output_head_chars, config.output_tail_chars),
+                             max_plot_points=config.max_plot_points, guard_exit=False)
+    session = Session(lecture, project_root, options)
+    rank = RankTracing(session, Path(config.shard_path), index=config.index, t0=config.t0, port=config.port,
+                       parent_pid=config.parent_pid, launch=config.launch)
+    session.add_extension(rank)
+    # stdout, stderr and warnings go to the rank's steps, as the launcher's go to its own
+    outcome = session.run(fn, *args, **kwargs)
+    escaped = outcome.escaped
+    rank.announce_end(escaped)
+    quiet_exit = isinstance(escaped, SystemExit) and escaped.code in (None, 0)
+    rank.write("ok" if escaped is None or quiet_exit else "error", None if quiet_exit else escaped,
+               list(session.recorder.steps))
+    if escaped is not None:
+        raise escaped
+    return outcome.value
 
 
 def _env_int(name: str, default: int | None) -> int | None:

@@ -85,18 +85,21 @@ def lost_stream(index: int, exitcode: int | None, where: dict[str, Any] | None) 
 
 
 def absorb_files(header: dict[str, Any], shard: dict[str, Any]) -> None:
-    """The files, sources and hidden lines a rank used become part of the lecture trace."""
+    """The files, sources, hidden lines and stepped-into helpers a rank used become part of the
+    lecture trace."""
     for key in ("sources", "files", "hidden_lines"):
         merged = dict(header.get(key) or {})
         for path, value in (shard.get(key) or {}).items():
             merged.setdefault(path, value)
         header[key] = dict(sorted(merged.items()))
+    if "stepped_helpers" in shard:
+        header["stepped_helpers"] = sorted(set(header.get("stepped_helpers") or ()) | set(shard["stepped_helpers"]))
 
 
 def make_launch(streams: list[dict[str, Any]], *, step: int | None, how: str) -> dict[str, Any]:
     """A launch record of ``streams``; their collectives get the wait/transfer split and bandwidth
     (``collectives.add_bandwidth``), against the link's peak where the ranks knew their link."""
-    from tracer.capture.collectives import add_bandwidth
+    from tracer.capture.ranks.collectives import add_bandwidth
 
     streams = sorted(streams, key=lambda s: (s["rank"], s["spawn_index"]))
     backend = next((s.get("backend") for s in streams if s.get("backend")), None)

@@ -1,0 +1,96 @@
+"""The trace header of one traced process: one function builds it, for a lecture and for a rank's shard.
+
+``trace_header`` assembles the fields of ``trace_format.Trace`` that come before the steps: the
+lecture's name and title, the sources the run loaded and their ``sha256_file`` digests (bytes on
+disk, so a CRLF file is as fresh as any), the source text and hidden lines of files with steps, the
+helper files stepped into (decided as the recorder does, for every helper loaded, so freshness can
+re-decide them), the environment, status, error, caps and warnings. This module must not run
+anything, format steps (``trace_writer`` does) or write files.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Literal
+
+from tracer.capture.directives import parse_source
+from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
+from tracer.capture.session import Session
+from tracer.helper_files import opted_in
+from tracer.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Trace, sha256_file
+
+Status = Literal["ok", "error", "exited", "interrupted"]
+
+
+def environment(seed: int, memory_source: str) -> Environment:
+    """Versions and device; libraries the lecture never imported are reported as null."""
+    env: dict[str, Any] = {"python": platform.python_version(), "torch": None, "numpy": None, "device": "cpu",
+                           "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": memory_source,
+                           "seed": seed}
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        env["numpy"] = numpy.__version__
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        env["torch"] = torch.__version__
+        if torch.cuda.is_available():
+            props = torch.cuda.get_device_properties(0)
+            env.update(device="cuda", gpu_name=props.name, gpu_total_memory_nbytes=int(props.total_memory))
+    return env  # type: ignore[return-value]
+
+
+def lecture_title(steps: list[RecordedStep], doc: str | None, name: str) -> str:
+    """The lecture's first ``# `` heading it rendered, else its docstring's first line, else its name."""
+    for step in steps:
+        for rendering in (step[EXTRAS] or {}).get("renderings", ()):
+            if rendering.get("type") == "markdown" and rendering["data"].startswith("# "):
+                return rendering["data"][2:].splitlines()[0].strip()
+    doc = (doc or "").strip()
+    return doc.splitlines()[0] if doc else name
+
+
+def loaded_files(session: Session, module_files: Iterable[str]) -> list[LectureFile]:
+    """Every lecture file of the run: those the recorder traced, and the other modules it loaded
+    from the project (``module_files``: their ``__file__``), sorted by path."""
+    recorder = session.recorder
+    files = list(recorder.files.values())
+    for module_file in module_files:
+        if module_file and module_file not in recorder.files and module_file.endswith(".py"):
+            rel = recorder.relpath(module_file)
+            if rel is not None:
+                source = Path(module_file).read_text(encoding="utf-8")
+                files.append(LectureFile(rel, source, parse_source(source)))
+    return sorted(files, key=lambda f: f.path)
+
+
+def trace_header(session: Session, steps: list[RecordedStep], *, status: Status, files: list[LectureFile],
+                 title: str, error: ErrorInfo | None = None) -> Trace:
+    """The header of ``session``'s trace (its ``steps`` field is empty: the writer adds the steps)."""
+    shown = session.shown
+    project_root = session.project_root
+    with_steps = {step[KEY][0] for step in steps}
+    sources = {f.path: sha256_file(project_root / f.path) for f in files}
+    for image in sorted(session.sink.images):
+        try:
+            sources[image] = sha256_file(project_root / image)
+        except OSError:
+            pass  # api.image() already warned about a missing image
+    patterns = session.options.trace_helpers
+    header: Trace = {
+        "schema_version": SCHEMA_VERSION,
+        "lecture": {"name": session.lecture.stem, "path": shown, "title": title},
+        "sources": dict(sorted(sources.items())),
+        "files": {f.path: f.source for f in files if f.path in with_steps},
+        "hidden_lines": {f.path: f.parsed.hidden_lines for f in files if f.parsed.hidden_lines and f.path in with_steps},
+        "stepped_helpers": sorted(f.path for f in files if f.path != shown and opted_in(f.path, f.source, patterns)),
+        "environment": environment(session.options.seed, session.probe.source),
+        "status": status,
+        "truncated": session.truncated() or None,
+        "warnings": session.recorder.warnings,
+        "steps": [],
+    }
+    if error is not None:
+        header["error"] = error
+    return header

@@ -1,0 +1,28 @@
+"""Distributed tracing: the ranks a traced lecture starts, each traced into a shard, merged into one trace.
+
+Built on the capture session (``tracer.capture.session``) and never on the runner: :func:`follow`
+plugs the ranks into a session as an extension, either as its process-start hook (``spawn``:
+``multiprocessing`` and ``torch.multiprocessing.spawn`` ranks, traced by ``worker``) or, under
+torchrun (``--shard-dir``), by making the session's own process a rank (``worker.TorchrunRank``).
+``torchrun`` launches a torchrun-style lecture and ``shards`` merges what the ranks wrote;
+``collectives`` wraps ``torch.distributed`` while a rank is traced. This package must not import the
+runner or the site side.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tracer.capture.ranks.spawn import Launch, SpawnRanks, describe_hang, free_port
+from tracer.capture.ranks.worker import TorchrunRank
+from tracer.capture.session import Session
+
+__all__ = ["Launch", "SpawnRanks", "TorchrunRank", "describe_hang", "follow", "free_port"]
+
+
+def follow(session: Session, shard_dir: str | os.PathLike[str] | None = None) -> SpawnRanks | TorchrunRank:
+    """Trace the ranks ``session``'s lecture starts (or, with ``shard_dir``, make it a torchrun rank)."""
+    ranks: SpawnRanks | TorchrunRank = SpawnRanks(session) if shard_dir is None else TorchrunRank(session, Path(shard_dir))
+    session.add_extension(ranks)
+    return ranks

@@ -1,0 +1,338 @@
+"""One traced process (a lecture, or one rank of it): the session that owns everything a run changes.
+
+A :class:`Session` builds the recorder, the value encoder and the memory probe, and while it runs a
+function it owns every piece of process-wide state tracing needs: the authoring API's rendering
+sink, the stdout, stderr and warnings capture, the seeded random generators, the ``os._exit``
+guard, ``multiprocessing``'s ``BaseProcess.start`` (patched only while a process-start hook is
+registered, the way coverage.py follows subprocesses), and the tracer that was installed before
+(``sys.gettrace()`` at start: a debugger's or coverage's), which it puts back when it stops.
+Extensions (the ranks, ``tracer.capture.ranks``) plug in through :meth:`Session.add_extension` and
+:meth:`Session.on_process_start`; :meth:`Session.abort` is the handle the CLI's timeout watchdog
+calls. This module must not import the lecture, build the trace header (``header`` does) or write
+files (``runner`` and the ranks do).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import multiprocessing.process
+import os
+import random
+import sys
+import threading
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import Any, Callable, Iterator, NoReturn, Protocol
+
+from tracer import layout
+from tracer.capture import api
+from tracer.capture.compute import LineMeter
+from tracer.capture.memory import Probe, StorageRegistry, choose_probe
+from tracer.capture.output_budget import OutputBudget
+from tracer.capture.recorder import Recorder
+from tracer.capture.values import Limits, ValueEncoder
+from tracer.trace_format import ErrorInfo, Frame
+
+
+class LectureExited(BaseException):
+    """Raised in place of ``os._exit(code)`` called by the lecture's own process while it is traced.
+
+    A BaseException, like SystemExit, so that the lecture's ``except Exception`` does not swallow it.
+    """
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"os._exit({code}) called")
+        self.code = code
+
+
+@dataclass
+class SessionOptions:
+    """How one process is traced (the ``lectrace run`` options that reach the recorder)."""
+
+    seed: int = 0
+    inspect_all: bool = False
+    max_steps: int = layout.DEFAULT_MAX_STEPS
+    limits: Limits | None = None
+    probe_factory: Callable[[StorageRegistry], Probe] | None = None
+    measure_flops: bool = True
+    output_budget: OutputBudget | None = None
+    max_plot_points: int = api.PLOT_DATA_POINTS
+    trace_helpers: tuple[str, ...] = ()  # [tool.lectrace] trace_helpers patterns
+    guard_exit: bool = True  # os._exit unwinds the traced function (False in a rank: it exits for real)
+
+
+class Extension(Protocol):
+    """Something that runs alongside the recorder in a session (the ranks do)."""
+
+    def start(self) -> None: ...  # just before the recorder starts
+    def stop(self) -> None: ...  # just after it stops, however the traced function ended
+    def abort(self) -> tuple[str, str] | None: ...  # the watchdog: (where, what) of what held the run up
+
+
+class _Capture(io.TextIOBase):
+    """Stands in for sys.stdout or sys.stderr while a lecture runs: text goes to the step being executed."""
+
+    def __init__(self, write: Callable[[str], None]) -> None:
+        self._write = write
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._write(text)
+        return len(text)
+
+
+def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """Python's own warning display, to the lecture's (captured) stderr whatever hook was installed
+    before the run (a test runner's, say): a lecture's warnings are part of what it shows."""
+    (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+class Sink:
+    """The authoring API's view of a run: renderings go to the recorder."""
+
+    def __init__(self, recorder: Recorder, max_plot_points: int = api.PLOT_DATA_POINTS) -> None:
+        self._recorder = recorder
+        self.project_root = recorder.project_root
+        self.images: set[str] = set()
+        self.max_plot_points = max_plot_points  # read by api.plot()
+        self.plots_sampled = False  # a plot() held more points than max_plot_points
+
+    def add_rendering(self, rendering: dict[str, Any]) -> None:
+        if rendering.get("type") == "plot" and rendering.get("truncated"):
+            self.plots_sampled = True
+        if rendering.get("type") == "image" and not rendering.get("external"):
+            self.images.add(rendering["data"])
+        if "command" in rendering:  # system_text: no absolute project paths in traces
+            scrub = self._recorder.encoder.scrub
+            rendering["data"] = scrub(rendering["data"])
+            rendering["command"] = [scrub(arg) for arg in rendering["command"]]
+        self._recorder.add_rendering(rendering)
+
+    def relpath(self, path: Any) -> str | None:
+        return self._recorder.relpath(path)
+
+    def warn(self, message: str) -> None:
+        """A warning about the lecture line now running (``path:line: message``)."""
+        where = self._recorder.location()
+        self._recorder.warn_once(f"{where}: {message}" if where else message)
+
+
+def seed_generators(seed: int) -> None:
+    """Seed every generator the lecture has loaded (torch is seeded only if the lecture imports it)."""
+    random.seed(seed)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed(seed)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.manual_seed(seed)
+
+
+class ExitGuard:
+    """While a lecture runs: ``os._exit`` in its own process and thread unwinds it (``LectureExited``)
+    instead of ending lectrace without a trace. A forked child, or another thread (the timeout
+    watchdog), still exits for real."""
+
+    def __init__(self) -> None:
+        self._real = os._exit
+        self._pid = os.getpid()
+        self._thread = threading.get_ident()
+
+    def _exit(self, status: int) -> NoReturn:  # os._exit's signature: callers may name the argument
+        if os.getpid() == self._pid and threading.get_ident() == self._thread:
+            raise LectureExited(status)
+        self._real(status)
+
+    def __enter__(self) -> "ExitGuard":
+        os._exit = self._exit
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        os._exit = self._real
+
+    def in_child(self) -> bool:
+        return os.getpid() != self._pid
+
+    def leave_child(self) -> NoReturn:
+        """A forked child that ran on to the end of main(): leave quietly, writing nothing."""
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        self._real(0)
+
+
+@contextlib.contextmanager
+def _process_start_hooks(hooks: list[Callable[[Any], None]]) -> Iterator[None]:
+    """``BaseProcess.start`` calls every hook with the process before starting it; the original is
+    back afterwards. Nothing is patched when there are no hooks (the per-line path is never touched)."""
+    if not hooks:
+        yield
+        return
+    original = multiprocessing.process.BaseProcess.start
+
+    def start(self: multiprocessing.process.BaseProcess) -> None:
+        for hook in hooks:
+            hook(self)
+        return original(self)
+
+    multiprocessing.process.BaseProcess.start = start  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        multiprocessing.process.BaseProcess.start = original  # type: ignore[method-assign]
+
+
+@dataclass
+class Outcome:
+    """How the traced function ended: what it returned, or what escaped it."""
+
+    value: Any = None
+    escaped: BaseException | None = None
+
+
+class Session:
+    """One traced process: its recorder, encoder, probe and sink, and the state its run changes."""
+
+    def __init__(self, lecture: Path, project_root: Path, options: SessionOptions | None = None) -> None:
+        self.lecture = lecture  # the lecture's main file (absolute)
+        self.project_root = project_root
+        self.shown = layout.shown_path(lecture, project_root)  # the lecture as messages and the trace name it
+        self.options = options = options or SessionOptions()
+        root = project_root.resolve()
+        registry = StorageRegistry()
+        self.encoder = ValueEncoder(registry, options.limits, scrub=functools.partial(_scrub, root=str(root) + os.sep),
+                                    relpath=functools.partial(layout.project_relpath, root=root))
+        self.probe = (options.probe_factory or choose_probe)(registry)
+        self.recorder = Recorder(lecture.parent, project_root, self.encoder, self.probe,
+                                 inspect_all=options.inspect_all, max_steps=options.max_steps,
+                                 meter_factory=LineMeter if options.measure_flops else None,
+                                 trace_helpers=options.trace_helpers, output=options.output_budget)
+        self.recorder.preload(lecture)  # parse the lecture's directives before its clock starts
+        self.sink = Sink(self.recorder, options.max_plot_points)
+        self.extensions: list[Extension] = []
+        self.previous_tracer: Any = None  # sys.gettrace() when the run started; restored when it stops
+        self._start_hooks: list[Callable[[Any], None]] = []
+        self._guard: ExitGuard | None = None
+
+    def add_extension(self, extension: Extension) -> None:
+        self.extensions.append(extension)
+
+    def on_process_start(self, hook: Callable[[Any], None]) -> None:
+        """Call ``hook(process)`` whenever the traced function starts a ``multiprocessing`` process."""
+        self._start_hooks.append(hook)
+
+    def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome:
+        """Trace ``fn(*args, **kwargs)``; every exception (SystemExit, KeyboardInterrupt too) is caught
+        into the outcome. The process state is as it was before when this returns."""
+        outcome = Outcome()
+        seed_generators(self.options.seed)
+        recorder = self.recorder
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(api.rendering_sink(self.sink))
+            stack.enter_context(contextlib.redirect_stdout(_Capture(recorder.write_stdout)))
+            stack.enter_context(contextlib.redirect_stderr(_Capture(recorder.write_stderr)))
+            stack.enter_context(warnings.catch_warnings())
+            warnings.showwarning = _show_warning  # restored by catch_warnings(), with the filters
+            if self.options.guard_exit:
+                self._guard = stack.enter_context(ExitGuard())
+            try:
+                with _process_start_hooks(self._start_hooks), self._extensions_running():
+                    self.previous_tracer = sys.gettrace()
+                    recorder.start(resume=self.previous_tracer)
+                    try:
+                        outcome.value = fn(*args, **kwargs)
+                    finally:
+                        recorder.stop()
+            except BaseException as exc:  # SystemExit, KeyboardInterrupt and os._exit too: each is a status
+                outcome.escaped = exc
+        if self._guard is not None and self._guard.in_child():
+            self._guard.leave_child()
+        return outcome
+
+    @contextlib.contextmanager
+    def _extensions_running(self) -> Iterator[None]:
+        with contextlib.ExitStack() as stack:
+            for extension in self.extensions:
+                extension.start()
+                stack.callback(extension.stop)
+            yield
+
+    def abort(self) -> tuple[str, str] | None:
+        """For the timeout watchdog (another thread): stop what the run started (its ranks); (where,
+        what) naming what held it up, or None."""
+        for extension in self.extensions:
+            try:
+                found = extension.abort()
+            except Exception:
+                continue
+            if found is not None:
+                return found
+        return None
+
+    def finish_output(self, label: str) -> None:
+        """Mark where the output budgets cut stdout and stderr, and warn (``label: stdout: ...``) about
+        each stream that was cut. Call once, after ``run``, before the steps' extras are copied."""
+        recorder = self.recorder
+        for name, budget in (("stdout", recorder.output), ("stderr", recorder.stderr_output)):
+            kept = budget.finish()
+            if kept is not None:
+                recorder.warn_once(f"{label}: {name}: {kept}")
+
+    def lecture_traceback(self, tb: TracebackType | None) -> list[Frame]:
+        """The frames of ``tb`` inside traced lecture files, outermost first."""
+        frames: list[Frame] = []
+        for frame_summary, line in traceback.walk_tb(tb):
+            info = self.recorder.files.get(frame_summary.f_code.co_filename)
+            if info is not None:
+                frames.append({"path": info.path, "line": line, "function": frame_summary.f_code.co_qualname})
+        return frames
+
+    def error_info(self, escaped: BaseException) -> ErrorInfo:
+        """The trace's ``error`` record of an exception that ended the run."""
+        kind = "os._exit" if isinstance(escaped, LectureExited) else type(escaped).__name__
+        return {"type": kind, "message": stop_message(escaped, self.encoder.scrub),
+                "traceback": self.lecture_traceback(escaped.__traceback__)}
+
+    def truncated(self) -> dict[str, int]:
+        """The trace's ``truncated`` record: every cap that left something out."""
+        recorder, truncated = self.recorder, {}
+        if recorder.truncated:
+            truncated["max_steps"] = recorder.max_steps
+        for name, budget in (("stdout_chars", recorder.output), ("stderr_chars", recorder.stderr_output)):
+            if budget.elided_chars:
+                truncated[name] = budget.total_chars
+        if self.sink.plots_sampled:
+            truncated["max_plot_points"] = self.options.max_plot_points
+        return truncated
+
+
+def lecture_modules(lecture_dir: str) -> dict[str, ModuleType]:
+    """The modules loaded from ``lecture_dir`` (a directory path ending in a separator), by name."""
+    return {name: module for name, module in list(sys.modules.items())
+            if (getattr(module, "__file__", None) or "").startswith(lecture_dir)}
+
+
+def _scrub(text: str, root: str) -> str:
+    return text.replace(root, "")
+
+
+def stop_message(escaped: BaseException, scrub: Callable[[str], str]) -> str:
+    """What ended the run, in words (the exception's message, scrubbed of the project's path)."""
+    if isinstance(escaped, SystemExit):
+        return f"sys.exit({escaped.code!r}) called: the lecture ended before main() returned"
+    if isinstance(escaped, LectureExited):
+        return f"os._exit({escaped.code}) called: the lecture ended before main() returned"
+    if isinstance(escaped, KeyboardInterrupt):
+        return "interrupted (KeyboardInterrupt): the lecture ended before main() returned"
+    try:
+        return scrub(str(escaped))
+    except Exception:
+        return "(the exception's message cannot be shown)"
+

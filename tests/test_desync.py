@@ -1,6 +1,6 @@
-"""Naming desynchronised ranks from their announced collectives (tracer/capture/desync.py)."""
+"""Naming desynchronised ranks from their announced collectives (tracer/capture/ranks/desync.py)."""
 
-from tracer.capture.desync import RankState, diagnose, parse_lines
+from tracer.capture.ranks.desync import RankState, diagnose, parse_lines
 
 
 def entry(n, op="all_reduce", line=13, shape=(4,), dtype="float32", **extra):

@@ -1,5 +1,5 @@
-"""Bandwidth and desync diagnosis on real gloo ranks at 2 and 4 (tracer/capture/desync_watch.py with
-ranks.py, rank_worker.py and collectives.py): each case is a real ``lectrace run`` in a subprocess."""
+"""Bandwidth and desync diagnosis on real gloo ranks at 2 and 4 (tracer/capture/ranks/desync_watch.py with
+spawn.py, worker.py and collectives.py): each case is a real ``lectrace run`` in a subprocess."""
 
 from __future__ import annotations
 

@@ -217,7 +217,7 @@ class DesyncRank(TypedDict):
 
 
 class Desync(TypedDict):
-    """Ranks that disagree on their collectives (tracer/capture/desync.py)."""
+    """Ranks that disagree on their collectives (tracer/capture/ranks/desync.py)."""
 
     message: str  # "path:line: rank 0 of 2 waits in all_reduce #2; rank 1 never called it (...)"
     n: int  # the collective number they disagree on

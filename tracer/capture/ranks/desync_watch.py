@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from tracer.capture.desync import RankState, diagnose, parse_lines
+from tracer.capture.ranks.desync import RankState, diagnose, parse_lines
 
 POLL_SECONDS = 0.1
 GRACE_SECONDS = 1.0  # how long a found disagreement waits for ranks still on their way to end

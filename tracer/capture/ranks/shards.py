@@ -21,8 +21,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tracer.capture.desync import diagnose
-from tracer.capture.desync_watch import Member, rank_states
+from tracer.capture.ranks.desync import diagnose
+from tracer.capture.ranks.desync_watch import Member, rank_states
 
 RANKS_FORMAT = 1
 FAILED = ("error", "exited", "lost")

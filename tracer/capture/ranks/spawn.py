@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TypeGuard
 
-from tracer.capture.desync import diagnose
-from tracer.capture.desync_watch import DesyncWatch, Member, gone, rank_states
+from tracer.capture.ranks.desync import diagnose
+from tracer.capture.ranks.desync_watch import DesyncWatch, Member, gone, rank_states
 from tracer.capture.ranks import shards
 from tracer.capture.ranks.worker import RankConfig, RankTarget
 from tracer.capture.recorder import EXTRAS, RecordedStep

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tracer.capture.api import PLOT_DATA_POINTS
-from tracer.capture.desync_watch import SequenceWriter
+from tracer.capture.ranks.desync_watch import SequenceWriter
 from tracer.capture.header import loaded_files, trace_header
 from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
 from tracer.capture.recorder import EXTRAS, KEY, LINE, RecordedStep, Recorder, mark_error

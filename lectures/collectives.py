@@ -130,12 +130,12 @@ def bus_bandwidth(rank, world_size):
     start = time.perf_counter()
     dist.all_reduce(x)
     seconds = time.perf_counter() - start  # @inspect seconds
-    algbw = size_nbytes / seconds  # bytes/s @inspect algbw
+    algbw_bytes_per_s = size_nbytes / seconds  # @inspect algbw_bytes_per_s
     factor = 2 * (world_size - 1) / world_size  # @inspect factor
-    busbw = algbw * factor  # bytes/s @inspect busbw
-    assert factor == 1.5 and busbw == 1.5 * algbw
+    busbw_bytes_per_s = algbw_bytes_per_s * factor  # @inspect busbw_bytes_per_s
+    assert factor == 1.5 and busbw_bytes_per_s == 1.5 * algbw_bytes_per_s
     sent_nbytes = factor * size_nbytes  # what each rank sent (and received) @inspect sent_nbytes
-    assert sent_nbytes == 6 * 2**20 and abs(sent_nbytes / seconds - busbw) < 1e-6 * busbw
+    assert sent_nbytes == 6 * 2**20 and abs(sent_nbytes / seconds - busbw_bytes_per_s) < 1e-6 * busbw_bytes_per_s
     text("So busbw is also the bytes one rank sent, over the time: that is why it can be compared with a "
          "link's peak whatever $n$. Each op has its factor: reduce-scatter, all-gather and "
          "all-to-all $(n-1)/n$; broadcast, reduce and send/recv 1. For all-gather, $S$ is the "

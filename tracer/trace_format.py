@@ -333,7 +333,8 @@ RUN_DEPENDENT: dict[str, str] = {
 # Value names a lecture uses for what it timed itself (see RUN_DEPENDENT); matched at the name's end.
 TIMING_NAME_SUFFIXES: tuple[str, ...] = ("seconds", "_per_s", "mfu")
 RUN_DEPENDENT_COMPUTE: frozenset[str] = frozenset(("seconds", "flop_per_s", "mfu", "repeats", "timing"))
-RUN_DEPENDENT_COLLECTIVE: frozenset[str] = frozenset(("seconds", "start_seconds"))
+RUN_DEPENDENT_COLLECTIVE: frozenset[str] = frozenset(("seconds", "start_seconds", "wait_seconds", "transfer_seconds",
+                                                      "algbw", "busbw", "peak_share"))
 
 
 def is_timing_name(name: str) -> bool:

@@ -22,10 +22,14 @@ class Collect:
 
     def __init__(self, project_root: Path = REPO) -> None:
         self.renderings: list[dict[str, Any]] = []
+        self.speaker_notes: list[str] = []
         self.project_root = project_root
 
     def add_rendering(self, rendering: dict[str, Any]) -> None:
         self.renderings.append(rendering)
+
+    def add_speaker_note(self, markdown: str) -> None:
+        self.speaker_notes.append(markdown)
 
     def relpath(self, path: Any) -> str | None:
         try:
@@ -255,5 +259,20 @@ def test_star_import_is_the_whole_authoring_api():
     namespace: dict[str, Any] = {}
     exec("from tracer import *", namespace)
     exported = {name for name in namespace if not name.startswith("__")}
-    assert exported == {"text", "image", "link", "note", "plot", "system_text"} == set(tracer.__all__)
+    assert exported == {"text", "image", "link", "note", "plot", "system_text", "speaker_note"} == set(tracer.__all__)
     assert namespace["system_text"] is api.system_text
+
+
+# -- speaker_note() ------------------------------------------------------------------------------------
+def test_speaker_note_goes_to_the_speaker_notes_not_the_renderings(sink):
+    api.speaker_note("""
+        Ask the room **first**.
+          then wait
+    """)
+    assert sink.speaker_notes == ["Ask the room **first**.\n  then wait"] and sink.renderings == []
+
+
+def test_speaker_note_rejects_non_strings_and_does_nothing_outside_a_run():
+    with pytest.raises(TypeError, match=r"speaker_note\(\) takes a string"):
+        api.speaker_note(3)  # type: ignore[arg-type]
+    api.speaker_note("no run: nothing happens")

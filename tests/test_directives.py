@@ -273,3 +273,29 @@ def test_ask_records_what_it_names_and_noask_is_kept():
     assert parsed.by_line[3].flops and parsed.by_line[3].inspect == () and 3 in parsed.statements
     assert parsed.by_line[4] == Directives(inspect=("v",), noask=True)
     assert [line for line, _message in parsed.warnings] == [5, 6]
+
+
+NOTES_LECTURE = '''from tracer import speaker_note, text
+
+def main():
+    text('hi')
+    speaker_note("""
+        Say *this*.
+    """)
+    x = 1
+    speaker_note('then this')  # a comment
+    y = (speaker_note, 2)
+'''
+
+
+def test_a_speaker_note_statement_is_hidden_and_its_note_recorded_on_its_step(tmp_path):
+    lecture = tmp_path / "notes.py"
+    lecture.write_text(NOTES_LECTURE, encoding="utf-8")
+    assert parse_source(NOTES_LECTURE).hidden_lines == [5, 6, 7, 9]
+    result = run_lecture(lecture, output=tmp_path / "notes.json")
+    assert result.status == "ok"
+    trace = load_trace(tmp_path / "notes.json")
+    assert validation_error(trace) is None
+    notes = [(step["stack"][-1]["line"], step["speaker_notes"]) for step in trace["steps"] if step.get("speaker_notes")]
+    assert notes == [(5, ["Say *this*."]), (9, ["then this"])]
+    assert all(not step["renderings"] for step in trace["steps"] if step.get("speaker_notes"))

@@ -88,3 +88,15 @@ def test_a_known_link_shows_the_share_of_its_peak():
     view = collective_view(row, 2, {"label": "NVLink 4 (H100 SXM)", "bytes_per_s": 450e9})
     assert view["bandwidth"] == {"algbw": "225 GB/s", "busbw": "225 GB/s", "share": "50%",
                                  "link": "NVLink 4 (H100 SXM)", "peak": "450 GB/s"}
+
+
+def test_a_ranks_heatmaps_reach_the_lecture_renderer_that_the_plugin_writes_out():
+    from tracer.site.rank_cards import RankCards
+
+    trace = traced("ranks_allreduce")
+    matrix = next(step["env"]["w"] for step in traced("classroom")["steps"] if "w" in step["env"])  # a real 2-D value
+    env = template_env()
+    lecture = HtmlRenderer(trace, env)
+    card = RankCards(trace, env, lecture.heatmaps).renderer(0, 1).value("w", matrix, step_index=0)
+    (name,) = re.findall(r'src="\{root\}assets/hm/([0-9a-f]+\.png)"', str(card))
+    assert list(lecture.heatmaps) == [name] and lecture.heatmaps[name].startswith(b"\x89PNG")

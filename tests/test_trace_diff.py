@@ -188,3 +188,16 @@ def test_containers_are_compared_item_by_item():
     changed = {"type": "dict", "items": [[{"type": "str", "value": "lr"}, {"type": "float", "value": 0.01}]]}
     assert [(n, trace_diff.show(o), trace_diff.show(w)) for n, o, w, _ in trace_diff.value_changes("config", config, changed)] \
         == [("config['lr']", "0.1", "0.01")]
+
+
+def test_speaker_notes_are_compared(before_after, tmp_path):
+    old, _ = before_after
+    trace = json.loads(old.read_text())
+    trace["steps"][1]["speaker_notes"] = ["Ask first."]
+    edited = copy.deepcopy(trace)
+    edited["steps"][1]["speaker_notes"] = ["Ask first.", "Then show."]
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(trace))
+    b.write_text(json.dumps(edited))
+    shown = [trace_diff.format_change(c) for c in trace_diff.drift(trace_diff.diff_traces(load_trace(a), load_trace(b)))]
+    assert shown == ["lectures/v.py:8 speaker note: added Then show."]

@@ -17,7 +17,7 @@ LECTURES = Path(__file__).resolve().parent / "lectures"
 # Every fixture lecture of the tracer-core tests (others' fixtures are validated by their own tests).
 FIXTURES = ["directives_demo", "raises_midway", "uses_helper", "calls_and_comprehensions", "renderings_demo",
             "missing_image", "many_steps", "random_values", "paths_and_addresses", "inspect_all_demo",
-            "tensor_views"]
+            "tensor_views", "classroom"]
 
 
 @pytest.fixture(scope="module")

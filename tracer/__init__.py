@@ -8,7 +8,7 @@ runner, cli, mkdocs_plugin, ...). This package root must stay light: importing i
 torch, so that ``text()`` calls cost nothing when a lecture is run with plain Python.
 """
 
-from tracer.capture.api import image, link, note, plot, system_text, text
+from tracer.capture.api import image, link, note, plot, speaker_note, system_text, text
 
-__all__ = ["text", "image", "link", "note", "plot", "system_text"]
+__all__ = ["text", "image", "link", "note", "plot", "system_text", "speaker_note"]
 __version__ = "0.1.0"

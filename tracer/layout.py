@@ -28,6 +28,7 @@ TEMPLATES_DIR = PACKAGE_DIR / "site" / "templates"
 ASSETS_DIR = PACKAGE_DIR / "site" / "assets"
 ASSETS_URL = "assets/lectrace/"  # where the package's assets land in the built site
 PLOTS_URL = ASSETS_URL + "plots/"  # plot() charts drawn at build time, one SVG file each
+HEATMAPS_URL = "assets/hm/"  # tensor heatmaps drawn at build time, one PNG each (short: every card names it)
 
 DEFAULT_MAX_STEPS = 100_000
 DEFAULT_TIMEOUT_SECONDS = 300.0  # per lecture, for check/build/serve

@@ -339,6 +339,8 @@ def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool) ->
             status = CHANGED if old is None and new is None else _status(old, new)  # an item of a container
             out.append(Change("value", status, shown, old, new, detail=detail, run_dependent=timing, **where))
     out.extend(_list_changes("rendering", "rendering", a.get("renderings") or [], b.get("renderings") or [], **where))
+    out.extend(_list_changes("rendering", "speaker note", a.get("speaker_notes") or [], b.get("speaker_notes") or [],
+                             **where))
     for stream in ("stdout", "stderr"):
         x, y = a.get(stream) or "", b.get(stream) or ""
         if x != y:

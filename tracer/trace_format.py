@@ -147,6 +147,7 @@ class Step(TypedDict):
     error: NotRequired[ErrorInfo]
     compute: NotRequired[Compute]
     collectives: NotRequired[list["Collective"]]  # torch.distributed calls this line made (rank streams)
+    speaker_notes: NotRequired[list[str]]  # speaker_note() markdown: shown only in the speaker view
 
 
 class Collective(TypedDict):

@@ -1,4 +1,4 @@
-"""The authoring API that lectures import: text, image, link, note, plot, system_text.
+"""The authoring API that lectures import: text, image, link, note, plot, system_text, speaker_note.
 
 Each call turns its arguments into a plain rendering record (see ``trace_format.Rendering``) and
 hands it to the active recorder, which attaches it to the lecture line being executed (for a call
@@ -30,6 +30,7 @@ from tracer.source_map import source_map
 
 class RenderingSink(Protocol):
     def add_rendering(self, rendering: dict[str, Any]) -> None: ...
+    def add_speaker_note(self, markdown: str) -> None: ...
     def relpath(self, path: str | os.PathLike[str]) -> str | None: ...
     @property
     def project_root(self) -> Path: ...
@@ -102,6 +103,16 @@ def note(markdown: str) -> None:
     if not isinstance(markdown, str):
         raise TypeError(f"note() takes a string, got {type(markdown).__name__}")
     _emit({"type": "note", "data": _dedent(markdown)})
+
+
+def speaker_note(markdown: str) -> None:
+    """A note for the presenter, recorded on this step: shown only in the speaker view (from this step
+    until the next note), never on the page or in present mode; the line itself is left out of the
+    page's code (``capture.directives`` hides a statement made of this call alone)."""
+    if not isinstance(markdown, str):
+        raise TypeError(f"speaker_note() takes a string, got {type(markdown).__name__}")
+    if _sink is not None:
+        _sink.add_speaker_note(_dedent(markdown))
 
 
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")

@@ -106,6 +106,14 @@ def _comments(source: str, strings: list[tuple[int, int]]) -> list[tuple[int, st
     return found
 
 
+def _is_speaker_note(node: ast.stmt) -> bool:
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    func = node.value.func
+    return (isinstance(func, ast.Name) and func.id == "speaker_note") or \
+        (isinstance(func, ast.Attribute) and func.attr == "speaker_note")
+
+
 def parse_source(source: str) -> FileDirectives:
     """Parse a whole file's directives. Raises SyntaxError for source Python cannot parse."""
     facts = source_map(source)  # the one parse of this text, shared with the site side
@@ -159,6 +167,10 @@ def parse_source(source: str) -> FileDirectives:
         )
         if flops and start in statements:
             result.statements[start] = statements[start]
+    # A statement that is only a speaker_note(...) call takes no room in the page's code.
+    for start, node in statements.items():
+        if _is_speaker_note(node):
+            result.hidden_lines.extend(range(start, (node.end_lineno or start) + 1))
     result.hidden_lines = sorted(set(result.hidden_lines))
     result.starts = {line: start for line, start in owner.items() if line != start}
     return result

@@ -143,6 +143,7 @@ class Recorder:
         self._seen: list[CodeType] = []
         self._stack: list[_Frame] = []
         self._renderings: list[dict[str, Any]] = []
+        self._speaker_notes: list[str] = []
         self._stdout: list[str] = []
         self._stderr: list[str] = []
         self._pending = False  # renderings or stdout wait for the current line's step
@@ -172,6 +173,10 @@ class Recorder:
     # -- inputs from the authoring API and the stdout capture --------------------------------------
     def add_rendering(self, rendering: dict[str, Any]) -> None:
         self._renderings.append(rendering)
+        self._pending = True
+
+    def add_speaker_note(self, markdown: str) -> None:
+        self._speaker_notes.append(markdown)
         self._pending = True
 
     def write_stdout(self, text: str) -> None:
@@ -398,6 +403,8 @@ class Recorder:
         if self._pending:
             if self._renderings:
                 extras["renderings"], self._renderings = self._renderings, []
+            if self._speaker_notes:
+                extras["speaker_notes"], self._speaker_notes = self._speaker_notes, []
             if self._stdout:
                 self.output.attach(extras, self.encoder.scrub("".join(self._stdout)))
                 self._stdout = []

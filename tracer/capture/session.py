@@ -116,6 +116,9 @@ class Sink:
             rendering["command"] = [scrub(arg) for arg in rendering["command"]]
         self._recorder.add_rendering(rendering)
 
+    def add_speaker_note(self, markdown: str) -> None:
+        self._recorder.add_speaker_note(markdown)
+
     def relpath(self, path: Any) -> str | None:
         return self._recorder.relpath(path)
 

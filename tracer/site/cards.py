@@ -31,6 +31,7 @@ from pygments.token import STANDARD_TYPES
 from tracer import layout
 from tracer.site.citations import citation_label, details
 from tracer.site.directive_comments import directive_cuts
+from tracer.site.heatmap import heatmap
 from tracer.site.jaxtyping_dims import annotation_dims, name_dims
 from tracer.site.mathml import latex_to_mathml, render_markdown
 from tracer.site.page_model import paragraph_groups
@@ -97,13 +98,13 @@ def values_tables(values: Any, shape: list[int]) -> list[dict[str, Any]]:
         rows = []
         for row in values:
             rows.append(["…"] if row == "…" else [format_number(v) for v in row])
-        return [{"label": None, "rows": rows}]
+        return [{"label": None, "rows": rows, "block": values}]
     tables: list[dict[str, Any]] = []
 
     def walk(block: Any, prefix: list[str], depth: int) -> None:
         if depth == len(shape) - 2:
             label = "[" + ", ".join(prefix + [":", ":"]) + "]"
-            tables.extend({"label": label, "rows": t["rows"]} for t in values_tables(block, shape[-2:]))
+            tables.extend({**t, "label": label} for t in values_tables(block, shape[-2:]))
             return
         index = 0
         for sub in block:
@@ -168,8 +169,12 @@ def _scalar_text(value: dict[str, Any]) -> str:
     return str(value.get("value"))
 
 
-def _with_grids(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{**table, "grid": grid_view(table["rows"])} for table in tables]
+def _with_grids(tables: list[dict[str, Any]], shape: list[int] | None = None) -> list[dict[str, Any]]:
+    """Each table with its ruled grid and, for a 2-D block (a matrix or a slice's last two dims), its
+    heatmap (``site/heatmap.py``; None when there is nothing to draw)."""
+    plane = (shape[-2], shape[-1]) if shape is not None and len(shape) >= 2 else None
+    return [{**table, "grid": grid_view(table["rows"]),
+             "heatmap": heatmap(table["block"], plane) if plane and "block" in table else None} for table in tables]
 
 
 def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = None,
@@ -194,7 +199,7 @@ def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = N
         "storage_id": value["storage_id"],
         "requires_grad": value["requires_grad"],
         "grad_fn": value.get("grad_fn"),
-        "tables": _with_grids(values_tables(value["values"], value["shape"])) if value["values"] is not None else [],
+        "tables": _with_grids(values_tables(value["values"], value["shape"]), value["shape"]) if value["values"] is not None else [],
         "truncated": value["truncated"],
         "stats": _stats_view(value.get("stats")),
         "dims": dims or [],
@@ -249,7 +254,7 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     if kind == "ndarray":
         shape = value.get("shape", [])
         return {"kind": "ndarray", "dtype": value.get("dtype"), "shape": "(" + ", ".join(str(n) for n in shape) + ")",
-                "tables": _with_grids(values_tables(value.get("values"), shape)), "truncated": value.get("truncated", False),
+                "tables": _with_grids(values_tables(value.get("values"), shape), shape), "truncated": value.get("truncated", False),
                 "stats": _stats_view(value.get("stats"))}
     if kind in ("finfo", "iinfo"):
         keys = ("bits", "eps", "min", "max", "smallest_normal", "resolution") if kind == "finfo" else ("bits", "min", "max")
@@ -351,7 +356,7 @@ class HtmlRenderer:
 
     max_plot_points = MAX_PLOT_POINTS  # rows per inline dataset a chart draws (vega_plot)
 
-    def __init__(self, trace: Trace, env: jinja2.Environment) -> None:
+    def __init__(self, trace: Trace, env: jinja2.Environment, heatmaps: dict[str, bytes] | None = None) -> None:
         self.trace = trace
         self.env = env  # a rank's steps get their own renderer over the same templates
         self.main_path: str = trace["lecture"]["path"]
@@ -359,6 +364,9 @@ class HtmlRenderer:
         self._code_cache: dict[tuple[str, str], list[str]] = {}
         self._plot_views: dict[str, dict[str, Any]] = {}
         self.charts: dict[str, str] = {}  # file name -> SVG text of each plot() chart rendered so far
+        # file name -> PNG of each tensor heatmap drawn so far, for the plugin to write under layout.HEATMAPS_URL
+        # (a rank's renderer shares its lecture renderer's, so the plugin sees every one)
+        self.heatmaps: dict[str, bytes] = heatmaps if heatmaps is not None else {}
         # storage id -> [(step index, name)] of every recorded tensor, for "shares storage" badges
         self._storage_users: dict[str, list[tuple[int, str]]] = {}
         for index, step in enumerate(trace["steps"]):
@@ -378,7 +386,10 @@ class HtmlRenderer:
                                shares=self.shared_with(name, value, step_index))
             if shared_diagrams and view["diagram"] and (key := diagram_key(value)) is not None:
                 view["diagram_ref"] = shared_diagrams.get(key)
-        return Markup(self.macros.value_card(name, view))
+        for table in view.get("tables", ()):
+            if table.get("heatmap"):
+                self.heatmaps[table["heatmap"]["name"]] = table["heatmap"]["png"]
+        return Markup(self.macros.value_card(name, view, ROOT + layout.HEATMAPS_URL))
 
     def diagram_defs(self, shared_diagrams: dict[tuple[Any, ...], str]) -> Markup:
         """The drawings ``shared_diagrams`` names, each once, for cards to <use> (read mode)."""

@@ -363,6 +363,11 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
                     path = site_dir / layout.PLOTS_URL / name
                     if not path.exists():
                         write_atomic(path, svg)
+                for name, png in lecture.renderer.heatmaps.items():
+                    path = site_dir / layout.HEATMAPS_URL / name
+                    if not path.exists():
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        path.write_bytes(png)
             except Exception as exc:  # noqa: BLE001 (the read page stands; step mode says it has no data)
                 log.info("lectrace: %s: cannot write step data (%s: %s); step mode is unavailable on its page",
                          lecture.trace_path, type(exc).__name__, exc)

@@ -112,8 +112,9 @@ def desync_view(trace: Trace) -> list[dict[str, Any]]:
 
 
 class RankCards:
-    def __init__(self, trace: Trace, env: jinja2.Environment) -> None:
+    def __init__(self, trace: Trace, env: jinja2.Environment, heatmaps: dict[str, bytes] | None = None) -> None:
         self.trace = trace
+        self._heatmaps = heatmaps  # the lecture renderer's (HtmlRenderer.heatmaps), shared by every rank's
         self.macros = template_macros(env, "ranks.html.j2")
         self._renderers: dict[tuple[int, int], HtmlRenderer] = {}
         self._env = env
@@ -127,7 +128,7 @@ class RankCards:
         key = (launch, rank)
         if key not in self._renderers:
             stream = self._streams[key]
-            self._renderers[key] = HtmlRenderer({**self.trace, "steps": stream["steps"]}, self._env)
+            self._renderers[key] = HtmlRenderer({**self.trace, "steps": stream["steps"]}, self._env, self._heatmaps)
         return self._renderers[key]
 
     def line(self, line: RankLine) -> list[Markup]:

@@ -45,7 +45,7 @@ def lay_out_ranks(trace: Trace, renderer: HtmlRenderer) -> RankSteps:
         steps.extend(timeline.steps)
     joined: Trace = {**trace, "steps": steps}
     joined.pop("ranks", None)
-    return RankSteps(joined, HtmlRenderer(joined, renderer.env), timelines, offsets)
+    return RankSteps(joined, HtmlRenderer(joined, renderer.env, renderer.heatmaps), timelines, offsets)
 
 
 def add_rank_data(data: dict[str, Any], trace: Trace, laid_out: RankSteps, renderer: HtmlRenderer) -> None:
@@ -62,7 +62,7 @@ def add_rank_data(data: dict[str, Any], trace: Trace, laid_out: RankSteps, rende
             if not start <= nav["parent"][index] < end:
                 nav["parent"][index] = -1
 
-    cards = RankCards(trace, renderer.env)
+    cards = RankCards(trace, renderer.env, renderer.heatmaps)
     rows = {(row.launch, row.seq): row for row in all_collectives(trace)}
     xs: list[float] = []
     for k, timeline in enumerate(timelines):

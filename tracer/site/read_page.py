@@ -92,7 +92,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
     macros = template_macros(env, "page_parts.html.j2")
     main = trace["lecture"]["path"]
     code = renderer.code_lines(main)
-    ranked = RankCards(trace, env) if trace.get("ranks") else None
+    ranked = RankCards(trace, env, renderer.heatmaps) if trace.get("ranks") else None
     parts: list[str] = []
     blocks = build_document(trace)
     shared = shared_diagrams(blocks)

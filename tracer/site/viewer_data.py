@@ -38,6 +38,7 @@ from tracer.site.page_model import is_rendering_only, rendering_statement, secti
 from tracer.site.quiz import choose_questions
 from tracer.site.rank_viewer import add_rank_data, lay_out_ranks
 from tracer.source_map import source_map
+from tracer.site.speaker_notes import speaker_notes
 from tracer.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
 
 DATA_VERSION = 1
@@ -342,6 +343,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
         "errors": shown.errors,
         "compute": shown.compute,
         "quiz": choose_questions(trace),  # quiz mode's questions (tracer/site/quiz.py)
+        "speaker_notes": speaker_notes(trace),  # the speaker view's notes (tracer/site/speaker_notes.py)
     }
 
 

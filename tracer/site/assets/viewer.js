@@ -14,7 +14,7 @@
   var boxes = document.querySelectorAll(".lt-lazy");
   if (!boxes.length) return;
   function fill(box) {
-    if (!box.classList.contains("lt-lazy")) return;
+    if (!box || !box.classList.contains("lt-lazy")) return;  // printing may have filled it already
     var source = box.querySelector("noscript");
     box.classList.remove("lt-lazy");
     if (source) box.innerHTML = source.textContent;
@@ -33,6 +33,66 @@
   boxes.forEach(function (box) { observer.observe(box.parentNode); });
 })();
 
+// Printing: a handout shows every card expanded. Closed <details> (a repr, a chart's spec, the memory
+// timeline) open for printing and close again afterwards.
+(function () {
+  "use strict";
+  var opened = [];
+  window.addEventListener("beforeprint", function () {
+    opened = Array.prototype.filter.call(document.querySelectorAll(".md-content details:not([open])"), function (d) {
+      d.open = true;
+      return true;
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    opened.forEach(function (d) { d.open = false; });
+    opened = [];
+  });
+})();
+
+// Heatmaps (cards.html.j2): hovering a cell shows its index and value, read from the value grid beside
+// the heatmap (its text has one column per cell, --lt-col characters wide), so the page carries no
+// second copy of the values. Sampled heatmaps say which real row/column each drawn one is (data-r/c).
+(function () {
+  "use strict";
+  var tip = null;
+  function expand(runs) {
+    var out = [];
+    runs.split(",").forEach(function (run) {
+      if (run === "") return out.push(null);
+      var ends = run.split("-").map(Number);
+      for (var k = ends[0]; k <= ends[ends.length - 1]; k++) out.push(k);
+    });
+    return out;
+  }
+  function describe(box, event) {
+    var img = box.querySelector("img"), rect = img.getBoundingClientRect();
+    var grid = box.previousElementSibling;
+    if (!grid || !grid.classList.contains("lt-grid")) return null;
+    var lines = grid.textContent.split("\n"), rows = lines.length;
+    var width = parseInt(grid.style.getPropertyValue("--lt-col"), 10) || 1;
+    var cols = Math.max.apply(null, lines.map(function (l) { return Math.round(l.length / width); }));
+    var r = Math.floor((event.clientY - rect.top) / rect.height * rows), c = Math.floor((event.clientX - rect.left) / rect.width * cols);
+    if (r < 0 || c < 0 || r >= rows || c >= cols) return null;
+    var text = lines[r].substr(c * width, width).trim();
+    if (!text || text === "\u2026") return null;
+    var ri = box.dataset.r ? expand(box.dataset.r)[r] : r, ci = box.dataset.c ? expand(box.dataset.c)[c] : c;
+    var slice = grid.previousElementSibling, prefix = "";
+    if (slice && slice.classList.contains("lt-slice")) prefix = slice.textContent.replace(/^\[/, "").replace(/:, :\]$/, "");
+    return "[" + prefix + ri + ", " + ci + "] = " + text;
+  }
+  document.addEventListener("mousemove", function (event) {
+    var box = event.target.closest && event.target.tagName === "IMG" && event.target.closest(".lt-hm");
+    var label = box ? describe(box, event) : null;
+    if (!label) { if (tip) tip.hidden = true; return; }
+    if (!tip) { tip = document.createElement("div"); tip.className = "lt-hm-tip"; document.body.appendChild(tip); }
+    tip.textContent = label;
+    tip.hidden = false;
+    tip.style.left = (event.clientX + 12) + "px";
+    tip.style.top = (event.clientY + 14) + "px";
+  }, { passive: true });
+})();
+
 (function () {
   "use strict";
 
@@ -49,7 +109,9 @@
     ["u", "step out of this function", "out"],
     ["Home / End", "first / last step", null],
     ["r", "raw code (renderings off)", null],
-    ["a", "reveal lines as you step (presenting)", null],
+    ["a", "reveal lines as you step", null],
+    ["p", "present mode: large type, no chrome (PageDown/PageUp, Space, b blanks, Esc leaves)", null],
+    ["s", "open the speaker view (notes, next line, timer) in a second window", null],
     ["q", "quiz mode: predict a value before it shows (Esc skips)", null],
     ["click a line number", "go to that line's next run", null],
     ["?", "this help", null],
@@ -90,6 +152,10 @@
     this.lastMove = 0;          // Date.now() of the last move, for telling bursts apart
     this.urlTimer = null;       // a pending replaceState for the latest step of a burst
     this.built = false;
+    this.present = false;       // present mode (p, &present=1): large type for a projector
+    this.speaker = false;       // this window is the speaker view (&speaker=1)
+    this.following = false;     // moving because another window of the lecture moved (no echo)
+    this.pending = null;        // a held key's latest target, shown at the next frame (see queue)
     this.quizOn = false;        // quiz mode (see the quiz block below)
     this.quizOpen = null;       // index of the question being asked
   }
@@ -112,7 +178,9 @@
       ["out", "M8 13V3M4 7l4-4 4 4M3 14h4", "step out (u)"],
       ["last", "M13 3v10M3 3l7 5-7 5z", "last step (End)"],
       ["raw", "raw", "raw code: renderings off (r)"],
-      ["reveal", "present", "reveal lines as you step, for presenting (a)"],
+      ["reveal", "reveal", "reveal lines as you step, for presenting (a)"],
+      ["present", "present", "present mode: large type for a projector (p)"],
+      ["speaker", "speaker", "open the speaker view in a second window (s)"],
       ["help", "?", "keyboard shortcuts (?)"],
       ["close", "M3 3l10 10M13 3 3 13", "back to reading (Esc)"]
     ];
@@ -204,6 +272,7 @@
       if (event.target === help || event.target.tagName === "BUTTON") self.toggleHelp(false);
     });
     this.helpEl = root.appendChild(help);
+    this.buildClassroom(root, main);
 
     document.body.appendChild(root);
     this.rootEl = root;
@@ -325,7 +394,7 @@
     var html = this.cardCache[card];
     if (html === undefined) {
       var fragments = this.data.fragments;
-      html = this.cardCache[card] = this.data.cards[card].map(function (k) { return fragments[k]; }).join("\n");
+      html = this.cardCache[card] = this.withRoot(this.data.cards[card].map(function (k) { return fragments[k]; }).join("\n"));
     }
     return html;
   };
@@ -437,6 +506,7 @@
     }
     this.cur = step;
     if (line) this.scrollTo(line, moved);
+    if (this.speakerEl) this.updateSpeaker(step);
   };
 
   // Keep the current line in view; when it leaves the middle part (or on a new file), put it a
@@ -448,6 +518,7 @@
     // a line's offsetParent is its chunk (content-visibility contains layout), the chunk's the panel
     for (var node = line; node && node !== box; node = node.offsetParent) lineTop += node.offsetTop;
     var lineBottom = lineTop + line.offsetHeight;
+    if (this.present) return this.keepInMiddleThird(lineTop, lineBottom, always);
     var margin = Math.min(80, height / 4);
     if (always || lineTop < top + margin || lineBottom > top + height - margin) {
       box.scrollTop = lineTop - height / 3;
@@ -495,11 +566,13 @@
   // Move to a step and record it in the URL (see the history note at the top).
   Viewer.prototype.go = function (step, options) {
     if (step == null || step < 0 || step >= this.count) return;
+    this.pending = null;  // a move from anywhere else wins over a held key's queued target
     var started = performance.now();
     if (!this.active) this.open();
     if (step !== this.cur) {
       this.render(step);
       if (this.quizOn) this.quizStep(step);
+      this.tellOthers(step);
     }
     if (!(options && options.fromUrl)) this.recordUrl();
     window.LECTRACE_LAST_STEP_MS = performance.now() - started;
@@ -528,22 +601,47 @@
   };
 
   Viewer.prototype.hash = function () {
-    return "#step=" + this.cur + (this.raw ? "&raw=1" : "") + (this.reveal ? "&reveal=1" : "") + (this.quizOn ? "&quiz=1" : "");
+    return "#step=" + this.cur + (this.raw ? "&raw=1" : "") + (this.reveal ? "&reveal=1" : "") + (this.quizOn ? "&quiz=1" : "") +
+      (this.present ? "&present=1" : "") + (this.speaker ? "&speaker=1" : "");
   };
 
-  Viewer.prototype.command = function (name) {
+  Viewer.prototype.command = function (name, repeat) {
     var s = this.s, cur = this.cur;
     switch (name) {
       case "next": case "prev": case "over": case "back_over": case "out":
-        return this.go(s[name][cur]);
+        if (repeat) return this.queue(s[name][this.pending !== null ? this.pending : cur]);
+        this.flush();
+        return this.go(s[name][this.cur]);
       case "first": return this.go(this.firstVisible());
       case "last": return this.go(this.lastVisible());
       case "raw": this.setRaw(!this.raw); return this.writeUrl(false);
       case "reveal": this.setReveal(!this.reveal); return this.writeUrl(false);
       case "quiz": this.setQuiz(!this.quizOn); return this.writeUrl(false);
       case "help": return this.toggleHelp();
+      case "present": this.setPresent(!this.present); return this.writeUrl(false);
+      case "unpresent": this.setPresent(false); return this.writeUrl(false);
+      case "blank": return this.setBlank(this.blankEl.hidden);
+      case "speaker": return this.openSpeaker();
       case "close": return this.close(true);
     }
+  };
+
+  // A held key repeats faster than a frame can show a step (and a clicker's bursts too): the repeats
+  // only move the target, and the next frame shows where they got to, one render however many
+  // repeats came in between. Any other command first shows the target.
+  Viewer.prototype.queue = function (step) {
+    var self = this;
+    if (step == null || step < 0 || step >= this.count) return;
+    this.pending = step;
+    if (this.queued) return;
+    this.queued = true;
+    requestAnimationFrame(function () { self.queued = false; self.flush(); });
+  };
+
+  Viewer.prototype.flush = function () {
+    var step = this.pending;
+    this.pending = null;
+    if (step !== null) this.go(step);
   };
 
   Viewer.prototype.setRaw = function (on) {
@@ -589,6 +687,7 @@
 
   Viewer.prototype.close = function (updateUrl) {
     if (!this.active) return;
+    if (this.present) this.setPresent(false);
     this.active = false;
     this.rootEl.hidden = true;
     this.toggleHelp(false);
@@ -604,6 +703,7 @@
   Viewer.prototype.onKey = function (event) {
     if (!this.active || event.ctrlKey || event.metaKey || event.altKey) return;
     if (this.quizOpen != null) return this.quizKey(event);
+    if (this.classroomKey(event)) return;
     var map = {
       ArrowRight: "next", l: "next", ArrowLeft: "prev", h: "prev", ArrowDown: "over", j: "over",
       ArrowUp: "back_over", k: "back_over", u: "out", Home: "first", End: "last", r: "raw", a: "reveal",
@@ -614,7 +714,7 @@
     if (name) {
       event.preventDefault();
       event.stopPropagation();  // keep the theme's own shortcuts (n, p, /, ...) out of step mode
-      this.command(name);
+      this.command(name, event.repeat);
     } else if (event.key.length === 1) {
       event.stopPropagation();
     }
@@ -631,6 +731,155 @@
     this.go(this.nearestVisible(+match[1]), { fromUrl: true });
     if (this.raw !== (flags.indexOf("&raw=1&") >= 0)) this.setRaw(!this.raw);
     if (this.reveal !== (flags.indexOf("&reveal=1&") >= 0)) this.setReveal(!this.reveal);
+    if (this.present !== (flags.indexOf("&present=1&") >= 0)) this.setPresent(!this.present);
+    if (!this.speaker && flags.indexOf("&speaker=1&") >= 0) this.setSpeaker();
+  };
+
+  // --- classroom: present mode, the speaker view, windows kept on one step, touch -----------------
+
+  Viewer.prototype.buildClassroom = function (root, main) {
+    var self = this;
+    this.blankEl = root.appendChild(el("div", "lt-v-blank"));
+    this.blankEl.hidden = true;
+    this.blankEl.title = "blank screen (b to show again)";
+    this.blankEl.addEventListener("click", function () { self.setBlank(false); });
+    // A swipe on the code or values steps (left: forward, right: back); taps and scrolls do not.
+    var start = null;
+    main.addEventListener("touchstart", function (event) {
+      var t = event.changedTouches[0];
+      start = event.touches.length === 1 ? [t.clientX, t.clientY] : null;
+    }, { passive: true });
+    main.addEventListener("touchend", function (event) {
+      if (!start) return;
+      var t = event.changedTouches[0], dx = t.clientX - start[0], dy = t.clientY - start[1];
+      start = null;
+      if (Math.abs(dx) >= 50 && Math.abs(dx) > 1.5 * Math.abs(dy)) self.command(dx < 0 ? "next" : "prev");
+    }, { passive: true });
+  };
+
+  Viewer.prototype.setPresent = function (on) {
+    this.present = on;
+    this.rootEl.classList.toggle("lt-present", on);
+    this.buttons.present.setAttribute("aria-pressed", on ? "true" : "false");
+    if (!on) this.setBlank(false);
+    if (this.currentEl) this.scrollTo(this.currentEl, true);
+  };
+
+  // Present mode keeps the current line in the middle third of the screen. A line leaving it going
+  // down is put at the band's top (going up: its bottom), so the next scroll is a third of a screen
+  // of lines away rather than a sixth: each scroll costs a step a frame's worth of restyling.
+  Viewer.prototype.keepInMiddleThird = function (lineTop, lineBottom, always) {
+    var box = this.codeEl, height = box.clientHeight, top = box.scrollTop, third = height / 3;
+    if (always) box.scrollTop = (lineTop + lineBottom - height) / 2;
+    else if (lineBottom > top + 2 * third) box.scrollTop = lineTop - third - 2;
+    else if (lineTop < top + third) box.scrollTop = lineBottom - 2 * third + 2;
+  };
+
+  Viewer.prototype.setBlank = function (on) {
+    this.blankEl.hidden = !on;
+  };
+
+  // Clicker and presenter keys; true when the key was one of them. PageDown/PageUp and Space step in
+  // present mode and in the speaker view; "b" (and ".", which clickers send) blanks the screen.
+  Viewer.prototype.classroomKey = function (event) {
+    var key = event.key, name = null, presenting = this.present || this.speaker;
+    if (key === "p" && !this.speaker) name = "present";
+    else if (key === "s" && !this.speaker) name = "speaker";
+    else if (presenting && (key === "PageDown" || (key === " " && !event.shiftKey))) name = "next";
+    else if (presenting && (key === "PageUp" || (key === " " && event.shiftKey))) name = "prev";
+    else if (this.present && (key === "b" || key === "B" || key === ".")) name = "blank";
+    else if (this.present && key === "Escape" && this.helpEl.hidden) name = this.blankEl.hidden ? "unpresent" : "blank";
+    if (!name) return false;
+    event.preventDefault();
+    event.stopPropagation();
+    this.command(name, event.repeat);
+    return true;
+  };
+
+  Viewer.prototype.openSpeaker = function () {
+    var url = location.pathname + location.search + "#step=" + this.cur + "&speaker=1";
+    var opened = window.open(url, "lectrace-speaker", "popup,width=960,height=720");
+    if (opened) opened.focus();
+    return opened;
+  };
+
+  // This window becomes the speaker view: notes, the current and next line, the step, the time.
+  Viewer.prototype.setSpeaker = function () {
+    var self = this;
+    this.speaker = true;
+    this.rootEl.classList.add("lt-speaker");
+    var panel = el("section", "lt-v-speaker");
+    panel.setAttribute("aria-label", "speaker view");
+    var head = panel.appendChild(el("div", "lt-sp-head"));
+    this.spPosEl = head.appendChild(el("span", "lt-sp-pos"));
+    this.spElapsedEl = head.appendChild(el("button", "lt-sp-elapsed"));
+    this.spElapsedEl.type = "button";
+    this.spElapsedEl.title = "time since the speaker view opened (click to restart)";
+    this.spClockEl = head.appendChild(el("span", "lt-sp-clock"));
+    panel.appendChild(el("h3", null, "Notes"));
+    this.spNotesEl = panel.appendChild(el("div", "lt-sp-notes"));
+    panel.appendChild(el("h3", null, "Now"));
+    this.spNowEl = panel.appendChild(el("div", "lt-sp-line lt-sp-now highlight"));
+    panel.appendChild(el("h3", null, "Next"));
+    this.spNextEl = panel.appendChild(el("div", "lt-sp-line lt-sp-next highlight"));
+    this.rootEl.insertBefore(panel, this.rootEl.querySelector(".lt-v-main"));
+    this.speakerEl = panel;
+    this.spStarted = Date.now();
+    this.spElapsedEl.addEventListener("click", function () { self.spStarted = Date.now(); self.tick(); });
+    this.tick();
+    setInterval(function () { self.tick(); }, 1000);
+    if (this.cur >= 0) this.updateSpeaker(this.cur);
+  };
+
+  Viewer.prototype.tick = function () {
+    var seconds = Math.floor((Date.now() - this.spStarted) / 1000);
+    var two = function (n) { return (n < 10 ? "0" : "") + n; };
+    this.spElapsedEl.textContent = Math.floor(seconds / 3600) + ":" + two(Math.floor(seconds / 60) % 60) + ":" + two(seconds % 60);
+    var now = new Date();
+    this.spClockEl.textContent = two(now.getHours()) + ":" + two(now.getMinutes());
+  };
+
+  // The notes shown at a step: those of the latest step at or before it that has notes.
+  Viewer.prototype.notesAt = function (step) {
+    var notes = this.data.speaker_notes || [], lo = 0, hi = notes.length - 1, pick = -1;
+    while (lo <= hi) {
+      var mid = (lo + hi) >> 1;
+      if (notes[mid][0] <= step) { pick = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return pick < 0 ? "" : notes[pick][1];
+  };
+
+  Viewer.prototype.lineHtml = function (step) {
+    var s = this.s, file = this.data.files[s.file[step]];
+    return "<span class=\"lt-sp-where\">" + escapeHtml(file.path) + ":" + s.line[step] + "</span><code>" +
+      (file.lines[s.line[step] - 1] || " ") + "</code>";
+  };
+
+  Viewer.prototype.updateSpeaker = function (step) {
+    var span = this.span(step), next = this.s.next[step];
+    this.spPosEl.innerHTML = span[0] + "step <b>" + (step - span[1]) + "</b> / " + (span[2] - span[1] - 1);
+    var notes = this.notesAt(step);
+    this.spNotesEl.innerHTML = notes || "<p class=\"lt-sp-none\">No notes for this step.</p>";
+    this.spNowEl.innerHTML = this.lineHtml(step);
+    this.spNextEl.innerHTML = next >= 0 ? this.lineHtml(next) : "<span class=\"lt-sp-where\">the end</span>";
+  };
+
+  // Windows of this lecture (the presenter, the speaker view, other tabs presenting) stay on one step:
+  // a move made here is told to the others, and a presenting window follows what it is told.
+  Viewer.prototype.listen = function () {
+    var self = this;
+    if (!("BroadcastChannel" in window)) return;
+    this.channel = new BroadcastChannel("lectrace:" + location.pathname);
+    this.channel.onmessage = function (event) {
+      var step = event.data && event.data.step;
+      if (typeof step !== "number" || !(self.present || self.speaker) || step === self.cur) return;
+      self.following = true;
+      try { self.go(step); } finally { self.following = false; }
+    };
+  };
+
+  Viewer.prototype.tellOthers = function (step) {
+    if (this.channel && !this.following && (this.present || this.speaker)) this.channel.postMessage({ step: step });
   };
 
   // --- quiz mode (q, &quiz=1): predict, then reveal -------------------------------------------
@@ -894,6 +1143,7 @@
     window.addEventListener("keydown", function (event) { viewer.onKey(event); }, true);
     window.addEventListener("popstate", function () { viewer.syncFromUrl(); });
     window.addEventListener("hashchange", function () { viewer.syncFromUrl(); });
+    viewer.listen();
     viewer.syncFromUrl();
     window.LECTRACE_READY = performance.now();
   }

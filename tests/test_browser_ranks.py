@@ -167,3 +167,43 @@ def test_the_memory_chart_draws_a_line_per_rank_and_its_points_open_that_ranks_s
     page.goto(f"{site}lectures/ranks_allreduce/")
     assert [s.get_attribute("data-ranks") for s in page.query_selector_all(".lt-memory .lt-memory-series")] == ["0 1"]
     assert "ranks 0–1 (the same on each)" in page.inner_text(".lt-memory-legend")
+
+
+@pytest.fixture(scope="module")
+def desync_site(tmp_path_factory):
+    trace_all("ranks_desync", "ranks_allreduce")  # ranks_desync: rank 0 calls a 4th collective, rank 1 returns
+    built = build_site(tmp_path_factory.mktemp("desync-site"), [trace_path("ranks_desync"), trace_path("ranks_allreduce")])
+    with serve(built) as url:
+        yield url
+
+
+def test_a_desynchronised_run_shows_each_ranks_last_collective_side_by_side(desync_site, nojs_page):
+    page = nojs_page
+    page.goto(f"{desync_site}lectures/ranks_desync/")
+    card = page.query_selector(".lt-desync")
+    assert card is not None and card.is_visible()
+    assert "rank 0 of 2 waits in all_reduce #4; rank 1 never called it" in card.inner_text()
+    ranks = card.query_selector_all(".lt-desync-rank")
+    assert [r.get_attribute("data-rank") for r in ranks] == ["0", "1"]
+    boxes = [r.bounding_box() for r in ranks]
+    assert boxes[0]["y"] == boxes[1]["y"] and boxes[0]["x"] + boxes[0]["width"] <= boxes[1]["x"]  # side by side
+    waiting, other = (r.inner_text() for r in ranks)
+    assert "waits in" in waiting and "all_reduce #4" in waiting and "ranks_desync.py:23" in waiting
+    assert "dist.all_reduce(x)" in waiting  # the line it stood on, with its code
+    assert "last collective" in other and "barrier #3" in other and "returned" in other
+
+
+def test_collective_cards_show_bus_bandwidth_and_the_timeline_splits_wait_from_transfer(desync_site, js_page):
+    page, errors = js_page
+    page.goto(f"{desync_site}lectures/ranks_allreduce/")
+    card = page.query_selector('.lt-collective[data-op="all_reduce"]')
+    assert "busbw" in card.inner_text() and "no link peak (gloo over loopback)" in card.inner_text()
+    assert len(card.query_selector_all("td.lt-wait")) == 2
+    page.goto(f"{desync_site}lectures/ranks_allreduce/#step=7")
+    page.wait_for_function("document.documentElement.getAttribute('data-rank') === '0'")
+    assert len(page.query_selector_all(".lt-rank-timeline rect.lt-tl-transfer")) == 2  # one per rank
+    waited = [c["wait"] for c in page.evaluate("window.LECTRACE_DATA.ranks.collectives")]
+    assert len(waited) == 1 and sorted(waited[0]) == ["0", "1"] and min(waited[0].values()) == 0.0
+    # the rank that waited has an outlined wait bar before its transfer
+    assert len(page.query_selector_all(".lt-rank-timeline rect.lt-tl-wait")) == sum(1 for w in waited[0].values() if w > 0)
+    assert errors == []

@@ -58,6 +58,38 @@ def test_each_ranks_stderr_shows_apart_from_its_stdout():
     assert "UserWarning: rank 1 is running late" in html and "rank 1 · stderr" in html
 
 
+def test_the_collective_card_splits_wait_from_transfer_and_shows_bus_bandwidth():
+    html = page_html()
+    card = re.search(r'<div class="lt-card lt-collective" data-op="all_reduce">.*?</div>\s*</div>', html, re.S).group(0)
+    trace = traced("ranks_allreduce")
+    records = {s["rank"]: c for s in trace["ranks"]["launches"][0]["streams"] for step in s["steps"]
+               for c in step.get("collectives", [])}
+    # the last rank to enter waited nothing; the other waited exactly the gap between their entries
+    last = max(records.values(), key=lambda c: c["start_seconds"])
+    first = min(records.values(), key=lambda c: c["start_seconds"])
+    assert last["wait_seconds"] == 0.0
+    assert abs(first["wait_seconds"] - min(first["seconds"], last["start_seconds"] - first["start_seconds"])) < 2e-6
+    for c in records.values():  # all_reduce of 8 B on 2 ranks: busbw = algbw = 8 B / transfer
+        assert c["busbw"] == c["algbw"] == round(8 / c["transfer_seconds"], 1)
+    assert re.search(r'busbw <b class="lt-busbw">[\d.]+ K?B/s</b>', card)
+    assert "no link peak (gloo over loopback)" in card  # gloo on one machine: no peak to hold it against
+    assert len(re.findall(r'<td class="lt-wait">', card)) == 2 and 'class="lt-bar-wait"' in card
+
+
+def test_a_known_link_shows_the_share_of_its_peak():
+    from tracer.site.rank_cards import collective_view
+    from tracer.site.rank_model import CollectiveRow
+
+    row = CollectiveRow(0, 0, "all_reduce", "bfloat16", [1 << 20], 2 << 20, "ring", "nccl")
+    for rank, busbw in ((0, 300e9), (1, 225e9)):
+        row.per_rank[rank] = {"op": "all_reduce", "sent_nbytes": 1, "received_nbytes": 1, "seconds": 1e-5,
+                              "wait_seconds": 0.0, "transfer_seconds": 1e-5, "algbw": busbw, "busbw": busbw,
+                              "peak": 450e9, "peak_share": busbw / 450e9, "group_size": 2}
+    view = collective_view(row, 2, {"label": "NVLink 4 (H100 SXM)", "bytes_per_s": 450e9})
+    assert view["bandwidth"] == {"algbw": "225 GB/s", "busbw": "225 GB/s", "share": "50%",
+                                 "link": "NVLink 4 (H100 SXM)", "peak": "450 GB/s"}
+
+
 def test_a_ranks_heatmaps_reach_the_lecture_renderer_that_the_plugin_writes_out():
     from tracer.site.rank_cards import RankCards
 

@@ -32,7 +32,7 @@ EDITED_LINE_SIMILARITY = 0.6  # how alike a replaced line and its replacement mu
 MAX_LINES_PER_VALUE = 12  # a changed container or dict reports at most this many of its items
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 _COLLECTIVE_FIELDS = ("op", "dtype", "shape", "nbytes", "sent_nbytes", "received_nbytes", "algorithm", "group_size",
-                      "backend", "async_op", "root", "peer", "reduce_op")
+                      "backend", "async_op", "root", "peer", "reduce_op", "peak")
 _TENSOR_FIELDS = ("dtype", "shape", "stride", "storage_offset", "device", "requires_grad", "grad_fn")
 
 

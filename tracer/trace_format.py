@@ -180,6 +180,61 @@ class Collective(TypedDict):
     root: NotRequired[int]
     peer: NotRequired[int]
     reduce_op: NotRequired[str]
+    # added when the launch's records are merged (collectives.add_bandwidth), from every rank's entry:
+    wait_seconds: NotRequired[float]  # waiting for the last rank to enter (async calls: absent)
+    transfer_seconds: NotRequired[float]  # seconds - wait_seconds
+    algbw: NotRequired[float]  # bytes/s, nccl-tests' S / transfer_seconds (no figure for barrier, async calls)
+    busbw: NotRequired[float]  # bytes/s, algbw x the op's bus factor
+    peak: NotRequired[float]  # bytes/s, one direction of the link (the launch's ``link``), where known
+    peak_share: NotRequired[float]  # busbw / peak
+
+
+class Link(TypedDict):
+    """The link a launch's collectives crossed, from tracer/capture/link_peaks.py (absent: unknown)."""
+
+    label: str  # "NVLink 4 (H100 SXM)", "PCIe Gen5 x16", "100 GbE"
+    bytes_per_s: float  # one direction
+
+
+class SequenceEntry(TypedDict):
+    """One collective as a rank announced it before entering it (its desync record)."""
+
+    n: int | None  # its number among the rank's collectives over the whole group (1-based); None: p2p, subgroup
+    seq: int  # as Collective.seq
+    op: str
+    dtype: str | None
+    shape: list[int] | None
+    nbytes: int
+    path: str
+    line: int
+    root: NotRequired[int]
+    start_seconds: NotRequired[float]  # when it was announced, since the launch started
+
+
+class RankEnd(TypedDict):
+    """How a rank's function ended, as it said before exiting (absent: it never said: killed, lost)."""
+
+    how: Literal["returned", "raised"]
+    error: NotRequired[str]  # "Type: message" (first line), when it raised
+    path: NotRequired[str]  # where it raised
+    line: NotRequired[int]
+
+
+class DesyncRank(TypedDict):
+    rank: int
+    state: Literal["waiting", "called", "never called", "different"]  # in #n; called #n and went on; never called #n; called another #n
+    last: SequenceEntry | None  # waiting: the collective it waits in; else its last collective (#n itself if different)
+    ended: RankEnd | None
+    where: str | None  # "path:line" where the rank stood when the run was stopped
+
+
+class Desync(TypedDict):
+    """Ranks that disagree on their collectives (tracer/capture/ranks/desync.py)."""
+
+    message: str  # "path:line: rank 0 of 2 waits in all_reduce #2; rank 1 never called it (...)"
+    n: int  # the collective number they disagree on
+    ranks: list[DesyncRank]  # every rank of the launch, by rank
+    found_seconds: NotRequired[float]  # when the launcher named it, since the launch started (absent: at the merge)
 
 
 class RankStream(TypedDict):
@@ -189,6 +244,8 @@ class RankStream(TypedDict):
     joined: NotRequired[bool]
     exitcode: NotRequired[int | None]
     waiting_in: NotRequired[str]  # the collective a stopped rank was blocked in
+    sequence: NotRequired[list[SequenceEntry]]  # every collective the rank entered, in order (the last may not have returned)
+    ended: NotRequired[RankEnd]
     error: NotRequired["ErrorInfo"]
     warnings: NotRequired[list[str]]
     # like the trace's: {"max_steps": N} when this rank hit the step cap, {"stdout_chars": N} and
@@ -203,6 +260,8 @@ class Launch(TypedDict):
     world_size: int
     backend: str | None
     streams: list[RankStream]  # sorted by rank
+    link: NotRequired[Link]  # the link the collectives crossed, where known (gloo on loopback: absent)
+    desync: NotRequired[Desync]  # the ranks disagreed on a collective: the run was stopped and says so
 
 
 class ShardInfo(TypedDict):
@@ -216,6 +275,7 @@ class ShardInfo(TypedDict):
     backend: NotRequired[str | None]
     joined: NotRequired[bool]
     exitcode: NotRequired[int | None]
+    link: NotRequired[Link | None]
 
 
 class RanksInfo(TypedDict):
@@ -285,7 +345,8 @@ RUN_DEPENDENT: dict[str, str] = {
 # Value names a lecture uses for what it timed itself (see RUN_DEPENDENT); matched at the name's end.
 TIMING_NAME_SUFFIXES: tuple[str, ...] = ("seconds", "_per_s", "mfu")
 RUN_DEPENDENT_COMPUTE: frozenset[str] = frozenset(("seconds", "flop_per_s", "mfu", "repeats", "timing"))
-RUN_DEPENDENT_COLLECTIVE: frozenset[str] = frozenset(("seconds", "start_seconds"))
+RUN_DEPENDENT_COLLECTIVE: frozenset[str] = frozenset(("seconds", "start_seconds", "wait_seconds", "transfer_seconds",
+                                                      "algbw", "busbw", "peak_share"))
 
 
 def is_timing_name(name: str) -> bool:

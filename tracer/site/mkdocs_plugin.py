@@ -37,6 +37,7 @@ from tracer.site.cards import HtmlRenderer, template_env, template_macros
 from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
 from tracer.site.memory_chart import memory_chart
 from tracer.site.page_model import section_headings
+from tracer.site.rank_cards import RankCards
 from tracer.site.rank_model import steps_text
 from tracer.site.sanitize import csp_meta
 from tracer.site.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
@@ -276,6 +277,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
             status_error=trace["status"] != "ok",
             status=trace["status"],
             trace_error=lecture.renderer.error(trace["error"]) if trace.get("error") else "",
+            desync_cards=RankCards(trace, self.env).desync() if trace.get("ranks") else [],
             warnings=trace_notes(trace),
             memory=memory_chart(trace),
             gpu_run=self._gpu_run_note(lecture, root),

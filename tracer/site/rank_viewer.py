@@ -8,7 +8,7 @@ that called one, and a ``ranks`` entry that ``assets/ranks.js`` reads:
 ``world_size``, ``segments`` ([rank, first step, last step + 1] per rank), ``switch`` (for each
 step, the matching step in every rank), ``x`` (each step's place on the timeline, where every
 rank's n-th collective sits at x = n), ``width`` (the largest x) and ``collectives`` (per
-collective: x, op, and each rank's wall time in it). Plain data; no markup of its own beyond the
+collective: x, op, each rank's wall time in it and, where known, the part it waited for the last rank). Plain data; no markup of its own beyond the
 cards ``rank_cards`` makes. It must not run lectures or touch files.
 """
 
@@ -77,8 +77,12 @@ def add_rank_data(data: dict[str, Any], trace: Trace, laid_out: RankSteps, rende
 
     columns = []
     for number, row in enumerate(sorted(rows.values(), key=lambda r: (r.launch, r.seq)), start=1):
-        columns.append({"x": number, "op": row.op,
-                        "seconds": {str(rank): record["seconds"] for rank, record in row.per_rank.items()}})
+        column: dict[str, Any] = {"x": number, "op": row.op,
+                                  "seconds": {str(rank): record["seconds"] for rank, record in row.per_rank.items()}}
+        waits = {str(rank): record["wait_seconds"] for rank, record in row.per_rank.items() if "wait_seconds" in record}
+        if waits:
+            column["wait"] = waits
+        columns.append(column)
     data["ranks"] = {
         "world_size": len(timelines),
         "segments": segments,

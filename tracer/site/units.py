@@ -1,7 +1,7 @@
 """Human-readable numbers for the site: bytes, FLOPs, FLOP/s, seconds, counts, tensor elements.
 
 Every function takes a plain number and returns a short string ("4.0 KiB", "2.15 GFLOP",
-"45.1 GFLOP/s", "1.20 ms", "40,000,000,000", "1e-12"). This module must not know about traces or HTML: it only formats.
+"45.1 GFLOP/s", "450 GB/s", "1.20 ms", "40,000,000,000", "1e-12"). This module must not know about traces or HTML: it only formats.
 """
 
 from __future__ import annotations
@@ -49,6 +49,11 @@ def human_flops(flops: int | float) -> str:
 def human_flop_per_s(flop_per_s: float | None) -> str:
     """A FLOP rate: 4.51e10 -> "45.1 GFLOP/s"; None -> "n/a"."""
     return "n/a" if flop_per_s is None else _decimal(float(flop_per_s), "FLOP/s")
+
+
+def human_bytes_per_s(bytes_per_s: float | None) -> str:
+    """A bandwidth in decimal units, as link speeds are given: 4.5e11 -> "450 GB/s"; None -> "n/a"."""
+    return "n/a" if bytes_per_s is None else _decimal(float(bytes_per_s), "B/s")
 
 
 def human_seconds(seconds: float | None) -> str:

@@ -5,8 +5,9 @@ plugs the ranks into a session as an extension, either as its process-start hook
 ``multiprocessing`` and ``torch.multiprocessing.spawn`` ranks, traced by ``worker``) or, under
 torchrun (``--shard-dir``), by making the session's own process a rank (``worker.TorchrunRank``).
 ``torchrun`` launches a torchrun-style lecture and ``shards`` merges what the ranks wrote;
-``collectives`` wraps ``torch.distributed`` while a rank is traced. This package must not import the
-runner or the site side.
+``collectives`` wraps ``torch.distributed`` while a rank is traced; ``desync`` names ranks that
+disagree on their collectives from what they announce (``desync_watch``). This package must not
+import the runner or the site side.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ lecture files, sources and hidden lines of every rank join the trace's own. A ra
 shard (killed, ``os._exit``) becomes a stream without steps that says where it was last seen (its
 ``rank-R.where`` heartbeat file; ``remove_status_files`` clears those after a successful merge).
 
+Each stream keeps the collectives its rank announced (``sequence``, from the rank's ``.seq`` file) and
+how it ended; a launch whose ranks disagreed gets a ``desync`` record (``desync.diagnose``).
 ``merge_directory`` builds a whole trace from shards written by torchrun-style ranks (possibly on
 several nodes, into one shared directory): the lowest rank's steps become the trace's ``steps`` so
 readers unaware of ranks still see the lecture. This module must not run lectures or import torch.
@@ -18,6 +20,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+from tracer.capture.ranks.desync import diagnose
+from tracer.capture.ranks.desync_watch import Member, rank_states
 
 RANKS_FORMAT = 1
 FAILED = ("error", "exited", "lost")
@@ -40,6 +45,8 @@ def stream_from_shard(shard: dict[str, Any]) -> dict[str, Any]:
     stream: dict[str, Any] = {"rank": info["rank"], "spawn_index": info.get("spawn_index", info["rank"]),
                               "status": info["status"], "joined": bool(info.get("joined")),
                               "exitcode": info.get("exitcode")}
+    if info.get("link"):
+        stream["link"] = info["link"]  # make_launch lifts it to the launch
     if shard.get("error"):
         stream["error"] = shard["error"]
     if shard.get("warnings"):
@@ -90,9 +97,32 @@ def absorb_files(header: dict[str, Any], shard: dict[str, Any]) -> None:
 
 
 def make_launch(streams: list[dict[str, Any]], *, step: int | None, how: str) -> dict[str, Any]:
+    """A launch record of ``streams``; their collectives get the wait/transfer split and bandwidth
+    (``collectives.add_bandwidth``), against the link's peak where the ranks knew their link."""
+    from tracer.capture.ranks.collectives import add_bandwidth
+
     streams = sorted(streams, key=lambda s: (s["rank"], s["spawn_index"]))
     backend = next((s.get("backend") for s in streams if s.get("backend")), None)
-    return {"step": step, "how": how, "world_size": len(streams), "backend": backend, "streams": streams}
+    links = [s.pop("link", None) for s in streams]
+    link = next((x for x in links if x), None)
+    add_bandwidth(streams, link["bytes_per_s"] if link else None)
+    launch = {"step": step, "how": how, "world_size": len(streams), "backend": backend, "streams": streams}
+    if link:
+        launch["link"] = link
+    return launch
+
+
+def add_sequences(launch: dict[str, Any], states: list[Any]) -> None:
+    """Each stream gets the collectives its rank announced (``sequence``) and how it ended (``ended``),
+    from the ranks' ``desync.RankState``s."""
+    by_rank = {state.rank: state for state in states}
+    for stream in launch["streams"]:
+        state = by_rank.get(stream["rank"])
+        if state is None:
+            continue
+        stream["sequence"] = state.entries
+        if state.ended is not None:
+            stream["ended"] = state.ended
 
 
 def add_launch(header: dict[str, Any], launch: dict[str, Any]) -> None:
@@ -127,7 +157,7 @@ def shard_files(directory: Path) -> list[Path]:
 def remove_status_files(directory: Path) -> None:
     """After a successful merge: the ranks' ``.where`` heartbeat files (what they said is in the trace
     now) go, so a shared shard directory holds only shards. A failed merge keeps them for a look."""
-    for path in [*directory.glob("rank-*.where"), *directory.glob("rank-*.where.tmp")]:
+    for path in [*directory.glob("rank-*.where"), *directory.glob("rank-*.where.tmp"), *directory.glob("rank-*.seq")]:
         try:
             path.unlink()
         except OSError:
@@ -169,11 +199,20 @@ def merge_directory(directory: Path) -> tuple[dict[str, Any], str | None]:
     launch["world_size"] = world
     for stream in launch["streams"]:
         stream.pop("backend", None)
+    states, _world = rank_states([Member(rank, directory / f"rank-{rank}.seq", directory / f"rank-{rank}.where", None)
+                                  for rank in range(world)])
+    add_sequences(launch, states)
+    desync = diagnose(states, world)
+    if desync is not None:
+        launch["desync"] = desync
     add_launch(trace, launch)
     cause = root_cause(launch)
     trace["status"] = "error" if cause else "ok"
     line = None
-    if cause is not None:
+    if desync is not None and cause is not None:
+        trace["error"] = {**(cause.get("error") or {"type": "Error", "message": "", "traceback": []}), "rank": cause["rank"]}
+        line = desync["message"]  # the ranks' disagreement, not what the backend raised in the ones left waiting
+    elif cause is not None:
         trace["error"] = {**(cause.get("error") or {"type": "Error", "message": "", "traceback": []}), "rank": cause["rank"]}
         line = failure_line(cause, world)
     else:

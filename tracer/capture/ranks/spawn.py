@@ -10,7 +10,9 @@ writes a shard. Processes started from the same line at the same step form one *
 gets a free port for its env:// rendezvous (two traced lectures never meet on one port) and a
 shared clock. When the lecture is done the session reaps every child (no orphans), reads the
 shards and adds the launch to the trace (``shards.add_launch``); a failed rank's error, with its
-rank and ``file:line``, becomes the run's error line.
+rank and ``file:line``, becomes the run's error line. While ranks run, a ``desync_watch.DesyncWatch``
+thread compares the collectives they announce; ranks that disagree are stopped at once and the
+diagnosis (``desync``) becomes the run's error line, ahead of whatever the backend raised.
 
 ``abort()`` (through ``Session.abort``) is the timeout watchdog's hook: it kills the ranks and says
 which one hangs where, or never joined the group. This module must not format steps or merge
@@ -28,12 +30,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TypeGuard
 
+from tracer.capture.ranks.desync import diagnose
+from tracer.capture.ranks.desync_watch import DesyncWatch, Member, gone, rank_states
 from tracer.capture.ranks import shards
 from tracer.capture.ranks.worker import RankConfig, RankTarget
 from tracer.capture.recorder import EXTRAS, RecordedStep
 from tracer.capture.session import Session
 
 REAP_SECONDS = 10.0  # how long a finished lecture waits for its ranks before killing them
+STOP_SECONDS = 5.0  # how long desynchronised ranks get to write their shards before they are killed
 
 
 def free_port() -> int:
@@ -54,6 +59,7 @@ class Launch:
     t0: float
     port: int
     processes: list[tuple[int, Any]] = field(default_factory=list)  # (spawn index, Process)
+    desync: dict[str, Any] | None = None  # the watch named ranks that disagree (trace_format.Desync)
 
 
 class SpawnRanks:
@@ -72,6 +78,7 @@ class SpawnRanks:
         self.launches: list[Launch] = []
         self._dir: Path | None = None
         self._lecture_dir = str(self.lecture.parent.resolve()) + os.sep
+        self._watch: DesyncWatch | None = None
         session.on_process_start(self.adopt)
 
     # -- lifecycle (Session extension) -------------------------------------------------------------
@@ -80,6 +87,8 @@ class SpawnRanks:
 
     def stop(self) -> None:
         self.reap()
+        if self._watch is not None:
+            self._watch.stop()
 
     def reap(self, seconds: float = REAP_SECONDS) -> None:
         """Wait for every rank this session started; kill the ones still running after ``seconds``."""
@@ -129,7 +138,45 @@ class SpawnRanks:
             self._dir = Path(tempfile.mkdtemp(prefix="lectrace-ranks-"))
         launch = Launch(number=len(self.launches), step=step, where=where, t0=time.time(), port=free_port())
         self.launches.append(launch)
+        if self._watch is None:
+            self._watch = DesyncWatch(self._running_launches, self._on_desync)
+            self._watch.start()
         return launch
+
+    # -- desynchronised ranks ------------------------------------------------------------------------
+    def _members(self, launch: Launch, exitcodes: bool = False) -> list[Member]:
+        assert self._dir is not None
+        base = self._dir / f"launch{launch.number}-"
+        return [Member(index, Path(f"{base}{index}.seq"), Path(f"{base}{index}.where"), getattr(process, "pid", None),
+                       getattr(process, "exitcode", None) if exitcodes else None)
+                for index, process in launch.processes]
+
+    def _running_launches(self) -> list[tuple[int, list[Member]]]:
+        return [(launch.number, self._members(launch)) for launch in list(self.launches) if launch.desync is None]
+
+    def _on_desync(self, number: int, record: dict[str, Any]) -> None:
+        """The watch's verdict: keep it and stop the launch's ranks now (they write what they did so
+        far), rather than leave them blocked until the backend's timeout."""
+        launch = self.launches[number]
+        record["found_seconds"] = round(time.time() - launch.t0, 3)
+        launch.desync = record
+        # asked by file first: a rank's heartbeat thread then writes its shard (SIGTERM may land on a
+        # thread torch started before the rank could block it, and kill the rank without one)
+        members = self._members(launch)
+        reason = f"stopped by the launcher: the ranks disagree on collective #{record['n']}"
+        for member in members:
+            try:
+                member.where.with_suffix(".stop").write_text(reason, encoding="utf-8")
+            except OSError:
+                pass
+        deadline = time.monotonic() + STOP_SECONDS
+        while time.monotonic() < deadline and not all(gone(m) or m.where.with_suffix(".json").exists() for m in members):
+            time.sleep(0.05)
+        for _index, process in launch.processes:
+            try:
+                process.terminate()
+            except Exception:
+                pass
 
     def _config(self, launch: Launch, index: int) -> RankConfig:
         assert self._dir is not None
@@ -174,7 +221,15 @@ class SpawnRanks:
         record = shards.make_launch(streams, step=step, how="spawn")
         for stream in record["streams"]:
             stream.pop("backend", None)
+        states, world = rank_states(self._members(launch, exitcodes=True))
+        shards.add_sequences(record, states)
+        desync = launch.desync or diagnose(states, world)
+        if desync is not None:
+            record["desync"] = desync
+            _where_they_stood(desync, record)
         shards.add_launch(header, record)
+        if desync is not None and escaped is not None:
+            return _desync_failure(header, steps, launch.step, record, desync)
         failed_index = getattr(escaped, "error_index", None) if escaped is not None else None
         cause = shards.root_cause(record, failed_index)
         if cause is None or escaped is None:
@@ -232,6 +287,47 @@ def describe_hang(hung: list[tuple[int, dict[str, Any]]]) -> tuple[str, str]:
         parts.append(f"rank {rank}{waiting} at {where.get('where') or '?'}")
     blame = absent[0] if absent else hung[0]
     return blame[1].get("where") or "?", "; ".join(parts)  # "?": no rank reached its function
+
+
+def _where_they_stood(desync: dict[str, Any], record: dict[str, Any]) -> None:
+    """A rank whose heartbeat no longer said where it was (its function had ended) stood on its last line."""
+    last_lines = {}
+    for stream in record["streams"]:
+        if stream["steps"]:
+            frame = stream["steps"][-1]["stack"][-1]
+            last_lines[stream["rank"]] = f"{frame['path']}:{frame['line']}"
+    for rank in desync["ranks"]:
+        if not rank.get("where"):
+            rank["where"] = last_lines.get(rank["rank"])
+
+
+def _desync_failure(header: dict[str, Any], steps: list[RecordedStep], start: int, record: dict[str, Any],
+                    desync: dict[str, Any]) -> str:
+    """The run failed because its ranks disagreed: the trace's error and the launching line say so,
+    in place of whatever the backend raised in the ranks left waiting (gloo: "Connection closed by
+    peer"); a rank that raised on its own stays the cause, named as any failed rank is."""
+    raised = next((r for r in desync["ranks"] if r["state"] == "never called"
+                   and (r.get("ended") or {}).get("how") == "raised"), None)
+    stream = next((s for s in record["streams"] if raised is not None and s["rank"] == raised["rank"]), None)
+    message = desync["message"]
+    if stream is not None and stream.get("error"):
+        header["error"] = {**stream["error"], "rank": stream["rank"]}
+        _shorten_spawn_error(steps, start, stream)
+        return message
+    else:
+        waiting = next(r for r in desync["ranks"] if r["state"] in ("waiting", "called"))
+        last = waiting.get("last") or {}
+        frame = [{"path": last["path"], "line": last["line"], "function": "?"}] if last.get("path") else []
+        header["error"] = {"type": "Desync", "message": message.split(": ", 1)[-1], "traceback": frame,
+                           "rank": waiting["rank"]}
+    for index in range(start, len(steps)):
+        extras = steps[index][EXTRAS]
+        if extras and extras.get("error"):
+            extras = dict(extras)
+            extras["error"] = {**extras["error"], "message": "ranks desynchronised: " + message.split(": ", 1)[-1]}
+            steps[index] = RecordedStep._make(steps[index])._replace(extras=extras)
+            break
+    return message
 
 
 def _shorten_spawn_error(steps: list[RecordedStep], start: int, cause: dict[str, Any]) -> None:

@@ -8,10 +8,13 @@ writes a *shard*: a trace of this rank alone (the same format, so the same write
 a ``shard`` header field (rank, world size, backend, spawn index, status), its header built by
 ``header.trace_header`` like the launcher's. Writing is atomic.
 
-A :class:`Heartbeat` thread keeps a tiny ``.where`` file up to date (the line the rank is on,
+Before each collective the rank announces it (``desync_watch.SequenceWriter``, a ``.seq`` file
+beside the shard), and it says how its function ended, so the launcher can name ranks that
+disagree on their collectives. A :class:`Heartbeat` thread keeps a tiny ``.where`` file up to date (the line the rank is on,
 whether it has joined the process group, the collective it waits in) so the launcher can say
-where a hung rank is, and turns SIGTERM (the launcher stopping the other ranks after a failure)
-into a shard that ends with a ``Stopped`` error step, even while the rank is blocked inside a
+where a hung rank is, and turns SIGTERM (the launcher stopping the other ranks after a failure), or a ``.stop`` file
+beside the ``.where`` one (the launcher stopping ranks that disagree on a collective, with its
+reason), into a shard that ends with a ``Stopped`` error step, even while the rank is blocked inside a
 collective. A rank dies with its launcher (``PR_SET_PDEATHSIG``), so no process is orphaned.
 This module must not merge shards (``shards`` does), decide launches (``spawn`` does) or import
 the runner.
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tracer.capture.api import PLOT_DATA_POINTS
+from tracer.capture.ranks.desync_watch import SequenceWriter
 from tracer.capture.header import loaded_files, trace_header
 from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
 from tracer.capture.recorder import EXTRAS, KEY, LINE, RecordedStep, Recorder, mark_error
@@ -98,6 +102,7 @@ class Heartbeat:
         self.on_stop = on_stop
         self.state: dict[str, Any] = {"index": index, "rank": None, "where": None, "joined": False, "waiting_in": None}
         self._written: str | None = None
+        self.stop_reason: str | None = None  # why the launcher stopped this rank, when it said
         self._parent_pid = parent_pid
         self._thread = threading.Thread(target=self._run, name="lectrace-heartbeat", daemon=True)
 
@@ -130,11 +135,22 @@ class Heartbeat:
                 pass
 
     def _run(self) -> None:
+        stop_path = self.where_path.with_suffix(".stop")  # the launcher's request, with its reason
+        asked = False
         while True:
-            got = signal.sigtimedwait({signal.SIGTERM}, 0.25)
-            if got is not None:
-                self.on_stop()
+            if signal.sigtimedwait({signal.SIGTERM}, 0.25) is not None:
+                if not asked:  # (asked: the shard is written, or being written by the main thread)
+                    self.on_stop()
                 os._exit(STOPPED_EXIT)
+            if not asked and stop_path.exists():
+                # write the shard but stay: a rank that exits now makes torch's spawn SIGTERM the
+                # others while they write theirs; the launcher ends every rank once all have written
+                asked = True
+                try:
+                    self.stop_reason = stop_path.read_text(encoding="utf-8").strip() or None
+                except OSError:
+                    pass
+                self.on_stop()
             if self._parent_pid is not None and os.getppid() != self._parent_pid:
                 os._exit(STOPPED_EXIT)
             self.write()
@@ -186,8 +202,30 @@ class RankTracing:
         self._written = False
         self.heartbeat = Heartbeat(shard_path.with_suffix(".where"), self.recorder.location, self._on_stop, index,
                                    parent_pid)
-        self.log = CollectiveLog(self._position, t0, on_event=self.heartbeat.event, port=port,
-                                 modules=list(lecture_modules(str(session.lecture.parent) + os.sep).values()))
+        self.sequence = SequenceWriter(shard_path.with_suffix(".seq"))  # what desync diagnosis compares
+        self.log = CollectiveLog(self._position, t0, on_event=self._event, port=port,
+                                 modules=list(lecture_modules(str(session.lecture.parent) + os.sep).values()),
+                                 announce=self.sequence.announce)
+
+    def _event(self, kind: str, detail: str | None) -> None:
+        if kind == "joined" and self.log.rank is not None:
+            self.sequence.joined(self.log.rank, self.log.world_size or 0)
+        self.heartbeat.event(kind, detail)
+
+    def announce_end(self, escaped: BaseException | None) -> None:
+        """Tell the launcher how the rank's function ended (before the shard: the launcher may be
+        waiting on it to name a desync)."""
+        if escaped is None or (isinstance(escaped, SystemExit) and escaped.code in (None, 0)):
+            self.sequence.end("returned")
+            return
+        try:
+            frames = self.session.lecture_traceback(escaped.__traceback__)
+        except Exception:
+            frames = []
+        first = (str(escaped).splitlines() or [""])[0]
+        last: Any = frames[-1] if frames else {}
+        self.sequence.end("raised", f"{type(escaped).__name__}: {first}" if first else type(escaped).__name__,
+                          last.get("path"), last.get("line"))
 
     def _position(self) -> tuple[int, str, int]:
         top = self.recorder.innermost()
@@ -210,6 +248,7 @@ class RankTracing:
         self.heartbeat.state["rank"] = rank
         return {"rank": rank, "spawn_index": self.index, "launch": self.launch,
                 "world_size": log.world_size or _env_int("WORLD_SIZE", None), "backend": log.backend,
+                "link": log.link,
                 "status": status, "joined": log.rank is not None}
 
     def write(self, status: str, escaped: BaseException | None, steps: list[RecordedStep]) -> None:
@@ -227,7 +266,7 @@ class RankTracing:
                 mark_error(steps, escaped, error)
             elif status == "stopped":
                 waiting = self.heartbeat.state.get("waiting_in")
-                last = stopped_step(self.recorder, "stopped by the launcher after another rank failed"
+                last = stopped_step(self.recorder, (self.heartbeat.stop_reason or "stopped by the launcher after another rank failed")
                                     + (f" (waiting in {waiting})" if waiting else ""))
                 if last is not None:
                     steps.append(last)
@@ -274,6 +313,7 @@ class TorchrunRank(RankTracing):
         kept: a SIGTERM arriving now must not write a second shard."""
         self._lock.acquire()
         self._written = True
+        self.announce_end(escaped)
         attach_collectives(steps, [dict(r) for r in self.log.records])
         info = self.shard_info("error" if escaped is not None else "ok")
         header["shard"] = info
@@ -305,6 +345,7 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     # stdout, stderr and warnings go to the rank's steps, as the launcher's go to its own
     outcome = session.run(fn, *args, **kwargs)
     escaped = outcome.escaped
+    rank.announce_end(escaped)
     quiet_exit = isinstance(escaped, SystemExit) and escaped.code in (None, 0)
     rank.write("ok" if escaped is None or quiet_exit else "error", None if quiet_exit else escaped,
                list(session.recorder.steps))

@@ -47,7 +47,7 @@
     var height = top + rowH * r.segments.length + 4;
     var svg = node("svg", { "class": "lt-rank-timeline", viewBox: "0 0 " + width + " " + height,
       preserveAspectRatio: "none", role: "img",
-      "aria-label": "every rank's position; dashed lines are collectives, shaded bars the time each rank spent in them" });
+      "aria-label": "every rank's position; dashed lines are collectives; before each, outlined bars the time a rank waited for the last to enter, solid bars its transfer" });
     var scale = function (x) { return left + (width - left - 8) * x / r.width; };
     r.collectives.forEach(function (c) {
       var x = scale(c.x);
@@ -56,12 +56,20 @@
       label.textContent = c.op;
       var slowest = 0;
       for (var key in c.seconds) slowest = Math.max(slowest, c.seconds[key]);
+      // each rank's time in the call ends at the collective's line: first its wait for the last rank
+      // to enter (outlined), then the transfer (solid); without a split the whole time is one bar
       r.segments.forEach(function (seg, k) {
         var seconds = c.seconds[seg[0]];
         if (seconds === undefined || !slowest) return;
-        var w = Math.max(1, (scale(1) - scale(0)) * 0.8 * seconds / slowest);
-        var bar = node("rect", { "class": "lt-tl-wait", x: x - w, y: top + k * rowH - 3, width: w, height: 6 }, svg);
-        node("title", {}, bar).textContent = "rank " + seg[0] + " spent " + (seconds * 1000).toFixed(2) + " ms in " + c.op;
+        var unit = (scale(1) - scale(0)) * 0.8 / slowest, y = top + k * rowH - 3;
+        var wait = c.wait ? c.wait[seg[0]] : undefined;
+        var transfer = wait === undefined ? seconds : seconds - wait;
+        var tw = Math.max(1, unit * transfer), ww = wait === undefined ? 0 : unit * wait;
+        var ms = function (s) { return (s * 1000).toFixed(3) + " ms"; };
+        var text = "rank " + seg[0] + " in " + c.op + ": " + (wait === undefined ? ms(seconds)
+          : "waited " + ms(wait) + " for the last rank, then " + ms(transfer) + " transfer");
+        if (ww > 0) node("title", {}, node("rect", { "class": "lt-tl-wait", x: x - tw - ww, y: y, width: ww, height: 6 }, svg)).textContent = text;
+        node("title", {}, node("rect", { "class": "lt-tl-transfer", x: x - tw, y: y, width: tw, height: 6 }, svg)).textContent = text;
       });
     });
     var rows = [], dots = [];

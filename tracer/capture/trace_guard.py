@@ -1,7 +1,7 @@
 """Steps are never lost without a word: watch who switches the tracer while a lecture is recorded.
 
-While the recorder runs, ``TraceGuard`` stands in for ``sys.settrace`` and ``threading.settrace``
-(both are looked up by name, so a debugger, a profiler or the lecture itself goes through it):
+While the recorder runs, ``TraceGuard`` stands in for ``sys.settrace`` (looked up by name, so a
+debugger, a profiler or the lecture itself goes through it) and watches ``threading.Thread.start``:
 
 * ``sys.settrace(None)`` from the recorded thread leaves nothing else tracing, so it is safe to keep
   lectrace's tracer: the call is ignored and a warning names the line.
@@ -11,8 +11,9 @@ While the recorder runs, ``TraceGuard`` stands in for ``sys.settrace`` and ``thr
   matches the live lecture frames (else it stays off and says so).
 * A tracer replaced behind its back (C code calling ``PyEval_SetTrace``) is found when recording
   stops and named by the last recorded line.
-* Lines run in threads the lecture starts are not traced (the recorder follows one thread): the first
-  lecture function a new thread runs is noted once, naming the thread.
+* Lines run in threads the lecture starts are not traced (the recorder follows one thread): a thread
+  whose target (or ``run``) is lecture code is noted once when it starts, naming the thread. No trace
+  hook is set for new threads: another tool's (coverage's) stays as it was.
 
 Nothing here runs per traced line: the per-line callback is untouched. This module must not record
 steps or encode values; it only reports through the recorder's ``warn_once``.
@@ -30,7 +31,7 @@ SWITCHED_OFF = "the tracer was switched off here; steps after it are missing"
 # The real functions, taken when this module is first imported (before any guard stands in for them):
 # a forked child, or a guard started inside another, still reaches them.
 _SETTRACE = sys.settrace
-_THREADING_SETTRACE = threading.settrace
+_THREAD_START = threading.Thread.start
 
 
 class TraceGuard:
@@ -43,13 +44,18 @@ class TraceGuard:
         self.replaced_by: Any = None  # the other tool's tracer while it holds the thread
         self.noted_threads: set[str] = set()
         self._real_settrace = _SETTRACE
-        self._real_threading_settrace = _THREADING_SETTRACE
+        self._real_thread_start = _THREAD_START
 
     # -- installing -------------------------------------------------------------------------------
     def install(self) -> None:
         sys.settrace = self.settrace
-        threading.settrace = self.threading_settrace  # type: ignore[assignment]
-        self._real_threading_settrace(self.thread_hook)
+        guard = self
+
+        def start(thread: threading.Thread) -> None:
+            guard.note_thread(thread)
+            guard._real_thread_start(thread)
+
+        threading.Thread.start = start  # type: ignore[method-assign,assignment]
         self._real_settrace(self.global_trace)
 
     def uninstall(self, resume: Any = None) -> None:
@@ -59,8 +65,7 @@ class TraceGuard:
         current = sys.gettrace()
         self._real_settrace(resume)
         sys.settrace = self._real_settrace
-        threading.settrace = self._real_threading_settrace
-        self._real_threading_settrace(None)
+        threading.Thread.start = self._real_thread_start  # type: ignore[method-assign]
         if (current is not self.global_trace and self.replaced_by is None and self.recorder._active
                 and not self.recorder.truncated):
             last = self.recorder.steps[-1] if self.recorder.steps else None
@@ -120,23 +125,20 @@ class TraceGuard:
         return self.recorder._lecture_path()
 
     # -- threads ---------------------------------------------------------------------------------
-    def threading_settrace(self, function: Any) -> None:
-        self._real_threading_settrace(function)  # the lecture's choice for its threads; ours was a note
-
-    def thread_hook(self, frame: FrameType, event: str, arg: Any) -> Any:
-        """The global trace function of each thread started while recording: notes the first lecture
-        function the thread runs, then leaves the thread alone."""
-        if os.getpid() != self.pid:
-            return None
-        found = self.recorder._codes.get(id(frame.f_code), False)
+    def note_thread(self, thread: threading.Thread) -> None:
+        """Note once a thread that will run lecture code: its lines are not in the trace."""
+        if os.getpid() != self.pid or not self.recorder._active:
+            return
+        run = type(thread).run
+        target = getattr(thread, "_target", None) if run is threading.Thread.run else run
+        code = getattr(getattr(target, "__func__", target), "__code__", None)
+        if code is None:
+            return
+        found = self.recorder._codes.get(id(code), False)
         if found is False:
-            found = self.recorder._classify(frame.f_code)
-        if found is None:
-            return None  # library code (threading's own run()): look again at the next call
-        name = threading.current_thread().name
-        if name not in self.noted_threads:
-            self.noted_threads.add(name)
-            self.recorder.warn_once(f"{found[1][0]}:{frame.f_code.co_firstlineno}: {found[1][1]}() runs in thread "
-                                    f"{name!r}, which lectrace does not trace: its lines are not in the trace")
-        self._real_settrace(None)
-        return None
+            found = self.recorder._classify(code)
+        if found is None or thread.name in self.noted_threads:
+            return  # library code (a pool's worker), or noted already
+        self.noted_threads.add(thread.name)
+        self.recorder.warn_once(f"{found[1][0]}:{code.co_firstlineno}: {found[1][1]}() runs in thread "
+                                f"{thread.name!r}, which lectrace does not trace: its lines are not in the trace")

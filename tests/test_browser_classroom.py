@@ -29,7 +29,8 @@ def site(tmp_path_factory):
 
 @pytest.fixture
 def context(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    # bypass_csp: wait_for_function polls with eval() in the page, which the pages' CSP refuses
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, bypass_csp=True)
     errors: list[str] = []
     context.on("page", lambda p: p.on("pageerror", lambda exc: errors.append(str(exc))))
     yield context
@@ -257,7 +258,7 @@ def lecture_02_site(tmp_path_factory):
 
 @pytest.mark.parametrize("width", [390, 768])
 def test_nothing_clips_on_phones_and_tablets(browser, lecture_02_site, site, width):
-    context = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 500, has_touch=True)
+    context = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 500, has_touch=True, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{lecture_02_site}lectures/lecture_02/")
     page.wait_for_load_state("load")
@@ -286,7 +287,7 @@ def swipe(page, selector: str, dx: float) -> None:
 
 
 def test_step_mode_works_by_touch(browser, site):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, bypass_csp=True)
     page = context.new_page()
     open_lecture(page, site)
     page.tap("text=Step through")
@@ -389,7 +390,7 @@ def test_windows_stay_in_sync_under_lectrace_serve(browser, tmp_path):
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
     url = f"http://127.0.0.1:{port}/lectures/served/"
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, bypass_csp=True)
     try:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and "Served" not in (fetch(url) or ""):

@@ -19,6 +19,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,6 +84,32 @@ def chromium() -> Iterator[object]:
         finally:
             browser.close()
 
+
+
+@contextlib.contextmanager
+def served_fixture_site(root: Path, *names: str) -> Iterator[str]:
+    """Trace the fixture lectures ``names``, build them into one real site under ``root``, serve it."""
+    from traced import trace_all, trace_path
+
+    trace_all(*names)
+    with serve(build_site(root, [trace_path(name) for name in names])) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def viewer_context(browser: Any, **options: Any) -> Iterator[Any]:
+    """A browser context for the viewer's tests; an uncaught error on any of its pages fails the test.
+
+    It bypasses the pages' Content-Security-Policy: playwright's ``wait_for_function`` polls with
+    eval() in the page, which the policy refuses (test_hostile.py steps the viewer with it on)."""
+    context = browser.new_context(bypass_csp=True, **options)
+    errors: list[str] = []
+    context.on("page", lambda page: page.on("pageerror", lambda exc: errors.append(str(exc))))
+    try:
+        yield context
+    finally:
+        context.close()
+    assert not errors, errors
 
 
 @pytest.fixture(scope="module")

@@ -12,32 +12,21 @@ import re
 
 import pytest
 
-from conftest import REPO, build_site, serve
-from traced import trace_all, trace_path
+from conftest import REPO, build_site, serve, served_fixture_site, viewer_context
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    names = ("nested_calls", "site_basics", "site_error", "authoring_site")
-    trace_all(*names)
-    built = build_site(tmp_path_factory.mktemp("site"), [trace_path(name) for name in names])
-    with serve(built) as url:
+    with served_fixture_site(tmp_path_factory.mktemp("site"), "nested_calls", "site_basics", "site_error", "authoring_site") as url:
         yield url
 
 
 @pytest.fixture
 def page(browser):
-    # bypass_csp: wait_for_function polls with eval() in the page, which the pages' CSP refuses
-    # (test_hostile.py steps the viewer with the policy on)
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert not errors, errors
+    with viewer_context(browser, viewport={"width": 1280, "height": 800}) as context:
+        yield context.new_page()
 
 
 def open_lecture(page, site: str, hash_: str = "", name: str = "nested_calls") -> None:

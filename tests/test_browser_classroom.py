@@ -10,8 +10,7 @@ import re
 
 import pytest
 
-from conftest import REPO, build_site, serve
-from traced import trace_all, trace_path
+from conftest import REPO, build_site, serve, served_fixture_site, viewer_context
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
 NOTE_1 = "what does a weight matrix look like"
@@ -20,22 +19,14 @@ NOTE_2 = "attention maps are"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    names = ("classroom", "nested_calls")
-    trace_all(*names)
-    built = build_site(tmp_path_factory.mktemp("site"), [trace_path(name) for name in names])
-    with serve(built) as url:
+    with served_fixture_site(tmp_path_factory.mktemp("site"), "classroom", "nested_calls") as url:
         yield url
 
 
 @pytest.fixture
 def context(browser):
-    # bypass_csp: wait_for_function polls with eval() in the page, which the pages' CSP refuses
-    context = browser.new_context(viewport={"width": 1280, "height": 720}, bypass_csp=True)
-    errors: list[str] = []
-    context.on("page", lambda p: p.on("pageerror", lambda exc: errors.append(str(exc))))
-    yield context
-    context.close()
-    assert not errors, errors
+    with viewer_context(browser, viewport={"width": 1280, "height": 720}) as context:
+        yield context
 
 
 def open_lecture(page, site: str, hash_: str = "", name: str = "classroom") -> None:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import build_site, serve
-from traced import trace_all, trace_path
+from conftest import served_fixture_site, viewer_context
 
 QUESTION = ".lt-viewer [data-question]"
 FEEDBACK = ".lt-viewer .lt-quiz-feedback"
@@ -18,23 +17,14 @@ FEEDBACK = ".lt-viewer .lt-quiz-feedback"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    names = ("quiz_demo", "nested_calls", "ranks_allreduce")
-    trace_all(*names)
-    built = build_site(tmp_path_factory.mktemp("site"), [trace_path(name) for name in names])
-    with serve(built) as url:
+    with served_fixture_site(tmp_path_factory.mktemp("site"), "quiz_demo", "nested_calls", "ranks_allreduce") as url:
         yield url
 
 
 @pytest.fixture
 def page(browser):
-    # bypass_csp: wait_for_function polls with eval() in the page, which the pages' CSP refuses
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page
-    context.close()
-    assert not errors, errors
+    with viewer_context(browser, viewport={"width": 1280, "height": 800}) as context:
+        yield context.new_page()
 
 
 def open_lecture(page, site: str, hash_: str = "", name: str = "quiz_demo") -> None:

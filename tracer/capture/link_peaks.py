@@ -12,9 +12,10 @@ caller passes the device name in.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import NamedTuple
+
+from tracer.capture.peaks import gpu_part
 
 GB = 1e9
 
@@ -34,16 +35,10 @@ NVLINK_4_H200 = Link("NVLink 4 (H200 SXM)", 450 * GB)
 PCIE_4 = Link("PCIe Gen4 x16", 31.5 * GB)
 PCIE_5 = Link("PCIe Gen5 x16", 63 * GB)
 
-# First match wins: the PCIe parts' names are more specific than the SXM ones. NVL parts pair GPUs
-# with bridges, which link only two of them: their row is their PCIe slot.
-_DEVICES: tuple[tuple[re.Pattern[str], Link], ...] = (
-    (re.compile(r"\bh200\b.*\bnvl\b"), PCIE_5),
-    (re.compile(r"\bh200\b"), NVLINK_4_H200),
-    (re.compile(r"\bh100\b.*\b(pcie|nvl)\b"), PCIE_5),
-    (re.compile(r"\bh100\b"), NVLINK_4_H100),
-    (re.compile(r"\ba100\b.*\bpcie\b"), PCIE_4),
-    (re.compile(r"\ba100\b"), NVLINK_3),
-)
+# By the part peaks.gpu_part recognises. NVL parts pair GPUs with bridges, which link only two of
+# them: their row is their PCIe slot.
+_LINKS = {"H200 NVL": PCIE_5, "H200 SXM": NVLINK_4_H200, "H100 NVL": PCIE_5, "H100 PCIe": PCIE_5,
+          "H100 SXM": NVLINK_4_H100, "A100 PCIe": PCIE_4, "A100 SXM": NVLINK_3}
 
 # Ethernet by port speed (Mb/s, as /sys/class/net/IFACE/speed says): the line rate, one way.
 ETHERNET = {speed: Link(f"{speed // 1000} GbE", speed * 1e6 / 8)
@@ -54,8 +49,8 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 def gpu_link(device_name: str) -> Link | None:
     """The link between the GPUs of one machine for a CUDA device name, or None if not in the table."""
-    key = device_name.lower()
-    return next((link for pattern, link in _DEVICES if pattern.search(key)), None)
+    part = gpu_part(device_name)
+    return _LINKS[part] if part is not None else None
 
 
 def ethernet(speed_mbps: int) -> Link | None:

@@ -42,28 +42,37 @@ H100_NVL = Peaks("NVIDIA H100 NVL", 60 * TERA, 417.5 * TERA, 835.5 * TERA, 1670.
 H200_SXM = Peaks("NVIDIA H200 SXM", 67 * TERA, 494.5 * TERA, 989.5 * TERA, 1979 * TERA)
 H200_NVL = Peaks("NVIDIA H200 NVL", 60 * TERA, 417.5 * TERA, 835.5 * TERA, 1670.5 * TERA)
 
-# First match wins, so the more specific names come first. CUDA names seen in the wild:
+# Which part a CUDA device name is, first match winning, so the more specific names come first (the
+# link table in link_peaks.py keys on the same parts). CUDA names seen in the wild:
 # "NVIDIA H100 80GB HBM3" (SXM), "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H200",
 # "NVIDIA H200 NVL", "NVIDIA A100-SXM4-80GB", "NVIDIA A100-PCIE-40GB", "NVIDIA A100 80GB PCIe".
-_DEVICES: tuple[tuple[re.Pattern[str], Peaks], ...] = (
-    (re.compile(r"\bh200\b.*\bnvl\b"), H200_NVL),
-    (re.compile(r"\bh200\b"), H200_SXM),
-    (re.compile(r"\bh100\b.*\bnvl\b"), H100_NVL),
-    (re.compile(r"\bh100\b.*\bpcie\b"), H100_PCIE),
-    (re.compile(r"\bh100\b"), H100_SXM),
-    (re.compile(r"\ba100\b"), A100),
+_PARTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\bh200\b.*\bnvl\b"), "H200 NVL"),
+    (re.compile(r"\bh200\b"), "H200 SXM"),
+    (re.compile(r"\bh100\b.*\bnvl\b"), "H100 NVL"),
+    (re.compile(r"\bh100\b.*\bpcie\b"), "H100 PCIe"),
+    (re.compile(r"\bh100\b"), "H100 SXM"),
+    (re.compile(r"\ba100\b.*\bpcie\b"), "A100 PCIe"),
+    (re.compile(r"\ba100\b"), "A100 SXM"),
 )
+
+_PEAKS = {"H200 NVL": H200_NVL, "H200 SXM": H200_SXM, "H100 NVL": H100_NVL, "H100 PCIe": H100_PCIE,
+          "H100 SXM": H100_SXM, "A100 PCIe": A100, "A100 SXM": A100}
+
+
+def gpu_part(device_name: str) -> str | None:
+    """The part a CUDA device name names (a key of this table and of link_peaks'), or None."""
+    key = device_name.lower()
+    return next((part for pattern, part in _PARTS if pattern.search(key)), None)
+
 
 _FP8 = re.compile(r"^float8_")
 
 
 def find_device(device_name: str) -> Peaks | None:
     """The table row for a CUDA device name, or None when the device is not in the table."""
-    key = device_name.lower()
-    for pattern, peaks in _DEVICES:
-        if pattern.search(key):
-            return peaks
-    return None
+    part = gpu_part(device_name)
+    return _PEAKS[part] if part is not None else None
 
 
 def tf32_enabled() -> bool:

@@ -7,10 +7,10 @@ repository's traces are made with; re-installed when pyproject.toml or constrain
 then runs inside it:
 
 * ``site``: trace the lectures whose sources changed and build the site into build/site/.
-* ``test``: ``lectrace check`` (every lecture runs, every committed trace is fresh and valid),
+* ``test``: ``chalktrace check`` (every lecture runs, every committed trace is fresh and valid),
   ``mypy`` (the ``tracer`` package type-checks; settings in pyproject.toml), the pytest suite,
   and ``mkdocs build --strict``.
-* ``serve``: the authoring loop (``lectrace serve``).
+* ``serve``: the authoring loop (``chalktrace serve``).
 * ``bench``: the tracer and viewer benchmarks.
 
 This file uses only the standard library; it must not import the project.
@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 PYTHON = VENV / "bin" / "python"
-STAMP = VENV / ".lectrace-installed"
+STAMP = VENV / ".chalktrace-installed"
 CONSTRAINTS = ROOT / "constraints.txt"
 # What the development environment installs: pip adds `-c constraints.txt` to any constraint file
 # pip's own configuration names (this machine's keeps torch to the builds on its disk).

@@ -46,7 +46,7 @@ def trace_all(traces: Path) -> list[str]:
 
 
 def main() -> int:
-    with tempfile.TemporaryDirectory(prefix="lectrace-hostile-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="chalktrace-hostile-") as tmp:
         site = Path(tmp)
         shutil.copy(ROOT / "mkdocs.yml", site / "mkdocs.yml")
         shutil.copytree(ROOT / "site" / "docs", site / "site" / "docs")

@@ -1,7 +1,7 @@
 """Tracer speed and trace size, measured in one run (figures, not pass/fail).
 
 Prints: (a) traced / untraced wall time for tensor-dominated lectures, (b) lines per second on a
-pure-Python loop while recording and for a whole ``lectrace run`` (recording + writing), and the
+pure-Python loop while recording and for a whole ``chalktrace run`` (recording + writing), and the
 same loop under a naive tracer that extracts the whole stack on every line, and (c) trace bytes
 per step. Run: ``.venv/bin/python bench/bench_tracer.py``.
 """
@@ -93,7 +93,7 @@ def naive_lines_per_second(path: Path) -> float:
 
 
 def main() -> None:
-    print("lectrace tracer benchmark (one run; figures on this machine)")
+    print("chalktrace tracer benchmark (one run; figures on this machine)")
     # (a) overhead on tensor-dominated lectures
     for path in (TENSOR, LECTURE_02):
         if not path.exists():

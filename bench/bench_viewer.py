@@ -15,7 +15,7 @@ For each page it measures, in fresh browser contexts (median over ``--loads`` lo
   any scrolling), DOMContentLoaded and load (navigation timing, from navigation start), with
   JavaScript on and off;
 - step mode from a ``#step=N`` link (N = the middle step): from navigation start until the frame
-  after the viewer showed step N (``window.LECTRACE_READY`` is set, then one animation frame and a
+  after the viewer showed step N (``window.CHALKTRACE_READY`` is set, then one animation frame and a
   task, so the first frame's style/layout/paint is included);
 - one step: a key press dispatched inside the page, timed with ``performance.now()``: the keydown
   handler plus the rendering of the next frame (from the start of its animation-frame callbacks
@@ -101,7 +101,7 @@ READ_JS = """() => {
 # Set before any page script runs: note the time of the frame after the viewer reports ready.
 READY_HOOK = """(() => {
   let value;
-  Object.defineProperty(window, "LECTRACE_READY", {configurable: true, get: () => value, set: (v) => {
+  Object.defineProperty(window, "CHALKTRACE_READY", {configurable: true, get: () => value, set: (v) => {
     value = v;
     requestAnimationFrame(() => setTimeout(() => { window.BENCH_READY_PAINTED = performance.now(); }, 0));
   }});
@@ -120,12 +120,12 @@ PRESS_JS = """async ([key, presses]) => {
   const press = (k) => window.dispatchEvent(new KeyboardEvent("keydown", {key: k, bubbles: true, cancelable: true}));
   for (let n = 0; times.length < presses && n < 4 * presses; n++) {
     const k = Array.isArray(key) ? key[n % key.length] : key;
-    const before = window.LECTRACE_VIEWER.cur;
+    const before = window.CHALKTRACE_VIEWER.cur;
     const started = performance.now();
     press(k);
     const handler = performance.now() - started;
     const rendering = await frame();
-    if (window.LECTRACE_VIEWER.cur === before) {  // ran off the end: start over, untimed
+    if (window.CHALKTRACE_VIEWER.cur === before) {  // ran off the end: start over, untimed
       press("Home");
       await frame();
       continue;
@@ -146,13 +146,13 @@ HELD_JS = """async ([key, rounds]) => {
   await frame();
   const press = (k, repeat) => window.dispatchEvent(new KeyboardEvent("keydown", {key: k, repeat: repeat, bubbles: true, cancelable: true}));
   for (let n = 0; perPress.length < rounds && n < 4 * rounds; n++) {
-    const before = window.LECTRACE_VIEWER.cur;
+    const before = window.CHALKTRACE_VIEWER.cur;
     const started = performance.now();
     for (let k = 0; k < 30; k++) press(key, k > 0);
     await frame();
     await frame();
     const total = performance.now() - started;
-    if (window.LECTRACE_VIEWER.cur === before || window.LECTRACE_VIEWER.s.next[window.LECTRACE_VIEWER.cur] < 0) {
+    if (window.CHALKTRACE_VIEWER.cur === before || window.CHALKTRACE_VIEWER.s.next[window.CHALKTRACE_VIEWER.cur] < 0) {
       press("Home", false);
       await frame();
       continue;
@@ -196,7 +196,7 @@ def measure_step(browser, url: str, step: int, loads: int, presses: int, held_ro
     context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{url}#step={step}", timeout=TIMEOUT_MS)
-    page.wait_for_function("window.LECTRACE_READY !== undefined", timeout=TIMEOUT_MS)
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined", timeout=TIMEOUT_MS)
     page.evaluate(PRESS_JS, ["ArrowRight", 20])  # warm-up: the code panel and first cards are built
     page.keyboard.press("Home")
     times = {
@@ -210,7 +210,7 @@ def measure_step(browser, url: str, step: int, loads: int, presses: int, held_ro
     context = browser.new_context(viewport={"width": 1280, "height": 720}, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{url}#step={step}&present=1", timeout=TIMEOUT_MS)
-    page.wait_for_function("window.LECTRACE_READY !== undefined && LECTRACE_VIEWER.present", timeout=TIMEOUT_MS)
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined && CHALKTRACE_VIEWER.present", timeout=TIMEOUT_MS)
     page.evaluate(PRESS_JS, ["PageDown", 20])
     page.keyboard.press("Home")
     times["present PageDown"] = page.evaluate(PRESS_JS, ["PageDown", presses])
@@ -235,7 +235,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory(prefix="lectrace-bench-viewer-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="chalktrace-bench-viewer-") as tmp:
         work = Path(tmp)
         lecture = work / "long.py"
         lecture.write_text(long_lecture(args.steps))

@@ -1,4 +1,4 @@
-"""Hello, lectrace: a one-screen tour of every authoring call and every comment directive."""
+"""Hello, chalktrace: a one-screen tour of every authoring call and every comment directive."""
 
 from dataclasses import dataclass
 
@@ -29,7 +29,7 @@ def double(values: torch.Tensor) -> torch.Tensor:
 
 
 def main():
-    text("# Hello, lectrace")
+    text("# Hello, chalktrace")
     text("A lecture is a Python program. `text()` lines read as prose; code lines run, and you can step through them.")
     x = torch.arange(6.0).reshape(2, 3)  # @inspect x
     row = x[1]  # @inspect x row

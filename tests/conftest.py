@@ -73,8 +73,8 @@ def serve(directory: Path) -> Iterator[str]:
 def chromium() -> Iterator[object]:
     """A headless Chromium (playwright Browser); skips the calling test when it cannot run."""
     if not CHROMIUM.exists():
-        if os.environ.get("LECTRACE_REQUIRE_BROWSER"):  # CI installs it: a missing browser is a failure there
-            pytest.fail("chromium not installed but LECTRACE_REQUIRE_BROWSER is set (CI): apt-get install -y chromium")
+        if os.environ.get("CHALKTRACE_REQUIRE_BROWSER"):  # CI installs it: a missing browser is a failure there
+            pytest.fail("chromium not installed but CHALKTRACE_REQUIRE_BROWSER is set (CI): apt-get install -y chromium")
         pytest.skip("chromium not installed: apt-get install -y chromium")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright not installed: pip install playwright")
     with sync_api.sync_playwright() as playwright:

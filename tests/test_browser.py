@@ -31,7 +31,7 @@ def page(browser):
 
 def open_lecture(page, site: str, hash_: str = "", name: str = "nested_calls") -> None:
     page.goto(f"{site}lectures/{name}/{hash_}")
-    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
 
 
 def current_line(page) -> int:
@@ -45,7 +45,7 @@ def variables(page) -> dict[str, str]:
 
 def step_in_url(page) -> int | None:
     """The step in the address bar, once the viewer has written its (throttled) URL update."""
-    page.wait_for_function("!window.LECTRACE_VIEWER || !window.LECTRACE_VIEWER.urlTimer")
+    page.wait_for_function("!window.CHALKTRACE_VIEWER || !window.CHALKTRACE_VIEWER.urlTimer")
     match = re.match(r"#step=(\d+)", page.evaluate("location.hash"))
     return int(match.group(1)) if match else None
 
@@ -117,7 +117,7 @@ def test_deep_link_clear_and_stdout(page, site):
     assert list(variables(page)) == ["a", "c"]
     assert not page.is_visible(".lt-v-out")
     page.reload()
-    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
     assert step_in_url(page) == 37 and current_line(page) == 27
 
 
@@ -183,7 +183,7 @@ def test_buttons_name_their_keys_and_progress_bar_jumps(page, site):
     assert page.query_selector_all(".lt-v-tick").__len__() == 2  # sections: Setup, Loop
     box = page.query_selector(".lt-v-progress").bounding_box()
     page.mouse.click(box["x"] + box["width"] - 1, box["y"] + box["height"] / 2)
-    assert step_in_url(page) == page.evaluate("LECTRACE_DATA.count - 1") and current_line(page) == 29
+    assert step_in_url(page) == page.evaluate("CHALKTRACE_DATA.count - 1") and current_line(page) == 29
     page.click(".lt-v-b-first")
     assert step_in_url(page) == 0
 
@@ -229,7 +229,7 @@ def test_pages_without_a_stepper_are_untouched(page, site):
     page.goto(site)
     page.wait_for_load_state("load")
     assert page.query_selector(".lt-viewer") is None
-    assert page.evaluate("window.LECTRACE_READY === undefined")
+    assert page.evaluate("window.CHALKTRACE_READY === undefined")
 
 
 def test_read_mode_without_javascript(browser, site):
@@ -374,7 +374,7 @@ def test_published_lecture_without_javascript_shows_every_card(browser, publishe
 def test_step_mode_takes_the_read_page_out_of_layout_and_gives_it_back(page, published):
     _built, url = published
     page.goto(url)
-    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
     link = page.query_selector_all(".lt-step-link")[20]
     link.scroll_into_view_if_needed()
     page.wait_for_timeout(300)  # lazy bodies near the viewport are put in place
@@ -413,7 +413,7 @@ def test_a_deep_step_link_shows_its_line_in_a_long_file(page, published, publish
         }""")
 
     page.goto(url + f"#step={deep}")  # far down a file of several hundred lines
-    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
     page.wait_for_timeout(200)
     assert line_in_view()
     page.keyboard.press("End")
@@ -432,7 +432,7 @@ def test_stepping_into_a_helper_file_and_back_shows_only_the_current_file(page, 
                   and published_steps[i + 1][0].endswith("_accounting.py")
                   and published_steps[i + 2][0].endswith("lecture_02.py"))
     page.goto(url + f"#step={before}")
-    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
     for expected in ("_accounting.py", "lecture_02.py"):
         page.keyboard.press("ArrowRight")
         assert page.inner_text(".lt-v-path").endswith(expected)
@@ -456,7 +456,7 @@ def test_the_kept_gpu_run_steps_with_its_gpu_values_and_links_back(page, publish
     page.wait_for_url("**/lectures/lecture_02/gpu/")
     assert page.is_visible(f"text=An earlier run on {device}")
     page.goto(url + f"gpu/#step={copy}")
-    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
     shown = variables(page)
     assert "memory_after" in shown and "y" in shown, shown
     assert page.inner_text(".lt-v-title") == f"PyTorch and resource accounting (run on {device})"

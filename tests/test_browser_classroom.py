@@ -31,11 +31,11 @@ def context(browser):
 
 def open_lecture(page, site: str, hash_: str = "", name: str = "classroom") -> None:
     page.goto(f"{site}lectures/{name}/{hash_}")
-    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
 
 
 def cur(page) -> int:
-    return page.evaluate("LECTRACE_VIEWER.cur")
+    return page.evaluate("CHALKTRACE_VIEWER.cur")
 
 
 def line_metrics(page) -> dict:
@@ -97,7 +97,7 @@ def test_speaker_view_and_presenter_stay_on_one_step_both_ways(context, site):
     with context.expect_page() as opened:
         presenter.keyboard.press("s")
     speaker = opened.value
-    speaker.wait_for_function("window.LECTRACE_READY !== undefined && LECTRACE_VIEWER.speaker")
+    speaker.wait_for_function("window.CHALKTRACE_READY !== undefined && CHALKTRACE_VIEWER.speaker")
     assert "speaker=1" in speaker.url
     other = context.new_page()  # another tab presenting the same lecture follows too
     open_lecture(other, site, "#step=0&present=1")
@@ -107,15 +107,15 @@ def test_speaker_view_and_presenter_stay_on_one_step_both_ways(context, site):
     for _ in range(4):
         presenter.keyboard.press("PageDown")
     target = cur(presenter)
-    speaker.wait_for_function(f"LECTRACE_VIEWER.cur === {target}")
-    other.wait_for_function(f"LECTRACE_VIEWER.cur === {target}")
+    speaker.wait_for_function(f"CHALKTRACE_VIEWER.cur === {target}")
+    other.wait_for_function(f"CHALKTRACE_VIEWER.cur === {target}")
     assert cur(reader) == 0
 
     speaker.keyboard.press("ArrowRight")  # driven from the speaker view
     speaker.keyboard.press("ArrowRight")
     target = cur(speaker)
-    presenter.wait_for_function(f"LECTRACE_VIEWER.cur === {target}")
-    other.wait_for_function(f"LECTRACE_VIEWER.cur === {target}")
+    presenter.wait_for_function(f"CHALKTRACE_VIEWER.cur === {target}")
+    other.wait_for_function(f"CHALKTRACE_VIEWER.cur === {target}")
     assert cur(reader) == 0
 
     panel = speaker.inner_text(".lt-v-speaker")
@@ -293,9 +293,9 @@ def test_step_mode_works_by_touch(browser, site):
     size = page.query_selector(".lt-v-b-next").bounding_box()
     assert size["width"] >= 36 and size["height"] >= 32  # a finger's target
     swipe(page, ".lt-v-code", -120)  # right to left: forward
-    page.wait_for_function(f"LECTRACE_VIEWER.cur === {second}")
+    page.wait_for_function(f"CHALKTRACE_VIEWER.cur === {second}")
     swipe(page, ".lt-v-code", 120)
-    page.wait_for_function(f"LECTRACE_VIEWER.cur === {first}")
+    page.wait_for_function(f"CHALKTRACE_VIEWER.cur === {first}")
     swipe(page, ".lt-v-code", 20)  # too short: a tap or a scroll, not a step
     page.wait_for_timeout(100)
     assert cur(page) == first
@@ -341,8 +341,8 @@ def test_printing_gives_a_clean_handout(context, lecture_02_site, site):
 def test_a_held_key_moves_as_far_as_its_repeats_with_one_render_a_frame(context, site):
     page = context.new_page()
     open_lecture(page, site, "#step=0", name="nested_calls")
-    expected = page.evaluate("(() => { let k = LECTRACE_VIEWER.cur; for (let i = 0; i < 12; i++) k = LECTRACE_VIEWER.s.next[k]; return k; })()")
-    page.evaluate("() => { window.renders = 0; const v = LECTRACE_VIEWER, render = v.render;"
+    expected = page.evaluate("(() => { let k = CHALKTRACE_VIEWER.cur; for (let i = 0; i < 12; i++) k = CHALKTRACE_VIEWER.s.next[k]; return k; })()")
+    page.evaluate("() => { window.renders = 0; const v = CHALKTRACE_VIEWER, render = v.render;"
                   "v.render = function (step) { window.renders++; return render.call(this, step); }; }")
     page.evaluate("""() => { for (let k = 0; k < 12; k++) window.dispatchEvent(new KeyboardEvent('keydown',
         {key: 'ArrowRight', repeat: k > 0, bubbles: true, cancelable: true})); }""")
@@ -353,14 +353,14 @@ def test_a_held_key_moves_as_far_as_its_repeats_with_one_render_a_frame(context,
         page.keyboard.down("ArrowLeft")
     page.keyboard.up("ArrowLeft")
     page.evaluate("new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))")
-    back = page.evaluate(f"(() => {{ let k = {expected}; for (let i = 0; i < 6; i++) k = LECTRACE_VIEWER.s.prev[k]; return k; }})()")
+    back = page.evaluate(f"(() => {{ let k = {expected}; for (let i = 0; i < 6; i++) k = CHALKTRACE_VIEWER.s.prev[k]; return k; }})()")
     assert cur(page) == back
     page.keyboard.press("Home")  # a plain press after a held key: shown at once
-    assert cur(page) == page.evaluate("LECTRACE_VIEWER.firstVisible()")
+    assert cur(page) == page.evaluate("CHALKTRACE_VIEWER.firstVisible()")
 
 
-def test_windows_stay_in_sync_under_lectrace_serve(browser, tmp_path):
-    """The same two windows under ``lectrace serve`` (MkDocs' dev server, with its live-reload script)."""
+def test_windows_stay_in_sync_under_chalktrace_serve(browser, tmp_path):
+    """The same two windows under ``chalktrace serve`` (MkDocs' dev server, with its live-reload script)."""
     import os
     import shutil
     import subprocess
@@ -388,16 +388,16 @@ def test_windows_stay_in_sync_under_lectrace_serve(browser, tmp_path):
             time.sleep(0.5)
         presenter = context.new_page()
         presenter.goto(url + "#step=0&present=1")
-        presenter.wait_for_function("window.LECTRACE_READY !== undefined")
+        presenter.wait_for_function("window.CHALKTRACE_READY !== undefined")
         speaker = context.new_page()
         speaker.goto(url + "#step=0&speaker=1")
-        speaker.wait_for_function("window.LECTRACE_READY !== undefined")
+        speaker.wait_for_function("window.CHALKTRACE_READY !== undefined")
         presenter.keyboard.press("PageDown")
         presenter.keyboard.press("PageDown")
-        speaker.wait_for_function(f"LECTRACE_VIEWER.cur === {cur(presenter)}")
+        speaker.wait_for_function(f"CHALKTRACE_VIEWER.cur === {cur(presenter)}")
         assert "Served note" in speaker.inner_text(".lt-sp-notes")
         speaker.keyboard.press("ArrowRight")
-        presenter.wait_for_function(f"LECTRACE_VIEWER.cur === {cur(speaker)}")
+        presenter.wait_for_function(f"CHALKTRACE_VIEWER.cur === {cur(speaker)}")
     finally:
         context.close()
         server.terminate()

@@ -29,17 +29,17 @@ def page(browser):
 
 def open_lecture(page, site: str, hash_: str = "", name: str = "quiz_demo") -> None:
     page.goto(f"{site}lectures/{name}/{hash_}")
-    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
 
 
 def questions(page) -> list[dict]:
-    return page.evaluate("window.LECTRACE_DATA.quiz")
+    return page.evaluate("window.CHALKTRACE_DATA.quiz")
 
 
 def step_of_line(page, text: str) -> int:
     """The first step on the lecture line holding ``text``."""
     return page.evaluate("""text => {
-        const d = window.LECTRACE_DATA, lines = d.files[0].lines;
+        const d = window.CHALKTRACE_DATA, lines = d.files[0].lines;
         const line = 1 + lines.findIndex(html => { const e = document.createElement('div'); e.innerHTML = html;
                                                     return e.textContent.includes(text); });
         return d.steps.line.findIndex((l, k) => l === line && d.steps.file[k] === 0);
@@ -60,7 +60,7 @@ def visible_card_names(page) -> list[str]:
 
 def test_the_normaliser_reads_answers_leniently(page, site):
     open_lecture(page, site)
-    check = "([kind, value, tolerance, text]) => window.LECTRACE_QUIZ.check({kind, value, tolerance}, text)"
+    check = "([kind, value, tolerance, text]) => window.CHALKTRACE_QUIZ.check({kind, value, tolerance}, text)"
     right = [
         ("ints", [3, 2], 0, "(3, 2)"), ("ints", [3, 2], 0, "3,2"), ("ints", [3, 2], 0, "[3, 2]"),
         ("ints", [3, 2], 0, "torch.Size([3, 2])"), ("ints", [3, 2], 0, "3x2"), ("ints", [], 0, "()"),
@@ -84,17 +84,17 @@ def test_the_normaliser_reads_answers_leniently(page, site):
 
 def test_no_question_without_quiz_mode(page, site):
     open_lecture(page, site, "#step=0")
-    for _ in range(len(questions(page)) and page.evaluate("window.LECTRACE_DATA.count") - 1):
+    for _ in range(len(questions(page)) and page.evaluate("window.CHALKTRACE_DATA.count") - 1):
         page.keyboard.press("ArrowRight")
         assert page.query_selector(QUESTION) is None
-    assert page.evaluate("window.LECTRACE_VIEWER.cur") == page.evaluate("window.LECTRACE_DATA.count") - 1
+    assert page.evaluate("window.CHALKTRACE_VIEWER.cur") == page.evaluate("window.CHALKTRACE_DATA.count") - 1
 
 
 def test_a_right_answer_typed_then_the_value_and_reason_show(page, site):
     open_lecture(page, site, "#step=0&quiz=1")
     transpose = step_of_line(page, "y = x.T")
     press_until_question(page)
-    assert page.evaluate("window.LECTRACE_VIEWER.cur") == transpose
+    assert page.evaluate("window.CHALKTRACE_VIEWER.cur") == transpose
     form = page.query_selector(QUESTION)
     assert "What is y.stride()?" in form.inner_text()
     # the value is not shown while asked (the values before it are), and focus is in the labelled answer box
@@ -109,7 +109,7 @@ def test_a_right_answer_typed_then_the_value_and_reason_show(page, site):
     assert "y" in visible_card_names(page)
     assert page.evaluate("document.activeElement === document.body")  # focus went back where it was
     page.keyboard.press("ArrowRight")  # stepping on works again
-    assert page.evaluate("window.LECTRACE_VIEWER.cur") == transpose + 1 and page.query_selector(FEEDBACK) is None
+    assert page.evaluate("window.CHALKTRACE_VIEWER.cur") == transpose + 1 and page.query_selector(FEEDBACK) is None
 
 
 def test_a_wrong_choice_shows_the_recorded_value(page, site):
@@ -117,7 +117,7 @@ def test_a_wrong_choice_shows_the_recorded_value(page, site):
     press_until_question(page)
     page.keyboard.press("Escape")  # skip the first
     press_until_question(page)
-    assert page.evaluate("window.LECTRACE_VIEWER.cur") == step_of_line(page, "z = y.contiguous()")
+    assert page.evaluate("window.CHALKTRACE_VIEWER.cur") == step_of_line(page, "z = y.contiguous()")
     assert "Does z share storage with y?" in page.inner_text(QUESTION)
     page.click(".lt-quiz-choice:text-is('yes')")
     assert page.get_attribute(FEEDBACK, "data-result") == "wrong"
@@ -144,9 +144,9 @@ def test_ask_forces_a_question_and_noask_suppresses_one(page, site):
     asked = [q["step"] for q in questions(page)]
     noask = step_of_line(page, "w = x[:, 1]")
     shown = []
-    for _ in range(page.evaluate("window.LECTRACE_DATA.count") - 1):
+    for _ in range(page.evaluate("window.CHALKTRACE_DATA.count") - 1):
         page.keyboard.press("ArrowRight")
-        cur = page.evaluate("window.LECTRACE_VIEWER.cur")
+        cur = page.evaluate("window.CHALKTRACE_VIEWER.cur")
         if page.query_selector(QUESTION):
             shown.append((cur, page.inner_text(".lt-quiz-prompt")))
             page.keyboard.press("Escape")
@@ -182,21 +182,21 @@ def test_score_persists_on_the_lecture_page_and_resets(page, site):
     press_until_question(page)
     page.keyboard.press("Escape")
     page.goto(f"{site}lectures/quiz_demo/")
-    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
     assert page.inner_text(".lt-quiz-tally") == "Quiz: 1 right of 2 answered, 1 skipped (4 questions)"
-    assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('lectrace-quiz:'))") == ["lectrace-quiz:quiz_demo"]
+    assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('chalktrace-quiz:'))") == ["chalktrace-quiz:quiz_demo"]
     page.focus(".lt-quiz-reset")
     page.keyboard.press("Enter")
     assert page.inner_text(".lt-quiz-tally").startswith("Quiz mode asks 4 questions")
     assert not page.is_visible(".lt-quiz-reset")
     page.reload()
-    page.wait_for_function("window.LECTRACE_READY !== undefined")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
     assert page.inner_text(".lt-quiz-tally").startswith("Quiz mode asks 4 questions")
 
 
 def test_a_lecture_without_questions_has_no_quiz_controls(page, site):
     open_lecture(page, site, name="nested_calls")
-    assert page.evaluate("window.LECTRACE_DATA.quiz") == []
+    assert page.evaluate("window.CHALKTRACE_DATA.quiz") == []
     assert page.query_selector(".lt-quiz-score") is None
 
 

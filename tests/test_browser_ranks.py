@@ -65,29 +65,29 @@ def test_step_mode_follows_one_rank_and_switches_with_a_key(site, js_page):
     trace = traced("ranks_allreduce")
     # rank 0's timeline: main's two lines, the spawn call, then the rank's lines 13..19: line 17 is index 7
     page.goto(f"{site}lectures/ranks_allreduce/#step=7")
-    page.wait_for_function("window.LECTRACE_VIEWER && window.LECTRACE_VIEWER.cur === 7")
+    page.wait_for_function("window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 7")
     page.wait_for_function("document.documentElement.getAttribute('data-rank') === '0'")
     assert page.get_attribute(CURRENT, "data-line") == "17"
     assert page.query_selector(".lt-rankbar button[aria-pressed=true]").inner_text() == "rank 0"
-    rank_0_end = page.evaluate("window.LECTRACE_DATA.ranks.segments[0][2]")
+    rank_0_end = page.evaluate("window.CHALKTRACE_DATA.ranks.segments[0][2]")
     assert page.inner_text(".lt-v-pos") == f"rank 0 · step 7 / {rank_0_end - 1}"
     assert "3.0" in page.inner_text(".lt-v-vars") and "lt-collective" in page.inner_html(".lt-viewer")
     page.keyboard.press("]")
     page.wait_for_function("document.documentElement.getAttribute('data-rank') === '1'")
-    segments = page.evaluate("window.LECTRACE_DATA.ranks.segments")
-    cur = page.evaluate("window.LECTRACE_VIEWER.cur")
+    segments = page.evaluate("window.CHALKTRACE_DATA.ranks.segments")
+    cur = page.evaluate("window.CHALKTRACE_VIEWER.cur")
     assert segments[1][1] <= cur < segments[1][2]
     assert page.get_attribute(CURRENT, "data-line") == "17"  # the same collective, on rank 1
     # the counter counts within rank 1's own timeline, not after rank 0's steps
     assert page.inner_text(".lt-v-pos") == f"rank 1 · step {cur - segments[1][1]} / {segments[1][2] - segments[1][1] - 1}"
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function(f"window.LECTRACE_VIEWER.cur === {cur - 1}")
+    page.wait_for_function(f"window.CHALKTRACE_VIEWER.cur === {cur - 1}")
     assert "2.0" in page.inner_text(".lt-v-vars")  # rank 1's x before the all_reduce: [2.0, 4.0]
     page.keyboard.press("Home")
-    page.wait_for_function(f"window.LECTRACE_VIEWER.cur === {segments[1][1]}")  # Home stays in rank 1
+    page.wait_for_function(f"window.CHALKTRACE_VIEWER.cur === {segments[1][1]}")  # Home stays in rank 1
     page.keyboard.press("0")
     page.wait_for_function("document.documentElement.getAttribute('data-rank') === '0'")
-    assert page.evaluate("window.LECTRACE_VIEWER.cur") == 0
+    assert page.evaluate("window.CHALKTRACE_VIEWER.cur") == 0
     rows = page.query_selector_all(".lt-rank-timeline .lt-tl-row")
     assert len(rows) == len(trace["ranks"]["launches"][0]["streams"]) == 2
     assert [row.get_attribute("class") for row in rows] == ["lt-tl-row lt-tl-current", "lt-tl-row"]
@@ -128,21 +128,21 @@ def test_read_mode_shows_each_ranks_stderr_apart_from_its_stdout_without_javascr
 def test_step_mode_shows_the_followed_ranks_stderr_on_its_step(site, js_page):
     page, errors = js_page
     page.goto(f"{site}lectures/ranks_output/#step=0")
-    page.wait_for_function("window.LECTRACE_VIEWER && window.LECTRACE_DATA.ranks")
-    segments = page.evaluate("window.LECTRACE_DATA.ranks.segments")
+    page.wait_for_function("window.CHALKTRACE_VIEWER && window.CHALKTRACE_DATA.ranks")
+    segments = page.evaluate("window.CHALKTRACE_DATA.ranks.segments")
     timelines = [[s["stack"][-1]["line"] for s in t.steps] for t in rank_timelines(traced("ranks_output"))]
     for rank, line, text in ((0, 19, "rank 0 complains on stderr"), (1, 19, "rank 1 complains on stderr"),
                              (1, 21, "UserWarning: rank 1 is running late")):
         step = segments[rank][1] + timelines[rank].index(line)
-        page.evaluate(f"window.LECTRACE_VIEWER.go({step})")
+        page.evaluate(f"window.CHALKTRACE_VIEWER.go({step})")
         page.wait_for_function(f"document.documentElement.getAttribute('data-rank') === '{rank}'")
         assert page.get_attribute(CURRENT, "data-line") == str(line)
         shown = page.query_selector(".lt-viewer .lt-v-err")
         assert shown.is_visible() and text in shown.inner_text()
         assert "says hello" not in shown.inner_text()  # stdout stays in its own box
     step = segments[0][1] + timelines[0].index(18)  # the print: stdout only
-    page.evaluate(f"window.LECTRACE_VIEWER.go({step})")
-    page.wait_for_function(f"window.LECTRACE_VIEWER.cur === {step}")
+    page.evaluate(f"window.CHALKTRACE_VIEWER.go({step})")
+    page.wait_for_function(f"window.CHALKTRACE_VIEWER.cur === {step}")
     assert not page.query_selector(".lt-viewer .lt-v-err").is_visible()
     assert not errors, errors
 
@@ -202,7 +202,7 @@ def test_collective_cards_show_bus_bandwidth_and_the_timeline_splits_wait_from_t
     page.goto(f"{desync_site}lectures/ranks_allreduce/#step=7")
     page.wait_for_function("document.documentElement.getAttribute('data-rank') === '0'")
     assert len(page.query_selector_all(".lt-rank-timeline rect.lt-tl-transfer")) == 2  # one per rank
-    waited = [c["wait"] for c in page.evaluate("window.LECTRACE_DATA.ranks.collectives")]
+    waited = [c["wait"] for c in page.evaluate("window.CHALKTRACE_DATA.ranks.collectives")]
     assert len(waited) == 1 and sorted(waited[0]) == ["0", "1"] and min(waited[0].values()) == 0.0
     # the rank that waited has an outlined wait bar before its transfer
     assert len(page.query_selector_all(".lt-rank-timeline rect.lt-tl-wait")) == sum(1 for w in waited[0].values() if w > 0)

@@ -147,7 +147,7 @@ def test_plot_renderings_say_what_they_left_out(renderer):
     spec = {"mark": "point", "data": {"values": [{"x": i, "y": i} for i in range(13)]},
             "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}}}
     html = renderer.rendering({"type": "plot", "spec": spec, "truncated": {"data_points": 40_000}})
-    assert '<img class="lt-plot-img" src="{root}assets/lectrace/plots/' in html
+    assert '<img class="lt-plot-img" src="{root}assets/chalktrace/plots/' in html
     assert "a sample of the 40,000 data points" in html and "3 rows left out (each dataset keeps its first 10)" in html
     assert len(renderer.charts) == 1 and next(iter(renderer.charts.values())).startswith("<svg")
     failed = renderer.rendering({"type": "plot", "spec": {"mark": "point", "data": {"url": "https://example.org/d.csv"}}})

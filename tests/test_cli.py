@@ -140,13 +140,13 @@ def test_seed_changes_random_values(tmp_path):
 
 
 def test_every_command_is_registered_in_cli_and_listed_in_the_readme():
-    # One place registers commands: a command missing from COMMANDS is missing from `lectrace --help`.
+    # One place registers commands: a command missing from COMMANDS is missing from `chalktrace --help`.
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if isinstance(a, __import__("argparse")._SubParsersAction))
     assert sorted(sub.choices) == sorted(cli.COMMANDS)
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     for name in cli.COMMANDS:
-        assert f"lectrace {name}" in readme, f"README's Commands section does not show `lectrace {name}`"
+        assert f"chalktrace {name}" in readme, f"README's Commands section does not show `chalktrace {name}`"
 
 
 def test_regen_and_serve_parse_no_command_lines():

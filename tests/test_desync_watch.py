@@ -1,5 +1,5 @@
 """Bandwidth and desync diagnosis on real gloo ranks at 2 and 4 (tracer/capture/ranks/desync_watch.py with
-spawn.py, worker.py and collectives.py): each case is a real ``lectrace run`` in a subprocess."""
+spawn.py, worker.py and collectives.py): each case is a real ``chalktrace run`` in a subprocess."""
 
 from __future__ import annotations
 
@@ -38,11 +38,11 @@ def runs(tmp_path_factory):
     started = {}
     for kind, world in CASES:
         out = tmp / f"{kind}{world}.json"
-        started[(kind, world)] = (EnvRun({"LECTRACE_DESYNC": kind, "LECTRACE_WORLD": str(world)}, FIXTURE,
+        started[(kind, world)] = (EnvRun({"CHALKTRACE_DESYNC": kind, "CHALKTRACE_WORLD": str(world)}, FIXTURE,
                                          "-o", str(out), "-q"), out)
     for world in (2, 4):
         out = tmp / f"bandwidth{world}.json"
-        started[("bandwidth", world)] = (EnvRun({"LECTRACE_WORLD": str(world)}, "tests/lectures/ranks_bandwidth.py",
+        started[("bandwidth", world)] = (EnvRun({"CHALKTRACE_WORLD": str(world)}, "tests/lectures/ranks_bandwidth.py",
                                                 "-o", str(out), "-q"), out)
     return started
 

@@ -22,7 +22,7 @@ def renderings(trace, kind: str) -> list[dict]:
 
 def test_completes_with_title(trace):
     assert trace["status"] == "ok"
-    assert trace["lecture"]["title"] == "Hello, lectrace"
+    assert trace["lecture"]["title"] == "Hello, chalktrace"
 
 
 def test_every_api_call_renders(trace):

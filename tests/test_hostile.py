@@ -64,7 +64,7 @@ def test_output_onto_an_existing_non_trace_file_is_refused(project, capsys, monk
     notes.write_text("keep me\n", encoding="utf-8")
     code = cli.main(["run", "lectures/plain.py", "-o", "notes.txt"])
     assert code == 2
-    assert "notes.txt: exists and is not a lectrace trace; refusing to overwrite it" in capsys.readouterr().err
+    assert "notes.txt: exists and is not a chalktrace trace; refusing to overwrite it" in capsys.readouterr().err
     assert notes.read_text(encoding="utf-8") == "keep me\n"
 
 
@@ -221,7 +221,7 @@ def test_printed_output_keeps_head_and_tail_with_a_note(tmp_path, capsys):
     printed = "".join(step["stdout"] for step in trace["steps"])
     assert len(printed) < 201_000
     assert printed.startswith("x" * 1023 + "\n")
-    assert "[lectrace: 40,760,000 characters of output not kept here" in printed
+    assert "[chalktrace: 40,760,000 characters of output not kept here" in printed
     assert printed.endswith("x" * 1023 + "\n")
     assert trace["truncated"] == {"stdout_chars": 40_960_000}
     assert out.stat().st_size < 20_000_000
@@ -235,7 +235,7 @@ def test_output_budget_trims_one_huge_write_to_head_and_tail():
     budget.attach(third, "12")
     assert budget.finish().startswith("printed 28 characters")
     assert first["stdout"] == "abcdefgh"
-    assert second["stdout"].startswith("ij[lectrace: 13 characters of output not kept here")
+    assert second["stdout"].startswith("ij[chalktrace: 13 characters of output not kept here")
     assert second["stdout"].endswith("xyz")
     assert third["stdout"] == "12"
 
@@ -300,7 +300,7 @@ def test_stderr_and_warnings_are_kept_on_their_steps_within_the_output_bound(tmp
     assert by_line[10][1] == ("tests/lectures/hostile/stderr_writer.py:10: UserWarning: careful: this is a lecture "
                               'warning\n  warnings.warn("careful: this is a lecture warning")\n')
     assert by_line[12] == ("", "err 0\nerr 1\nerr 2\n")
-    # the lecture's stderr is in the trace, not on the terminal; lectrace's own warnings stay on the terminal
+    # the lecture's stderr is in the trace, not on the terminal; chalktrace's own warnings stay on the terminal
     assert "to stderr" not in err and "UserWarning" not in err
     assert "stderr_writer.py:8: @inspect not_defined_here: NameError" in err
     assert not any("not_defined_here" in s.get("stderr", "") for s in trace["steps"])
@@ -310,7 +310,7 @@ def test_stderr_and_warnings_are_kept_on_their_steps_within_the_output_bound(tmp
     trace = load_trace(out)
     assert got == 0 and trace["truncated"] == {"stderr_chars": 174}
     kept = "".join(s.get("stderr", "") for s in trace["steps"])
-    assert kept == ("to stderr\n[lectrace: 154 characters of output not kept here; a trace keeps the first 10 "
+    assert kept == ("to stderr\n[chalktrace: 154 characters of output not kept here; a trace keeps the first 10 "
                     "and the last 10]\nr 1\nerr 2\n")
     assert "stderr_writer.py: stderr: printed 174 characters; kept the first 10 and the last 10" in err
 
@@ -338,7 +338,7 @@ def test_titles_values_and_output_never_become_live_markup(hostile_site):
         assert "<script>alert(3)" not in text and "\\u003cscript>alert(3)" not in text
     lecture = (hostile_site / "lectures" / "script_title" / "index.html").read_text(encoding="utf-8")
     escaped = "&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
-    assert f"<title>{escaped} - lectrace</title>" in lecture
+    assert f"<title>{escaped} - chalktrace</title>" in lecture
     assert f"<h1>{escaped}</h1>" in lecture
     home = (hostile_site / "index.html").read_text(encoding="utf-8")
     assert f">{escaped}</a></h2>" in home  # the home listing
@@ -442,7 +442,7 @@ def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
 
 
 # -- lecture text never runs as script (issue 19) --------------------------------------------------
-OWN_SCRIPTS = (".min.js", "lectrace/viewer.js", "lectrace/ranks.js", "data.js")
+OWN_SCRIPTS = (".min.js", "chalktrace/viewer.js", "chalktrace/ranks.js", "data.js")
 
 
 def page_findings(site: Path) -> dict[str, list[str]]:
@@ -518,11 +518,11 @@ def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, bro
         page.goto(base + lecture_url + "#step=2")
         page.wait_for_timeout(300)
         # step mode runs under the policy: the viewer is up and a key steps
-        assert page.evaluate("document.querySelector('.lt-v-code') !== null && window.LECTRACE_READY !== undefined")
+        assert page.evaluate("document.querySelector('.lt-v-code') !== null && window.CHALKTRACE_READY !== undefined")
         page.keyboard.press("ArrowRight")
         page.wait_for_timeout(100)
         assert page.evaluate("location.hash") == "#step=3"
-        count = page.evaluate("window.LECTRACE_DATA.count")
+        count = page.evaluate("window.CHALKTRACE_DATA.count")
         clicked = 0
         for fragment in ["", *(f"#step={n}" for n in range(count))]:
             page.goto(base + lecture_url + fragment)
@@ -609,7 +609,7 @@ def test_a_lecture_switching_the_tracer_off_keeps_its_steps_and_is_told(tmp_path
     got, err = run(capsys, "tracer_switched_off.py", tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
     message = ("tests/lectures/hostile/tracer_switched_off.py:8: the lecture switched the tracer off here "
-               "(sys.settrace(None)); lectrace kept tracing, so no steps are missing")
+               "(sys.settrace(None)); chalktrace kept tracing, so no steps are missing")
     assert got == 0 and message in err and trace["warnings"] == [message]
     assert lines_with_steps(trace) == [7, 8, 9, 10] and steps_env(trace)["after"]["value"] == 2
     assert sys.settrace.__module__ == "sys" and threading.Thread.start.__qualname__ == "Thread.start"  # put back
@@ -621,7 +621,7 @@ def test_another_tracer_taking_over_is_named_and_tracing_resumes_when_it_leaves(
     where = "tests/lectures/hostile/tracer_replaced.py"
     assert trace["warnings"] == [
         f"{where}:12: the tracer was switched off here; steps after it are missing (replaced by other_tool)",
-        f"{where}:14: the other tracer was removed here; lectrace traces again from here"]
+        f"{where}:14: the other tracer was removed here; chalktrace traces again from here"]
     assert got == 0 and all(w in err for w in trace["warnings"])
     assert lines_with_steps(trace)[-1] == 15 and steps_env(trace)["after"]["value"] == 3
 
@@ -630,14 +630,14 @@ def test_a_tracer_removed_from_c_is_found_when_recording_stops(tmp_path, capsys)
     got, err = run(capsys, "tracer_cleared_in_c.py", tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
     assert trace["warnings"] == ["tests/lectures/hostile/tracer_cleared_in_c.py:7: the tracer was switched off here; "
-                                 "steps after it are missing (replaced after this line by code lectrace could not see)"]
+                                 "steps after it are missing (replaced after this line by code chalktrace could not see)"]
     assert got == 0 and trace["warnings"][0] in err
 
 
 def test_lines_run_in_a_thread_the_lecture_starts_are_noted_once(tmp_path, capsys):
     got, err = run(capsys, "thread_lines.py", tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
-    note = ("tests/lectures/hostile/thread_lines.py:6: work() runs in thread 'worker-1', which lectrace does not "
+    note = ("tests/lectures/hostile/thread_lines.py:6: work() runs in thread 'worker-1', which chalktrace does not "
             "trace: its lines are not in the trace")
     assert trace["warnings"] == [note] and err.count(note) == 1
     assert 7 not in lines_with_steps(trace) and steps_env(trace)["result"]["value"] == 45

@@ -26,7 +26,7 @@ def make_project(root: Path, traces: list[Path]) -> Path:
         shutil.copy(trace, root / "site" / "traces" / trace.name)
     if not HAS_VIEWER:
         config = (root / "mkdocs.yml").read_text()
-        (root / "mkdocs.yml").write_text(config.replace("  - lectrace\n", "  - lectrace:\n      step_mode: false\n"))
+        (root / "mkdocs.yml").write_text(config.replace("  - chalktrace\n", "  - chalktrace:\n      step_mode: false\n"))
     return root
 
 
@@ -102,8 +102,8 @@ def test_images_sources_and_assets_reach_the_site(site):
     html = page(site, "site_basics")
     assert 'src="../../assets/tests/lectures/images/dot.svg"' in html
     assert (site / "assets" / "tests" / "lectures" / "images" / "dot.svg").is_file()
-    assert (site / "assets" / "lectrace" / "site.css").is_file()
-    assert "assets/lectrace/site.css" in html
+    assert (site / "assets" / "chalktrace" / "site.css").is_file()
+    assert "assets/chalktrace/site.css" in html
     source = (site / "lectures" / "site_basics" / "source.html").read_text()
     assert 'id="L17"' in source
     assert 'href="../../lectures/site_basics/source.html"' in html
@@ -203,7 +203,7 @@ def test_page_shows_compact_citation_with_details_panel(authoring_site):
     for detail in ("Scaling Laws for Neural Language Models", "Jared Kaplan, Sam McCandlish", "2020-01-23", "the 6ND rule"):
         assert detail in panel
     # the panel opens with CSS alone (hover or keyboard focus)
-    css = (authoring_site / "assets" / "lectrace" / "site.css").read_text()
+    css = (authoring_site / "assets" / "chalktrace" / "site.css").read_text()
     assert ".lt-cite:focus-within > .lt-cite-panel" in css and ".lt-cite:hover > .lt-cite-panel" in css
 
 
@@ -234,7 +234,7 @@ def test_page_shows_verbatim_text_preformatted(authoring_site):
 
 def test_plots_are_static_svg_files(authoring_site):
     html = page(authoring_site, "authoring_site")
-    sources = re.findall(r'<img class="lt-plot-img" src="\.\./\.\./(assets/lectrace/plots/[0-9a-f]{16}\.svg)"', html)
+    sources = re.findall(r'<img class="lt-plot-img" src="\.\./\.\./(assets/chalktrace/plots/[0-9a-f]{16}\.svg)"', html)
     assert len(sources) == 2  # the layered and the faceted chart
     for src in sources:
         svg = (authoring_site / src).read_text()
@@ -309,7 +309,7 @@ def test_a_kept_gpu_run_gets_its_own_page_linked_both_ways(gpu_run_site):
     assert "lt-read" in gpu_run and 'src="data.js"' in gpu_run
     assert (site / "lectures" / "site_basics" / "gpu" / "data.js").is_file()
     source = (site / "lectures" / "site_basics" / "gpu" / "source.html").read_text()
-    assert "# an earlier revision" in source and 'href="../../../assets/lectrace/' in source
+    assert "# an earlier revision" in source and 'href="../../../assets/chalktrace/' in source
 
 
 def test_a_kept_gpu_run_is_listed_with_its_lecture_not_in_the_nav(gpu_run_site):

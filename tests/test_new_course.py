@@ -1,15 +1,18 @@
-"""tracer/new_course.py (``lectrace init DIR``): the files of a new course, and never overwriting.
+"""tracer/new_course.py (``chalktrace init DIR``): the files of a new course, and never overwriting.
 
-That the new course traces and builds with lectrace installed from a wheel is tests/test_packaging.py.
+That the new course traces and builds with chalktrace installed from a wheel is tests/test_packaging.py.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
+from importlib import metadata
 from pathlib import Path
 
 import yaml
+from packaging.requirements import Requirement
 
 from tracer import cli
 from tracer.new_course import create_course, site_requirement
@@ -24,12 +27,12 @@ def test_init_writes_a_course(tmp_path):
     assert (course / "site" / "traces").is_dir()
     assert os.access(course / ".ci" / "run", os.X_OK)
     assert "site_name: intro to ml" in (course / "mkdocs.yml").read_text()
-    assert "  - lectrace" in (course / "mkdocs.yml").read_text()
+    assert "  - chalktrace" in (course / "mkdocs.yml").read_text()
     readme = (course / "README.md").read_text().splitlines()
     assert readme[0] == "# intro to ml"
     commands = [line for line in readme[:6] if line.startswith(".venv/") or line.startswith("python3 -m venv")]
-    assert len(commands) == 2 and "lectrace build" in commands[0] and "lectrace check" in commands[1]
-    assert "<!-- lectrace:lectures -->" in (course / "site" / "docs" / "index.md").read_text()
+    assert len(commands) == 2 and "chalktrace build" in commands[0] and "chalktrace check" in commands[1]
+    assert "<!-- chalktrace:lectures -->" in (course / "site" / "docs" / "index.md").read_text()
     compile((course / "lectures" / "hello.py").read_text(), "hello.py", "exec")
 
 
@@ -49,18 +52,58 @@ def requirement_lines(path: Path) -> list[str]:
     return [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
 
 
-def test_init_requirement_option_says_where_lectrace_comes_from(tmp_path):
-    create_course(tmp_path / "a")
-    assert requirement_lines(tmp_path / "a" / "requirements.txt") == ["lectrace[torch]"]
-    assert requirement_lines(tmp_path / "a" / "requirements-site.txt") == ["lectrace"]
-    spec = "lectrace[torch] @ file:///wheels/lectrace-0.1.0-py3-none-any.whl"
+def test_init_requirement_option_says_where_chalktrace_comes_from(tmp_path):
+    spec = "chalktrace[torch] @ file:///wheels/chalktrace-0.1.0-py3-none-any.whl"
     assert cli.main(["init", str(tmp_path / "b"), "--requirement", spec, "-q"]) == 0
     assert requirement_lines(tmp_path / "b" / "requirements.txt") == [spec]
     assert requirement_lines(tmp_path / "b" / "requirements-site.txt") == [
-        "lectrace @ file:///wheels/lectrace-0.1.0-py3-none-any.whl"]
-    assert site_requirement("lectrace") == "lectrace" and site_requirement("lectrace[torch]>=0.1") == "lectrace>=0.1"
+        "chalktrace @ file:///wheels/chalktrace-0.1.0-py3-none-any.whl"]
+    assert site_requirement("chalktrace") == "chalktrace" and site_requirement("chalktrace[torch]>=0.1") == "chalktrace>=0.1"
+    create_course(tmp_path / "a")
     readme = (tmp_path / "a" / "README.md").read_text()
-    assert "`lectrace[torch]`" in readme and "`requirements-site.txt`" in readme  # which line a course adds
+    assert "`chalktrace[torch]`" not in readme and "`requirements-site.txt`" in readme
+    assert "--requirement SPEC" in readme and "git+https://" in readme  # how to pin another source
+
+
+def test_the_default_requirement_pins_the_installed_source(tmp_path):
+    """Never a bare name: the package index may serve a stranger's package under any free name."""
+    create_course(tmp_path / "a")
+    (line,) = requirement_lines(tmp_path / "a" / "requirements.txt")
+    requirement = Requirement(line)
+    assert requirement.name == "chalktrace" and requirement.extras == {"torch"}
+    # This checkout is installed editable (tasks.py), so its origin is the checkout's directory.
+    origin = json.loads(metadata.distribution("chalktrace").read_text("direct_url.json") or "{}")
+    if origin:
+        assert requirement.url == origin["url"]
+    else:
+        assert str(requirement.specifier).startswith("==")
+    (site_line,) = requirement_lines(tmp_path / "a" / "requirements-site.txt")
+    assert Requirement(site_line).extras == set() and Requirement(site_line).url == requirement.url
+
+
+def distributions_named(text: str) -> set[str]:
+    """Names of the distributions a requirements file or a shell line asks pip to install."""
+    names = set()
+    for line in text.splitlines():
+        line = line.split("   #")[0].strip()
+        if "pip install" in line:
+            words = shlex.split(line.split("pip install", 1)[1].split("&&")[0])
+            names |= {Requirement(w).name for w in words if not w.startswith(("-", "$")) and not w.endswith(".txt")}
+    return names
+
+
+def test_no_template_file_names_a_distribution_that_is_not_ours(tmp_path):
+    course = tmp_path / "c"
+    written = create_course(course)
+    named: set[str] = set()
+    for relative in written:
+        text = (course / relative).read_text()
+        if relative.startswith("requirements"):
+            named |= {Requirement(line).name for line in requirement_lines(course / relative)}
+        else:
+            named |= distributions_named(text)
+    assert named == {"chalktrace"}
+    assert "lectrace" not in "".join((course / relative).read_text() for relative in written)
 
 
 def commands(line: str) -> list[str]:
@@ -77,8 +120,8 @@ def test_the_workflow_runs_the_readme_commands_and_the_ci_script(tmp_path):
     (publish_line,) = [line for line in readme if "requirements-site.txt &&" in line]
 
     ci = [c for line in (course / ".ci" / "run").read_text().splitlines()
-          if line.strip().startswith((".venv/", "python3 -m venv")) and "LECTRACE_PACKAGE" not in line
-          for c in commands(line.strip())]  # LECTRACE_PACKAGE: an override for testing a wheel
+          if line.strip().startswith((".venv/", "python3 -m venv")) and "CHALKTRACE_PACKAGE" not in line
+          for c in commands(line.strip())]  # CHALKTRACE_PACKAGE: an override for testing a wheel
     # .ci/run: the README's set-up (venv, requirements.txt) and its test command, in that order.
     assert ci == commands(build_line)[:2] + commands(test_line)
 
@@ -87,7 +130,7 @@ def test_the_workflow_runs_the_readme_commands_and_the_ci_script(tmp_path):
     runs = {job: [step.get("run") for step in spec["steps"] if "run" in step] for job, spec in jobs.items()}
     assert runs["check"] == ["bash .ci/run"]
     assert [commands(r) for r in runs["build"]] == [commands(publish_line)]
-    # The publishing command is the README's set-up-and-build with lectrace installed without torch.
+    # The publishing command is the README's set-up-and-build with chalktrace installed without torch.
     assert commands(publish_line) == [c.replace("requirements.txt", "requirements-site.txt") for c in commands(build_line)]
     upload = next(s for s in jobs["build"]["steps"] if "upload-pages-artifact" in s.get("uses", ""))
     site_dir = yaml.safe_load((course / "mkdocs.yml").read_text())["site_dir"]

@@ -1,5 +1,5 @@
-"""An installed wheel (not editable) is all a course needs, and publishing needs no torch: ``lectrace init`` makes a repository
-holding only mkdocs.yml, lectures/, site/docs and site/traces; the installed ``lectrace`` traces its
+"""An installed wheel (not editable) is all a course needs, and publishing needs no torch: ``chalktrace init`` makes a repository
+holding only mkdocs.yml, lectures/, site/docs and site/traces; the installed ``chalktrace`` traces its
 lecture and builds the site with the templates and assets shipped inside the package.
 
 The wheel is built from a copy of pyproject.toml, README.md and tracer/ (so a file left out of the
@@ -43,7 +43,7 @@ def build_wheel(tmp_path: Path, env: dict[str, str]) -> Path:
     shutil.copytree(REPO / "tracer", source / "tracer", ignore=shutil.ignore_patterns("__pycache__"))
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", tmp_path / "dist",
         source, cwd=tmp_path, env=env)
-    (wheel,) = (tmp_path / "dist").glob("lectrace-*.whl")
+    (wheel,) = (tmp_path / "dist").glob("chalktrace-*.whl")
     return wheel
 
 
@@ -81,14 +81,14 @@ def test_a_venv_without_torch_builds_a_course_site_from_its_committed_traces(tmp
         missing = subprocess.run([python, "-c", f"import {module}"], capture_output=True, text=True, env=env)
         assert missing.returncode == 1 and f"No module named '{module}'" in missing.stderr
 
-    done = run(venv / "bin" / "lectrace", "build", cwd=course, env=env)
+    done = run(venv / "bin" / "chalktrace", "build", cwd=course, env=env)
     assert "all 2 traces fresh; nothing to re-trace" in done.stderr
     assert {p.name: p.read_bytes() for p in (course / "site" / "traces").glob("*.json")} == committed
     page = (course / "build" / "site" / "lectures" / "tensor_views" / "index.html").read_text(encoding="utf-8")
     assert "float64" in page and "lt-" in page  # the tensor card, drawn without torch
     assert "Hello" in (course / "build" / "site" / "lectures" / "hello" / "index.html").read_text(encoding="utf-8")
     # The tracer runs pure-Python lectures without torch too.
-    run(venv / "bin" / "lectrace", "run", "lectures/hello.py", "-o", tmp_path / "hello.json", "-q", cwd=course, env=env)
+    run(venv / "bin" / "chalktrace", "run", "lectures/hello.py", "-o", tmp_path / "hello.json", "-q", cwd=course, env=env)
     assert json.loads((tmp_path / "hello.json").read_text())["environment"]["torch"] is None
 
 
@@ -103,7 +103,7 @@ def test_a_wheel_installed_elsewhere_builds_a_course_site(tmp_path):
     run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--quiet", wheel, cwd=tmp_path, env=env)
     site_packages = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
                              cwd=tmp_path, env=env).stdout.strip())
-    # Dependencies come from the development environment; its editable lectrace hook is a .pth
+    # Dependencies come from the development environment; its editable chalktrace hook is a .pth
     # inside it, which a plain path entry does not run.
     (site_packages / "zz_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     where = run(python, "-c", "import tracer, tracer.site.mkdocs_plugin as p; print(tracer.__file__); print(p.__file__)",
@@ -111,14 +111,14 @@ def test_a_wheel_installed_elsewhere_builds_a_course_site(tmp_path):
     assert all(Path(w).is_relative_to(site_packages) for w in where), where
 
     course = tmp_path / "course"
-    run(venv / "bin" / "lectrace", "init", course, "-q", cwd=tmp_path, env=env)
+    run(venv / "bin" / "chalktrace", "init", course, "-q", cwd=tmp_path, env=env)
     assert not (course / "tracer").exists()
-    run(venv / "bin" / "lectrace", "build", "-q", cwd=course, env=env)
-    run(venv / "bin" / "lectrace", "check", "-q", cwd=course, env=env)  # the README's test command
+    run(venv / "bin" / "chalktrace", "build", "-q", cwd=course, env=env)
+    run(venv / "bin" / "chalktrace", "check", "-q", cwd=course, env=env)  # the README's test command
 
     page = (course / "build" / "site" / "lectures" / "hello" / "index.html").read_text(encoding="utf-8")
     assert "Hello" in page and "mean" in page and "lt-" in page  # the package's templates drew it
     assert (course / "build" / "site" / "lectures" / "hello" / "data.js").is_file()
     shipped = site_packages / "tracer" / "site" / "assets" / "viewer.js"
-    assert (course / "build" / "site" / "assets" / "lectrace" / "viewer.js").read_bytes() == shipped.read_bytes()
+    assert (course / "build" / "site" / "assets" / "chalktrace" / "viewer.js").read_bytes() == shipped.read_bytes()
     assert (course / "site" / "traces" / "hello.json").is_file()

@@ -1,7 +1,7 @@
 """torchrun-style lectures (tracer/capture/ranks/torchrun.py): real torchrun ranks on 127.0.0.1, merged.
 
-``lectrace run --nproc-per-node`` launches torchrun itself; two torchrun "nodes" on this machine
-write shards into one shared directory that ``lectrace merge`` joins.
+``chalktrace run --nproc-per-node`` launches torchrun itself; two torchrun "nodes" on this machine
+write shards into one shared directory that ``chalktrace merge`` joins.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def test_nproc_per_node_traces_every_rank_of_a_torchrun_script(tmp_path):
     assert trace["steps"] == launch["streams"][0]["steps"]  # readers unaware of ranks see rank 0
 
 
-def test_two_torchrun_nodes_on_localhost_write_shards_that_lectrace_merge_joins(tmp_path):
+def test_two_torchrun_nodes_on_localhost_write_shards_that_chalktrace_merge_joins(tmp_path):
     shared = tmp_path / "shared"
     port = str(free_port())
     nodes = [subprocess.Popen([sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--node-rank", str(node),

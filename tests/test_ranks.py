@@ -1,6 +1,6 @@
 """Tracing the ranks a lecture starts (tracer/capture/ranks/: spawn.py, worker.py): real gloo ranks on CPU.
 
-Each test runs the real ``lectrace run`` in a subprocess, so the ranks are real processes with real
+Each test runs the real ``chalktrace run`` in a subprocess, so the ranks are real processes with real
 collectives. A tag in the environment (inherited by every rank) finds any process left behind.
 """
 
@@ -30,17 +30,17 @@ def tagged_processes(tag: str) -> list[int]:
             state = (entry / "stat").read_text().split(")")[-1].split()[0]
         except OSError:
             continue
-        if f"LECTRACE_TEST_TAG={tag}".encode() in environ and state != "Z":
+        if f"CHALKTRACE_TEST_TAG={tag}".encode() in environ and state != "Z":
             found.append(int(entry.name))
     return found
 
 
 class Run:
-    """``lectrace run ARGV`` started now in a subprocess, tagged; ``result()`` waits for it."""
+    """``chalktrace run ARGV`` started now in a subprocess, tagged; ``result()`` waits for it."""
 
     def __init__(self, *argv: str) -> None:
         self.tag = uuid.uuid4().hex
-        env = dict(os.environ, LECTRACE_TEST_TAG=self.tag)
+        env = dict(os.environ, CHALKTRACE_TEST_TAG=self.tag)
         self.process = subprocess.Popen([sys.executable, "-m", "tracer", "run", *argv], cwd=REPO, env=env,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -57,7 +57,7 @@ def torch_import_seconds() -> float:
 
 
 def never_join_timeout(import_seconds: float) -> float:
-    """The never-join run's --timeout: long enough for its lectrace and both ranks to import torch and
+    """The never-join run's --timeout: long enough for its chalktrace and both ranks to import torch and
     reach their lines (rank 1 its loop, rank 0 init_process_group) while the raising run's ranks start
     too. Measured as in the fixture, that took 1-2.1 imports on a 2-core machine at load 2.5 and up to
     2.9 with both cores kept busy: 5 imports, never under 10 s, at most 60 s."""
@@ -215,7 +215,7 @@ def test_a_ranks_output_is_kept_within_the_launchers_budget(tmp_path):
         assert stream["truncated"] == {"stdout_chars": 18, "stderr_chars": written}
         stdout = output_by_line(stream, "stdout")[PRINT]
         assert stdout.startswith("rank ") and stdout.endswith("s hello\n")  # the first 8 and the last 8 characters
-        assert "[lectrace: 2 characters of output not kept here" in stdout
+        assert "[chalktrace: 2 characters of output not kept here" in stdout
         assert "".join(output_by_line(stream, "stderr").values()).startswith(f"rank {rank} c")
         assert f"tests/lectures/ranks_output.py: rank {rank}: stderr: printed {written} characters" in \
             " ".join(stream["warnings"])
@@ -252,7 +252,7 @@ def test_a_crlf_helper_only_a_rank_loads_is_fresh_after_tracing(tmp_path):
     (project / "lectures").mkdir(parents=True)
     (project / "pyproject.toml").write_text("[project]\nname = 'course'\n", encoding="utf-8")
     helper = project / "lectures" / "rank_helper.py"
-    helper.write_bytes(b"# lectrace: trace\r\ndef double(x):\r\n    y = 2 * x  # @inspect y\r\n    return y\r\n")
+    helper.write_bytes(b"# chalktrace: trace\r\ndef double(x):\r\n    y = 2 * x  # @inspect y\r\n    return y\r\n")
     lecture = project / "lectures" / "only_a_rank.py"
     lecture.write_text('import multiprocessing\n\n\ndef worker():\n    import rank_helper\n    rank_helper.double(3)\n\n\n'
                        'def main():\n    process = multiprocessing.get_context("fork").Process(target=worker)\n'

@@ -126,13 +126,13 @@ def test_helper_module_with_the_marker_is_traced(traces):
 
 
 def scratch_course(root: Path, settings: str = "") -> Path:
-    """A throwaway course: pyproject.toml (with optional [tool.lectrace] lines), a lecture and
+    """A throwaway course: pyproject.toml (with optional [tool.chalktrace] lines), a lecture and
     three helpers: one with the marker, one named by the setting, one neither."""
     (root / "pyproject.toml").write_text(f"[project]\nname = 'scratch'\n{settings}", encoding="utf-8")
     lectures = root / "lectures"
     lectures.mkdir()
     helper = "def work(n):\n    total = 0\n    for i in range(n):\n        total += i\n    return total\n"
-    (lectures / "_marked.py").write_text("# A helper.\n# lectrace: trace\n" + helper, encoding="utf-8")
+    (lectures / "_marked.py").write_text("# A helper.\n# chalktrace: trace\n" + helper, encoding="utf-8")
     (lectures / "_listed.py").write_text(helper, encoding="utf-8")
     (lectures / "_plain.py").write_text(helper, encoding="utf-8")
     lecture = lectures / "course.py"
@@ -144,7 +144,7 @@ def scratch_course(root: Path, settings: str = "") -> Path:
 
 @pytest.mark.parametrize("settings, stepped", [
     ("", {"lectures/course.py", "lectures/_marked.py"}),
-    ("[tool.lectrace]\ntrace_helpers = ['lectures/_list*.py']\n",
+    ("[tool.chalktrace]\ntrace_helpers = ['lectures/_list*.py']\n",
      {"lectures/course.py", "lectures/_marked.py", "lectures/_listed.py"}),
 ])
 def test_helpers_are_stepped_into_only_when_they_opt_in(tmp_path, settings, stepped):
@@ -162,8 +162,8 @@ def test_helpers_are_stepped_into_only_when_they_opt_in(tmp_path, settings, step
 def test_bad_helper_setting_is_a_one_line_error(tmp_path):
     from tracer.capture.runner import LectureError
 
-    lecture = scratch_course(tmp_path, "[tool.lectrace]\ntrace_helpers = 'lectures/_listed.py'\n")
-    with pytest.raises(LectureError, match=r"^pyproject.toml: \[tool.lectrace\] trace_helpers must be a list"):
+    lecture = scratch_course(tmp_path, "[tool.chalktrace]\ntrace_helpers = 'lectures/_listed.py'\n")
+    with pytest.raises(LectureError, match=r"^pyproject.toml: \[tool.chalktrace\] trace_helpers must be a list"):
         run_lecture(lecture, output=tmp_path / "t.json")
     assert not (tmp_path / "t.json").exists()
 
@@ -294,7 +294,7 @@ def test_missing_image_is_a_clear_error_naming_the_line(tmp_path):
 # -- step cap -----------------------------------------------------------------------------------------
 def test_step_cap_stops_recording_but_the_lecture_finishes(tmp_path, monkeypatch):
     marker = tmp_path / "finished.txt"
-    monkeypatch.setenv("LECTRACE_TEST_MARKER", str(marker))
+    monkeypatch.setenv("CHALKTRACE_TEST_MARKER", str(marker))
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
         result = run_lecture(LECTURES / "many_steps.py", output=tmp_path / "t.json", max_steps=50)

@@ -116,7 +116,7 @@ def test_check_command_exit_code_and_one_line_per_problem(tmp_path):
     root = make_project(tmp_path, {"b.py": LECTURE_B})
     done = subprocess.run([sys.executable, "-m", "tracer", "check", "-q"], cwd=root, capture_output=True, text=True)
     assert done.returncode == 3
-    assert "site/traces/b.json: missing; run `lectrace build` and commit the trace" in done.stderr
+    assert "site/traces/b.json: missing; run `chalktrace build` and commit the trace" in done.stderr
 
 
 def test_parallel_build_equals_serial_build(tmp_path):
@@ -165,7 +165,7 @@ def test_fresh_cuda_trace_is_kept_and_stale_one_is_refused_without_force(tmp_pat
     assert "stale trace made on CUDA" in err and "--force" in err
     assert cuda_trace.read_bytes() == kept
 
-    # `lectrace run` on this CPU-only machine refuses too (exit 2), and --force replaces it, saying what is lost.
+    # `chalktrace run` on this CPU-only machine refuses too (exit 2), and --force replaces it, saying what is lost.
     done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/b.py", "-q"], cwd=root,
                           capture_output=True, text=True)
     assert done.returncode == 2 and cuda_trace.read_bytes() == kept
@@ -244,14 +244,14 @@ def test_changing_trace_helpers_makes_the_traces_it_affects_stale(tmp_path, caps
     assert json.loads(trace_a.read_text())["stepped_helpers"] == []
     assert regen.freshness(root / "lectures" / "a.py", trace_a, root) is None
 
-    (root / "pyproject.toml").write_text("[project]\nname = 'scratch'\n\n[tool.lectrace]\n"
+    (root / "pyproject.toml").write_text("[project]\nname = 'scratch'\n\n[tool.chalktrace]\n"
                                          "trace_helpers = ['lectures/_shared.py']\n")
     assert regen.freshness(root / "lectures" / "a.py", trace_a, root) == \
-        "stale ([tool.lectrace] trace_helpers: lectures/_shared.py now stepped into)"
+        "stale ([tool.chalktrace] trace_helpers: lectures/_shared.py now stepped into)"
     assert regen.freshness(root / "lectures" / "b.py", root / "site" / "traces" / "b.json", root) is None
     problems = regen.check(root, jobs=1, timeout=60, show=False).problems
-    assert problems == ["site/traces/a.json: stale ([tool.lectrace] trace_helpers: lectures/_shared.py now stepped "
-                        "into); run `lectrace build` and commit the trace"]
+    assert problems == ["site/traces/a.json: stale ([tool.chalktrace] trace_helpers: lectures/_shared.py now stepped "
+                        "into); run `chalktrace build` and commit the trace"]
 
     capsys.readouterr()
     assert build(root) == 0
@@ -263,7 +263,7 @@ def test_changing_trace_helpers_makes_the_traces_it_affects_stale(tmp_path, caps
 
 
 def test_a_run_that_writes_a_gpu_trace_retires_the_kept_gpu_run(tmp_path, monkeypatch, capsys):
-    # `build` runs `lectrace run -o site/traces/NAME.json`; on a GPU machine that run writes a CUDA trace
+    # `build` runs `chalktrace run -o site/traces/NAME.json`; on a GPU machine that run writes a CUDA trace
     from tracer import cli
 
     root = make_project(tmp_path, {"b.py": LECTURE_B})
@@ -286,7 +286,7 @@ def test_a_run_that_writes_a_gpu_trace_retires_the_kept_gpu_run(tmp_path, monkey
     assert not kept.exists()
 
 
-def test_the_run_command_is_what_lectrace_run_parses_and_the_outcome_reads_it_back(tmp_path):
+def test_the_run_command_is_what_chalktrace_run_parses_and_the_outcome_reads_it_back(tmp_path):
     from tracer import cli
     from tracer.exit_codes import ExitCode
 
@@ -300,7 +300,7 @@ def test_the_run_command_is_what_lectrace_run_parses_and_the_outcome_reads_it_ba
 
     killed = regen.read_outcome(request, None, "", 72.6)
     assert (killed.returncode, killed.message) == (ExitCode.TIMEOUT, "lectures/b.py: timeout: killed after 72.5s")
-    failed = regen.read_outcome(request, ExitCode.LECTURE_FAILED, "lectrace: warning: slow\none\n\ntwo\nthree\nfour\n", 1.0)
+    failed = regen.read_outcome(request, ExitCode.LECTURE_FAILED, "chalktrace: warning: slow\none\n\ntwo\nthree\nfour\n", 1.0)
     assert not failed.ok and failed.message == "two\nthree\nfour"  # the last three lines, warnings left out
 
 

@@ -124,7 +124,7 @@ def test_missing_file_names_the_file(project):
 
 
 def test_import_error_names_the_line_and_writes_nothing(project):
-    lecture = write_lecture(project, "bad_import", "import os\nimport no_such_module_for_lectrace\n\n\ndef main():\n    pass\n")
+    lecture = write_lecture(project, "bad_import", "import os\nimport no_such_module_for_chalktrace\n\n\ndef main():\n    pass\n")
     out = project / "site" / "traces" / "bad_import.json"
     with pytest.raises(LectureError) as info:
         run_lecture(lecture)
@@ -292,7 +292,7 @@ def test_seed_changes_every_generator(tmp_path):
 
 
 def test_a_lecture_that_never_imports_torch_is_traced_without_importing_it(tmp_path):
-    # torch is the `lectrace[torch]` extra: a numpy or pure-Python lecture must trace where it is
+    # torch is the `chalktrace[torch]` extra: a numpy or pure-Python lecture must trace where it is
     # missing, so nothing on the capture side may import it for such a lecture (an @flops line included).
     import subprocess
 

@@ -85,8 +85,8 @@ def test_the_policy_stops_an_inline_handler_in_chromium(browser, tmp_path):
 
 
 def test_ids_stay_only_where_markdown_puts_them():
-    html = render_markdown('<div id="LECTRACE_DATA">x</div><img id="lt-v-code" src="a.png">\n\n## Heading {#intro}')
-    assert 'id="LECTRACE_DATA"' not in html and 'id="lt-v-code"' not in html  # no clobbering the viewer's names
+    html = render_markdown('<div id="CHALKTRACE_DATA">x</div><img id="lt-v-code" src="a.png">\n\n## Heading {#intro}')
+    assert 'id="CHALKTRACE_DATA"' not in html and 'id="lt-v-code"' not in html  # no clobbering the viewer's names
     assert '<h2 id="intro">' in html
 
 

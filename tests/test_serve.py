@@ -1,4 +1,4 @@
-"""tracer/serve.py: ``lectrace serve`` re-traces a saved lecture and the MkDocs plugin's ``on_serve``
+"""tracer/serve.py: ``chalktrace serve`` re-traces a saved lecture and the MkDocs plugin's ``on_serve``
 watch makes the running server rebuild from the new trace (``serve`` passes no --watch of its own).
 """
 

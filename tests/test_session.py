@@ -17,8 +17,8 @@ LECTURES = Path(__file__).parent / "lectures"
 
 
 @pytest.mark.parametrize("max_steps", [100_000, 3], ids=["whole run", "step cap"])
-def test_coverage_keeps_recording_after_lectrace_stops(tmp_path, max_steps):
-    # lectrace traces with sys.settrace, as coverage (or a debugger) does: it must put the tracer it
+def test_coverage_keeps_recording_after_chalktrace_stops(tmp_path, max_steps):
+    # chalktrace traces with sys.settrace, as coverage (or a debugger) does: it must put the tracer it
     # found back when it stops (at the end, or at the step cap), not switch tracing off.
     driver = tmp_path / "driver.py"
     driver.write_text(textwrap.dedent(f"""\
@@ -26,7 +26,7 @@ def test_coverage_keeps_recording_after_lectrace_stops(tmp_path, max_steps):
 
 
         def after():
-            seen = "after lectrace"
+            seen = "after chalktrace"
             return seen
 
 

@@ -87,7 +87,7 @@ def test_a_merge_says_where_a_missing_rank_was_seen_then_removes_the_heartbeat_f
     broken.mkdir()
     (broken / "rank-0.json").write_text("{", encoding="utf-8")
     (broken / "rank-0.where").write_text(json.dumps({"rank": 0, "where": "lectures/t.py:5"}))
-    with pytest.raises(shards.ShardError, match="not a lectrace shard"):
+    with pytest.raises(shards.ShardError, match="not a chalktrace shard"):
         merge(broken, tmp_path / "never.json")
     assert (broken / "rank-0.where").is_file()  # a failed merge keeps them for a look
 

@@ -1,4 +1,4 @@
-"""tracer/trace_diff.py (``lectrace diff A B``): two real traces of a lecture before and after an edit,
+"""tracer/trace_diff.py (``chalktrace diff A B``): two real traces of a lecture before and after an edit,
 and hand-edited copies of a trace, compared line by line."""
 
 from __future__ import annotations

@@ -212,7 +212,7 @@ def test_write_viewer_data(tmp_path, nested):
     out = tmp_path / "lectures" / "nested_calls" / "data.js"
     write_viewer_data(trace, HtmlRenderer(trace, template_env()), out)
     text = out.read_text(encoding="utf-8")
-    prefix = "window.LECTRACE_DATA = "
+    prefix = "window.CHALKTRACE_DATA = "
     assert text.startswith(prefix) and text.endswith(";\n")
     assert json.loads(text[len(prefix):-2]) == json.loads(json.dumps(data))
     assert out.stat().st_mode & stat.S_IROTH  # a web server can read it

@@ -15,7 +15,7 @@ LECTURES = REPO / "tests" / "lectures"
 
 @lru_cache(maxsize=1)
 def _out_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="lectrace-test-traces-"))
+    return Path(tempfile.mkdtemp(prefix="chalktrace-test-traces-"))
 
 
 @lru_cache(maxsize=None)

@@ -1,4 +1,4 @@
-"""lectrace: run a lecture written as Python under a tracer and publish it as a steppable site.
+"""chalktrace: run a lecture written as Python under a tracer and publish it as a steppable site.
 
 Lectures import the authoring API from here: ``from tracer import text, image, link, note, plot,
 system_text`` (or ``from tracer import *``: ``__all__`` is the whole authoring API; a course whose

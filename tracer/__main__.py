@@ -1,4 +1,4 @@
-"""``python -m tracer`` is the ``lectrace`` command."""
+"""``python -m tracer`` is the ``chalktrace`` command."""
 
 import sys
 

@@ -1,10 +1,10 @@
-"""The ``lectrace`` command line: every command (run, check, build, serve, init, merge, diff) is registered here.
+"""The ``chalktrace`` command line: every command (run, check, build, serve, init, merge, diff) is registered here.
 
 It parses arguments, calls the runner/regeneration/serve layers, prints one line per problem and
 maps outcomes to the exit codes of ``tracer.exit_codes``. Each command is a ``cmd_NAME`` function
 plus an ``add_NAME`` parser in :data:`COMMANDS`. It must not contain tracing, regeneration or
 rendering logic of its own, and it imports the heavy layers (torch via the runner, watchdog, rich)
-only inside the command that needs them, so ``lectrace --help`` stays quick.
+only inside the command that needs them, so ``chalktrace --help`` stays quick.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def _start_timeout(seconds: float | None, session_box: list, label: str) -> thre
 
 def cmd_run(args: argparse.Namespace) -> int:
     if args.output and len(args.lectures) > 1:
-        print("lectrace: -o/--output takes a single lecture", file=sys.stderr)
+        print("chalktrace: -o/--output takes a single lecture", file=sys.stderr)
         return ExitCode.BAD_INPUT
     worst: int = ExitCode.OK
     from tracer import regen
@@ -141,7 +141,7 @@ def _run_torchrun(args: argparse.Namespace) -> int:
     from tracer.capture.ranks.shards import ShardError
 
     if len(args.lectures) > 1:
-        print("lectrace: --nproc-per-node takes a single lecture", file=sys.stderr)
+        print("chalktrace: --nproc-per-node takes a single lecture", file=sys.stderr)
         return ExitCode.BAD_INPUT
     lecture = Path(args.lectures[0])
     if not lecture.is_file():
@@ -180,7 +180,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if result.message:
         print(result.message, file=sys.stderr)
     if not args.quiet:
-        print(f"lectrace merge: {result.ranks} ranks, {result.steps:,} steps -> {result.output}", file=sys.stderr)
+        print(f"chalktrace merge: {result.ranks} ranks, {result.steps:,} steps -> {result.output}", file=sys.stderr)
     return ExitCode.LECTURE_FAILED if result.status == "error" else ExitCode.OK
 
 
@@ -197,9 +197,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     for problem in report.problems:
         print(problem, file=sys.stderr)
     if report.problems:
-        print(f"lectrace check: {len(report.problems)} problem(s) in {report.lectures} lecture(s)", file=sys.stderr)
+        print(f"chalktrace check: {len(report.problems)} problem(s) in {report.lectures} lecture(s)", file=sys.stderr)
         return ExitCode.PROBLEMS
-    print(f"lectrace check: {report.lectures} lecture(s) run, every committed trace fresh and valid, no value drifted",
+    print(f"chalktrace check: {report.lectures} lecture(s) run, every committed trace fresh and valid, no value drifted",
           file=sys.stderr)
     return ExitCode.OK
 
@@ -213,7 +213,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     try:
         old, new = load_trace(args.old), load_trace(args.new)
     except TraceError as exc:
-        print(f"lectrace diff: {exc}", file=sys.stderr)
+        print(f"chalktrace diff: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     changes = trace_diff.diff_traces(old, new)
     shown = changes if args.all else [c for c in changes if not c.run_dependent]
@@ -226,7 +226,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             print(trace_diff.format_change(change))
         if not args.quiet:
             left_out = f"; {hidden} run-dependent difference(s) left out (timings; --all shows them)" if hidden else ""
-            print(f"lectrace diff: {len(shown)} difference(s){left_out}", file=sys.stderr)
+            print(f"chalktrace diff: {len(shown)} difference(s){left_out}", file=sys.stderr)
     return ExitCode.DIFFERENT if shown else ExitCode.OK
 
 
@@ -249,10 +249,10 @@ def cmd_init(args: argparse.Namespace) -> int:
     try:
         written = create_course(Path(args.directory), name=args.name, requirement=args.requirement)
     except CourseExists as exc:
-        print(f"lectrace: {exc}", file=sys.stderr)
+        print(f"chalktrace: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     if not args.quiet:
-        print(f"lectrace: created {args.directory}/ ({', '.join(written)}); next: see its README.md", file=sys.stderr)
+        print(f"chalktrace: created {args.directory}/ ({', '.join(written)}); next: see its README.md", file=sys.stderr)
     return ExitCode.OK
 
 
@@ -294,7 +294,7 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--nproc-per-node", type=int, metavar="N",
                      help="the lecture is a torchrun script: launch N ranks with torchrun, trace each, merge them")
     run.add_argument("--shard-dir", metavar="DIR",
-                     help="as one rank under torchrun: write this rank's shard into DIR (then `lectrace merge DIR`)")
+                     help="as one rank under torchrun: write this rank's shard into DIR (then `chalktrace merge DIR`)")
     return run
 
 
@@ -354,10 +354,11 @@ def add_init(sub: Any) -> argparse.ArgumentParser:
                                        "GitHub Actions workflow)")
     init.add_argument("directory", metavar="DIR", help="where to create it (must be new or empty)")
     init.add_argument("--name", help="the course's name (default: from DIR)")
-    init.add_argument("--requirement", default="lectrace[torch]", metavar="SPEC",
-                      help="what requirements.txt installs lectrace from: a version spec, a wheel path/URL "
-                           "('lectrace[torch] @ file:///path/lectrace-0.1.0-py3-none-any.whl') or a VCS URL "
-                           "(default: lectrace[torch]; plain `lectrace` for numpy and pure-Python lectures); "
+    init.add_argument("--requirement", default=None, metavar="SPEC",
+                      help="what requirements.txt installs chalktrace from: a version spec, a wheel path/URL "
+                           "('chalktrace[torch] @ file:///path/chalktrace-0.1.0-py3-none-any.whl') or a VCS URL "
+                           "(default: the source this chalktrace was installed from, pinned: a VCS URL at its commit "
+                           "or the wheel's path; `chalktrace==X.Y` once released); "
                            "requirements-site.txt gets it without extras")
     init.add_argument("-q", "--quiet", action="store_true")
     return init
@@ -376,7 +377,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[ar
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lectrace", description="Trace executable lectures and publish them.",
+    parser = argparse.ArgumentParser(prog="chalktrace", description="Trace executable lectures and publish them.",
                                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (add, command) in COMMANDS.items():
@@ -393,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except KeyboardInterrupt:
-        print("lectrace: interrupted; traces written so far are complete, nothing half-written", file=sys.stderr)
+        print("chalktrace: interrupted; traces written so far are complete, nothing half-written", file=sys.stderr)
         return ExitCode.INTERRUPTED
 
 

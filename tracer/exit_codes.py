@@ -1,4 +1,4 @@
-"""The ``lectrace`` command's exit codes, in one place.
+"""The ``chalktrace`` command's exit codes, in one place.
 
 Every command returns one of these; ``cli`` prints :data:`EPILOG` (made from the same table) in its
 help, and ``regen``, ``serve`` and the timeout watchdog use the names, never bare numbers. This

@@ -2,10 +2,10 @@
 
 The lecture file itself is always traced. Any other ``.py`` file under the lecture's directory (a
 helper such as ``lectures/_util.py``) runs untraced unless it opts in, either with the marker line
-``# lectrace: trace`` among its first ``MARKER_LINES`` lines, or by matching a pattern of the
+``# chalktrace: trace`` among its first ``MARKER_LINES`` lines, or by matching a pattern of the
 course's ``pyproject.toml``::
 
-    [tool.lectrace]
+    [tool.chalktrace]
     trace_helpers = ["lectures/_accounting.py", "lectures/helpers/*.py"]
 
 Patterns are project-relative paths with ``fnmatch`` wildcards. An untraced helper costs nothing
@@ -25,13 +25,13 @@ from pathlib import Path
 
 from tracer.source_map import read_source
 
-MARKER = "# lectrace: trace"
+MARKER = "# chalktrace: trace"
 MARKER_LINES = 10
-_MARKER_LINE = re.compile(r"^#\s*lectrace:\s*trace\s*$")
+_MARKER_LINE = re.compile(r"^#\s*chalktrace:\s*trace\s*$")
 
 
 class SettingsError(Exception):
-    """The course's ``[tool.lectrace]`` table cannot be used; str() names the file and the reason."""
+    """The course's ``[tool.chalktrace]`` table cannot be used; str() names the file and the reason."""
 
 
 def has_marker(source: str) -> bool:
@@ -40,19 +40,19 @@ def has_marker(source: str) -> bool:
 
 
 def trace_patterns(project_root: Path) -> tuple[str, ...]:
-    """``[tool.lectrace] trace_helpers`` of the project's pyproject.toml (empty when absent)."""
+    """``[tool.chalktrace] trace_helpers`` of the project's pyproject.toml (empty when absent)."""
     path = project_root / "pyproject.toml"
     try:
         text = path.read_text(encoding="utf-8")
     except (FileNotFoundError, NotADirectoryError):
         return ()
     try:
-        settings = tomllib.loads(text).get("tool", {}).get("lectrace", {})
+        settings = tomllib.loads(text).get("tool", {}).get("chalktrace", {})
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{path.name}: not valid TOML ({exc})") from None
     patterns = settings.get("trace_helpers", [])
     if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
-        raise SettingsError(f"{path.name}: [tool.lectrace] trace_helpers must be a list of path patterns")
+        raise SettingsError(f"{path.name}: [tool.chalktrace] trace_helpers must be a list of path patterns")
     return tuple(patterns)
 
 

@@ -1,6 +1,6 @@
 """The project layout and the site's URLs, in one place.
 
-A lectrace course repository holds ``lectures/NAME.py`` (plus helpers and images), committed traces
+A chalktrace course repository holds ``lectures/NAME.py`` (plus helpers and images), committed traces
 in ``site/traces/NAME.json``, MkDocs pages in ``site/docs/`` and builds into ``build/site/``. The site
 serves each lecture at ``lectures/NAME/`` with its traced source at ``lectures/NAME/source.html``
 and the step data at ``lectures/NAME/data.js``. A lecture whose CUDA trace was replaced by a CPU one
@@ -26,7 +26,7 @@ BUILD_DIR = "build/site"
 # Shipped with the package.
 TEMPLATES_DIR = PACKAGE_DIR / "site" / "templates"
 ASSETS_DIR = PACKAGE_DIR / "site" / "assets"
-ASSETS_URL = "assets/lectrace/"  # where the package's assets land in the built site
+ASSETS_URL = "assets/chalktrace/"  # where the package's assets land in the built site
 PLOTS_URL = ASSETS_URL + "plots/"  # plot() charts drawn at build time, one SVG file each
 HEATMAPS_URL = "assets/hm/"  # tensor heatmaps drawn at build time, one PNG each (short: every card names it)
 

@@ -1,9 +1,10 @@
-"""``lectrace init DIR``: a new course repository, ready to trace, build and test.
+"""``chalktrace init DIR``: a new course repository, ready to trace, build and test.
 
 It copies the package's ``course_template/`` (shipped as package data) into ``DIR``: ``mkdocs.yml``
-with the lectrace plugin, ``lectures/hello.py``, ``site/docs/index.md``, an empty ``site/traces/``,
-``requirements.txt`` (lectrace, with the ``torch`` extra by default: what traces the lectures),
-``requirements-site.txt`` (the same lectrace without extras: what publishes the site), ``.gitignore``,
+with the chalktrace plugin, ``lectures/hello.py``, ``site/docs/index.md``, an empty ``site/traces/``,
+``requirements.txt`` (chalktrace, with the ``torch`` extra by default: what traces the lectures,
+pinned to the source this copy was installed from, never a bare name an index could serve),
+``requirements-site.txt`` (the same chalktrace without extras: what publishes the site), ``.gitignore``,
 the CI script ``.ci/run``, a GitHub Actions workflow (``.ci/run``, then build without torch and
 deploy to Pages, with the README's commands) and a README that opens with the set-up-and-build and
 test commands. ``COURSE_NAME`` in the files becomes the course's name. It
@@ -13,25 +14,53 @@ module must not trace or build anything.
 
 from __future__ import annotations
 
+import json
 import re
+from importlib import metadata
 from pathlib import Path
 
 from tracer import layout
 
 TEMPLATE_DIR = layout.PACKAGE_DIR / "course_template"
 PLACEHOLDER = "COURSE_NAME"
-REQUIREMENT_PLACEHOLDER = "LECTRACE_REQUIREMENT"
-SITE_REQUIREMENT_PLACEHOLDER = "LECTRACE_SITE_REQUIREMENT"
-DEFAULT_REQUIREMENT = "lectrace[torch]"
+REQUIREMENT_PLACEHOLDER = "CHALKTRACE_REQUIREMENT"
+SITE_REQUIREMENT_PLACEHOLDER = "CHALKTRACE_SITE_REQUIREMENT"
+DISTRIBUTION = "chalktrace"
 # Package data cannot hold dotfiles portably: these template names become the dotted ones.
 RENAMED = {"gitignore": ".gitignore", "ci/run": ".ci/run", "github/workflows/site.yml": ".github/workflows/site.yml"}
 _EXTRAS = re.compile(r"^(\s*[A-Za-z0-9._-]+)\[[^\]]*\]")
 
 
 def site_requirement(requirement: str) -> str:
-    """``requirement`` without extras: lectrace as the publishing job installs it (no torch)."""
+    """``requirement`` without extras: chalktrace as the publishing job installs it (no torch)."""
     return _EXTRAS.sub(r"\1", requirement, count=1)
 EXECUTABLE = {".ci/run"}
+
+
+def pinned_requirement(extras: str = "[torch]") -> str:
+    """Where the running chalktrace came from, as a requirement line that installs exactly it.
+
+    A bare name would install whatever the package index serves under that name, so the default
+    pins the source this copy was installed from (PEP 610 ``direct_url.json``): a VCS URL at its
+    commit, or the wheel, archive or directory it came from. A copy installed from an index is
+    pinned to its version."""
+    try:
+        dist = metadata.distribution(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return f"{DISTRIBUTION}{extras} @ file://{PACKAGE_ROOT.as_posix()}"
+    origin = dist.read_text("direct_url.json")
+    if not origin:
+        return f"{DISTRIBUTION}{extras}=={dist.version}"
+    info = json.loads(origin)
+    url = info["url"]
+    vcs = info.get("vcs_info")
+    if vcs:
+        url = f"{vcs['vcs']}+{url}@{vcs['commit_id']}"
+    return f"{DISTRIBUTION}{extras} @ {url}"
+
+
+# The checkout this module runs from, when it is not installed as a distribution (PYTHONPATH).
+PACKAGE_ROOT = layout.PACKAGE_DIR.parent
 
 
 class CourseExists(Exception):
@@ -42,11 +71,13 @@ def template_files() -> list[Path]:
     return sorted(p for p in TEMPLATE_DIR.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
-def create_course(directory: Path, name: str | None = None, requirement: str = DEFAULT_REQUIREMENT) -> list[str]:
+def create_course(directory: Path, name: str | None = None, requirement: str | None = None) -> list[str]:
     """Write a new course into ``directory``; returns the paths written (relative, sorted).
 
-    ``requirement`` is the line ``requirements.txt`` installs lectrace from: a version spec, a wheel's
-    path or URL (``lectrace @ file:///.../lectrace-0.1.0-py3-none-any.whl``), or a VCS URL."""
+    ``requirement`` is the line ``requirements.txt`` installs chalktrace from: a version spec, a wheel's
+    path or URL (``chalktrace @ file:///.../chalktrace-0.1.0-py3-none-any.whl``), or a VCS URL; by
+    default, the source this copy of chalktrace was installed from (:func:`pinned_requirement`)."""
+    requirement = requirement or pinned_requirement()
     directory = Path(directory)
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise CourseExists(f"{directory}: already exists and is not empty; choose a new directory")

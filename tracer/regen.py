@@ -10,7 +10,7 @@ must not record steps or render pages;
 it orchestrates ``runner`` (in worker processes) and reports, and it parses no command lines
 (``cli`` does).
 
-``guarded_run`` holds the kept-GPU-run protocol around each ``lectrace run``. Worker processes are driven
+``guarded_run`` holds the kept-GPU-run protocol around each ``chalktrace run``. Worker processes are driven
 through one typed contract: a ``RunRequest``, the command ``run_command`` makes of it, and the
 ``Outcome`` ``read_outcome`` makes of the exit code and error lines.
 """
@@ -100,7 +100,7 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
 
 
 def guarded_run(lecture: Path, output: Path | None, *, force: bool, trace: Callable[[], int]) -> int:
-    """One ``lectrace run`` of ``lecture`` under the GPU-run protocol; ``trace()`` traces it and gives
+    """One ``chalktrace run`` of ``lecture`` under the GPU-run protocol; ``trace()`` traces it and gives
     its exit code. The CUDA guard comes first: its message is printed; a blocking refusal is exit 2, a
     skip is exit 0 with nothing traced. A CUDA trace that a forced run replaces is kept as the
     lecture's GPU run while ``trace()`` runs (the copy is dropped again if nothing replaced it). A
@@ -244,7 +244,7 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
         except SettingsError as exc:
             return str(exc)
         if decisions:
-            return "stale ([tool.lectrace] trace_helpers: " + ", ".join(decisions) + ")"
+            return "stale ([tool.chalktrace] trace_helpers: " + ", ".join(decisions) + ")"
     return None
 
 
@@ -263,7 +263,7 @@ class Outcome:
 
 @dataclass(frozen=True)
 class RunRequest:
-    """One lecture to trace in a fresh interpreter with ``lectrace run`` (isolation, real timeouts, true
+    """One lecture to trace in a fresh interpreter with ``chalktrace run`` (isolation, real timeouts, true
     parallelism): the whole contract between ``build``/``check`` and the traced subprocess is this
     request, :func:`run_command` and :func:`read_outcome`."""
 
@@ -278,7 +278,7 @@ KILL_GRACE_SECONDS = 60  # beyond the run's own --timeout, for start-up and writ
 
 
 def run_command(request: RunRequest) -> list[str]:
-    """The command line that traces ``request``: the one place that spells ``lectrace run``'s options."""
+    """The command line that traces ``request``: the one place that spells ``chalktrace run``'s options."""
     command = [sys.executable, "-m", "tracer", "run", str(request.lecture), "-o", str(request.output), "-q",
                "--timeout", str(request.timeout), "--seed", str(request.seed)]
     if request.force:
@@ -292,7 +292,7 @@ def read_outcome(request: RunRequest, returncode: int | None, stderr: str, secon
     if returncode is None:
         return Outcome(request.lecture, ExitCode.TIMEOUT, seconds,
                        f"{request.lecture}: timeout: killed after {request.timeout + KILL_GRACE_SECONDS:g}s")
-    lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("lectrace: warning")]
+    lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("chalktrace: warning")]
     return Outcome(request.lecture, returncode, seconds, "\n".join(lines[-3:]))
 
 
@@ -367,11 +367,11 @@ def build_lock(project_root: Path) -> Iterator[None]:
 
     lock_dir = project_root / "build"
     lock_dir.mkdir(parents=True, exist_ok=True)
-    with open(lock_dir / ".lectrace.lock", "w") as handle:
+    with open(lock_dir / ".chalktrace.lock", "w") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            print("lectrace: another build is running; waiting for it to finish", file=sys.stderr)
+            print("chalktrace: another build is running; waiting for it to finish", file=sys.stderr)
             fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -395,7 +395,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
     report = CheckReport(lectures=len(lectures),
                          skipped=[f"{rel(p, project_root)}: skipped: {why}" for p, why in skipped(lectures_dir)])
     traces_dir = project_root / layout.TRACES_DIR
-    with tempfile.TemporaryDirectory(prefix="lectrace-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="chalktrace-check-") as tmp:
         outputs = [Path(tmp) / f"{p.stem}.json" for p in lectures]
         outcomes = run_many(lectures, outputs, jobs=jobs, timeout=timeout, force=True,
                             project_root=project_root, show=show)
@@ -407,7 +407,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                 reason = outcome.message or f"exit {outcome.returncode}"
                 report.problems.append(f"{name}: lecture failed: {reason.splitlines()[-1]}")
             if not committed.exists():
-                report.problems.append(f"{committed_rel}: missing; run `lectrace build` and commit the trace")
+                report.problems.append(f"{committed_rel}: missing; run `chalktrace build` and commit the trace")
                 continue
             try:
                 load_trace(committed)
@@ -416,7 +416,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                 continue
             why = freshness(lecture, committed, project_root)
             if why:
-                report.problems.append(f"{committed_rel}: {why}; run `lectrace build` and commit the trace")
+                report.problems.append(f"{committed_rel}: {why}; run `chalktrace build` and commit the trace")
                 continue
             fresh = read_header(output) if outcome.ok else None
             if fresh is not None:
@@ -430,7 +430,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                     removed = sorted(then_sources - now_sources)
                     report.problems.append(f"{committed_rel}: stale (sources now {'+' + ', +'.join(added) if added else ''}"
                                            f"{' ' if added and removed else ''}{'-' + ', -'.join(removed) if removed else ''});"
-                                           " run `lectrace build` and commit the trace")
+                                           " run `chalktrace build` and commit the trace")
     report.problems.extend(gpu_run_problems(project_root, lectures))
     known = {p.stem for p in lectures}
     for orphan in sorted(traces_dir.glob("*.json")):
@@ -439,7 +439,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
     return report
 
 
-MAX_DRIFT_LINES = 20  # per lecture; `lectrace diff` shows them all
+MAX_DRIFT_LINES = 20  # per lecture; `chalktrace diff` shows them all
 
 
 def value_drift(committed: Path, fresh: Path, project_root: Path, lecture: Path) -> tuple[list[str], list[str]]:
@@ -470,8 +470,8 @@ def value_drift(committed: Path, fresh: Path, project_root: Path, lecture: Path)
         lines.append(f"{shown}: … and {len(changes) - MAX_DRIFT_LINES} more difference(s)")
     lecture_rel = rel(lecture, project_root)
     lines.append(f"{shown}: {len(changes)} value(s) drifted from the committed trace, its sources unchanged "
-                 f"(`lectrace run {lecture_rel} -o NEW.json && lectrace diff {shown} NEW.json` shows them all); "
-                 f"re-trace it with `lectrace run {lecture_rel}` and commit, or find what changed (libraries?)")
+                 f"(`chalktrace run {lecture_rel} -o NEW.json && chalktrace diff {shown} NEW.json` shows them all); "
+                 f"re-trace it with `chalktrace run {lecture_rel}` and commit, or find what changed (libraries?)")
     return lines, []
 
 
@@ -505,10 +505,10 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
         for note in notes:
             print(note, file=sys.stderr)
         if not todo:
-            print(f"lectrace: all {len(lectures)} traces fresh; nothing to re-trace", file=sys.stderr)
+            print(f"chalktrace: all {len(lectures)} traces fresh; nothing to re-trace", file=sys.stderr)
             outcomes: list[Outcome] = []
         else:
-            print(f"lectrace: re-tracing {len(todo)} of {len(lectures)} lectures with {min(jobs, len(todo))} "
+            print(f"chalktrace: re-tracing {len(todo)} of {len(lectures)} lectures with {min(jobs, len(todo))} "
                   f"process(es)", file=sys.stderr)
             outcomes = run_many(todo, [layout.trace_path(project_root, p) for p in todo], jobs=jobs, timeout=timeout,
                                 force=force, project_root=project_root, show=show)
@@ -529,7 +529,7 @@ def build_site(project_root: Path, strict: bool = True) -> int:
     command = [sys.executable, "-m", "mkdocs", "build", "--quiet"] + (["--strict"] if strict else [])
     done = subprocess.run(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
     if done.returncode:
-        print("lectrace: site build failed (see above)", file=sys.stderr)
+        print("chalktrace: site build failed (see above)", file=sys.stderr)
     else:
-        print(f"lectrace: site built in {rel(project_root / layout.BUILD_DIR, project_root)}/", file=sys.stderr)
+        print(f"chalktrace: site built in {rel(project_root / layout.BUILD_DIR, project_root)}/", file=sys.stderr)
     return done.returncode

@@ -1,4 +1,4 @@
-"""``lectrace serve``: the authoring loop.
+"""``chalktrace serve``: the authoring loop.
 
 It brings stale traces up to date, then runs ``mkdocs serve`` in a child process while a file
 watcher re-traces a lecture whenever it (or a helper, or an image) is saved. Re-written traces are
@@ -56,7 +56,7 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
                 self._timer.start()
 
         def _retrace(self, changed: Path) -> None:
-            print(f"lectrace: {rel(changed, project_root)} changed; re-tracing stale lectures", file=sys.stderr)
+            print(f"chalktrace: {rel(changed, project_root)} changed; re-tracing stale lectures", file=sys.stderr)
             build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, show=False)
 
     observer = Observer()

@@ -1,6 +1,6 @@
 """What changed between two traces of a lecture: plain records first (:func:`diff_traces`), text second.
 
-``lectrace diff A B`` prints them, and ``lectrace check`` reports a fresh run's differences from the
+``chalktrace diff A B`` prints them, and ``chalktrace check`` reports a fresh run's differences from the
 committed trace as drift with the same lines. Steps are aligned by file, line and occurrence (the
 n-th time that line ran); when the two traces recorded different text for a file, lines are first
 mapped through a text diff of the two sources, so an edit above a value does not misalign every

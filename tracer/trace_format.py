@@ -307,7 +307,7 @@ class Trace(TypedDict):
     sources: dict[str, str]  # path -> sha256_file() of every lecture file the run loaded (and local images)
     files: dict[str, str]  # path -> source text, for files that have steps
     hidden_lines: dict[str, list[int]]  # path -> lines marked @hide
-    # helper files among ``sources`` that the run stepped into (marker or [tool.lectrace] trace_helpers);
+    # helper files among ``sources`` that the run stepped into (marker or [tool.chalktrace] trace_helpers);
     # freshness re-decides them, so a changed setting makes the trace stale. Absent in older traces.
     stepped_helpers: NotRequired[list[str]]
     environment: Environment
@@ -324,9 +324,9 @@ class Trace(TypedDict):
 
 
 # -- what varies from run to run ---------------------------------------------------------------------
-# Two runs of one lecture on one machine write the same trace except for these fields. `lectrace check`
+# Two runs of one lecture on one machine write the same trace except for these fields. `chalktrace check`
 # compares each fresh run with the committed trace and reports every other difference as drift;
-# `lectrace diff` leaves these out unless asked (--all). Each is skipped, not compared with a
+# `chalktrace diff` leaves these out unless asked (--all). Each is skipped, not compared with a
 # tolerance: none of them has a scale on which "close" means "the same". Any other value, float or
 # not, is compared exactly: the same lecture, seed and libraries give the same bits.
 RUN_DEPENDENT: dict[str, str] = {
@@ -433,7 +433,7 @@ def load_trace(path: str | os.PathLike[str], *, validate: bool = True) -> Trace:
         raise TraceError(f"{path}: not a trace (top level is {type(data).__name__}, expected an object)")
     version = data.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise TraceError(f"{path}: schema_version {version!r}, this lectrace reads {SCHEMA_VERSION}; re-trace it")
+        raise TraceError(f"{path}: schema_version {version!r}, this chalktrace reads {SCHEMA_VERSION}; re-trace it")
     if validate:
         problem = validation_error(data)
         if problem:

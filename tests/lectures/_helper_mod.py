@@ -1,4 +1,4 @@
-# lectrace: trace
+# chalktrace: trace
 """Helper for uses_helper.py: stepped into because of the marker line above."""
 
 

@@ -7,7 +7,7 @@ def main():
     total = 0
     for i in range(200):
         total += i
-    marker = os.environ.get("LECTRACE_TEST_MARKER")
+    marker = os.environ.get("CHALKTRACE_TEST_MARKER")
     if marker:
         with open(marker, "w", encoding="utf-8") as f:
             f.write(str(total))

@@ -1,4 +1,4 @@
-"""One call of each bandwidth-bearing collective on LECTRACE_WORLD gloo ranks (default 2)."""
+"""One call of each bandwidth-bearing collective on CHALKTRACE_WORLD gloo ranks (default 2)."""
 
 import os
 
@@ -26,5 +26,5 @@ def worker(rank: int, world_size: int) -> None:
 
 
 def main() -> None:
-    world_size = int(os.environ.get("LECTRACE_WORLD", "2"))
+    world_size = int(os.environ.get("CHALKTRACE_WORLD", "2"))
     mp.spawn(worker, args=(world_size,), nprocs=world_size)

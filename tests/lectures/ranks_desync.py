@@ -1,4 +1,4 @@
-"""Ranks that disagree on their collectives: LECTRACE_DESYNC picks how, LECTRACE_WORLD how many ranks.
+"""Ranks that disagree on their collectives: CHALKTRACE_DESYNC picks how, CHALKTRACE_WORLD how many ranks.
 
 skip: rank 1 skips the second all_reduce (its #2 is the barrier); size: rank 1's second all_reduce
 is twice as long; extra: rank 0 calls one all_reduce more than the others, which return.
@@ -25,5 +25,5 @@ def worker(rank: int, world_size: int, kind: str) -> None:
 
 
 def main() -> None:
-    kind, world_size = os.environ.get("LECTRACE_DESYNC", "extra"), int(os.environ.get("LECTRACE_WORLD", "2"))
+    kind, world_size = os.environ.get("CHALKTRACE_DESYNC", "extra"), int(os.environ.get("CHALKTRACE_WORLD", "2"))
     mp.spawn(worker, args=(world_size, kind), nprocs=world_size)

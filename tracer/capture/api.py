@@ -203,7 +203,7 @@ def image(path_or_url: str | os.PathLike[str], width: float | str | None = None,
     _emit(rendering)
 
 
-PLOT_DATA_POINTS = 5_000  # default cap (`lectrace run --max-plot-points`): the spec keeps an even sample of data.values
+PLOT_DATA_POINTS = 5_000  # default cap (`chalktrace run --max-plot-points`): the spec keeps an even sample of data.values
 _INT_BOUND = 10 ** 300  # beyond a float's range, and JSON (and str()) would balk at thousands of digits
 
 

@@ -63,7 +63,7 @@ class OutputBudget:
         elided = self.elided_chars
         if not elided:
             return None
-        note = (f"[lectrace: {elided:,} characters of output not kept here; a trace keeps the first "
+        note = (f"[chalktrace: {elided:,} characters of output not kept here; a trace keeps the first "
                 f"{self.head_chars:,} and the last {self.tail_chars:,}]\n")
         if self._tail:
             first = self._tail[0]

@@ -125,7 +125,7 @@ class Recorder:
         self.meter_factory = meter_factory
         # The terminal as it is now: while the lecture runs, sys.stderr is the lecture's own (captured).
         stream = sys.stderr
-        self._warn = warn or (lambda message: print(f"lectrace: warning: {message}", file=stream))
+        self._warn = warn or (lambda message: print(f"chalktrace: warning: {message}", file=stream))
         self.steps: list[RecordedStep] = []  # plain tuples in RecordedStep's field order (see RecordedStep)
         self._append = cast(Callable[[tuple[Any, ...]], None], self.steps.append)  # appends a RecordedStep
         self.files: dict[str, LectureFile] = {}  # absolute filename -> info, traced lecture files only

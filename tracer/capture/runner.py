@@ -78,7 +78,7 @@ def _check_source(path: Path, shown: str) -> str:
 
 
 def _is_trace_file(path: Path) -> bool:
-    """Whether ``path`` holds a lectrace trace (our writer always starts with the schema version)."""
+    """Whether ``path`` holds a chalktrace trace (our writer always starts with the schema version)."""
     try:
         with open(path, "rb") as f:
             head = f.read(64)
@@ -96,7 +96,7 @@ def check_output(out_path: Path, lecture: Path, shown: str, out_shown: str | Non
     if target.is_dir():
         raise LectureError(f"{out_shown}: is a directory; -o takes a file path")
     if target.exists() and target.stat().st_size and not _is_trace_file(target):
-        raise LectureError(f"{out_shown}: exists and is not a lectrace trace; refusing to overwrite it "
+        raise LectureError(f"{out_shown}: exists and is not a chalktrace trace; refusing to overwrite it "
                            "(choose another -o, or delete the file)")
 
 
@@ -123,7 +123,7 @@ def _check_main(module: ModuleType, path: Path, shown: str) -> Callable[[], Any]
     main = module.main
     where = f"{shown}:{_main_line(path)}"
     if not callable(main):
-        raise LectureError(f"{where}: main is not callable (it is of type {type(main).__name__}); lectrace calls main()")
+        raise LectureError(f"{where}: main is not callable (it is of type {type(main).__name__}); chalktrace calls main()")
     if inspect.isgeneratorfunction(main) or inspect.isasyncgenfunction(main):
         raise LectureError(f"{where}: main() is a generator function (it contains `yield`): calling it runs "
                            "nothing; make it a plain function")
@@ -206,7 +206,7 @@ def _locate(lecture: str | os.PathLike[str]) -> tuple[Path, Path, str]:
 
 
 def _with_helpers(options: SessionOptions, project_root: Path) -> SessionOptions:
-    """``options`` with the course's [tool.lectrace] trace_helpers (LectureError when unreadable)."""
+    """``options`` with the course's [tool.chalktrace] trace_helpers (LectureError when unreadable)."""
     try:
         options.trace_helpers = trace_patterns(project_root)
     except SettingsError as exc:
@@ -258,7 +258,7 @@ def _lecture_trace(session: Session, outcome: Outcome, doc: str | None,
     steps = recorder.steps
     if not steps and escaped is None:
         recorder.warn_once(f"{shown}: main() ran but recorded no step (is it defined in a helper module that is "
-                           "not traced? see [tool.lectrace] trace_helpers)")
+                           "not traced? see [tool.chalktrace] trace_helpers)")
     session.finish_output(shown)  # before mark_error below copies a step's extras
     error, error_line = None, None
     if escaped is not None:

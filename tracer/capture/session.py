@@ -52,7 +52,7 @@ class LectureExited(BaseException):
 
 @dataclass
 class SessionOptions:
-    """How one process is traced (the ``lectrace run`` options that reach the recorder)."""
+    """How one process is traced (the ``chalktrace run`` options that reach the recorder)."""
 
     seed: int = 0
     inspect_all: bool = False
@@ -62,7 +62,7 @@ class SessionOptions:
     measure_flops: bool = True
     output_budget: OutputBudget | None = None
     max_plot_points: int = api.PLOT_DATA_POINTS
-    trace_helpers: tuple[str, ...] = ()  # [tool.lectrace] trace_helpers patterns
+    trace_helpers: tuple[str, ...] = ()  # [tool.chalktrace] trace_helpers patterns
     guard_exit: bool = True  # os._exit unwinds the traced function (False in a rank: it exits for real)
 
 
@@ -141,7 +141,7 @@ def seed_generators(seed: int) -> None:
 
 class ExitGuard:
     """While a lecture runs: ``os._exit`` in its own process and thread unwinds it (``LectureExited``)
-    instead of ending lectrace without a trace. A forked child, or another thread (the timeout
+    instead of ending chalktrace without a trace. A forked child, or another thread (the timeout
     watchdog), still exits for real."""
 
     def __init__(self) -> None:

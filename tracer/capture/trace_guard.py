@@ -4,10 +4,10 @@ While the recorder runs, ``TraceGuard`` stands in for ``sys.settrace`` (looked u
 debugger, a profiler or the lecture itself goes through it) and watches ``threading.Thread.start``:
 
 * ``sys.settrace(None)`` from the recorded thread leaves nothing else tracing, so it is safe to keep
-  lectrace's tracer: the call is ignored and a warning names the line.
+  chalktrace's tracer: the call is ignored and a warning names the line.
 * ``sys.settrace(other)`` (another tool takes over) is honoured, since that tool relies on it, and a
   warning says ``file:line: the tracer was switched off here; steps after it are missing``. When that
-  tool removes itself again, lectrace's tracer is put back if its picture of the call stack still
+  tool removes itself again, chalktrace's tracer is put back if its picture of the call stack still
   matches the live lecture frames (else it stays off and says so).
 * A tracer replaced behind its back (C code calling ``PyEval_SetTrace``) is found when recording
   stops and named by the last recorded line.
@@ -70,7 +70,7 @@ class TraceGuard:
                 and not self.recorder.truncated):
             last = self.recorder.steps[-1] if self.recorder.steps else None
             where = f"{last[1][0]}:{last[2]}" if last is not None else self.recorder._lecture_path()
-            self.recorder.warn_once(f"{where}: {SWITCHED_OFF} (replaced after this line by code lectrace "
+            self.recorder.warn_once(f"{where}: {SWITCHED_OFF} (replaced after this line by code chalktrace "
                                     "could not see)")
 
     # -- sys.settrace while recording ---------------------------------------------------------------
@@ -82,7 +82,7 @@ class TraceGuard:
         if function is None:
             if self.replaced_by is None:  # nothing else is tracing: keep ours
                 self.recorder.warn_once(f"{where}: the lecture switched the tracer off here (sys.settrace(None)); "
-                                        "lectrace kept tracing, so no steps are missing")
+                                        "chalktrace kept tracing, so no steps are missing")
                 return
             self.replaced_by = None
             self._real_settrace(None)
@@ -97,7 +97,7 @@ class TraceGuard:
         self._real_settrace(function)
 
     def _restore(self, frame: FrameType | None, where: str) -> None:
-        """Put lectrace's tracer back, if its stack of lecture frames is still the live one."""
+        """Put chalktrace's tracer back, if its stack of lecture frames is still the live one."""
         live: list[FrameType] = []
         while frame is not None:
             found = self.recorder._codes.get(id(frame.f_code))
@@ -108,12 +108,12 @@ class TraceGuard:
         keys = [self.recorder._codes[id(f.f_code)][1] for f in live]
         if keys != [state.key for state in self.recorder._stack]:
             self.recorder.warn_once(f"{where}: the other tracer was removed here, but the lecture's calls moved "
-                                    "meanwhile: lectrace stays off, steps after this are missing")
+                                    "meanwhile: chalktrace stays off, steps after this are missing")
             return
         for f in live:
             f.f_trace = self.local_trace
         self._real_settrace(self.global_trace)
-        self.recorder.warn_once(f"{where}: the other tracer was removed here; lectrace traces again from here")
+        self.recorder.warn_once(f"{where}: the other tracer was removed here; chalktrace traces again from here")
 
     def _lecture_line(self, frame: FrameType | None) -> str:
         """``path:line`` of the innermost lecture frame at or outside ``frame``."""
@@ -141,4 +141,4 @@ class TraceGuard:
             return  # library code (a pool's worker), or noted already
         self.noted_threads.add(thread.name)
         self.recorder.warn_once(f"{found[1][0]}:{code.co_firstlineno}: {found[1][1]}() runs in thread "
-                                f"{thread.name!r}, which lectrace does not trace: its lines are not in the trace")
+                                f"{thread.name!r}, which chalktrace does not trace: its lines are not in the trace")

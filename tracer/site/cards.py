@@ -49,7 +49,7 @@ SCALAR_TYPES = {"int", "float", "bool", "str", "none", "complex", "numpy_scalar"
 
 
 def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
-    """The Jinja environment for lectrace templates: autoescape on, undefined variables are errors."""
+    """The Jinja environment for chalktrace templates: autoescape on, undefined variables are errors."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir or layout.TEMPLATES_DIR)),
         autoescape=True,

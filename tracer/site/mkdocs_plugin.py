@@ -4,7 +4,7 @@ On ``on_config`` every trace is loaded and validated. A trace that cannot be rea
 cannot be rendered, gets an error card on its own page (and a line in the build log) instead of
 failing the build: one broken lecture never takes the other pages down. ``on_files`` adds, in memory, the
 generated Markdown page ``lectures/NAME.md`` (URL ``lectures/NAME/``), a highlighted source page
-``lectures/NAME/source.html``, the site's own assets (``site/assets/*`` -> ``assets/lectrace/*``)
+``lectures/NAME/source.html``, the site's own assets (``site/assets/*`` -> ``assets/chalktrace/*``)
 and every local image a lecture shows (``PATH`` -> ``assets/PATH``). ``on_page_content`` puts the
 HTML slots back into the converted Markdown and wraps it in ``lecture.html.j2``; ``on_post_build``
 writes the step viewer's ``data.js`` beside each page and the ``plot()`` charts' SVG files;
@@ -45,12 +45,12 @@ from tracer.trace_format import Environment, Trace, TraceError, load_trace, loca
 from tracer.site.units import human_bytes
 from tracer.site.viewer_data import write_viewer_data
 
-log = logging.getLogger("mkdocs.plugins.lectrace")
-HOME_MARKER = "<!-- lectrace:lectures -->"
+log = logging.getLogger("mkdocs.plugins.chalktrace")
+HOME_MARKER = "<!-- chalktrace:lectures -->"
 FIRST_H1 = re.compile(r"<h1\b.*?</h1>", re.S)
 
 
-class LectraceConfig(Config):
+class ChalktraceConfig(Config):
     # Paths are relative to mkdocs.yml. Templates and assets default to the ones shipped with the
     # package; a course may point either at its own copy.
     traces_dir = c.Dir(default=layout.TRACES_DIR)
@@ -103,7 +103,7 @@ def device_text(environment: Environment) -> str:
     return "CPU"
 
 
-class LectracePlugin(BasePlugin[LectraceConfig]):
+class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     def on_config(self, config: Any) -> Any:
         self.project_root = Path(self.config.project_root).resolve()
         self.traces_dir = Path(self.config.traces_dir)
@@ -138,7 +138,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
                 raise TraceError(why)
             renderer = HtmlRenderer(trace, self.env)
         except Exception as exc:  # noqa: BLE001 (a kept run never takes its lecture's page down)
-            log.info("lectrace: %s: GPU run not published (%s)", self._shown(path),
+            log.info("chalktrace: %s: GPU run not published (%s)", self._shown(path),
                      str(exc).replace(str(self.project_root) + "/", ""))
             return
         slug = layout.gpu_run_slug(lecture.name)
@@ -170,9 +170,9 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
 
     def _broken(self, name: str, path: Path, why: str) -> None:
         if name in self.lectures:
-            log.info("lectrace: %s (no page: the name %s is taken)", why, name)
+            log.info("chalktrace: %s (no page: the name %s is taken)", why, name)
             return
-        log.info("lectrace: %s; its page shows an error card", why)
+        log.info("chalktrace: %s; its page shows an error card", why)
         self.lectures[name] = Lecture(name, {}, self._shown(path), None, failure=why)  # type: ignore[typeddict-item]
 
     def _shown(self, path: Path) -> Path:
@@ -181,7 +181,7 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
     def _fail(self, lecture: Lecture, what: str, exc: BaseException) -> None:
         lecture.failure = f"{lecture.trace_path}: {what} ({type(exc).__name__}: {exc})"
         lecture.page = None
-        log.info("lectrace: %s; its page shows an error card", lecture.failure)
+        log.info("chalktrace: %s; its page shows an error card", lecture.failure)
 
     # --- files -------------------------------------------------------------------------------
 
@@ -369,5 +369,5 @@ class LectracePlugin(BasePlugin[LectraceConfig]):
                         path.parent.mkdir(parents=True, exist_ok=True)
                         path.write_bytes(png)
             except Exception as exc:  # noqa: BLE001 (the read page stands; step mode says it has no data)
-                log.info("lectrace: %s: cannot write step data (%s: %s); step mode is unavailable on its page",
+                log.info("chalktrace: %s: cannot write step data (%s: %s); step mode is unavailable on its page",
                          lecture.trace_path, type(exc).__name__, exc)

@@ -390,11 +390,11 @@ def accumulated_env(data: dict[str, Any], step: int) -> dict[str, int]:
 
 
 def write_viewer_data(trace: Trace, renderer: Any, out_path: Path, title: str | None = None) -> None:
-    """Write ``data.js`` (``window.LECTRACE_DATA = {...};``) atomically; ``title`` replaces the
+    """Write ``data.js`` (``window.CHALKTRACE_DATA = {...};``) atomically; ``title`` replaces the
     lecture's own in step mode's header (a kept GPU run names its GPU there)."""
     data = build_viewer_data(trace, renderer)
     if title is not None:
         data["lecture"]["title"] = title
-    text = "window.LECTRACE_DATA = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
+    text = "window.CHALKTRACE_DATA = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
     write_atomic(Path(out_path), text)
     os.chmod(out_path, 0o644)  # write_atomic's temp file is private (0600); a web server must read it

@@ -1,4 +1,4 @@
-# lectrace: trace
+# chalktrace: trace
 """Helper module holding the real main (imported by main_imported.py)."""
 
 

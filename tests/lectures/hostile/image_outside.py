@@ -7,7 +7,7 @@ from tracer import image
 
 
 def main():
-    path = os.path.join(tempfile.gettempdir(), "lectrace-outside.png")
+    path = os.path.join(tempfile.gettempdir(), "chalktrace-outside.png")
     with open(path, "wb") as f:
         f.write(b"\x89PNG\r\n\x1a\n")
     image(path)

@@ -373,7 +373,7 @@ class CollectiveLog:
                     if call is not None:
                         log._record(call, step, path, line, started, seconds, kwargs)
                 except Exception as exc:  # recording must never break the lecture
-                    print(f"lectrace: warning: could not record {op}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                    print(f"chalktrace: warning: could not record {op}: {type(exc).__name__}: {exc}", file=sys.stderr)
 
         wrapper.__wrapped__ = original  # type: ignore[attr-defined]
         wrapper.__name__ = op

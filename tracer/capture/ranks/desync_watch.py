@@ -130,7 +130,7 @@ class DesyncWatch:
         self._stop = threading.Event()
         self._done: set[int] = set()
         self._seen: dict[int, float] = {}  # launch -> when a disagreement was first seen
-        self._thread = threading.Thread(target=self._run, name="lectrace-desync-watch", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="chalktrace-desync-watch", daemon=True)
 
     def start(self) -> None:
         self._thread.start()

@@ -173,7 +173,7 @@ def merge_directory(directory: Path) -> tuple[dict[str, Any], str | None]:
     for path in paths:
         shard = read_json(path)
         if shard is None or not isinstance(shard.get("shard"), dict):
-            raise ShardError(f"{path}: not a lectrace shard")
+            raise ShardError(f"{path}: not a chalktrace shard")
         shards.append(shard)
     names = {s["lecture"]["path"] for s in shards}
     if len(names) > 1:

@@ -135,7 +135,7 @@ class SpawnRanks:
         if self.launches and (self.launches[-1].step, self.launches[-1].where) == (step, where):
             return self.launches[-1]
         if self._dir is None:
-            self._dir = Path(tempfile.mkdtemp(prefix="lectrace-ranks-"))
+            self._dir = Path(tempfile.mkdtemp(prefix="chalktrace-ranks-"))
         launch = Launch(number=len(self.launches), step=step, where=where, t0=time.time(), port=free_port())
         self.launches.append(launch)
         if self._watch is None:

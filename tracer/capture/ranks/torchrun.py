@@ -1,12 +1,12 @@
 """Trace a torchrun-style lecture: launch its ranks with torchrun, then merge their shards.
 
-``lectrace run --nproc-per-node N LECTURE`` runs ``python -m torch.distributed.run --standalone``
+``chalktrace run --nproc-per-node N LECTURE`` runs ``python -m torch.distributed.run --standalone``
 (torchrun's own launcher: it picks a free rendezvous port, sets ``RANK``/``WORLD_SIZE``/
 ``MASTER_ADDR``/``MASTER_PORT`` and stops the other ranks when one fails) with
 ``python -m tracer run --shard-dir DIR LECTURE`` as each rank; every rank traces ``main()`` and writes
 ``DIR/rank-R.json``; the shards are then merged (``shards.merge_directory``) into the lecture's
 trace, written atomically. Several nodes run the same ``torchrun ... -m tracer run --shard-dir``
-into a shared directory and ``lectrace merge DIR`` joins them. A launch past its timeout is killed
+into a shared directory and ``chalktrace merge DIR`` joins them. A launch past its timeout is killed
 as a whole process group (no orphans) and nothing is written. This module must not trace anything
 itself; it only starts, watches and merges.
 """
@@ -70,11 +70,11 @@ def run_torchrun(lecture: Path, nproc: int, *, output: Path | None, seed: int = 
     lecture = Path(lecture).absolute()
     root = layout.find_project_root(lecture.parent)
     output = output or layout.trace_path(root, lecture)
-    with tempfile.TemporaryDirectory(prefix="lectrace-shards-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="chalktrace-shards-") as tmp:
         command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes", "1",
                    "--nproc-per-node", str(nproc), "--max-restarts", "0", "--monitor-interval", "0.2",
                    "-m", "tracer", "run", "-q", "--shard-dir", tmp, "--seed", str(seed), *(extra or []), str(lecture)]
-        env = dict(os.environ, LECTRACE_T0=repr(time.time()), PYTHONUNBUFFERED="1")
+        env = dict(os.environ, CHALKTRACE_T0=repr(time.time()), PYTHONUNBUFFERED="1")
         env.setdefault("OMP_NUM_THREADS", "1")  # torchrun's default; said here so it does not warn
         process = subprocess.Popen(command, cwd=root, env=env, start_new_session=True, preexec_fn=_die_with_parent,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -104,8 +104,8 @@ def run_torchrun(lecture: Path, nproc: int, *, output: Path | None, seed: int = 
 
 
 def _die_with_parent() -> None:
-    """In the torchrun launcher, before exec: SIGKILL it if lectrace dies (its ranks follow it, since
-    each rank dies with its own launcher), so a killed ``lectrace run`` leaves no process behind."""
+    """In the torchrun launcher, before exec: SIGKILL it if chalktrace dies (its ranks follow it, since
+    each rank dies with its own launcher), so a killed ``chalktrace run`` leaves no process behind."""
     try:
         import ctypes
 

@@ -104,7 +104,7 @@ class Heartbeat:
         self._written: str | None = None
         self.stop_reason: str | None = None  # why the launcher stopped this rank, when it said
         self._parent_pid = parent_pid
-        self._thread = threading.Thread(target=self._run, name="lectrace-heartbeat", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="chalktrace-heartbeat", daemon=True)
 
     def start(self) -> None:
         # SIGTERM is taken by this thread (sigtimedwait), so the main thread may be blocked in C++.
@@ -295,13 +295,13 @@ class RankTracing:
 
 
 class TorchrunRank(RankTracing):
-    """This process as one rank of a torchrun launch (``lectrace run --shard-dir``): the runner traces
+    """This process as one rank of a torchrun launch (``chalktrace run --shard-dir``): the runner traces
     ``main()`` as for any lecture and writes the shard (``shard_path``) in place of the trace."""
 
     def __init__(self, session: Session, shard_dir: Path) -> None:
         index = int(os.environ.get("RANK", "0"))
         super().__init__(session, shard_dir / f"rank-{index}.json", index=index,
-                         t0=float(os.environ.get("LECTRACE_T0", time.time())), port=None, parent_pid=None)
+                         t0=float(os.environ.get("CHALKTRACE_T0", time.time())), port=None, parent_pid=None)
 
     def start(self) -> None:
         die_with_parent(None)  # a rank dies with its torchrun agent

@@ -16,4 +16,4 @@ def main():
     average = mean(values)  # @inspect average
     note("**Step through** this page to watch `mean()` run, one line at a time.")
     text("## Next")
-    text("Copy this file to `lectures/NAME.py`, edit it, and run `lectrace serve`.")
+    text("Copy this file to `lectures/NAME.py`, edit it, and run `chalktrace serve`.")

@@ -1,14 +1,14 @@
-/* lectrace step mode for distributed traces: follow one rank, switch ranks with a key, see all ranks.
+/* chalktrace step mode for distributed traces: follow one rank, switch ranks with a key, see all ranks.
    Active only when data.js has a `ranks` entry (tracer/site/rank_viewer.py); otherwise it does nothing.
-   It relies on the viewer's public surface only: window.LECTRACE_VIEWER.cur and .go(step).
+   It relies on the viewer's public surface only: window.CHALKTRACE_VIEWER.cur and .go(step).
    Keys (step mode): [ and ] previous/next rank, 0-9 that rank, Home/End the followed rank's ends. */
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
   var state = null;
 
-  function ranks() { var d = window.LECTRACE_DATA; return d && d.ranks ? d.ranks : null; }
-  function viewer() { return window.LECTRACE_VIEWER || null; }
+  function ranks() { var d = window.CHALKTRACE_DATA; return d && d.ranks ? d.ranks : null; }
+  function viewer() { return window.CHALKTRACE_VIEWER || null; }
   function stepping() { return document.documentElement.classList.contains("lt-stepping"); }
 
   function segmentOf(step) {

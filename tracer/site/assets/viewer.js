@@ -1,6 +1,6 @@
-/* lectrace step mode: steps through a lecture's trace like a debugger, over the read-mode page.
+/* chalktrace step mode: steps through a lecture's trace like a debugger, over the read-mode page.
 
-   Reads window.LECTRACE_DATA (data.js beside the page, built by tracer/site/viewer_data.py) and does
+   Reads window.CHALKTRACE_DATA (data.js beside the page, built by tracer/site/viewer_data.py) and does
    nothing on pages without #lt-stepper. Every position is a URL: #step=N, plus &raw=1, &reveal=1 and
    &quiz=1 when those modes are on (a bare #step=N, as older links have, means both off). History: a move pushes
    an entry unless the previous move was under BURST_MS ago; moves within such a burst replace it
@@ -575,7 +575,7 @@
       this.tellOthers(step);
     }
     if (!(options && options.fromUrl)) this.recordUrl();
-    window.LECTRACE_LAST_STEP_MS = performance.now() - started;
+    window.CHALKTRACE_LAST_STEP_MS = performance.now() - started;
   };
 
   // The first move of a burst pushes a history entry; later moves of the burst replace it once the
@@ -798,7 +798,7 @@
 
   Viewer.prototype.openSpeaker = function () {
     var url = location.pathname + location.search + "#step=" + this.cur + "&speaker=1";
-    var opened = window.open(url, "lectrace-speaker", "popup,width=960,height=720");
+    var opened = window.open(url, "chalktrace-speaker", "popup,width=960,height=720");
     if (opened) opened.focus();
     return opened;
   };
@@ -869,7 +869,7 @@
   Viewer.prototype.listen = function () {
     var self = this;
     if (!("BroadcastChannel" in window)) return;
-    this.channel = new BroadcastChannel("lectrace:" + location.pathname);
+    this.channel = new BroadcastChannel("chalktrace:" + location.pathname);
     this.channel.onmessage = function (event) {
       var step = event.data && event.data.step;
       if (typeof step !== "number" || !(self.present || self.speaker) || step === self.cur) return;
@@ -946,7 +946,7 @@
   var QUIZ_HINTS = { ints: "a tuple such as (3, 2)", number: "a number such as 24, 24 B or 1.5e3",
     dtype: "a dtype such as float32", bool: "yes or no" };
 
-  function quizStore(lecture) { return "lectrace-quiz:" + lecture; }
+  function quizStore(lecture) { return "chalktrace-quiz:" + lecture; }
 
   // The stored score of a lecture: {answers: {question step: "right" | "wrong" | "skipped"}}.
   function quizScore(lecture) {
@@ -1113,16 +1113,16 @@
     updateQuizScore(viewer, lecture);
   }
 
-  window.LECTRACE_QUIZ = { parse: quizParse, check: quizCheck };
+  window.CHALKTRACE_QUIZ = { parse: quizParse, check: quizCheck };
 
   // A #step=N link hid the read page before it was parsed (page_parts.html.j2: early_step_mode);
   // when there is nothing to step through, show it again.
   function readOnly() {
-    if (!window.LECTRACE_VIEWER) document.documentElement.classList.remove("lt-stepping");
+    if (!window.CHALKTRACE_VIEWER) document.documentElement.classList.remove("lt-stepping");
   }
 
   function start() {
-    var data = window.LECTRACE_DATA;
+    var data = window.CHALKTRACE_DATA;
     if (!data) {
       if (document.readyState !== "complete") {
         window.addEventListener("load", start, { once: true });
@@ -1131,10 +1131,10 @@
       }
       return;  // no data.js: the page stays in read mode only
     }
-    if (window.LECTRACE_VIEWER) return;
+    if (window.CHALKTRACE_VIEWER) return;
     if (!data.count) return readOnly();
     var viewer = new Viewer(data, host.getAttribute("data-root"));
-    window.LECTRACE_VIEWER = viewer;
+    window.CHALKTRACE_VIEWER = viewer;
     host.hidden = false;
     host.querySelector(".lt-step-enter").addEventListener("click", function () {
       viewer.go(viewer.cur >= 0 ? viewer.cur : viewer.firstVisible());
@@ -1145,7 +1145,7 @@
     window.addEventListener("hashchange", function () { viewer.syncFromUrl(); });
     viewer.listen();
     viewer.syncFromUrl();
-    window.LECTRACE_READY = performance.now();
+    window.CHALKTRACE_READY = performance.now();
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -18,6 +18,7 @@ import re
 import sys
 from typing import Any, Callable
 
+from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.memory import StorageRegistry
 
 ELLIPSIS = "…"
@@ -476,7 +477,7 @@ def dtype_name(dtype: Any) -> str:
 
 def _class_name(value: Any) -> str:
     cls = type(value)
-    return cls.__qualname__ if cls.__module__ in ("builtins", "__main__") else f"{cls.__module__}.{cls.__qualname__}"
+    return cls.__qualname__ if cls.__module__ in ("builtins", "__main__", LECTURE_MODULE) else f"{cls.__module__}.{cls.__qualname__}"
 
 
 def safe_class_name(value: Any) -> str:

@@ -340,3 +340,16 @@ def test_a_lecture_class_is_named_without_a_module(project, tmp_path):
     run_lecture(project / "lectures" / "shapes.py", output=tmp_path / "out.json")
     text = (tmp_path / "out.json").read_text(encoding="utf-8")
     assert "__chalktrace_lecture__" not in text and "Box" in text
+
+
+def test_an_error_keeps_python_s_suggestion(project, tmp_path):
+    write_lecture(project, "typo", "def main():\n    w_k = 1\n    y = w_q + 1\n")
+    result = run_lecture(project / "lectures" / "typo.py", output=tmp_path / "out.json")
+    assert result.error_line == "lectures/typo.py:3: NameError: name 'w_q' is not defined. Did you mean: 'w_k'?"
+
+
+def test_an_inspect_of_a_missing_name_suggests_the_close_one(project, tmp_path):
+    write_lecture(project, "typo", "def main():\n    w_k = 1  # @inspect w_q\n")
+    run_lecture(project / "lectures" / "typo.py", output=tmp_path / "out.json")
+    env = load_trace(tmp_path / "out.json")["steps"][-1]["env"]
+    assert env["w_q"]["message"] == "@inspect w_q: NameError: name 'w_q' is not defined. Did you mean: 'w_k'?"

@@ -356,7 +356,23 @@ def stop_message(escaped: BaseException, scrub: Callable[[str], str]) -> str:
     if isinstance(escaped, KeyboardInterrupt):
         return "interrupted (KeyboardInterrupt): the lecture ended before main() returned"
     try:
-        return scrub(str(escaped))
+        return scrub(str(escaped) + python_suggestion(escaped))
     except Exception:
         return "(the exception's message cannot be shown)"
+
+
+def python_suggestion(escaped: BaseException) -> str:
+    """What Python's own error display adds after the message (". Did you mean: 'w_k'?"), else "".
+    Python 3.11 computes it only in its C display, so that display is asked, into a string."""
+    if not isinstance(escaped, (NameError, AttributeError, ImportError)):
+        return ""
+    shown = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(shown):
+            sys.__excepthook__(type(escaped), escaped, escaped.__traceback__)
+    except Exception:
+        return ""
+    last, message = shown.getvalue().rstrip("\n").rpartition("\n")[2], str(escaped)
+    at = last.rfind(message) if message else -1
+    return last[at + len(message):] if at >= 0 else ""
 

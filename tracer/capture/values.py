@@ -13,6 +13,7 @@ and must not write files.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import re
 import sys
@@ -597,7 +598,9 @@ def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> An
     elif hasattr(sys.modules["builtins"], head):
         obj = getattr(sys.modules["builtins"], head)
     else:
-        raise NameError(f"name {head!r} is not defined")
+        close = difflib.get_close_matches(head, [*f_locals, *f_globals], n=1)
+        hint = f". Did you mean: {close[0]!r}?" if close else ""  # as Python's own NameError suggests
+        raise NameError(f"name {head!r} is not defined{hint}")
     for attr in rest:
         obj = getattr(obj, attr)
     return obj

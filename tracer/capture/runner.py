@@ -261,10 +261,13 @@ def _lecture_trace(session: Session, outcome: Outcome, doc: str | None,
         error = session.error_info(escaped)
         frames = error["traceback"]
         where = f"{frames[-1]['path']}:{frames[-1]['line']}" if frames else f"{shown}:1"
+        raised = recorder.raised_at(escaped)
+        if raised is not None and raised[2]:  # the line that raised it last (a kept exception raised again)
+            where = f"{raised[1][0]}:{raised[2]}"
         error_line = f"{where}: {error['type']}: {error['message']}".splitlines()[0]
         if isinstance(escaped, api.ImageOutsideProject):  # bad input: no trace, the previous one kept
             raise LectureError(f"{where}: {error['message']}")
-        mark_error(steps, escaped, error)
+        mark_error(steps, escaped, error, session.recorder.raised_at(escaped))
     files = loaded_files(session, [getattr(module, "__file__", None) or "" for module in modules])
     trace = trace_header(session, steps, status=_status(escaped), files=files,
                          title=lecture_title(steps, doc, session.lecture.stem), error=error)

@@ -274,7 +274,7 @@ class RankTracing:
             if escaped is not None:
                 error = {"type": type(escaped).__name__, "message": session.encoder.scrub(str(escaped)),
                          "traceback": session.lecture_traceback(escaped.__traceback__)}
-                mark_error(steps, escaped, error)
+                mark_error(steps, escaped, error, self.recorder.raised_at(escaped))
             elif status == "stopped":
                 waiting = self.heartbeat.state.get("waiting_in")
                 last = stopped_step(self.recorder, (self.heartbeat.stop_reason or "stopped by the launcher after another rank failed")

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 PADDING = 30.0  # px around the drawing: room for the outer nodes' boxes
 FONT_PX = 12.0
 CHAR_PX = 7.0  # average label character width at FONT_PX, for sizing boxes
-NODE_DEFAULTS = {"background-color": "#e8eef7", "border-color": "#1f5fa8", "border-width": 1.5, "color": "#1a1a1a",
+NODE_DEFAULTS: dict[str, Any] = {"background-color": "#e8eef7", "border-color": "#1f5fa8", "border-width": 1.5, "color": "#1a1a1a",
                  "shape": "round-rectangle", "font-size": FONT_PX}
-EDGE_DEFAULTS = {"line-color": "#6b6b6b", "width": 1.5, "line-style": "solid", "target-arrow-shape": "none",
+EDGE_DEFAULTS: dict[str, Any] = {"line-color": "#6b6b6b", "width": 1.5, "line-style": "solid", "target-arrow-shape": "none",
                  "color": "#444444", "font-size": FONT_PX - 1}
 _COLOUR = re.compile(r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|rgba?\([\d\s.,%]+\))$")
 
@@ -78,6 +79,7 @@ def _label(element: dict[str, Any], style: dict[str, Any]) -> str:
 
 def positions(spec: dict[str, Any]) -> dict[str, tuple[float, float]]:
     """Node id -> (x, y) in layout units, from the spec's layout (networkx for all but ``preset``)."""
+    import networkx as nx  # here, not at the top: a site without graphs never pays its import
     nodes = [n["data"]["id"] for n in spec["nodes"]]
     g = nx.DiGraph()
     g.add_nodes_from(nodes)
@@ -100,8 +102,9 @@ def positions(spec: dict[str, Any]) -> dict[str, tuple[float, float]]:
     return {node: (float(x), float(y)) for node, (x, y) in found.items()}
 
 
-def _layered(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
+def _layered(g: "nx.DiGraph") -> dict[str, tuple[float, float]]:
     """Top-down layers by breadth-first depth from the roots (nodes nothing points to)."""
+    import networkx as nx
     depth: dict[str, int] = {}
     roots = [n for n in g.nodes if g.in_degree(n) == 0] or list(g.nodes)[:1]
     for component in nx.weakly_connected_components(g):
@@ -116,7 +119,7 @@ def _layered(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
     return {node: (float(x), float(y)) for node, (x, y) in found.items()}
 
 
-def _shells(g: nx.DiGraph) -> list[list[str]]:
+def _shells(g: "nx.DiGraph") -> list[list[str]]:
     by_degree = sorted(g.nodes, key=lambda n: -g.degree(n))
     if len(by_degree) <= 1:
         return [by_degree]

@@ -3,7 +3,7 @@ from tracer.site.line_records import collect_lines
 
 
 def step(line, renderings, env=None):
-    return {"stack": [{"path": "l.py", "line": line, "function": "main"}], "env": env or {}, "renderings": renderings,
+    return {"frame": line - 1, "stack": [{"path": "l.py", "line": line, "function": "main"}], "env": env or {}, "renderings": renderings,
             "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}}
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from conftest import REPO, chromium, serve, viewer_context
 from fake_hosts import PAPERS, hosts
+from tracer.trace_format import load_trace
 
 COURSE = REPO / "tests" / "courses" / "edtrace_course"
 LECTURE = "lectures/lecture_switch.py"
@@ -39,7 +40,7 @@ def run(root: Path, **env: str) -> tuple[subprocess.CompletedProcess, dict]:
     environment.update(env)
     done = subprocess.run([sys.executable, "-m", "tracer", "run", LECTURE, "-q"], cwd=root, env=environment,
                           capture_output=True, text=True, timeout=120)
-    trace = json.loads((root / "site" / "traces" / "lecture_switch.json").read_text(encoding="utf-8"))
+    trace = load_trace(root / "site" / "traces" / "lecture_switch.json")
     return done, trace
 
 

@@ -44,8 +44,10 @@ def expand_animations(trace: Trace) -> Trace:
             continue
         count = len(renderings)
         for k, rendering in enumerate(renderings[:-1], start=1):
-            part = {"stack": step["stack"], "env": {}, "renderings": [rendering], "stdout": "",
-                    "memory": step["memory"], PART_KEY: [k, count]}
+            plain = cast(dict[str, Any], step)
+            part: dict[str, Any] = {key: plain[key] for key in ("frame", "stack") if key in plain}
+            part.update(env={}, renderings=[rendering], stdout="", memory=step["memory"])
+            part[PART_KEY] = [k, count]
             steps.append(cast(Step, part))
         steps.append(cast(Step, {**step, "renderings": [renderings[-1]], PART_KEY: [count, count]}))
     return {**trace, "steps": steps}

@@ -1,6 +1,6 @@
 /* chalktrace quiz answers: reads a typed answer leniently and says whether it is right.
 
-   Pure functions, no DOM and no state: window.CHALKTRACE_QUIZ = {parse, check, hints}. The quiz
+   Pure functions, no DOM and no state: window.CHALKTRACE_QUIZ = {parse, check, hints, questionCount}. The quiz
    controller (viewer-quiz.js) asks the questions tracer/site/quiz.py chose and checks answers here.
    Must not: touch the page, the viewer or storage, so it can be tested by calling it alone. */
 (function () {
@@ -66,5 +66,9 @@
   var QUIZ_HINTS = { ints: "a tuple such as (3, 2)", number: "a number such as 24, 24 B or 1.5e3",
     dtype: "a dtype such as float32", bool: "yes or no" };
 
-  window.CHALKTRACE_QUIZ = { parse: quizParse, check: quizCheck, hints: QUIZ_HINTS };
+  function questionCount(n) {
+    return n + (n === 1 ? " question" : " questions");
+  }
+
+  window.CHALKTRACE_QUIZ = { parse: quizParse, check: quizCheck, hints: QUIZ_HINTS, questionCount: questionCount };
 })();

@@ -191,8 +191,8 @@
     var t = tally(loadScore(this.v.data.lecture.name)), answered = t.right + t.wrong;
     box.querySelector(".lt-quiz-tally").textContent = answered || t.skipped ?
       "Quiz: " + t.right + " right of " + answered + " answered" + (t.skipped ? ", " + t.skipped + " skipped" : "") +
-      " (" + count + " questions)" :
-      "Quiz mode asks " + count + " questions (q in step mode).";
+      " (" + window.CHALKTRACE_QUIZ.questionCount(count) + ")" :
+      "Quiz mode asks " + window.CHALKTRACE_QUIZ.questionCount(count) + " (q in step mode).";
     box.querySelector(".lt-quiz-reset").hidden = !(answered || t.skipped);
   };
 

@@ -1,4 +1,4 @@
-"""tracer/trace_format.py: every produced trace validates; bad trace files fail with one line naming the file."""
+"""tracer/contract/trace_format.py: every produced trace validates; bad trace files fail with one line naming the file."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, validation_error, write_atomic
+from tracer.contract.trace_format import SCHEMA_VERSION, TraceError, load_trace, validation_error, write_atomic
 
 LECTURES = Path(__file__).resolve().parent / "lectures"
 # Every fixture lecture of the tracer-core tests (others' fixtures are validated by their own tests).
@@ -155,7 +155,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def typed_keys(typed_dict) -> tuple[set[str], set[str]]:
     """(all keys, required keys) of a TypedDict."""
-    from tracer.trace_format import optional_keys
+    from tracer.contract.trace_format import optional_keys
 
     keys = set(typed_dict.__annotations__)
     return keys, keys - optional_keys(typed_dict)
@@ -172,8 +172,8 @@ def real_traces(traces) -> list[dict]:
 
 
 def test_schema_and_typeddicts_name_the_same_fields():
-    from tracer import trace_format as tf
-    from tracer.trace_format import schema
+    from tracer.contract import trace_format as tf
+    from tracer.contract.trace_format import schema
 
     s = schema()
     defs = s["$defs"]
@@ -204,7 +204,7 @@ def test_schema_and_typeddicts_name_the_same_fields():
 
 
 def test_writer_output_uses_only_declared_fields(traces):
-    from tracer import trace_format as tf
+    from tracer.contract import trace_format as tf
 
     seen_step_keys: set[str] = set()
     for trace in real_traces(traces):
@@ -226,7 +226,7 @@ def test_writer_output_uses_only_declared_fields(traces):
 
 
 def test_read_side_accessors(traces):
-    from tracer import trace_format as tf
+    from tracer.contract import trace_format as tf
 
     trace = load_trace(traces["renderings_demo"])
     kinds = {rendering["type"] for _i, rendering in tf.iter_renderings(trace)}
@@ -252,7 +252,7 @@ def test_write_atomic_respects_umask_without_changing_it(tmp_path):
 
 
 def test_trace_notes_add_each_ranks_warnings_once_and_its_step_cap():
-    from tracer.trace_format import trace_notes
+    from tracer.contract.trace_format import trace_notes
 
     shared = "l.py:3: unknown directive @foo"  # every rank parses the same lecture
     streams = [{"rank": 0, "warnings": [shared]},

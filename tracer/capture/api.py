@@ -25,7 +25,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Iterator, Protocol
 
-from tracer.source_map import read_source, source_map
+from tracer.contract.source_facts import read_source, source_facts
 
 
 class RenderingSink(Protocol):
@@ -238,7 +238,7 @@ def _record_attrs(record: Any) -> dict[str, Any]:
 @functools.lru_cache(maxsize=64)
 def _class_lines(filename: str, _mtime_ns: int) -> dict[str, int]:
     """Qualified class name -> line of its ``class`` statement, parsed once per file."""
-    return source_map(read_source(filename)).class_lines
+    return source_facts(read_source(filename)).class_lines
 
 
 def _definition(obj: Any) -> tuple[str | None, int]:

@@ -148,7 +148,7 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
     import json
     from types import SimpleNamespace
 
-    from tracer.capture.ranks import Launch, SpawnRanks
+    from tracer.capture.ranks import SpawnLaunch, SpawnRanks
     from tracer.capture.session import SessionOptions
 
     boom = {"type": "ValueError", "message": "boom", "traceback": [{"path": "l.py", "line": 7, "function": "worker"}]}
@@ -164,7 +164,7 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
                                  on_process_start=lambda hook: None)
         session = SpawnRanks(traced)
         session._dir = directory
-        session.launches = [Launch(0, 0, None, 0.0, 1, [(0, SimpleNamespace(exitcode=0)), (1, SimpleNamespace(exitcode=1))])]
+        session.launches = [SpawnLaunch(0, 0, None, 0.0, 1, [(0, SimpleNamespace(exitcode=0)), (1, SimpleNamespace(exitcode=1))])]
         header = {"status": "error" if escaped else "ok"}
         step = ((), ("l.py", "main"), 3, {"error": {"type": "ProcessRaisedException", "message": "long"}} if escaped else None, (0, 0))
         return session.finish(header, [step], escaped), header

@@ -17,8 +17,10 @@ from typing import Iterator
 
 from tracer.commands.freshness import discover, freshness, rel
 from tracer.commands.gpu_runs import cuda_guard
+from tracer.commands.trace_problems import trace_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import paths
+from tracer.contract.trace_format import TraceError, load_trace
 from tracer.exit_codes import ExitCode
 
 
@@ -76,17 +78,35 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
                   f"process(es)", file=sys.stderr)
             outcomes = run_many(todo, [paths.trace_path(project_root, p) for p in todo], jobs=jobs, timeout=timeout,
                                 force=force, project_root=project_root, show=show)
-        failed = [o for o in outcomes if not o.ok]
+        # A run that raised wrote its error trace: the published traces' problems below name it.
+        failed = [o for o in outcomes if not o.ok and o.returncode != ExitCode.LECTURE_FAILED]
         for outcome in failed:
             print(outcome.message or f"{rel(outcome.lecture, project_root)}: exit {outcome.returncode}",
                   file=sys.stderr)
+        students_would_see = published_problems(project_root, lectures)
+        for problem in students_would_see:
+            print(problem, file=sys.stderr)
         for problem in problems:
             print(problem, file=sys.stderr)
         if site:
             code = build_site(project_root)
             if code:
                 return code
-        return ExitCode.LECTURE_FAILED if (failed or problems) else ExitCode.OK
+        return ExitCode.LECTURE_FAILED if (failed or problems or students_would_see) else ExitCode.OK
+
+
+def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
+    """What the committed traces of ``lectures`` would show students that they should not see
+    (``trace_problems``), each ``path:line: what``."""
+    problems = []
+    for lecture in lectures:
+        committed = paths.trace_path(project_root, lecture)
+        try:
+            trace = load_trace(committed, validate=False)
+        except TraceError:
+            continue  # missing or unreadable: the site build reports it on the lecture's page
+        problems.extend(trace_problems(trace))
+    return problems
 
 def build_site(project_root: Path, strict: bool = True) -> int:
     command = [sys.executable, "-m", "mkdocs", "build", "--quiet"] + (["--strict"] if strict else [])

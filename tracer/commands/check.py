@@ -17,9 +17,10 @@ from pathlib import Path
 from tracer.commands.drift import value_drift
 from tracer.commands.freshness import discover, freshness, rel, skipped
 from tracer.commands.gpu_runs import gpu_run_problems
-from tracer.commands.worker_protocol import run_many
+from tracer.commands.trace_problems import trace_problems
+from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import paths
-from tracer.contract.trace_format import TraceError, load_trace, read_header
+from tracer.contract.trace_format import Trace, TraceError, load_trace, read_header
 from tracer.exit_codes import ExitCode
 
 
@@ -29,6 +30,16 @@ class CheckReport:
     problems: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "path: reason" for each .py that is not traced
     notes: list[str] = field(default_factory=list)  # what was not checked, and why
+
+def _written_trace(output: Path, outcome: WorkerOutcome) -> Trace | None:
+    """The trace a run wrote (it completed, or main() raised and its error trace was written), else None."""
+    if not (outcome.ok or outcome.returncode == ExitCode.LECTURE_FAILED) or not output.exists():
+        return None
+    try:
+        return load_trace(output, validate=False)
+    except TraceError:
+        return None
+
 
 def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -> CheckReport:
     """Re-trace every lecture into a temporary directory and compare with the committed traces."""
@@ -45,7 +56,10 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
             name = rel(lecture, project_root)
             committed = paths.trace_path(project_root, lecture)
             committed_rel = rel(committed, project_root)
-            if not outcome.ok:
+            ran = _written_trace(output, outcome)
+            if ran is not None:  # what students would see: an error or a name an @inspect did not find
+                report.problems.extend(trace_problems(ran))
+            elif not outcome.ok:
                 reason = outcome.message or f"exit {outcome.returncode}"
                 report.problems.append(f"{name}: lecture failed: {reason.splitlines()[-1]}")
             if not committed.exists():
@@ -60,7 +74,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
             if why:
                 report.problems.append(f"{committed_rel}: {why}; run `chalktrace build` and commit the trace")
                 continue
-            fresh = read_header(output) if outcome.ok else None
+            fresh = read_header(output) if ran is not None else None
             if fresh is not None:
                 drifted, notes = value_drift(committed, output, project_root, lecture)
                 report.problems.extend(drifted)

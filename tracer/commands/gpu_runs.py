@@ -79,13 +79,20 @@ def guarded_run(lecture: Path, output: Path | None, *, force: bool, trace: Calla
     keep = refusal.keep_gpu_run if refusal is not None else None
     if keep is not None:
         keep_gpu_run(*keep)
+    project_root = paths.find_project_root(lecture.absolute().parent)
+    committed = paths.trace_path(project_root, lecture)
+    target = output or committed
+    before = read_header(target)
     try:
         code = trace()
     finally:
         if keep is not None:
             settle_gpu_run(*keep)
-    project_root = paths.find_project_root(lecture.absolute().parent)
-    committed = paths.trace_path(project_root, lecture)
+    after = read_header(target)
+    if before is not None and before.get("status") == "ok" and after is not None and after.get("status") != "ok":
+        print(f"{rel(target, project_root)}: the previous good trace was replaced by this {after.get('status')} "
+              "trace (so the page shows where it broke); fix the lecture and run it again, or restore the "
+              "committed one (git restore)", file=sys.stderr)
     if output is None or output.resolve() == committed.resolve():
         retired = retire_gpu_run(project_root, lecture)
         if retired:

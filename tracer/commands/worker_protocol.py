@@ -114,7 +114,10 @@ def run_many(lectures: list[Path], outputs: list[Path], *, jobs: int, timeout: f
     def work(index: int) -> WorkerOutcome:
         display.update(names[index], "tracing…")
         outcome = trace_in_subprocess(RunRequest(lectures[index], outputs[index], timeout=timeout, force=force))
-        status = f"traced in {outcome.seconds:.1f}s" if outcome.ok else f"FAILED ({outcome.message.splitlines()[-1] if outcome.message else outcome.returncode})"
+        last = outcome.message.splitlines()[-1] if outcome.message else outcome.returncode
+        status = (f"traced in {outcome.seconds:.1f}s" if outcome.ok else
+                  f"raised in {outcome.seconds:.1f}s ({last})" if outcome.returncode == ExitCode.LECTURE_FAILED
+                  else f"FAILED ({last})")
         display.update(names[index], status, final=True)
         return outcome
 

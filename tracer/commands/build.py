@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
+from tracer.commands.course import course_root
 from tracer.commands.freshness import discover, freshness, rel
 from tracer.commands.gpu_runs import cuda_guard
 from tracer.commands.trace_problems import trace_problems
@@ -119,5 +120,7 @@ def build_site(project_root: Path, strict: bool = True) -> int:
 
 
 def main(args: argparse.Namespace) -> int:
-    return build(paths.find_project_root(Path.cwd()), jobs=args.jobs, timeout=args.timeout, force=args.force,
-                       site=not args.no_site, show=not args.quiet)
+    root = course_root("build", site=not args.no_site)
+    if root is None:
+        return ExitCode.BAD_INPUT
+    return build(root, jobs=args.jobs, timeout=args.timeout, force=args.force, site=not args.no_site, show=not args.quiet)

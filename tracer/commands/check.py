@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tracer.commands.course import course_root
 from tracer.commands.drift import value_drift
 from tracer.commands.freshness import discover, freshness, rel, skipped
 from tracer.commands.gpu_runs import gpu_run_problems
@@ -96,7 +97,10 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
 
 
 def main(args: argparse.Namespace) -> int:
-    report = check(paths.find_project_root(Path.cwd()), jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
+    root = course_root("check", site=False)
+    if root is None:
+        return ExitCode.BAD_INPUT
+    report = check(root, jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
     for line in report.skipped + report.notes:
         print(line, file=sys.stderr)
     for problem in report.problems:

@@ -16,7 +16,7 @@ from typing import Any
 from tracer.contract import paths
 from tracer.contract.helper_files import SettingsError, changed_decisions
 from tracer.contract.source_facts import read_source, source_facts
-from tracer.contract.trace_format import SCHEMA_VERSION, read_header, sha256_file
+from tracer.contract.trace_format import READABLE_VERSIONS, SCHEMA_VERSION, read_header, sha256_file
 
 
 def stale_sources(trace: dict[str, Any], project_root: Path) -> list[str]:
@@ -81,7 +81,7 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
     header = read_header(trace_file)
     if header is None:
         return "missing" if not trace_file.exists() else "unreadable"
-    if header.get("schema_version") != SCHEMA_VERSION:
+    if header.get("schema_version") not in READABLE_VERSIONS:  # an older readable one is upgraded on load
         return f"schema_version {header.get('schema_version')!r}, current is {SCHEMA_VERSION}"
     lecture_rel = rel(lecture, project_root)
     if lecture_rel not in (header.get("sources") or {}):

@@ -16,11 +16,13 @@ from pathlib import Path
 
 from tracer.commands.course import course_root
 from tracer.commands.drift import value_drift
+from tracer.commands.edtrace_names import unported_names
 from tracer.commands.freshness import discover, freshness, rel, skipped
 from tracer.commands.gpu_runs import gpu_run_problems
 from tracer.commands.trace_problems import trace_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import paths
+from tracer.contract.source_facts import read_source
 from tracer.contract.trace_format import Trace, TraceError, load_trace, read_header
 from tracer.exit_codes import ExitCode
 
@@ -89,12 +91,25 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                                            f"{' ' if added and removed else ''}{'-' + ', -'.join(removed) if removed else ''});"
                                            " run `chalktrace build` and commit the trace")
     report.problems.extend(gpu_run_problems(project_root, lectures))
+    report.problems.extend(unported_uses(project_root, lectures_dir))
     known = {p.stem for p in lectures}
     for orphan in sorted(traces_dir.glob("*.json")):
         if orphan.stem not in known:
             report.problems.append(f"{rel(orphan, project_root)}: no lecture lectures/{orphan.stem}.py for this trace")
     return report
 
+
+
+def unported_uses(project_root: Path, lectures_dir: Path) -> list[str]:
+    """Each edtrace name a lecture or helper uses that chalktrace has no equivalent for yet, at its file:line."""
+    found = []
+    for path in sorted(lectures_dir.rglob("*.py")) if lectures_dir.is_dir() else []:
+        try:
+            source = read_source(path)
+        except (OSError, UnicodeDecodeError, SyntaxError):
+            continue  # the lecture's own run reports it
+        found.extend(unported_names(rel(path, project_root), source))
+    return found
 
 def main(args: argparse.Namespace) -> int:
     root = course_root("check", site=False)

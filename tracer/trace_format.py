@@ -144,6 +144,11 @@ class Stats(TypedDict):
     sampled: NotRequired[bool]
 
 
+# A Heatmap's cell codes: 0..HEATMAP_CODE_TOP spread over [cell_min, cell_max], then NaN, +Inf, -Inf.
+HEATMAP_CODE_TOP = 252
+HEATMAP_CODE_NAN, HEATMAP_CODE_POS_INF, HEATMAP_CODE_NEG_INF = 253, 254, 255
+
+
 class Heatmap(TypedDict):
     """The whole of a 2-D tensor or array as at most 128 x 128 cells (``tracer.capture.numeric``)."""
 

@@ -25,11 +25,12 @@ import math
 import zlib
 from typing import Any
 
+from tracer.trace_format import HEATMAP_CODE_NAN, HEATMAP_CODE_NEG_INF, HEATMAP_CODE_POS_INF, HEATMAP_CODE_TOP
+
 HEATMAP_CELLS = 128  # the most cells a heatmap has along either side
 HEATMAP_POOL_ELEMENTS = 1 << 24  # above this many elements the pooled input is an even sample
-# One byte per cell: 0..CODE_TOP spread over [lo, hi]; the top three codes are NaN, +Inf, -Inf.
-CODE_TOP = 252
-CODE_NAN, CODE_POS_INF, CODE_NEG_INF = 253, 254, 255
+# One byte per cell (the trace format's codes): 0..CODE_TOP over [lo, hi], then NaN, +Inf, -Inf.
+CODE_TOP, CODE_NAN, CODE_POS_INF, CODE_NEG_INF = HEATMAP_CODE_TOP, HEATMAP_CODE_NAN, HEATMAP_CODE_POS_INF, HEATMAP_CODE_NEG_INF
 
 
 def _json(x: float) -> float | str:

@@ -418,8 +418,8 @@ class ValueEncoder:
             return out
         if isinstance(value, np.generic):
             item = value.item()
-            if isinstance(item, float):
-                item = json_float(item)
+            if isinstance(item, float):  # float16/float32: the shortest decimal in its own dtype
+                item = json_float(shortest_array_floats(np.asarray(value))[0] if value.dtype.itemsize < 8 else item)
             elif isinstance(item, complex):
                 item = [json_float(item.real), json_float(item.imag)]
             elif not isinstance(item, (int, bool, str)):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import difflib
 import inspect
 import math
 import re
@@ -22,6 +23,7 @@ import types
 import warnings
 from typing import Any, Callable, Iterator
 
+from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.memory import StorageRegistry
 from tracer.capture.numeric import array_heatmap, array_stats, shortest_array_floats, shortest_floats, tensor_heatmap, tensor_stats
 
@@ -512,7 +514,7 @@ def dtype_name(dtype: Any) -> str:
 
 def _class_name(value: Any) -> str:
     cls = type(value)
-    return cls.__qualname__ if cls.__module__ in ("builtins", "__main__") else f"{cls.__module__}.{cls.__qualname__}"
+    return cls.__qualname__ if cls.__module__ in ("builtins", "__main__", LECTURE_MODULE) else f"{cls.__module__}.{cls.__qualname__}"
 
 
 def safe_class_name(value: Any) -> str:
@@ -674,7 +676,9 @@ def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> An
     elif hasattr(sys.modules["builtins"], head):
         obj = getattr(sys.modules["builtins"], head)
     else:
-        raise NameError(f"name {head!r} is not defined")
+        close = difflib.get_close_matches(head, [*f_locals, *f_globals], n=1)
+        hint = f". Did you mean: {close[0]!r}?" if close else ""  # as Python's own NameError suggests
+        raise NameError(f"name {head!r} is not defined{hint}")
     for attr in rest:
         obj = static_attribute(obj, attr)
     return obj

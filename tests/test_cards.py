@@ -370,3 +370,15 @@ def test_a_64_by_64_mask_draws_every_element_and_a_big_tensor_its_block_means():
     html, _ = _card(torch.eye(512) * 3)
     assert "mean of 4×4 blocks · max |x| 3.0" in text_of(html)
     assert re.search(r"<i>0\.0</i><b></b><i>3\.0</i>", html)  # the whole tensor's min and max
+
+
+def test_a_storage_badge_qualifies_a_name_from_another_function():
+    inner, outer, view = (tensor([2], [1], values=[1.0, 2.0], storage_id="s7") for _ in range(3))
+    callee = {"stack": [{"path": MAIN, "line": 3, "function": "main"}, {"path": MAIN, "line": 2, "function": "attention"}],
+              "env": {"out": inner}, "renderings": [], "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}}
+    trace = {"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {MAIN: SOURCE},
+             "steps": [callee, step(3, {"out": outer}), step(4, {"v": view})]}
+    r = HtmlRenderer(trace, template_env())
+    assert "shares storage with <code>attention.out</code>" in r.value("out", outer, step_index=1)
+    # a name of the same frame comes first, then the other function's, qualified
+    assert "shares storage with <code>out</code>, <code>attention.out</code>" in r.value("v", view, step_index=2)

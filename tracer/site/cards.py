@@ -474,12 +474,13 @@ class HtmlRenderer:
         # file name -> PNG of each tensor heatmap drawn so far, for the plugin to write under layout.HEATMAPS_URL
         # (a rank's renderer shares its lecture renderer's, so the plugin sees every one)
         self.heatmaps: dict[str, bytes] = heatmaps if heatmaps is not None else {}
-        # storage id -> [(step index, name)] of every recorded tensor, for "shares storage" badges
-        self._storage_users: dict[str, list[tuple[int, str]]] = {}
+        # storage id -> [(step index, name, function)] of every recorded tensor, for "shares storage" badges
+        self._storage_users: dict[str, list[tuple[int, str, str]]] = {}
         for index, step in enumerate(trace["steps"]):
             for name, value in step["env"].items():
                 if value.get("type") == "tensor":
-                    self._storage_users.setdefault(value["storage_id"], []).append((index, name))
+                    function = step_frame(step)["function"]
+                    self._storage_users.setdefault(value["storage_id"], []).append((index, name, function))
 
     # contract methods
 
@@ -579,16 +580,25 @@ class HtmlRenderer:
         return name_dims(dims, value["shape"]) if dims else None
 
     def shared_with(self, name: str, value: Value, step_index: int) -> list[str]:
-        """Other names recorded before this one (earlier steps, or earlier on this step) on the same storage."""
-        names: list[str] = []
+        """Other names recorded before this one (earlier steps, or earlier on this step) on the same
+        storage, latest first: a name of the same function as is, ahead of any other function's,
+        which is qualified with its function (``attention.out``) so it is never mistaken for a local."""
+        steps = self.trace["steps"]
+        here = step_frame(steps[step_index])["function"] if 0 <= step_index < len(steps) else None
         users = self._storage_users.get(value["storage_id"], [])
-        same_step = [other for index, other in users if index == step_index]
-        before_here = same_step[:same_step.index(name)] if name in same_step else same_step
-        earlier = [other for index, other in users if index < step_index]
-        for other in reversed(earlier + before_here):
-            if other != name and other not in names:
-                names.append(other)
-        return names[:MAX_SHARED_NAMES]
+        same_step = [(other, fn) for index, other, fn in users if index == step_index]
+        before_here = same_step[:[other for other, _fn in same_step].index(name)] if any(
+            other == name for other, _fn in same_step) else same_step
+        earlier = [(other, fn) for index, other, fn in users if index < step_index]
+        local: list[str] = []
+        elsewhere: list[str] = []
+        for other, fn in reversed(earlier + before_here):
+            if fn == here:
+                if other != name and other not in local:
+                    local.append(other)
+            elif (label := f"{fn}.{other}") not in elsewhere:
+                elsewhere.append(label)
+        return (local + elsewhere)[:MAX_SHARED_NAMES]
 
     def plot_view(self, spec: dict[str, Any]) -> dict[str, Any]:
         """A chart drawn once per distinct spec; its SVG waits in ``self.charts`` for the plugin to write."""

@@ -382,3 +382,22 @@ def test_a_storage_badge_qualifies_a_name_from_another_function():
     assert "shares storage with <code>attention.out</code>" in r.value("out", outer, step_index=1)
     # a name of the same frame comes first, then the other function's, qualified
     assert "shares storage with <code>out</code>, <code>attention.out</code>" in r.value("v", view, step_index=2)
+
+
+def test_a_compute_card_says_which_ops_the_flop_counter_counted():
+    import ast
+    import math
+
+    import torch
+
+    from tracer.capture.compute import LineMeter
+
+    q, k, d = torch.randn(8, 4), torch.randn(8, 4), 4
+    meter = LineMeter(ast.parse("s = q @ k.T / math.sqrt(d)").body[0])
+    meter.start()
+    s = q @ k.T / math.sqrt(d)  # noqa: F841
+    compute = meter.stop({"math": math}, {"q": q, "k": k, "d": d})
+    assert compute["by_op"] == {"aten.mm": 2 * 8 * 4 * 8} and compute["uncounted_ops"] == ["aten.div"]
+    trace = {"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {MAIN: SOURCE}, "steps": [step(2)]}
+    text = text_of(HtmlRenderer(trace, template_env()).compute(compute))
+    assert "PyTorch's FLOP counter counted aten.mm only; it does not count aten.div , which also ran." in text

@@ -93,6 +93,7 @@ class Compute(TypedDict):
     timing: NotRequired[str]  # "replay" (pure expression re-run) or "single" (one run, as traced)
     repeats: NotRequired[int]
     peak_note: NotRequired[str | None]  # why peak/mfu are null
+    uncounted_ops: NotRequired[list[str]]  # ops that ran and that PyTorch's FLOP counter does not count ("aten.div")
 
 
 RenderingType = Literal["markdown", "image", "link", "note", "plot"]

@@ -679,4 +679,6 @@ def compute_view(compute: Compute) -> dict[str, Any]:
         "timing": compute.get("timing"),
         "repeats": compute.get("repeats"),
         "by_op": [{"op": op, "flops": human_flops(n), "percent": round(100 * n / total, 1) if total else 0.0} for op, n in by_op],
+        # None for traces from before the record: the card then says nothing about what was left out
+        "uncounted": compute.get("uncounted_ops"),
     }

@@ -647,3 +647,10 @@ def test_heatmap_cells_mark_nan_and_infinities_and_small_tensors_have_none():
     heatmap = encode(t)["heatmap"]
     assert _cells(heatmap)[0][:3] == [253, 254, 255] and heatmap["max"] == 5.0
     assert "heatmap" not in encode(torch.zeros(10, 10))  # the preview holds every element already
+
+
+def test_statistics_are_written_in_the_tensors_own_precision_whatever_the_layout():
+    x = torch.arange(40, dtype=torch.float32).reshape(4, 10) * 1.0
+    assert encode(x)["stats"]["mean"] == encode(x.T)["stats"]["mean"] == 19.5
+    third = encode(torch.tensor([1.0, 2.0, 2.0], dtype=torch.float32))["stats"]["mean"]
+    assert third == 1.6666666 and torch.tensor(third, dtype=torch.float32) == torch.tensor([1.0, 2.0, 2.0]).mean()

@@ -386,11 +386,17 @@ class ValueEncoder:
                 sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
                 sampled = True
             stats = tensor_stats(sample)
-            if sample.dtype != torch.float64:  # min and max are elements: shown as their dtype writes them
+            if sample.dtype != torch.float64:
+                # Computed in float64, written in the tensor's own precision (where it fits): min and
+                # max are elements, and a mean is not shown with digits that the summation order
+                # decides (a transposed view's mean is its original's).
+                largest = torch.finfo(sample.dtype).max
                 for part in (stats, stats.get("finite") or {}):
-                    ends = [part.get("min"), part.get("max")]
-                    if all(isinstance(v, float) for v in ends):
-                        part["min"], part["max"] = shortest_floats(torch.tensor(ends, dtype=sample.dtype))
+                    keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float)
+                            and abs(part[k]) <= largest]
+                    if keys:
+                        rounded = shortest_floats(torch.tensor([part[k] for k in keys], dtype=sample.dtype))
+                        part.update(zip(keys, rounded))
             if sampled:
                 stats["sampled"] = True
             return stats
@@ -408,11 +414,14 @@ class ValueEncoder:
                 step = max(1, math.ceil(value.size / self.limits.stats_elements))
                 sample = np.asarray(value.flat[::step], dtype=np.float64)
                 out["stats"] = array_stats(sample)
-                if value.dtype.itemsize < 8:  # min and max are elements: shown as their dtype writes them
+                if value.dtype.itemsize < 8:  # written in the array's own precision, as for tensors
+                    largest = float(np.finfo(value.dtype).max)
                     for part in (out["stats"], out["stats"].get("finite") or {}):
-                        ends = [part.get("min"), part.get("max")]
-                        if all(isinstance(v, float) for v in ends):
-                            part["min"], part["max"] = shortest_array_floats(np.array(ends, dtype=value.dtype))
+                        keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float)
+                                and abs(part[k]) <= largest]
+                        if keys:
+                            rounded = shortest_array_floats(np.array([part[k] for k in keys], dtype=value.dtype))
+                            part.update(zip(keys, rounded))
                 if step > 1:
                     out["stats"]["sampled"] = True
             if value.size > limit and value.ndim == 2:

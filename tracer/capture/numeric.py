@@ -2,7 +2,9 @@
 
 * ``shortest_floats``: each element as the shortest decimal that reads back to the same value *in its
   own dtype* (float32 ``1000.1`` is ``1000.1``, not float64's ``1000.0999755859375`` nor a rounding
-  to 8 digits), carried as the float64 nearest that decimal, whose JSON text is that decimal.
+  to 8 digits), carried as the float64 nearest that decimal, whose JSON text is that decimal. An
+  element that is a whole number below ``WHOLE_BELOW`` is written whole instead: float8's 288 is
+  ``288``, not the shorter ``3e+02`` that also reads back as it (the rounding is the lesson).
 * ``tensor_stats`` / ``array_stats``: min, max, mean and std computed in float64 (finite data never
   overflows to inf: past float64's range the values are scaled first), as torch would compute them
   over every value (a NaN makes the mean NaN), plus the same four over the finite values alone
@@ -27,6 +29,7 @@ from typing import Any
 
 from tracer.trace_format import HEATMAP_CODE_NAN, HEATMAP_CODE_NEG_INF, HEATMAP_CODE_POS_INF, HEATMAP_CODE_TOP
 
+WHOLE_BELOW = 1e16  # a whole-number element below this is written with every integer digit
 HEATMAP_CELLS = 128  # the most cells a heatmap has along either side
 HEATMAP_POOL_ELEMENTS = 1 << 24  # above this many elements the pooled input is an even sample
 # One byte per cell (the trace format's codes): 0..CODE_TOP over [lo, hi], then NaN, +Inf, -Inf.
@@ -53,11 +56,11 @@ def shortest_floats(t: Any) -> list[float]:
     if flat.dtype in (torch.float32, torch.float16):
         import numpy as np
 
-        return [float(np.format_float_scientific(x, unique=True, trim="-")) for x in flat.numpy()]
+        return [_whole_or(float(x), np.format_float_scientific(x, unique=True, trim="-")) for x in flat.numpy()]
     exact = flat.to(torch.float64)
     values = exact.tolist()
     out = list(values)
-    pending = [k for k, v in enumerate(values) if math.isfinite(v) and v != 0.0]
+    pending = [k for k, v in enumerate(values) if math.isfinite(v) and v != 0.0 and not _whole(v)]
     for digits in range(1, 18):
         if not pending:
             break
@@ -74,6 +77,15 @@ def shortest_floats(t: Any) -> list[float]:
     return out
 
 
+def _whole(value: float) -> bool:
+    return value.is_integer() and abs(value) < WHOLE_BELOW
+
+
+def _whole_or(value: float, shortest: str) -> float:
+    """``value`` itself when it is a whole number below WHOLE_BELOW, else the float of ``shortest``."""
+    return value if math.isfinite(value) and _whole(value) else float(shortest)
+
+
 def shortest_array_floats(a: Any) -> list[float]:
     """``shortest_floats`` for a small numpy float array (float16, float32; float64 as is)."""
     import numpy as np
@@ -81,7 +93,7 @@ def shortest_array_floats(a: Any) -> list[float]:
     flat = np.ravel(a)
     if flat.dtype == np.float64 or flat.dtype.itemsize > 8:
         return [float(x) for x in flat]
-    return [float(np.format_float_scientific(x, unique=True, trim="-")) for x in flat]
+    return [_whole_or(float(x), np.format_float_scientific(x, unique=True, trim="-")) for x in flat]
 
 
 # -- statistics --------------------------------------------------------------------------------

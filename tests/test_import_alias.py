@@ -91,3 +91,14 @@ def test_alias_only_inside_the_block():
     assert "edtrace" not in sys.modules
     with pytest.raises(ModuleNotFoundError):
         import edtrace  # noqa: F401,F811  (nothing installed)
+
+
+def test_a_rank_process_gets_the_alias_too(tmp_path):
+    from pathlib import Path as _Path
+
+    lecture = _Path(__file__).resolve().parent / "lectures" / "ranks_edtrace.py"
+    result = run_lecture(lecture, output=tmp_path / "t.json")
+    assert result.status == "ok", result.error_line
+    streams = load_trace(tmp_path / "t.json")["ranks"]["launches"][0]["streams"]
+    assert [[r["data"] for s in st["steps"] for r in s["renderings"]] for st in streams] == [
+        ["rank 0 of 2 renders through edtrace's name"], ["rank 1 of 2 renders through edtrace's name"]]

@@ -75,6 +75,13 @@ def _owned(name: str) -> bool:
     return _aliased(name)
 
 
+def install_for_process() -> None:
+    """The alias for the rest of this process: a rank's process, which loads the lecture to run one
+    of its functions, and ends with it."""
+    if not any(isinstance(finder, AliasFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, AliasFinder())
+
+
 @contextlib.contextmanager
 def installed() -> Iterator[AliasFinder]:
     """The alias in force inside the block; ``sys.modules`` and ``sys.meta_path`` as before afterwards."""

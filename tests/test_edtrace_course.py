@@ -165,10 +165,21 @@ def test_site_shows_citations_media_graph(built_site):
     assert png[1] == "From trace to site" and (built_site / "assets" / png[0]).is_file()
     videos = re.findall(r'<video controls preload="metadata" src="[^"]*assets/([^"]+)"', page)
     assert len(videos) == 2 and all((built_site / "assets" / v).is_file() for v in videos)
-    assert f'<a href="{POSTER_URL}">' in page and "over the course's size limit" in page
+    assert f'<a href="{POSTER_URL}">{POSTER_URL}</a>' in page and "over the course's size limit" in page
     assert 'aria-label="graph of 4 node(s) and 3 edge(s)"' in page and page.count("<polygon points=") >= 3
     assert "cytoscape" not in page.lower()
     assert "pipeline.png" not in re.sub(r'href="[^"]*"', "", page.split("<article", 1)[1]).split("</article>")[0]
+
+
+def test_offline_site_without_a_cache_shows_placeholder_cards(tmp_path):
+    root = copy_course(tmp_path, with_cache=False)
+    done = subprocess.run([sys.executable, "-m", "tracer", "build"], cwd=root, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "CHALKTRACE_OFFLINE": "1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    page = (root / "build" / "site" / "lectures" / "lecture_switch" / "index.html").read_text(encoding="utf-8")
+    assert page.count('<figure class="lt-media-missing">') == 3  # two images and a video, none hot-linked
+    assert f'<a href="{PNG_URL}">{PNG_URL}</a>' in page and f'src="{PNG_URL}"' not in page
+    assert ">arXiv:9901.00001<" in page or "arXiv:9901.00001</a>" in page
 
 
 def test_animate_builds_up_in_step_mode_and_shows_all_in_read_mode(built_site):

@@ -466,3 +466,23 @@ def test_system_text_keeps_absolute_project_paths_out_of_the_trace(tmp_path):
     (rendering,) = load_trace(tmp_path / "t.json")["steps"][0]["renderings"]
     assert rendering["data"] == "tool.py\n" and rendering["command"][1] == "tool.py"
     assert str(tmp_path) not in (tmp_path / "t.json").read_text(encoding="utf-8")
+
+
+def test_a_bare_inspect_shows_every_local_of_its_frame_in_helpers_too(tmp_path):
+    lecture = tmp_path / "bare.py"
+    lecture.write_text(
+        "import math\n\n\n"
+        "def helper(a, b):  # @inspect\n"
+        "    c = a * b\n"
+        "    d = c + 1  # @inspect\n"
+        "    return d\n\n\n"
+        "def main():\n"
+        "    x = 3\n"
+        "    y = helper(x, 4)  # @inspect\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    run_lecture(lecture, output=tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    shown = [(where(s), {k: v["value"] for k, v in s["env"].items()}) for s in trace["steps"] if s["env"]]
+    assert shown == [(("helper", 4), {"a": 3, "b": 4}), (("helper", 6), {"a": 3, "b": 4, "c": 12, "d": 13}),
+                     (("main", 12), {"x": 3, "y": 13})]  # modules (math) and functions are left out
+    assert trace["warnings"] == []

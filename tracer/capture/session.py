@@ -223,7 +223,8 @@ class Session:
         root = project_root.resolve()
         registry = StorageRegistry()
         self.encoder = ValueEncoder(registry, options.limits, scrub=functools.partial(_scrub, paths=path_scrubber(root)),
-                                    relpath=functools.partial(paths.project_relpath, root=root))
+                                    relpath=functools.partial(paths.project_relpath, root=root),
+                                    aborts=(LectureExited,))
         self.probe = (options.probe_factory or choose_probe)(registry)
         self.recorder = Recorder(lecture.parent, project_root, self.encoder, self.probe,
                                  inspect_all=options.inspect_all, max_steps=options.max_steps,

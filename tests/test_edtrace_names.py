@@ -30,11 +30,11 @@ def test_served_names_and_other_modules_are_fine():
 
 
 def test_check_lists_them_for_every_file_of_the_course(tmp_path):
-    from tracer import regen
+    from tracer.commands import check
 
     lectures = tmp_path / "lectures"
     lectures.mkdir()
     (lectures / "lecture_a.py").write_text("from edtrace import text\n\n\ndef main():\n    text('fine')\n")
     (lectures / "lecture_util.py").write_text("import edtrace\n\n\ndef helper():\n    edtrace.pop_renderings()\n")
-    assert regen.unported_uses(tmp_path, lectures) == [
+    assert check.unported_uses(tmp_path, lectures) == [
         "lectures/lecture_util.py:5: edtrace.pop_renderings has no chalktrace equivalent yet"]

@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterator
 from tracer import layout
 from tracer.exit_codes import ExitCode
 from tracer.helper_files import SettingsError, changed_decisions
+from tracer.lecture_files import SUBFOLDER_REASON, course_path, outside_target, subfolder_files
 from tracer.source_map import read_source, source_map
 from tracer.trace_problems import trace_problems
 from tracer.trace_format import READABLE_VERSIONS, SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file, write_atomic
@@ -207,6 +208,9 @@ def skip_reason(path: Path) -> str | None:
     """Why ``path`` (in the lectures directory) is not traced as a lecture, or None when it is."""
     if path.name.startswith("_"):
         return "helper module (name starts with _)"
+    target = outside_target(path, layout.find_project_root(path.parent))
+    if target is not None:
+        return f"a link to {target}, outside the course (copy the lecture into the course to trace it)"
     try:
         facts = source_map(read_source(path))
     except (UnicodeDecodeError, OSError, SyntaxError):
@@ -224,8 +228,10 @@ def discover(lectures_dir: Path) -> list[Path]:
 
 
 def skipped(lectures_dir: Path) -> list[tuple[Path, str]]:
-    """The ``*.py`` files of ``lectures_dir`` that are not lectures, each with the reason."""
-    return [(p, why) for p in sorted(lectures_dir.glob("*.py")) if (why := skip_reason(p)) is not None]
+    """The ``*.py`` files under ``lectures_dir`` that are not lectures, each with the reason (those in
+    subfolders too: every file gets an answer)."""
+    return ([(p, why) for p in sorted(lectures_dir.glob("*.py")) if (why := skip_reason(p)) is not None]
+            + [(p, SUBFOLDER_REASON) for p in subfolder_files(lectures_dir)])
 
 
 def rel(path: Path, root: Path) -> str:
@@ -414,7 +420,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
     lectures_dir = project_root / layout.LECTURES_DIR
     lectures = discover(lectures_dir)
     report = CheckReport(lectures=len(lectures),
-                         skipped=[f"{rel(p, project_root)}: skipped: {why}" for p, why in skipped(lectures_dir)])
+                         skipped=[f"{course_path(p, project_root)}: skipped: {why}" for p, why in skipped(lectures_dir)])
     traces_dir = project_root / layout.TRACES_DIR
     with tempfile.TemporaryDirectory(prefix="chalktrace-check-") as tmp:
         outputs = [Path(tmp) / f"{p.stem}.json" for p in lectures]
@@ -431,7 +437,8 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                 reason = outcome.message or f"exit {outcome.returncode}"
                 report.problems.append(f"{name}: lecture failed: {reason.splitlines()[-1]}")
             if not committed.exists():
-                report.problems.append(f"{committed_rel}: missing; run `chalktrace build` and commit the trace")
+                if outcome.returncode != ExitCode.BAD_INPUT:  # a refused run already says why there is none
+                    report.problems.append(f"{committed_rel}: missing; run `chalktrace build` and commit the trace")
                 continue
             try:
                 load_trace(committed)
@@ -526,6 +533,9 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
     lectures = discover(project_root / layout.LECTURES_DIR)
     with build_lock(project_root):
         todo, notes, problems = plan_build(project_root, lectures, force=force)
+        for path, why in skipped(project_root / layout.LECTURES_DIR):
+            if not path.name.startswith("_"):  # helpers are said to be helpers by their name
+                print(f"{course_path(path, project_root)}: skipped: {why}", file=sys.stderr)
         for note in notes:
             print(note, file=sys.stderr)
         if not todo:

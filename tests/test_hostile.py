@@ -325,6 +325,7 @@ def hostile_site(tmp_path_factory):
                  "xss_text", "tensor_kinds"):
         run_lecture(HOSTILE / f"{name}.py", output=traces / f"{name}.json")
     (traces / "unreadable.json").write_text('{"schema_version": 1, "lecture": 5}', encoding="utf-8")
+    (traces / "deep.json").write_text(deep_trace(traces / "huge_int.json", 50_000, "deep"), encoding="utf-8")
     return build_site(tmp_path_factory.mktemp("hostile-site"), sorted(traces.glob("*.json")))
 
 
@@ -367,6 +368,15 @@ def test_statuses_and_placeholders_show_on_their_pages(hostile_site):
     assert "did not complete (exited)" in home and "its page could not be built" in home
     unreadable = (hostile_site / "lectures" / "unreadable" / "index.html").read_text(encoding="utf-8")
     assert "lt-page-error" in unreadable and "site/traces/unreadable.json: invalid trace" in unreadable
+
+
+def test_a_trace_nested_50000_deep_is_one_error_card_and_every_other_page_builds(hostile_site):
+    deep = (hostile_site / "lectures" / "deep" / "index.html").read_text(encoding="utf-8")
+    assert "lt-page-error" in deep
+    assert "site/traces/deep.json: nested deeper than the 100-level limit for a trace; not read" in deep
+    for name in ("script_title", "exit_zero", "huge_int", "tensor_kinds", "stderr_writer"):
+        page = (hostile_site / "lectures" / name / "index.html").read_text(encoding="utf-8")
+        assert "lt-page-error" not in page, name
 
 
 def test_site_work_per_value_is_bounded_by_the_preview_not_numel():

@@ -644,11 +644,12 @@ def test_a_tracer_removed_from_c_is_found_when_recording_stops(tmp_path, capsys)
     assert got == 0 and trace["warnings"][0] in err
 
 
-def test_lines_run_in_a_thread_the_lecture_starts_are_noted_once(tmp_path, capsys):
+def test_lines_run_in_a_thread_the_lecture_starts_are_counted_and_said_once(tmp_path, capsys):
     got, err = run(capsys, "thread_lines.py", tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
-    note = ("tests/lectures/hostile/thread_lines.py:6: work() runs in thread 'worker-1', which chalktrace does not "
-            "trace: its lines are not in the trace")
+    # work()'s two lines ran in the thread: both counted, said once on the terminal and in the trace
+    note = ("tests/lectures/hostile/thread_lines.py:6: work() ran in thread 'worker-1', which chalktrace does not "
+            "trace: its lines are not in the trace (2 lines run)")
     assert trace["warnings"] == [note] and err.count(note) == 1
     assert 7 not in lines_with_steps(trace) and steps_env(trace)["result"]["value"] == 45
 
@@ -763,3 +764,19 @@ def test_check_and_build_give_every_file_under_lectures_an_answer(course, capsys
     err = capsys.readouterr().err
     assert f"lectures/a/intro.py: {subfolder}" in err and "lectures/linked.py: skipped: a link to" in err
     assert sorted(p.name for p in (course / "site" / "traces").glob("*.json")) == ["intro.json"]
+
+
+def test_run_timeout_bounds_a_thread_that_outlives_main_and_names_it(tmp_path):
+    import subprocess
+
+    out = tmp_path / "t.json"
+    done = subprocess.run([sys.executable, "-m", "tracer", "run", str(HOSTILE / "lingering_thread.py"), "-o", str(out),
+                           "-q", "--timeout", "2"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 124, done.stderr
+    assert ("tests/lectures/hostile/lingering_thread.py: timeout: main() returned, but thread 'forever' that the "
+            "lecture started still ran after 2s; the trace is written; stopping it") in done.stderr
+    trace = load_trace(out)  # written before the wait, and whole
+    assert trace["status"] == "ok" and steps_env(trace)["started"]["value"] is True
+    note = [w for w in trace["warnings"] if "'forever'" in w]
+    assert len(note) == 1 and note[0].endswith("; it was still running when recording stopped)")
+    assert done.stderr.count(note[0]) == 1

@@ -780,3 +780,25 @@ def test_run_timeout_bounds_a_thread_that_outlives_main_and_names_it(tmp_path):
     note = [w for w in trace["warnings"] if "'forever'" in w]
     assert len(note) == 1 and note[0].endswith("; it was still running when recording stopped)")
     assert done.stderr.count(note[0]) == 1
+
+
+# -- init into a path that exists ----------------------------------------------------------------------
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p.symlink_to(p.parent / "nowhere"), "is a link to {parent}/nowhere, which does not exist; remove the "
+                                                   "link or choose a new directory"),
+    (lambda p: p.write_text("notes\n"), "already exists and is a file, not a folder; choose a new directory"),
+    (lambda p: (p.mkdir(), (p / "keep.txt").write_text("x")), "already exists and is not empty; choose a new directory"),
+    (lambda p: (p.parent.joinpath("afile").write_text(""), ), None),  # the parent is a file: see below
+])
+def test_init_answers_every_existing_path_with_one_line_and_exit_2(tmp_path, capsys, make, message):
+    target = tmp_path / "course"
+    make(target)
+    if message is None:
+        target = tmp_path / "afile" / "course"
+        message = f"{tmp_path}/afile is a file, not a folder; choose a new directory"
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    code = cli.main(["init", str(target), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err == f"chalktrace: {target}: {message.format(parent=tmp_path)}\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written

@@ -280,6 +280,10 @@ def cmd_init(args: argparse.Namespace) -> int:
     except CourseExists as exc:
         print(f"chalktrace: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
+    except OSError as exc:  # a folder that cannot be made or written (permissions, a full disk)
+        print(f"chalktrace: {exc.filename or args.directory}: cannot create the course ({exc.strerror or exc})",
+              file=sys.stderr)
+        return ExitCode.BAD_INPUT
     if not args.quiet:
         print(f"chalktrace: created {args.directory}/ ({', '.join(written)}); next: see its README.md", file=sys.stderr)
     return ExitCode.OK

@@ -804,3 +804,33 @@ def test_init_answers_every_existing_path_with_one_line_and_exit_2(tmp_path, cap
     assert code == 2 and "Traceback" not in err
     assert err == f"chalktrace: {target}: {message.format(parent=tmp_path)}\n"
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written
+
+
+def test_a_repr_raising_systemexit_keyboardinterrupt_or_cancelled_is_a_placeholder_and_the_lecture_goes_on(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "hostile_values.py", out)
+    assert got == 0, err
+    trace = load_trace(out)
+    env = steps_env(trace)
+    for name, exc in (("a", "SystemExit: 3"), ("b", "KeyboardInterrupt"), ("c", "CancelledError")):
+        assert env[name]["type"] == "unrepresentable" and exc in env[name]["reason"], env[name]
+    assert "hostile_values.py:35: Exits: cannot encode: SystemExit: 3" in err  # the warning names file:line
+    assert "hostile_values.py:36: Interrupts: cannot encode: KeyboardInterrupt" in err
+    assert env["done"] == {"type": "bool", "value": True}  # the lecture ran to its end
+    assert trace["status"] == "ok"
+
+
+def test_encoding_leaves_no_fingerprints_under_the_lectures_warnings_and_error_state(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "hostile_values.py", out)
+    trace = load_trace(out)
+    env = steps_env(trace)
+    # warnings as errors and np.seterr(all="raise") are the lecture's: the array still encodes,
+    # its statistics in float64 (no overflow), and nothing lands in the lecture's stderr
+    assert env["big"]["type"] == "ndarray" and env["big"]["stats"]["finite"]["mean"] == 1e308
+    assert not any(step.get("stderr") for step in trace["steps"])
+    # a dotted @inspect never runs the property again: the lecture printed one read
+    stdout = "".join(step["stdout"] for step in trace["steps"])
+    assert stdout.count("property ran") == 1 and "reads 1" in stdout
+    assert env["counted.total"]["type"] == "missing" and "is a property" in env["counted.total"]["message"]
+    assert env["value"] == {"type": "int", "value": 42}

@@ -185,7 +185,9 @@ def test_schema_and_typeddicts_name_the_same_fields():
              "Environment": (tf.Environment, s["properties"]["environment"]),
              "RanksInfo": (tf.RanksInfo, defs["ranks"]), "Launch": (tf.Launch, defs["launch"]),
              "RankStream": (tf.RankStream, defs["stream"]), "Collective": (tf.Collective, defs["collective"]),
-             "ShardInfo": (tf.ShardInfo, defs["shard"])}
+             "ShardInfo": (tf.ShardInfo, defs["shard"]), "Stats": (tf.Stats, defs["stats"]["oneOf"][1]),
+             "FiniteStats": (tf.FiniteStats, defs["stats"]["oneOf"][1]["properties"]["finite"]),
+             "Heatmap": (tf.Heatmap, defs["heatmap"]["oneOf"][1])}
     for name, (typed, node) in pairs.items():
         keys, required = typed_keys(typed)
         schema_all, schema_required = schema_keys(node)
@@ -197,12 +199,12 @@ def test_schema_and_typeddicts_name_the_same_fields():
     assert set(rendering["properties"]["type"]["enum"]) == set(tf.RENDERING_TYPES)
     branches = {b["if"]["properties"]["type"]["const"] for b in rendering["allOf"]}
     assert branches == set(tf.RENDERING_TYPES)
-    rendering_fields = set().union(*(b["then"].get("properties", {}) for b in rendering["allOf"])) | {"type"}
+    rendering_fields = set().union(*(b["then"].get("properties", {}) for b in rendering["allOf"])) | set(rendering["properties"])
     assert rendering_fields == set(tf.Rendering.__annotations__)
     tensor = next(b["then"] for b in defs["value"]["allOf"] if b["if"]["properties"]["type"].get("const") == "tensor")
     keys, required = typed_keys(tf.TensorValue)
     assert set(tensor["required"]) | {"type", "stats"} == required
-    assert keys - required == {"quantized", "subclass"} <= set(tensor["properties"])  # optional: quantized, subclasses
+    assert keys - required == {"quantized", "subclass", "heatmap"} <= set(tensor["properties"])  # optional: quantized, subclasses, whole-tensor heatmaps
 
 
 def test_writer_output_uses_only_declared_fields(traces):

@@ -17,7 +17,8 @@ Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict w
 * ``list``/``tuple``/``set``/``frozenset``: ``items`` (Values), ``length`` (full length),
   ``truncated`` (bool). ``dict``: ``items`` is a list of ``[key Value, value Value]`` pairs.
 * ``dataclass``: ``class`` and ``fields`` ({name: Value}). ``cycle``: a back-reference, ``repr``.
-* ``ndarray``: ``dtype``, ``shape``, ``values`` (nested lists), ``truncated``, ``stats``.
+* ``ndarray``: ``dtype``, ``shape``, ``values`` (nested lists), ``truncated``, ``stats``; a 2-D array
+  bigger than its preview also has ``heatmap`` (see ``Heatmap``).
 * ``numpy_scalar``: ``dtype``, ``value``. ``sympy``: ``repr``, ``latex``.
 * ``finfo``: ``dtype``, ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal``, ``resolution``.
   ``iinfo``: ``dtype``, ``bits``, ``min``, ``max``.
@@ -26,7 +27,10 @@ Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict w
 * ``module``: ``class``, ``num_parameters``, ``parameters`` ([{name, shape, dtype}]), ``repr``.
 * ``function``/``class``: ``name``, ``path``/``line`` when defined in a lecture file.
 * ``tensor``: see ``TensorValue``. Inside ``values``, an elided run of elements is the string
-  ``"…"``; non-finite floats are ``"nan"``/``"inf"``/``"-inf"``; complex numbers are ``[re, im]``.
+  ``"…"``; non-finite floats are ``"nan"``/``"inf"``/``"-inf"``; complex numbers are ``[re, im]``;
+  every float is the shortest decimal that reads back as the same element in the tensor's own dtype
+  (float32 ``1000.1`` is ``1000.1``). ``stats`` is a ``Stats``; a 2-D tensor bigger than its preview
+  has ``heatmap``, a ``Heatmap`` of the whole tensor.
   A quantized tensor also has ``quantized`` (``qscheme``, ``scale``/``zero_point`` or per-channel
   ``axis``/``scales``/``zero_points``) and its ``values`` are the stored integers; a tensor subclass
   has ``subclass`` (its class) and the card of the plain tensor it holds.
@@ -38,6 +42,8 @@ Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict w
 * ``nested_tensor``: ``dtype``, ``device``, ``length``, ``shapes`` (each component's), ``truncated``.
 * ``object``: ``class`` and ``repr`` (``repr`` is null and ``repr_error`` set when ``__repr__`` fails).
 * ``missing``: a name an ``@inspect`` asked for that did not exist; ``message`` says why.
+* ``view``: an object whose class defines ``__lecture_view__``: ``class`` (the object's) and ``value``
+  (the Value of what that method returned, encoded with the same bounds).
 * ``unrepresentable``: a value that cannot be shown as itself (an int of thousands of digits, an
   object whose encoding failed): ``class``, ``reason``, ``preview`` (short text or null). The run
   also warns, naming file:line.
@@ -110,9 +116,10 @@ class Compute(TypedDict):
     timing: NotRequired[str]  # "replay" (pure expression re-run) or "single" (one run, as traced)
     repeats: NotRequired[int]
     peak_note: NotRequired[str | None]  # why peak/mfu are null
+    uncounted_ops: NotRequired[list[str]]  # ops that ran and that PyTorch's FLOP counter does not count ("aten.div")
 
 
-RenderingType = Literal["markdown", "image", "link", "note", "plot"]
+RenderingType = Literal["markdown", "image", "link", "note", "plot", "video", "graph"]
 RENDERING_TYPES: tuple[str, ...] = get_args(RenderingType)  # every kind the authoring API can emit
 
 
@@ -123,8 +130,14 @@ class Rendering(TypedDict, total=False):
     verbatim: bool  # markdown: data is exact text, shown preformatted (not parsed as markdown)
     command: list[str]  # markdown from system_text(): the command whose stdout is data (verbatim)
     exit_status: int  # system_text(..., check=False): the command's non-zero exit status
-    external: bool  # image: data is a URL
+    external: bool  # image/video: data is a URL (not in the course cache: see missing/too_large)
     width: float | str | None
+    alt: str  # image: the text a screen reader reads (absent: the caption, else none)
+    caption: str  # image/video: shown under it
+    source_url: str  # image/video: the URL it was fetched from into the course cache (data is the cached copy)
+    missing: bool  # image/video: a URL neither cached nor fetchable when traced (the page shows a placeholder)
+    too_large: int  # image/video: a URL over the course's max_media_bytes (its size, 0 if unknown): linked, not embedded
+    animate: bool  # the line's @animate: step mode shows its renderings one at a time
     url: str | None  # link
     title: str
     internal: Frame | None  # link(function): where it is defined
@@ -133,8 +146,52 @@ class Rendering(TypedDict, total=False):
     # any other public field of the record. Present when any is set; enough for a compact
     # "[Kaplan+ 2020]" citation whose panel shows the rest.
     attrs: dict[str, Any]
-    spec: dict[str, Any]  # plot: a Vega-Lite spec
+    spec: dict[str, Any]  # plot: a Vega-Lite spec; graph: nodes, edges, layout, stylesheet, width, height (capture.graphs)
     truncated: dict[str, int]  # plot: {"data_points": N} when the spec's data held N rows and an even sample is kept
+
+
+class FiniteStats(TypedDict):
+    """The statistics of the finite values alone (present when NaN or ±Inf are)."""
+
+    min: float | str | None
+    max: float | str | None
+    mean: float | str | None
+    std: float | str | None
+    count: int
+
+
+class Stats(TypedDict):
+    """A floating tensor's or array's statistics, computed in float64 over every value as torch
+    would (NaN if any value is NaN), of an even sample when ``sampled``."""
+
+    min: float | str | None
+    max: float | str | None
+    mean: float | str | None
+    std: float | str | None
+    nan_count: int
+    inf_count: int
+    finite: NotRequired[FiniteStats]
+    sampled: NotRequired[bool]
+
+
+# A Heatmap's cell codes: 0..HEATMAP_CODE_TOP spread over [cell_min, cell_max], then NaN, +Inf, -Inf.
+HEATMAP_CODE_TOP = 252
+HEATMAP_CODE_NAN, HEATMAP_CODE_POS_INF, HEATMAP_CODE_NEG_INF = 253, 254, 255
+
+
+class Heatmap(TypedDict):
+    """The whole of a 2-D tensor or array as at most 128 x 128 cells (``tracer.capture.numeric``)."""
+
+    rows: int
+    cols: int
+    block: list[int] | None  # elements per cell along (rows, cols), at most; None: one cell per element
+    codes: str  # base64 of zlib-compressed row-major bytes: 0..252 over [cell_min, cell_max]; 253 NaN, 254 +Inf, 255 -Inf
+    cell_min: float | str
+    cell_max: float | str
+    min: float | str | None  # of the whole tensor's finite values
+    max: float | str | None
+    max_abs: float | str | None
+    sampled: NotRequired[bool]  # past 16M elements the pooled input is an even sample
 
 
 class TensorValue(TypedDict):
@@ -154,7 +211,8 @@ class TensorValue(TypedDict):
     grad_fn: str | None
     values: Any  # nested lists (bounded preview)
     truncated: bool
-    stats: dict[str, Any] | None  # floating tensors: min, max, mean, std, nan_count, inf_count
+    stats: Stats | None  # floating tensors
+    heatmap: NotRequired[Heatmap | None]  # 2-D tensors bigger than their preview
     quantized: NotRequired[dict[str, Any]]  # quantized tensors: qscheme, scale(s), zero point(s)
     subclass: NotRequired[str]  # a tensor subclass: its class ("module.Name")
 
@@ -166,6 +224,7 @@ VALUE_TYPES: tuple[str, ...] = (
     "int", "bool", "str", "none", "float", "complex", "list", "tuple", "set", "frozenset", "dict", "dataclass",
     "cycle", "ndarray", "numpy_scalar", "sympy", "finfo", "iinfo", "dtype", "device", "size", "module", "function",
     "class", "tensor", "object", "missing", "unrepresentable", "meta_tensor", "sparse_tensor", "nested_tensor",
+    "view",
 )
 
 
@@ -708,10 +767,11 @@ def iter_renderings(trace: Trace) -> Iterator[tuple[int, Rendering]]:
 
 
 def local_images(trace: Trace) -> list[str]:
-    """Project-relative paths of the local images the lecture shows (URLs left out), first use first."""
+    """Project-relative paths of the local images and videos the lecture shows (URLs left out;
+    cached copies of remote ones in), first use first: the site publishes these files."""
     found: dict[str, None] = {}
     for _index, rendering in iter_renderings(trace):
-        if rendering.get("type") == "image" and not rendering.get("external"):
+        if rendering.get("type") in ("image", "video") and not rendering.get("external"):
             found.setdefault(rendering["data"])
     return list(found)
 

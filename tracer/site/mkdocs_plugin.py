@@ -41,6 +41,7 @@ from tracer.site.rank_cards import RankCards
 from tracer.site.rank_model import steps_text
 from tracer.site.sanitize import csp_meta
 from tracer.site.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
+from tracer.site.animate import expand_animations
 from tracer.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
 from tracer.site.units import human_bytes
 from tracer.site.viewer_data import write_viewer_data
@@ -155,7 +156,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         try:
             if lecture is None or lecture.failure is not None:
                 raise TraceError(f"no page for lecture {path.stem!r} to keep it beside")
-            trace = load_trace(path)
+            trace = expand_animations(load_trace(path))
             why = publishable(lecture.trace, trace)
             if why:
                 raise TraceError(why)
@@ -171,7 +172,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     def _add_lecture(self, path: Path) -> None:
         fallback = re.sub(r"[^A-Za-z0-9_.-]", "_", path.stem) or "trace"
         try:
-            trace = load_trace(path)
+            trace = expand_animations(load_trace(path))  # step numbers on the site count @animate's parts
         except TraceError as exc:
             # Name the trace as the course sees it, not by this machine's absolute path.
             self._broken(fallback, path, str(exc).replace(str(self.project_root) + "/", ""))

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tracer.site.animate import animation_part
 from tracer.site.line_records import step_shows_something
 from tracer.site.page_model import is_rendering_only, rendering_statement, section_headings
 from tracer.site.quiz import choose_questions
@@ -71,25 +72,28 @@ class _CardStore:
         return self.cards.add(tuple(self.fragments.add(part) for part in str(html).split("\n")))
 
 
-def _statement_info(source: str) -> tuple[dict[int, tuple[int, str]], dict[str, set[int]], set[int]]:
+def _statement_info(source: str) -> tuple[dict[int, tuple[int, str]], dict[str, set[int]], set[int], set[int]]:
     """From source text: rendering-only candidates (start -> (end line, kind), see
     ``page_model.rendering_statement``), each function's first body lines (for spotting a new
-    call), and the lines of ``return`` statements."""
+    call), the lines of ``return`` statements, and the ``def`` lines (a ``def f(q):  # @inspect q``
+    step opens the activation its body goes on with)."""
     facts = source_map(source)
     spans: dict[int, tuple[int, str]] = {}
     first_lines: dict[str, set[int]] = {}
+    def_lines: set[int] = set()
     for node in facts.stmts:
         kind = rendering_statement(node)
         if kind:
             spans[node.lineno] = (node.end_lineno or node.lineno, kind)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            def_lines.add(node.lineno)
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and len(body) > 1:
                 body = body[1:]  # docstrings produce no line events
             # a loop header as first statement is revisited within one call, so it proves nothing
             if body and not isinstance(body[0], (ast.For, ast.AsyncFor, ast.While)):
                 first_lines.setdefault(node.name, set()).add(body[0].lineno)
-    return spans, first_lines, set(facts.returns)
+    return spans, first_lines, set(facts.returns), def_lines
 
 
 def frame_activations(trace: Trace) -> tuple[list[int], list[int]]:
@@ -115,11 +119,13 @@ def frame_activations(trace: Trace) -> tuple[list[int], list[int]]:
         new = previous < 0
         if not new:
             before = step_frame(steps[previous])
-            first_lines = infos.get(frame["path"], ({}, {}, set()))[1]
-            before_returns = infos.get(before["path"], ({}, {}, set()))[2]
+            first_lines, _returns, def_lines = infos.get(frame["path"], ({}, {}, set(), set()))[1:]
+            before_returns = infos.get(before["path"], ({}, {}, set(), set()))[2]
             new = (before["function"] != frame["function"] or before["path"] != frame["path"]
                    or (before["line"] in before_returns and not steps[previous].get("call"))
-                   or (frame["line"] in first_lines.get(frame["function"], ()) and before["line"] != frame["line"]))
+                   or (frame["line"] in first_lines.get(frame["function"], ()) and before["line"] != frame["line"]
+                       and before["line"] not in def_lines)  # the def line's entry step opened this call
+                   or frame["line"] in def_lines)  # an entry step (def f(q):  # @inspect q) opens one
         if new:
             caller = last_at_depth[depth - 1] if depth >= 1 and depth - 1 < len(last_at_depth) else -1
             while len(active) <= depth:
@@ -251,6 +257,7 @@ def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepConten
     main = trace["lecture"]["path"]
     shown = _StepContents(_CardStore(), _Interner(), line_renderings=[{} for _ in paths],
                           recorded_other=[set() for _ in paths])
+    built: list[int] = []  # the blocks shown so far by the @animate line being stepped through
     for index, step in enumerate(trace["steps"]):
         frame = step_frame(step)
         f = file_index[frame["path"]]
@@ -272,6 +279,10 @@ def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepConten
             shown.recorded_other[f].add(frame["line"])
         if step["renderings"]:
             blocks = [shown.renderings.add(str(html)) for html in renderer.rendering_blocks(step["renderings"])]
+            part = animation_part(step)
+            if part is not None and part[0] > 1:  # an @animate line: its renderings build up, part by part
+                blocks = built + blocks
+            built = blocks
             shown.line_renderings[f].setdefault(str(frame["line"]), []).append([index, blocks])
             if frame["path"] != main:
                 # as in read mode, a helper's renderings also show at the lecture line that called it
@@ -297,7 +308,7 @@ def _file_entry(trace: Trace, path: str, f: int, renderer: Any, where: _StepPlac
                 shown: _StepContents) -> dict[str, Any]:
     """One file of ``files``: its highlighted lines, hidden lines, rendering-only spans and reveal steps."""
     lines = [str(html) for html in renderer.code_lines(path, directives="wrap")]  # raw mode shows directives
-    spans, _first, _returns = _statement_info(source_text(trace, path))
+    spans = _statement_info(source_text(trace, path))[0]
     rendered = shown.line_renderings[f]
     return {
         "path": path,

@@ -9,10 +9,10 @@ runner, cli, mkdocs_plugin, ...). This package root must stay light: importing i
 torch, so that ``text()`` calls cost nothing when a lecture is run with plain Python.
 """
 
-from tracer.capture.api import graph, image, link, note, plot, speaker_note, system_text, text, video
+from tracer.capture.api import graph, image, link, note, plot, speaker_note, system_text, table, text, video
 from tracer.capture.graphs import make_graph
 from tracer.capture.references import Reference, url_reference
 
-__all__ = ["text", "image", "video", "link", "note", "plot", "graph", "make_graph", "system_text", "speaker_note",
+__all__ = ["text", "image", "video", "link", "note", "plot", "table", "graph", "make_graph", "system_text", "speaker_note",
            "Reference", "url_reference"]
 __version__ = "0.1.0"

@@ -2,8 +2,8 @@ import re
 
 import pytest
 
-from tracer.site.cards import HtmlRenderer, css_style, grid_view, highlight_lines, line_anchor, number_grid, path_slug, template_env, values_tables
-from tracer.site.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
+from tracer.site.cards.render import HtmlRenderer, css_style, grid_view, highlight_lines, line_anchor, number_grid, path_slug, template_env, values_tables
+from tracer.site.cards.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
 
 MAIN = "lectures/demo.py"
 SOURCE = '''def main():
@@ -247,7 +247,7 @@ def test_every_rendering_kind_has_a_renderer_and_a_schema_entry(renderer):
 
     import jsonschema
 
-    from tracer.trace_format import RENDERING_TYPES, schema
+    from tracer.contract.trace_format import RENDERING_TYPES, schema
 
     assert set(RENDERING_EXAMPLES) == set(RENDERING_TYPES)
     rendering_schema = {**schema()["$defs"]["rendering"], "$defs": schema()["$defs"]}
@@ -280,8 +280,8 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
     import torch
 
     from tracer.capture.values import ValueEncoder
-    from tracer.site.cards import value_view
-    from tracer.trace_format import VALUE_TYPES
+    from tracer.site.cards.render import value_view
+    from tracer.contract.trace_format import VALUE_TYPES
 
     @dataclasses.dataclass
     class Point:

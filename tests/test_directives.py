@@ -10,7 +10,7 @@ import pytest
 
 from tracer.capture.directives import Directives, parse_comment, parse_source
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import load_trace, validation_error
+from tracer.contract.trace_format import load_trace, validation_error
 
 LECTURE = Path(__file__).resolve().parent / "lectures" / "directives_demo.py"
 SOURCE = LECTURE.read_text(encoding="utf-8")

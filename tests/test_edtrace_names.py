@@ -1,4 +1,4 @@
-from tracer.edtrace_names import unported_names
+from tracer.commands.edtrace_names import unported_names
 
 SOURCE = """import edtrace
 import edtrace.execute

@@ -1,7 +1,7 @@
 from traced import traced
 
-from tracer.site.line_records import collect_lines
-from tracer.site.page_model import (Annotation, CodeBlock, build_document, is_rendering_only, paragraph_groups,
+from tracer.site.read.line_records import collect_lines
+from tracer.site.read.page_model import (Annotation, CodeBlock, build_document, is_rendering_only, paragraph_groups,
                                     rendering_statement, section_headings)
 
 MAIN = "lectures/demo.py"

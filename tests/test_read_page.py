@@ -1,6 +1,6 @@
 from markupsafe import Markup
 
-from tracer.site.read_page import ReadPage, fill_slots, note_markdown, relative_urls, root_for
+from tracer.site.read.read_page import ReadPage, fill_slots, note_markdown, relative_urls, root_for
 
 
 def test_slots_survive_markdown_paragraph_wrapping():

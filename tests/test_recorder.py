@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import load_trace, validation_error
+from tracer.contract.trace_format import load_trace, validation_error
 
 LECTURES = Path(__file__).resolve().parent / "lectures"
 
@@ -169,7 +169,7 @@ def test_bad_helper_setting_is_a_one_line_error(tmp_path):
 
 
 def test_repository_setting_keeps_accounting_helper_stepped():
-    from tracer.helper_files import opted_in, trace_patterns
+    from tracer.contract.helper_files import opted_in, trace_patterns
 
     root = Path(__file__).resolve().parents[1]
     source = (root / "lectures" / "_accounting.py").read_text(encoding="utf-8")
@@ -326,7 +326,7 @@ def test_step_cap_is_exact_with_calls_returns_and_def_line_steps(tmp_path):
 
 def test_cli_max_steps_exact_with_many_calls(tmp_path):
     from tracer import cli
-    from tracer.trace_format import trace_notes
+    from tracer.contract.trace_format import trace_notes
 
     out = tmp_path / "t.json"
     stderr = io.StringIO()

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from traced import traced
-from tracer.site.cards import HtmlRenderer, table_view, template_env
+from tracer.site.cards.render import HtmlRenderer, table_view, template_env
 
 pytest.importorskip("pandas")
 pytest.importorskip("matplotlib")

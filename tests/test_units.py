@@ -1,6 +1,6 @@
 import math
 
-from tracer.site.units import exact_cell, exact_number, format_number, readable_number
+from tracer.site.cards.units import exact_cell, exact_number, format_number, readable_number
 
 
 def test_readable_number_groups_thousands_and_goes_scientific_at_the_ends():

@@ -1,4 +1,4 @@
-"""tracer/site/viewer_data.py on traces made by the real tracer from tiny fixture lectures."""
+"""tracer/site/step_viewer/viewer_data.py on traces made by the real tracer from tiny fixture lectures."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from tracer.site.cards import HtmlRenderer, template_env
-from tracer.site.viewer_data import (SNAPSHOT_EVERY, accumulated_env, build_viewer_data, card_html, navigation,
+from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.site.step_viewer.viewer_data import (SNAPSHOT_EVERY, accumulated_env, build_viewer_data, card_html, navigation,
                                 reveal_steps, write_viewer_data)
 from traced import trace_all, trace_path, traced
 

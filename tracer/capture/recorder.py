@@ -35,10 +35,10 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any, Callable, Final, Mapping, NamedTuple, cast
 
-from tracer import layout
+from tracer.contract import paths
 from tracer.capture.directives import ALL_LOCALS, Directives, FileDirectives, parse_source
-from tracer.helper_files import opted_in
-from tracer.source_map import read_source
+from tracer.contract.helper_files import opted_in
+from tracer.contract.source_facts import read_source
 from tracer.capture.memory import Probe
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.trace_guard import TraceGuard
@@ -157,7 +157,7 @@ class Recorder:
     """Collects steps for lecture files under ``lecture_root`` while ``start()``..``stop()``."""
 
     def __init__(self, lecture_root: Path, project_root: Path, encoder: ValueEncoder, probe: Probe, *,
-                 inspect_all: bool = False, max_steps: int = layout.DEFAULT_MAX_STEPS,
+                 inspect_all: bool = False, max_steps: int = paths.DEFAULT_MAX_STEPS,
                  meter_factory: Callable[..., Any] | None = None,
                  warn: Callable[[str], None] | None = None, trace_helpers: tuple[str, ...] = (),
                  output: OutputBudget | None = None) -> None:
@@ -264,7 +264,7 @@ class Recorder:
 
     def relpath(self, path: Any) -> str | None:
         """Project-relative forward-slash path, or None for files outside the project."""
-        return layout.project_relpath(path, self.project_root)
+        return paths.project_relpath(path, self.project_root)
 
     def location(self) -> str | None:
         """``path:line`` of the innermost traced frame now running (for progress and timeouts), or None."""

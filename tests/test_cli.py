@@ -17,6 +17,7 @@ from tracer import cli
 from tracer.contract.trace_format import load_trace, validation_error
 
 REPO = Path(__file__).resolve().parent.parent
+COMMANDS_PAGE = REPO / "site" / "docs" / "guide" / "course-setup.md"  # the commands, their options and exit codes
 LECTURES = REPO / "tests" / "lectures"
 PREVIOUS = '{"schema_version": 1, "previous": "trace"}\n'
 
@@ -145,9 +146,9 @@ def test_every_command_is_registered_in_cli_and_listed_in_the_readme():
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if isinstance(a, __import__("argparse")._SubParsersAction))
     assert sorted(sub.choices) == sorted(cli.COMMANDS)
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = COMMANDS_PAGE.read_text(encoding="utf-8")
     for name in cli.COMMANDS:
-        assert f"chalktrace {name}" in readme, f"README's Commands section does not show `chalktrace {name}`"
+        assert f"chalktrace {name}" in readme, f"the guide's Commands section does not show `chalktrace {name}`"
 
 
 def test_each_command_is_a_module_and_only_cli_parses_command_lines():
@@ -166,16 +167,16 @@ def test_each_command_is_a_module_and_only_cli_parses_command_lines():
 def test_exit_codes_documented_once_and_in_the_readme():
     from tracer.exit_codes import EPILOG, ExitCode
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = COMMANDS_PAGE.read_text(encoding="utf-8")
     paragraph = readme[readme.index("Exit codes:"):].split("\n\n")[0]
     for code in ExitCode:
         assert f"  {int(code)} " in EPILOG
         assert f"; {int(code)} " in paragraph or paragraph.startswith(f"Exit codes: {int(code)} "), \
-            f"README does not explain exit code {int(code)}"
+            f"the guide does not explain exit code {int(code)}"
 
 
 def synopsis(readme: str, command: str) -> str:
-    """The README's synopsis lines of ``command`` (with their continuation lines)."""
+    """The guide's synopsis lines of ``command`` (with their continuation lines)."""
     block = readme[readme.index("## Commands"):].split("```")[1]
     lines, taken = [], False
     for line in block.splitlines():
@@ -189,7 +190,7 @@ def synopsis(readme: str, command: str) -> str:
 def test_every_option_is_in_its_command_s_synopsis():
     import argparse
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = COMMANDS_PAGE.read_text(encoding="utf-8")
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     missing = []

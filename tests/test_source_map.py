@@ -80,7 +80,7 @@ def test_no_module_parses_lecture_sources_on_its_own():
 
 def test_every_directive_is_parsed_handled_and_documented():
     # A new directive name fails here until the parser keeps it (a Directives field), a line using it
-    # parses to something, and the README documents it; the site hides it from code by the same list.
+    # parses to something, and the authoring guide documents it; the site hides it from code by the same list.
     import dataclasses
 
     from tracer.capture.directives import KNOWN, Directives, parse_source
@@ -88,12 +88,12 @@ def test_every_directive_is_parsed_handled_and_documented():
 
     assert KNOWN == SITE_NAMES == sf.DIRECTIVE_NAMES
     assert {f.name for f in dataclasses.fields(Directives)} == set(sf.DIRECTIVE_NAMES)
-    readme = (Path(sf.__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(sf.__file__).resolve().parents[2] / "site" / "docs" / "guide" / "authoring.md").read_text(encoding="utf-8")
     for name in sf.DIRECTIVE_NAMES:
         parsed = parse_source(f"def main():\n    x = 1  # @{name} x\n")
         assert parsed.warnings == [], name
         assert parsed.by_line[2] != Directives() or parsed.hidden_lines, name
-        assert f"@{name}" in readme, f"README does not document @{name}"
+        assert f"@{name}" in readme, f"the authoring guide does not document @{name}"
 
 
 def test_read_source_decodes_as_python_does(tmp_path):

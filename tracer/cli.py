@@ -388,9 +388,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+HASH_SEED = "0"  # PYTHONHASHSEED of traced processes unless the caller set one: sets of strings keep one order
+
+
+def _fixed_hash_seed(command: str) -> None:
+    """String hashing is randomised per process unless PYTHONHASHSEED is set before it starts: set it
+    (children of check/build/serve inherit it) and start ``run`` again under it (once; a caller's own
+    PYTHONHASHSEED is kept)."""
+    if os.environ.get("PYTHONHASHSEED") is not None:
+        return
+    os.environ["PYTHONHASHSEED"] = HASH_SEED
+    if command == "run" and sys.orig_argv and hasattr(os, "execv"):
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if argv is None:  # the command line itself (not a caller passing arguments in-process)
+        _fixed_hash_seed(args.command)
     try:
         return int(args.func(args))
     except KeyboardInterrupt:

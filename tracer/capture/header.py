@@ -16,7 +16,7 @@ from typing import Any, Iterable, Literal
 
 from tracer.capture.directives import parse_source
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
-from tracer.capture.session import Session
+from tracer.capture.session import Session, hash_seed
 from tracer.helper_files import opted_in
 from tracer.source_map import read_source
 from tracer.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Trace, sha256_file
@@ -25,10 +25,11 @@ Status = Literal["ok", "error", "exited", "interrupted"]
 
 
 def environment(seed: int, memory_source: str) -> Environment:
-    """Versions and device; libraries the lecture never imported are reported as null."""
+    """Versions and device; libraries the lecture never imported are reported as null. ``hash_seed``:
+    the process's PYTHONHASHSEED (the order of sets and dicts of strings), null when it was random."""
     env: dict[str, Any] = {"python": platform.python_version(), "torch": None, "numpy": None, "device": "cpu",
                            "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": memory_source,
-                           "seed": seed}
+                           "seed": seed, "hash_seed": hash_seed()}
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         env["numpy"] = numpy.__version__

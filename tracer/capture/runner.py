@@ -29,7 +29,8 @@ from tracer import layout
 from tracer.capture import api, ranks
 from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
-from tracer.capture.session import LectureExited, Outcome, Session, SessionOptions, lecture_modules, seed_generators
+from tracer.capture.session import LectureExited, Outcome, Session, SessionOptions, lecture_modules, seeded_imports
+from tracer.capture.terminal import save as save_own_stderr
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.values import replace_surrogates
 from tracer.helper_files import SettingsError, trace_patterns
@@ -127,6 +128,13 @@ def _check_main(module: ModuleType, path: Path, shown: str) -> Callable[[], Any]
     if inspect.isgeneratorfunction(main) or inspect.isasyncgenfunction(main):
         raise LectureError(f"{where}: main() is a generator function (it contains `yield`): calling it runs "
                            "nothing; make it a plain function")
+    try:
+        inspect.signature(main).bind()
+    except TypeError as exc:  # chalktrace calls main() with no arguments
+        raise LectureError(f"{where}: main() cannot be called without arguments ({exc}); chalktrace calls "
+                           "main() with none: give its parameters defaults") from None
+    except ValueError:  # no signature to read (a builtin): let the call decide
+        pass
     if inspect.iscoroutinefunction(main):
         return lambda: asyncio.run(main())
     return main
@@ -167,6 +175,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     cannot be read, parsed, imported, or has no ``main()``. A lecture whose ``main()`` raises still
     yields a trace, with ``status == "error"`` and the failing step's ``error``.
     """
+    save_own_stderr()  # before the lecture can patch print or sys.stderr
     path, project_root, shown = _locate(lecture)
     _check_source(path, shown)
     options = _with_helpers(options or SessionOptions(**settings), project_root)
@@ -178,6 +187,8 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     with _isolated(path) as loaded:
         main, module = _import_lecture(path, project_root, shown, options.seed)
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
+        # Seeded before the import (not again now): the lecture's own module-level seeding wins.
+        options.seed_at_run = False
         session = Session(path, project_root, options)
         followed = ranks.follow(session, shard_dir)  # ranks the lecture starts are traced too
         if on_session is not None:
@@ -238,14 +249,15 @@ def _isolated(path: Path) -> Iterator[dict[str, ModuleType]]:
 
 
 def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tuple[Callable[[], Any], ModuleType]:
-    """Import the lecture module untraced (seeded, as its run will be); its ``main`` and the module."""
-    seed_generators(seed)
+    """Import the lecture module untraced, seeded first (numpy and torch as soon as they load), so that
+    its own seeding comes after chalktrace's; its ``main`` and the module."""
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[path.stem] = module
     try:
-        spec.loader.exec_module(module)
+        with seeded_imports(seed):
+            spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:
         raise LectureError(_import_error_line(exc, exc.__traceback__, project_root, default=shown)) from None
     return _check_main(module, path, shown), module

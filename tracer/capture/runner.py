@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
-import importlib.util
 import inspect
 import os
 import sys
@@ -27,6 +26,7 @@ from typing import Any, Callable, Final, Iterable, Iterator
 
 from tracer import layout
 from tracer.capture import api, ranks
+from tracer.capture.lecture_module import load_lecture
 from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
 from tracer.capture.session import LectureExited, Outcome, Session, SessionOptions, lecture_modules, seeded_imports
@@ -251,13 +251,9 @@ def _isolated(path: Path) -> Iterator[dict[str, ModuleType]]:
 def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tuple[Callable[[], Any], ModuleType]:
     """Import the lecture module untraced, seeded first (numpy and torch as soon as they load), so that
     its own seeding comes after chalktrace's; its ``main`` and the module."""
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
     try:
         with seeded_imports(seed):
-            spec.loader.exec_module(module)
+            module = load_lecture(path)
     except (Exception, SystemExit) as exc:
         raise LectureError(_import_error_line(exc, exc.__traceback__, project_root, default=shown)) from None
     return _check_main(module, path, shown), module

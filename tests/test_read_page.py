@@ -7,7 +7,16 @@ def test_slots_survive_markdown_paragraph_wrapping():
     page = ReadPage(markdown="")
     marker = page.slot('<img src="{root}assets/a.png">')
     html = f"<h2>Intro</h2>\n<p>{marker}</p>\n<p>after</p>"
-    assert fill_slots(html, page.slots, "../../") == '<h2>Intro</h2>\n<img src="../../assets/a.png">\n<p>after</p>'
+    assert fill_slots(html, page, "../../") == '<h2>Intro</h2>\n<img src="../../assets/a.png">\n<p>after</p>'
+
+
+def test_author_text_shaped_like_a_slot_marker_stays_text():
+    page = ReadPage(markdown="")
+    marker = page.slot("<b>internal</b>")
+    forged = "<p><!--lt-slot:0--> and <!--lt-slot:00000000:0--> and <!--lt-slot:%s:7--></p>" % page.nonce
+    html = fill_slots(forged + marker, page, "./")
+    assert html.count("<b>internal</b>") == 1 and html.startswith("<p><!--lt-slot:0--> and <!--lt-slot:00000000:0-->")
+    assert ReadPage(markdown="").nonce != page.nonce  # a new nonce for every page built
 
 
 def test_root_placeholder_only_in_urls():

@@ -177,6 +177,9 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     """
     save_own_stderr()  # before the lecture can patch print or sys.stderr
     path, project_root, shown = _locate(lecture)
+    name_problem = layout.lecture_name_problem(path.stem)
+    if name_problem is not None:
+        raise LectureError(f"{shown}: {name_problem}")
     _check_source(path, shown)
     options = _with_helpers(options or SessionOptions(**settings), project_root)
     # Resolved now, against the invoking directory: the lecture may os.chdir() while it runs.

@@ -67,12 +67,19 @@ def loaded_files(session: Session, module_files: Iterable[str]) -> list[LectureF
 
 
 def trace_header(session: Session, steps: list[RecordedStep], *, status: Status, files: list[LectureFile],
-                 title: str, error: ErrorInfo | None = None) -> Trace:
-    """The header of ``session``'s trace (its ``steps`` field is empty: the writer adds the steps)."""
+                 title: str, error: ErrorInfo | None = None, reads: Iterable[str] = ()) -> Trace:
+    """The header of ``session``'s trace (its ``steps`` field is empty: the writer adds the steps).
+    ``reads``: other project files the run read (``file_reads``), hashed into ``sources`` too."""
     shown = session.shown
     project_root = session.project_root
     with_steps = {step[KEY][0] for step in steps}
     sources = {f.path: sha256_file(project_root / f.path) for f in files}
+    for read in reads:
+        if read not in sources:
+            try:
+                sources[read] = sha256_file(project_root / read)
+            except OSError:
+                pass  # gone again since: nothing to compare later
     for image in sorted(session.sink.images):
         try:
             sources[image] = sha256_file(project_root / image)

@@ -27,6 +27,7 @@ from typing import Any, Callable, Final, Iterable, Iterator
 from tracer import layout
 from tracer.capture import api, ranks
 from tracer.capture.lecture_module import load_lecture
+from tracer.capture.file_reads import FileReads
 from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
 from tracer.capture.session import LectureExited, Outcome, Session, SessionOptions, lecture_modules, seeded_imports
@@ -187,7 +188,8 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     out_shown = os.fspath(output) if output is not None else None
     if write:
         check_output(out_path, path, shown, out_shown)
-    with _isolated(path) as loaded:
+    reads = FileReads(project_root)
+    with _isolated(path) as loaded, reads.recording():
         main, module = _import_lecture(path, project_root, shown, options.seed)
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
         # Seeded before the import (not again now): the lecture's own module-level seeding wins.
@@ -200,7 +202,9 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
             on_recorder(session.recorder)
         outcome = session.run(main)
     steps = session.recorder.steps
-    trace, error_line = _lecture_trace(session, outcome, module.__doc__, loaded.values())
+    reads.add_modules([vars(module), *(vars(m) for m in loaded.values())])
+    trace, error_line = _lecture_trace(session, outcome, module.__doc__, loaded.values(),
+                                       reads.project_files(exclude=(out_path,)))
     error_line = followed.finish(trace, steps, outcome.escaped) or error_line
     out_path = followed.shard_path or out_path
     text = _trace_text(session, trace)
@@ -262,8 +266,8 @@ def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tu
     return _check_main(module, path, shown), module
 
 
-def _lecture_trace(session: Session, outcome: Outcome, doc: str | None,
-                   modules: Iterable[ModuleType]) -> tuple[Trace, str | None]:
+def _lecture_trace(session: Session, outcome: Outcome, doc: str | None, modules: Iterable[ModuleType],
+                   reads: Iterable[str] = ()) -> tuple[Trace, str | None]:
     """The lecture's trace header, and the run's error line (``path:line: Type: message``) if it failed."""
     recorder, shown, escaped = session.recorder, session.shown, outcome.escaped
     steps = recorder.steps
@@ -285,7 +289,7 @@ def _lecture_trace(session: Session, outcome: Outcome, doc: str | None,
         mark_error(steps, escaped, error, session.recorder.raised_at(escaped))
     files = loaded_files(session, [getattr(module, "__file__", None) or "" for module in modules])
     trace = trace_header(session, steps, status=_status(escaped), files=files,
-                         title=lecture_title(steps, doc, session.lecture.stem), error=error)
+                         title=lecture_title(steps, doc, session.lecture.stem), error=error, reads=reads)
     return trace, error_line
 
 

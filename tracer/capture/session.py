@@ -34,7 +34,7 @@ from types import ModuleType, TracebackType
 from typing import Any, Callable, Iterator, NoReturn, Protocol
 
 from tracer import layout
-from tracer.capture import api
+from tracer.capture import api, audit
 from tracer.capture.compute import LineMeter
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
 from tracer.capture.lecture_module import LECTURE_MODULE
@@ -285,8 +285,8 @@ class FdCapture:
             self._files.append((fd, file, saved, codecs.getincrementaldecoder("utf-8")("replace"), write))
             self._offsets[fd] = 0
         self._active = True
-        _install_audit_hook()
-        _AUDIT_TARGETS.append(self)
+        self._listening = audit.listening(self.on_audit)
+        self._listening.__enter__()
         os.write = self._write  # type: ignore[assignment]
         return self
 
@@ -296,7 +296,7 @@ class FdCapture:
             self._recorder._pending = True  # the line that wrote takes the slow path: its step drains
         return self._real_write(fd, data)
 
-    def on_audit(self, event: str) -> None:
+    def on_audit(self, event: str, args: Any = ()) -> None:
         if self._active and event in self.CHILD_EVENTS and self._recorder._active:
             self._expected = True
             self._recorder._pending = True
@@ -328,8 +328,7 @@ class FdCapture:
             sys.__stderr__.flush()  # type: ignore[union-attr]
         os.write = self._real_write
         self._active = False
-        with contextlib.suppress(ValueError):
-            _AUDIT_TARGETS.remove(self)
+        self._listening.__exit__(None, None, None)
         for fd, file, saved, _, _ in self._files:
             with contextlib.suppress(OSError):
                 os.dup2(saved, fd)
@@ -344,24 +343,6 @@ class FdCapture:
             self._recorder.warn_once(f"{late:,} bytes written to file descriptor 1 or 2 after the lecture's last "
                                      "step (a child process still running?) are not in the trace")
         self._files = []
-
-
-_AUDIT_TARGETS: list[FdCapture] = []
-_audit_installed = False
-
-
-def _audit(event: str, args: Any) -> None:
-    if _AUDIT_TARGETS:
-        _AUDIT_TARGETS[-1].on_audit(event)
-
-
-def _install_audit_hook() -> None:
-    """One process-wide audit hook (audit hooks cannot be removed): it does nothing unless a
-    descriptor capture is running."""
-    global _audit_installed
-    if not _audit_installed:
-        sys.addaudithook(_audit)
-        _audit_installed = True
 
 
 @contextlib.contextmanager

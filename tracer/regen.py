@@ -34,7 +34,7 @@ from tracer.exit_codes import ExitCode
 from tracer.helper_files import SettingsError, changed_decisions
 from tracer.source_map import read_source, source_map
 from tracer.trace_problems import trace_problems
-from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file, write_atomic
+from tracer.trace_format import READABLE_VERSIONS, SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file, write_atomic
 
 
 
@@ -237,7 +237,7 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
     header = read_header(trace_file)
     if header is None:
         return "missing" if not trace_file.exists() else "unreadable"
-    if header.get("schema_version") != SCHEMA_VERSION:
+    if header.get("schema_version") not in READABLE_VERSIONS:  # an older readable one is upgraded on load
         return f"schema_version {header.get('schema_version')!r}, current is {SCHEMA_VERSION}"
     lecture_rel = rel(lecture, project_root)
     if lecture_rel not in (header.get("sources") or {}):

@@ -70,7 +70,10 @@ def _check_source(path: Path, shown: str) -> str:
         source = read_source(path)
     except FileNotFoundError:
         raise LectureError(f"{shown}: no such lecture file") from None
-    except (IsADirectoryError, UnicodeDecodeError, PermissionError, SyntaxError) as exc:
+    except IsADirectoryError:
+        raise LectureError(f"{shown}: is a folder; run takes lecture files ({shown.rstrip('/')}/NAME.py), "
+                           "`chalktrace build` traces every lecture") from None
+    except (UnicodeDecodeError, PermissionError, SyntaxError) as exc:
         raise LectureError(f"{shown}: cannot read lecture: {exc}") from None
     try:
         compile(source, str(path), "exec")

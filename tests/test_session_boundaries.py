@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tracer.capture.runner import run_lecture
+from tracer.trace_format import load_trace
 
 
 def course(root: Path, name: str, source: str) -> Path:
@@ -47,7 +48,7 @@ def main():
 def test_child_processes_and_direct_writes_reach_the_step_that_wrote_them(tmp_path):
     lecture = course(tmp_path, "fds", FD_LECTURE)
     result = run_lecture(lecture, output=tmp_path / "t.json")
-    steps = by_line(json.loads((tmp_path / "t.json").read_text(encoding="utf-8")))
+    steps = by_line(load_trace(tmp_path / "t.json"))
     assert steps[7]["stdout"] == "from print\n"
     assert steps[8]["stdout"] == "from os.system\n"
     assert steps[9]["stdout"] == "from subprocess\n"

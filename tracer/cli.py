@@ -10,6 +10,7 @@ only inside the command that needs them, so ``chalktrace --help`` stays quick.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import threading
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from tracer import layout
+from tracer.capture import terminal
+from tracer.capture.terminal import say
 from tracer.exit_codes import EPILOG, ExitCode
 
 
@@ -40,7 +43,7 @@ def _start_timeout(seconds: float | None, session_box: list, label: str) -> thre
     run's session, once it exists, is ``session_box[0]``: its ``abort()`` stops the ranks)."""
     if not seconds:
         return None
-    stream = sys.stderr  # the terminal: while the lecture runs, sys.stderr is the lecture's own
+    stream = terminal.stderr()  # saved at start: while the lecture runs, sys.stderr and fd 2 are its own
 
     def expire() -> None:
         session = session_box[0] if session_box else None
@@ -70,7 +73,7 @@ def _start_timeout(seconds: float | None, session_box: list, label: str) -> thre
 
 def cmd_run(args: argparse.Namespace) -> int:
     if args.output and len(args.lectures) > 1:
-        print("chalktrace: -o/--output takes a single lecture", file=sys.stderr)
+        say("chalktrace: -o/--output takes a single lecture")
         return ExitCode.BAD_INPUT
     worst: int = ExitCode.OK
     from tracer import regen
@@ -93,8 +96,9 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
 
     box: list = []
     stop = threading.Event()
-    show = sys.stderr.isatty() and not args.quiet
-    thread = threading.Thread(target=_progress, args=(box, stop, lecture, sys.stderr), daemon=True) if show else None
+    stream = terminal.stderr()  # saved at start: while the lecture runs, sys.stderr and fd 2 are its own
+    show = stream.isatty() and not args.quiet
+    thread = threading.Thread(target=_progress, args=(box, stop, lecture, stream), daemon=True) if show else None
     if thread:
         thread.start()
     timer = _start_timeout(args.timeout, box, lecture)
@@ -107,7 +111,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
         result = run_lecture(lecture, output=args.output, shard_dir=args.shard_dir, options=options,
                              on_session=box.append)
     except LectureError as exc:
-        print(exc, file=sys.stderr)
+        say(str(exc))
         return ExitCode.BAD_INPUT
     finally:
         if timer:
@@ -118,7 +122,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     seconds = time.perf_counter() - started
     worst = ExitCode.OK
     if result.error_line:
-        print(result.error_line, file=sys.stderr)
+        say(result.error_line)
         # Anything but "ok" means main() did not complete: never exit 0 for it.
         worst = ExitCode.INTERRUPTED if result.status == "interrupted" else ExitCode.LECTURE_FAILED
     if not args.quiet:
@@ -130,8 +134,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
                 shown = shown.resolve().relative_to(Path.cwd().resolve())
             except ValueError:
                 pass
-        print(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}",
-              file=sys.stderr)
+        say(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}")
     return worst
 
 
@@ -141,11 +144,11 @@ def _run_torchrun(args: argparse.Namespace) -> int:
     from tracer.capture.ranks.shards import ShardError
 
     if len(args.lectures) > 1:
-        print("chalktrace: --nproc-per-node takes a single lecture", file=sys.stderr)
+        print("chalktrace: --nproc-per-node takes a single lecture")
         return ExitCode.BAD_INPUT
     lecture = Path(args.lectures[0])
     if not lecture.is_file():
-        print(f"{lecture}: no such lecture file", file=sys.stderr)
+        say(f"{lecture}: no such lecture file")
         return ExitCode.BAD_INPUT
     extra = (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if args.no_flops else [])
     extra += ["--max-steps", str(args.max_steps)]
@@ -154,17 +157,17 @@ def _run_torchrun(args: argparse.Namespace) -> int:
         result = run_torchrun(lecture, args.nproc_per_node, output=Path(args.output) if args.output else None,
                               seed=args.seed, timeout=args.timeout, extra=extra)
     except ShardError as exc:
-        print(exc, file=sys.stderr)
+        say(str(exc))
         return ExitCode.LECTURE_FAILED
     if result.message:
-        print(result.message, file=sys.stderr)
+        say(result.message)
     if result.status == "timeout":
         return ExitCode.TIMEOUT
     if result.status == "failed":
         return ExitCode.LECTURE_FAILED
     if not args.quiet:
-        print(f"{lecture}: {'raised' if result.status == 'error' else 'ok'}, {result.ranks} ranks, "
-              f"{result.steps:,} steps in {time.perf_counter() - started:.1f}s -> {result.output}", file=sys.stderr)
+        say(f"{lecture}: {'raised' if result.status == 'error' else 'ok'}, {result.ranks} ranks, "
+              f"{result.steps:,} steps in {time.perf_counter() - started:.1f}s -> {result.output}")
     return ExitCode.LECTURE_FAILED if result.status == "error" else ExitCode.OK
 
 
@@ -180,7 +183,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if result.message:
         print(result.message, file=sys.stderr)
     if not args.quiet:
-        print(f"chalktrace merge: {result.ranks} ranks, {result.steps:,} steps -> {result.output}", file=sys.stderr)
+        print(f"chalktrace merge: {result.ranks} ranks, {result.steps:,} steps -> {result.output}")
     return ExitCode.LECTURE_FAILED if result.status == "error" else ExitCode.OK
 
 
@@ -290,6 +293,28 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _whole_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    """A time limit: a finite number of seconds above 0 (no limit: leave the option out)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r} "
+                                         "(leave the option out for the default)")
+    return value
+
+
 def add_run(sub: Any) -> argparse.ArgumentParser:
     from tracer.capture.api import PLOT_DATA_POINTS
     from tracer.capture.output_budget import HEAD_CHARS
@@ -302,11 +327,12 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--inspect-all", action="store_true", help="record every local variable at every step")
     run.add_argument("--max-steps", type=_positive_int, default=layout.DEFAULT_MAX_STEPS,
                      help="stop recording after this many steps")
-    run.add_argument("--timeout", type=float, default=None, help="give up on a lecture after this many seconds")
-    run.add_argument("--max-output-chars", type=int, default=HEAD_CHARS, metavar="N",
+    run.add_argument("--timeout", type=_seconds, default=None,
+                     help="give up on a lecture after this many seconds (above 0; default: no limit)")
+    run.add_argument("--max-output-chars", type=_whole_number, default=HEAD_CHARS, metavar="N",
                      help=f"printed output (stdout, and stderr) kept per lecture: the first N and the last N characters "
                           f"(default {HEAD_CHARS:,}; the trace notes what was left out)")
-    run.add_argument("--preview-elements", type=int, default=Limits.tensor_elements, metavar="N",
+    run.add_argument("--preview-elements", type=_positive_int, default=Limits.tensor_elements, metavar="N",
                      help=f"values kept per tensor/array preview (default {Limits.tensor_elements})")
     run.add_argument("--max-plot-points", type=_positive_int, default=PLOT_DATA_POINTS, metavar="N",
                      help=f"data points kept per plot(): an even sample of N (default {PLOT_DATA_POINTS:,}; "
@@ -314,7 +340,7 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary output")
-    run.add_argument("--nproc-per-node", type=int, metavar="N",
+    run.add_argument("--nproc-per-node", type=_positive_int, metavar="N",
                      help="the lecture is a torchrun script: launch N ranks with torchrun, trace each, merge them")
     run.add_argument("--shard-dir", metavar="DIR",
                      help="as one rank under torchrun: write this rank's shard into DIR (then `chalktrace merge DIR`)")
@@ -332,8 +358,9 @@ def add_merge(sub: Any) -> argparse.ArgumentParser:
 def _add_parallel_tracing(parser: argparse.ArgumentParser) -> None:
     """Options of the commands that re-trace many lectures."""
     cores = os.cpu_count() or 1
-    parser.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
-    parser.add_argument("--timeout", type=float, default=layout.DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    parser.add_argument("-j", "--jobs", type=_positive_int, default=cores, help=f"parallel lectures (default {cores})")
+    parser.add_argument("--timeout", type=_seconds, default=layout.DEFAULT_TIMEOUT_SECONDS,
+                        help=f"seconds per lecture, above 0 (default {layout.DEFAULT_TIMEOUT_SECONDS:g})")
 
 
 def add_check(sub: Any) -> argparse.ArgumentParser:
@@ -367,7 +394,8 @@ def add_build(sub: Any) -> argparse.ArgumentParser:
 def add_serve(sub: Any) -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve the site and re-trace a lecture when it is saved")
     serve.add_argument("-a", "--address", default="127.0.0.1:8000")
-    serve.add_argument("--timeout", type=float, default=layout.DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    serve.add_argument("--timeout", type=_seconds, default=layout.DEFAULT_TIMEOUT_SECONDS,
+                       help=f"seconds per lecture, above 0 (default {layout.DEFAULT_TIMEOUT_SECONDS:g})")
     serve.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
     return serve
 
@@ -432,11 +460,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if argv is None:  # the command line itself (not a caller passing arguments in-process)
         _fixed_hash_seed(args.command)
+    terminal.save()  # chalktrace's own stderr: a lecture that patches print or sys.stderr cannot swallow it
     try:
         return int(args.func(args))
     except KeyboardInterrupt:
-        print("chalktrace: interrupted; traces written so far are complete, nothing half-written", file=sys.stderr)
+        say("chalktrace: interrupted; traces written so far are complete, nothing half-written")
         return ExitCode.INTERRUPTED
+    except OSError as exc:  # a full disk, a read-only folder: one line, and the previous trace is intact
+        say(os_error_line(exc))
+        return ExitCode.BAD_INPUT
+
+
+def os_error_line(exc: OSError) -> str:
+    """``path: reason`` of a file-system error, the path as the user would type it."""
+    path = exc.filename
+    if path is not None:
+        shown = Path(os.fsdecode(path))
+        try:
+            shown = shown.resolve().relative_to(Path.cwd().resolve())
+        except (ValueError, OSError):
+            pass
+        return f"chalktrace: {shown}: {exc.strerror or exc}; nothing written there (a previous file is kept)"
+    return f"chalktrace: {exc.strerror or exc}; nothing written (previous files are kept)"
 
 
 if __name__ == "__main__":

@@ -239,6 +239,8 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
         return "missing" if not trace_file.exists() else "unreadable"
     if header.get("schema_version") not in READABLE_VERSIONS:  # an older readable one is upgraded on load
         return f"schema_version {header.get('schema_version')!r}, current is {SCHEMA_VERSION}"
+    if header.get("status") == "interrupted":  # cut short (Ctrl-C): half a lecture is never published as fresh
+        return "interrupted (the run that made it was cut short)"
     lecture_rel = rel(lecture, project_root)
     if lecture_rel not in (header.get("sources") or {}):
         return f"does not record {lecture_rel} among its sources"
@@ -308,6 +310,7 @@ def trace_in_subprocess(request: RunRequest) -> Outcome:
     """Trace one lecture in a fresh interpreter."""
     started = time.perf_counter()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.setdefault("PYTHONHASHSEED", "0")  # traced processes hash strings alike on every run
     try:
         done = subprocess.run(run_command(request), capture_output=True, text=True,
                               timeout=request.timeout + KILL_GRACE_SECONDS, env=env)
@@ -569,7 +572,9 @@ def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
 
 def build_site(project_root: Path, strict: bool = True) -> int:
     command = [sys.executable, "-m", "mkdocs", "build", "--quiet"] + (["--strict"] if strict else [])
-    done = subprocess.run(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    # a lecture page that could not be built fails the build (it still shows an error card on the site)
+    done = subprocess.run(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1",
+                                                              **{layout.FAIL_ON_BROKEN_PAGES_ENV: "1"}))
     if done.returncode:
         print("chalktrace: site build failed (see above)", file=sys.stderr)
     else:

@@ -213,7 +213,12 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     text = _trace_text(session, trace)
     if write:
         check_output(out_path, path, shown, out_shown)  # again: the lecture itself may have made that file
-        write_atomic(out_path, text)
+        try:
+            write_atomic(out_path, text)
+        except OSError as exc:  # a full disk, a read-only folder: the message names the trace
+            if exc.filename is None:
+                exc.filename = str(out_path)
+            raise
     return RunResult(lecture=shown, output=out_path if write else None, status=trace["status"], steps=len(steps),
                      error_line=error_line, warnings=list(session.recorder.warnings), trace_text=text)
 

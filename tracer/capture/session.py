@@ -41,7 +41,7 @@ from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.portable_paths import library_name, path_scrubber
 from tracer.capture.recorder import Recorder
-from tracer.capture.terminal import save as save_own_stderr
+from tracer.capture.terminal import stderr as own_stderr
 from tracer.capture.values import Limits, ValueEncoder
 from tracer.trace_format import ErrorInfo, Frame
 
@@ -454,7 +454,7 @@ class Session:
         if self.options.seed_at_run:
             seed_generators(self.options.seed)
         recorder = self.recorder
-        save_own_stderr()  # chalktrace's messages: before fd 2 and sys.stderr become the lecture's
+        own_stderr()  # chalktrace's messages: saved (if not yet) before fd 2 and sys.stderr become the lecture's
         fds: FdCapture | None = None
         with contextlib.ExitStack() as stack:
             stack.enter_context(_lecture_signals(recorder))

@@ -234,6 +234,9 @@ RENDERING_EXAMPLES = {
     "link": {"type": "link", "url": "https://example.org", "title": "Example", "internal": None},
     "plot": {"type": "plot", "spec": {"mark": "line", "data": {"values": [{"x": 1, "y": 2}]},
                                       "encoding": {"x": {"field": "x"}, "y": {"field": "y"}}}},
+    "video": {"type": "video", "data": "lectures/videos/clip.webm", "external": False, "width": 240},
+    "graph": {"type": "graph", "spec": {"nodes": [{"data": {"id": "a", "label": "a"}}], "edges": [],
+                                        "layout": {"name": "grid"}, "stylesheet": [], "width": 100, "height": 60}},
 }
 
 

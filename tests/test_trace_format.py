@@ -197,7 +197,7 @@ def test_schema_and_typeddicts_name_the_same_fields():
     assert set(rendering["properties"]["type"]["enum"]) == set(tf.RENDERING_TYPES)
     branches = {b["if"]["properties"]["type"]["const"] for b in rendering["allOf"]}
     assert branches == set(tf.RENDERING_TYPES)
-    rendering_fields = set().union(*(b["then"].get("properties", {}) for b in rendering["allOf"])) | {"type"}
+    rendering_fields = set().union(*(b["then"].get("properties", {}) for b in rendering["allOf"])) | set(rendering["properties"])
     assert rendering_fields == set(tf.Rendering.__annotations__)
     tensor = next(b["then"] for b in defs["value"]["allOf"] if b["if"]["properties"]["type"].get("const") == "tensor")
     keys, required = typed_keys(tf.TensorValue)

@@ -112,7 +112,7 @@ class Compute(TypedDict):
     peak_note: NotRequired[str | None]  # why peak/mfu are null
 
 
-RenderingType = Literal["markdown", "image", "link", "note", "plot"]
+RenderingType = Literal["markdown", "image", "link", "note", "plot", "video", "graph"]
 RENDERING_TYPES: tuple[str, ...] = get_args(RenderingType)  # every kind the authoring API can emit
 
 
@@ -123,8 +123,14 @@ class Rendering(TypedDict, total=False):
     verbatim: bool  # markdown: data is exact text, shown preformatted (not parsed as markdown)
     command: list[str]  # markdown from system_text(): the command whose stdout is data (verbatim)
     exit_status: int  # system_text(..., check=False): the command's non-zero exit status
-    external: bool  # image: data is a URL
+    external: bool  # image/video: data is a URL (not in the course cache: see missing/too_large)
     width: float | str | None
+    alt: str  # image: the text a screen reader reads (absent: the caption, else none)
+    caption: str  # image/video: shown under it
+    source_url: str  # image/video: the URL it was fetched from into the course cache (data is the cached copy)
+    missing: bool  # image/video: a URL neither cached nor fetchable when traced (the page shows a placeholder)
+    too_large: int  # image/video: a URL over the course's max_media_bytes (its size, 0 if unknown): linked, not embedded
+    animate: bool  # the line's @animate: step mode shows its renderings one at a time
     url: str | None  # link
     title: str
     internal: Frame | None  # link(function): where it is defined
@@ -133,7 +139,7 @@ class Rendering(TypedDict, total=False):
     # any other public field of the record. Present when any is set; enough for a compact
     # "[Kaplan+ 2020]" citation whose panel shows the rest.
     attrs: dict[str, Any]
-    spec: dict[str, Any]  # plot: a Vega-Lite spec
+    spec: dict[str, Any]  # plot: a Vega-Lite spec; graph: nodes, edges, layout, stylesheet, width, height (capture.graphs)
     truncated: dict[str, int]  # plot: {"data_points": N} when the spec's data held N rows and an even sample is kept
 
 
@@ -709,10 +715,11 @@ def iter_renderings(trace: Trace) -> Iterator[tuple[int, Rendering]]:
 
 
 def local_images(trace: Trace) -> list[str]:
-    """Project-relative paths of the local images the lecture shows (URLs left out), first use first."""
+    """Project-relative paths of the local images and videos the lecture shows (URLs left out;
+    cached copies of remote ones in), first use first: the site publishes these files."""
     found: dict[str, None] = {}
     for _index, rendering in iter_renderings(trace):
-        if rendering.get("type") == "image" and not rendering.get("external"):
+        if rendering.get("type") in ("image", "video") and not rendering.get("external"):
             found.setdefault(rendering["data"])
     return list(found)
 

@@ -1,5 +1,5 @@
 """Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``,
-``@ask``, ``@noask``, ``@raises`` (read from the trace by ``tracer.trace_problems``).
+``@ask``, ``@noask``, ``@raises`` (read from the trace by ``tracer.trace_problems``), ``@animate``.
 
 A file is parsed once (a direct scan for comments; statement extents from ``tracer.source_map``)
 into a map from the line that Python reports for a statement (its first line) to a ``Directives``
@@ -44,6 +44,7 @@ class Directives:
     ask: tuple[str, ...] = ()
     noask: bool = False  # quiz mode asks nothing about this line (the site reads it)
     raises: bool = False  # the lecture teaches the error this statement raises (check/build accept it)
+    animate: bool = False  # the line's renderings show one at a time in step mode (marked on each)
 
 
 @dataclass
@@ -166,6 +167,7 @@ def parse_source(source: str) -> FileDirectives:
             ask=tuple(merged.get("ask", ())),
             noask="noask" in merged,
             raises="raises" in merged,
+            animate="animate" in merged,
         )
         if flops and start in statements:
             result.statements[start] = statements[start]

@@ -5,8 +5,8 @@ every import, ``os.open``) and notes the modules imported meanwhile, and at the 
 inside the project that were read and not written: data files, and modules imported from anywhere
 in the project (a root-level ``utils.py`` too). Freshness then hashes them like the lecture's own
 sources, so editing a data file the lecture reads makes its trace stale. Left out: chalktrace's own
-package, virtual environments and installed packages, caches, version control, the traces and the
-built site. This module must not hash (``header`` does) or decide freshness (``regen`` does).
+package, virtual environments and installed packages, caches (the course's fetch cache too: what a
+URL gave is not an input the lecture's author edits), version control, the traces and the built site. This module must not hash (``header`` does) or decide freshness (``regen`` does).
 """
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ class FileReads:
             self._read.setdefault(path)
 
     def project_files(self, exclude: tuple[Path, ...] = ()) -> list[str]:
-        """Project-relative paths of the files read (and modules imported), sorted; see the module doc."""
+        """Project-relative paths of the files read (and modules imported), sorted; see the module doc.
+        ``exclude``: more files or folders that are never inputs (the trace itself, the fetch cache)."""
         skipped = [p.resolve() for p in exclude] + [layout.PACKAGE_DIR.resolve(),
                                                     self.project_root / layout.TRACES_DIR,
                                                     self.project_root / layout.BUILD_DIR]

@@ -524,6 +524,9 @@ class Recorder:
         if self._pending:
             if self._renderings:
                 extras["renderings"], self._renderings = self._renderings, []
+                if current is not None and current.animate:  # @animate: the site shows them one at a time
+                    for rendering in extras["renderings"]:
+                        rendering["animate"] = True
             if self._speaker_notes:
                 extras["speaker_notes"], self._speaker_notes = self._speaker_notes, []
             if self._stdout:

@@ -127,7 +127,7 @@ class Sink:
     def add_rendering(self, rendering: dict[str, Any]) -> None:
         if rendering.get("type") == "plot" and rendering.get("truncated"):
             self.plots_sampled = True
-        if rendering.get("type") == "image" and not rendering.get("external"):
+        if rendering.get("type") in ("image", "video") and not rendering.get("external"):
             self.images.add(rendering["data"])
         if "command" in rendering:  # system_text: no absolute project paths in traces
             scrub = self._recorder.encoder.scrub

@@ -31,6 +31,7 @@ from pygments.token import STANDARD_TYPES
 from tracer import layout
 from tracer.site.citations import citation_label, details
 from tracer.site.directive_comments import directive_cuts
+from tracer.site.graph_svg import graph_view
 from tracer.site.heatmap import heatmap
 from tracer.site.jaxtyping_dims import annotation_dims, name_dims
 from tracer.site.mathml import latex_to_mathml, render_markdown
@@ -456,8 +457,10 @@ class HtmlRenderer:
             return Markup(self.macros.markdown_block(body, css_style(rendering.get("style"))))
         if kind == "note":
             return Markup(self.macros.note(Markup(render_markdown(rendering["data"]))))
-        if kind == "image":
-            return Markup(self.macros.image(self.image_view(rendering)))
+        if kind in ("image", "video"):
+            return Markup(self.macros.media(self.image_view(rendering)))
+        if kind == "graph":
+            return Markup(self.macros.graph(graph_view(rendering.get("spec") or {}), css_style(rendering.get("style"))))
         if kind == "link":
             return self.paragraph([rendering])
         if kind == "plot":
@@ -545,12 +548,21 @@ class HtmlRenderer:
         return self._plot_views[key]
 
     def image_view(self, rendering: Rendering) -> dict[str, Any]:
+        """An image or video: the published file (a local one, or the course cache's copy of a URL),
+        else a link to a URL over the size limit, else a placeholder for one that could not be had.
+        Alt text is the author's, else the caption, else none (a file name or URL tail says nothing)."""
         data = rendering["data"]
-        src = safe_url(data) if rendering.get("external") else ROOT + "assets/" + data
+        external = bool(rendering.get("external"))
+        src = safe_url(data) if external else ROOT + "assets/" + data
         width = rendering.get("width")
         if isinstance(width, (int, float)):
             width = f"{width}px" if width > 1 else f"{width * 100:g}%"
-        return {"src": src, "alt": Path(data).name, "width": width, "style": css_style(rendering.get("style"))}
+        caption = rendering.get("caption") or ""
+        state = "missing" if rendering.get("missing") else "linked" if rendering.get("too_large") is not None else "shown"
+        return {"kind": rendering.get("type", "image"), "src": src, "alt": rendering.get("alt") or caption,
+                "caption": caption, "width": width, "style": css_style(rendering.get("style")), "state": state,
+                "url": safe_url(rendering.get("source_url") or data) if (external or rendering.get("source_url")) else None,
+                "nbytes": human_bytes(rendering["too_large"]) if rendering.get("too_large") else None}
 
     def link_view(self, rendering: Rendering) -> dict[str, Any]:
         """A link: to code (``internal``), to a URL, or a citation with a details panel when the
@@ -567,7 +579,7 @@ class HtmlRenderer:
         title = rendering.get("title") or href or "link"
         return {"href": href or None, "title": title, "internal": bool(internal),
                 "path": internal["path"] if internal else None, "line": internal["line"] if internal else None,
-                "label": citation_label(attrs), "details": details(attrs), "style": css_style(rendering.get("style"))}
+                "label": citation_label(attrs, title), "details": details(attrs), "style": css_style(rendering.get("style"))}
 
 
 _CSS_KEY = re.compile(r"^[a-z-]+$")

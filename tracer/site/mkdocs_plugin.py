@@ -42,6 +42,7 @@ from tracer.site.rank_cards import RankCards
 from tracer.site.rank_model import steps_text
 from tracer.site.sanitize import csp_meta
 from tracer.site.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
+from tracer.site.animate import expand_animations
 from tracer.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
 from tracer.site.units import human_bytes
 from tracer.site.viewer_data import write_viewer_data
@@ -107,6 +108,14 @@ def device_text(environment: Environment) -> str:
     return "CPU"
 
 
+# The site's own stylesheets and scripts (assets/), linked from every page in this order. The viewer
+# is plain scripts: the core first, then its controllers (their order is the URL's flag order), then
+# plugins that use only its public surface.
+STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
+SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
+           "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js",
+           "viewer-sync.js", "ranks.js")
+
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
 
 
@@ -130,8 +139,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.assets_dir = Path(self.config.assets_dir or layout.ASSETS_DIR)
         self.env = template_env(Path(self.config.templates_dir or layout.TEMPLATES_DIR))
         # The site's own CSS/JS is linked from every page without the course listing it.
-        for attr, names in (("extra_css", ("site.css", "viewer.css", "ranks.css")),
-                            ("extra_javascript", ("ranks.js", "viewer.js"))):
+        for attr, names in (("extra_css", STYLESHEETS), ("extra_javascript", SCRIPTS)):
             listed = [str(entry) for entry in config[attr]]
             for name in names:
                 if layout.ASSETS_URL + name not in listed:
@@ -152,7 +160,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         try:
             if lecture is None or lecture.failure is not None:
                 raise TraceError(f"no page for lecture {path.stem!r} to keep it beside")
-            trace = load_trace(path)
+            trace = expand_animations(load_trace(path))
             why = publishable(lecture.trace, trace)
             if why:
                 raise TraceError(why)
@@ -168,7 +176,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     def _add_lecture(self, path: Path) -> None:
         fallback = re.sub(r"[^A-Za-z0-9_.-]", "_", path.stem) or "trace"
         try:
-            trace = load_trace(path)
+            trace = expand_animations(load_trace(path))  # step numbers on the site count @animate's parts
         except TraceError as exc:
             # Name the trace as the course sees it, not by this machine's absolute path.
             self._broken(fallback, path, str(exc).replace(str(self.project_root) + "/", ""))

@@ -1,4 +1,4 @@
-"""The step viewer's data: one lecture's trace turned into ``data.js`` for ``site/assets/viewer.js``.
+"""The step viewer's data: one lecture's trace turned into ``data.js`` for ``site/assets/viewer-*.js``.
 
 ``build_viewer_data(trace, renderer)`` returns plain, JSON-ready data designed so that every key
 press in the browser is a few array lookups: HTML is rendered here once (a card per recorded value,
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tracer.site.animate import animation_part
 from tracer.site.line_records import step_shows_something
 from tracer.site.page_model import is_rendering_only, rendering_statement, section_headings
 from tracer.site.quiz import choose_questions
@@ -251,6 +252,7 @@ def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepConten
     main = trace["lecture"]["path"]
     shown = _StepContents(_CardStore(), _Interner(), line_renderings=[{} for _ in paths],
                           recorded_other=[set() for _ in paths])
+    built: list[int] = []  # the blocks shown so far by the @animate line being stepped through
     for index, step in enumerate(trace["steps"]):
         frame = step_frame(step)
         f = file_index[frame["path"]]
@@ -272,6 +274,10 @@ def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepConten
             shown.recorded_other[f].add(frame["line"])
         if step["renderings"]:
             blocks = [shown.renderings.add(str(html)) for html in renderer.rendering_blocks(step["renderings"])]
+            part = animation_part(step)
+            if part is not None and part[0] > 1:  # an @animate line: its renderings build up, part by part
+                blocks = built + blocks
+            built = blocks
             shown.line_renderings[f].setdefault(str(frame["line"]), []).append([index, blocks])
             if frame["path"] != main:
                 # as in read mode, a helper's renderings also show at the lecture line that called it
@@ -373,12 +379,12 @@ def _snapshots(count: int, act_prev: list[int], env: dict[str, list[list[Any]]],
 
 
 def card_html(data: dict[str, Any], card: int) -> str:
-    """The HTML of a value card, as viewer.js assembles it."""
+    """The HTML of a value card, as viewer-values.js assembles it."""
     return "\n".join(data["fragments"][k] for k in data["cards"][card])
 
 
 def accumulated_env(data: dict[str, Any], step: int) -> dict[str, int]:
-    """The variables panel at ``step``: name -> card index, as viewer.js computes it."""
+    """The variables panel at ``step``: name -> card index, as viewer-values.js computes it."""
     chain: list[int] = []
     cursor = step
     while cursor >= 0 and str(cursor) not in data["snapshots"]:

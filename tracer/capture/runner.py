@@ -219,7 +219,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         try:
             write_atomic(out_path, text)
         except OSError as exc:  # a full disk, a read-only folder: the message names the trace
-            if exc.filename is None:
+            if exc.filename is None and exc.errno is not None:
                 exc.filename = str(out_path)
             raise
     return RunResult(lecture=shown, output=out_path if write else None, status=trace["status"], steps=len(steps),

@@ -32,3 +32,22 @@ def test_root_for_page_urls():
 
 def test_note_markdown_is_an_admonition():
     assert note_markdown("one\n\ntwo") == "!!! note\n\n    one\n\n    two"
+
+
+def test_a_loop_written_on_one_line_says_it_is_one_step(tmp_path):
+    from tracer.capture.runner import run_lecture
+    from tracer.site.cards import HtmlRenderer, template_env
+    from tracer.site.read_page import build_read_page
+    from tracer.trace_format import load_trace
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    (tmp_path / "lectures").mkdir()
+    lecture = tmp_path / "lectures" / "loops.py"
+    lecture.write_text("def main():\n    for i in range(3): y = i * 2  # @inspect y\n"
+                       "    for j in range(2):\n        z = j  # @inspect z\n", encoding="utf-8")
+    run_lecture(lecture, output=tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    env = template_env()
+    slots = [str(slot) for slot in build_read_page(trace, HtmlRenderer(trace, env), env).slots]
+    noted = [slot for slot in slots if "a loop on one line is one step" in slot]
+    assert len(noted) == 1 and "values after its last iteration" in noted[0]

@@ -13,6 +13,7 @@ files or MkDocs.
 
 from __future__ import annotations
 
+import ast
 import re
 import secrets
 from collections import Counter
@@ -25,6 +26,7 @@ from markupsafe import Markup
 from tracer.site.cards import ROOT, HtmlRenderer, diagram_key, line_anchor, template_macros
 from tracer.site.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
 from tracer.site.rank_cards import RankCards
+from tracer.source_map import source_map
 from tracer.trace_format import Rendering, Trace
 
 LAZY_MIN_CHARS = 1200  # annotation bodies longer than this (tensor cards) are put in place by assets/read.js
@@ -94,6 +96,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
     macros = template_macros(env, "page_parts.html.j2")
     main = trace["lecture"]["path"]
     code = renderer.code_lines(main)
+    one_line_loops = _one_line_loops(trace["files"].get(main, ""))
     ranked = RankCards(trace, env, renderer.heatmaps) if trace.get("ranks") else None
     parts: list[str] = []
     blocks = build_document(trace)
@@ -131,11 +134,21 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
                                               stderr=record.stderr))
             parts.append(page.slot(macros.annotation(
                 step=record.last_step if record.last_step >= 0 else record.first_step, runs=record.runs,
+                one_line_loop=record.line in one_line_loops,
                 body=Markup(body), lazy=len(body) > LAZY_MIN_CHARS, height_px=estimated_height_px(body))))
     if shared:
         parts.append(page.slot(renderer.diagram_defs(shared)))
     page.markdown = "\n\n".join(parts) + "\n"
     return page
+
+
+def _one_line_loops(source: str) -> frozenset[int]:
+    """Lines of loops written on one line (``for i in range(3): y = i``): the tracer records one step
+    per line, so such a loop is one step, its values those after the last iteration."""
+    facts = source_map(source)
+    return frozenset(line for line, node in facts.statements.items()
+                     if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.body
+                     and node.body[0].lineno == node.lineno)
 
 
 def fill_slots(html: str, page: ReadPage, root: str) -> str:

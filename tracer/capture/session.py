@@ -296,6 +296,10 @@ class FdCapture:
             self._recorder._pending = True  # the line that wrote takes the slow path: its step drains
         return self._real_write(fd, data)
 
+    def child_starting(self, process: Any = None) -> None:
+        """A ``multiprocessing`` process is starting (no audit event says so for spawn)."""
+        self.on_audit("os.fork")
+
     def on_audit(self, event: str, args: Any = ()) -> None:
         if self._active and event in self.CHILD_EVENTS and self._recorder._active:
             self._expected = True
@@ -472,7 +476,9 @@ class Session:
             if self.options.guard_exit:
                 self._guard = stack.enter_context(ExitGuard())
             try:
-                with _process_start_hooks(self._start_hooks), self._extensions_running():
+                # a process the lecture starts writes to the captured descriptors like any child
+                hooks = self._start_hooks + ([fds.child_starting] if fds is not None else [])
+                with _process_start_hooks(hooks), self._extensions_running():
                     self.previous_tracer = sys.gettrace()
                     recorder.start(resume=self.previous_tracer)
                     try:

@@ -124,7 +124,7 @@ def browser():
 def trace_ok(lecture: Path, directory: Path) -> dict:
     """Trace ``lecture`` with the real tracer into ``directory`` and load it; fail if the lecture raised."""
     from tracer.capture.runner import run_lecture
-    from tracer.trace_format import load_trace
+    from tracer.contract.trace_format import load_trace
 
     out = directory / f"{lecture.stem}.json"
     result = run_lecture(lecture, output=out)

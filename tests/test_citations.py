@@ -1,4 +1,4 @@
-from tracer.site.citations import author_names, citation_label, details, surname
+from tracer.site.cards.citations import author_names, citation_label, details, surname
 
 
 def test_author_names_from_lists_and_strings():

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import REPO, chromium, serve, viewer_context
 from fake_hosts import PAPERS, hosts
-from tracer.trace_format import load_trace
+from tracer.contract.trace_format import load_trace
 
 COURSE = REPO / "tests" / "courses" / "edtrace_course"
 LECTURE = "lectures/lecture_switch.py"

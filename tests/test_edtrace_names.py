@@ -1,4 +1,4 @@
-from tracer.edtrace_names import unported_names
+from tracer.commands.edtrace_names import unported_names
 
 SOURCE = """import edtrace
 import edtrace.execute
@@ -27,3 +27,14 @@ def test_each_unserved_name_with_its_file_and_line():
 def test_served_names_and_other_modules_are_fine():
     assert unported_names("a.py", "from edtrace import *\nfrom tracer import text\nimport edtrace_other\n") == []
     assert unported_names("a.py", "def broken(:\n") == []
+
+
+def test_check_lists_them_for_every_file_of_the_course(tmp_path):
+    from tracer.commands import check
+
+    lectures = tmp_path / "lectures"
+    lectures.mkdir()
+    (lectures / "lecture_a.py").write_text("from edtrace import text\n\n\ndef main():\n    text('fine')\n")
+    (lectures / "lecture_util.py").write_text("import edtrace\n\n\ndef helper():\n    edtrace.pop_renderings()\n")
+    assert check.unported_uses(tmp_path, lectures) == [
+        "lectures/lecture_util.py:5: edtrace.pop_renderings has no chalktrace equivalent yet"]

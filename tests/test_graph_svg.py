@@ -1,7 +1,7 @@
 import pytest
 
 from tracer.capture.graphs import make_graph
-from tracer.site.graph_svg import graph_view
+from tracer.site.cards.graph_svg import graph_view
 
 NODES = [{"id": "a"}, {"id": "b"}, {"id": "c", "classes": "hot"}, {"id": "d"}]
 EDGES = [{"source": "a", "target": "b", "label": "run"}, {"source": "a", "target": "c"}, {"source": "c", "target": "d"}]

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tracer import cli
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import load_trace
+from tracer.contract.trace_format import load_trace
 from xss_attacks import attack
 
 REPO = Path(__file__).resolve().parent.parent
@@ -135,14 +135,14 @@ def test_async_assigned_and_imported_mains_are_traced(tmp_path, capsys, lecture,
 
 
 def test_check_lists_every_file_it_skips_and_why(tmp_path):
-    from tracer import regen
+    from tracer.commands import freshness
 
     lectures = tmp_path / "lectures"
     lectures.mkdir()
     for name in ("main_assigned.py", "main_imported.py", "_main_source.py", "no_main.py", "plain.py"):
         shutil.copy(HOSTILE / name, lectures / name)
-    assert [p.name for p in regen.discover(lectures)] == ["main_assigned.py", "main_imported.py", "plain.py"]
-    assert [(p.name, why) for p, why in regen.skipped(lectures)] == [
+    assert [p.name for p in freshness.discover(lectures)] == ["main_assigned.py", "main_imported.py", "plain.py"]
+    assert [(p.name, why) for p, why in freshness.skipped(lectures)] == [
         ("_main_source.py", "helper module (name starts with _)"),
         ("no_main.py", "no main at module level (define `def main():`)")]
 
@@ -264,7 +264,7 @@ def test_plot_data_points_are_bounded_with_a_note(tmp_path, capsys):
 
 
 def test_max_plot_points_is_a_setting_noted_in_the_trace(tmp_path, capsys):
-    from tracer.trace_format import trace_notes, validation_error
+    from tracer.contract.trace_format import trace_notes, validation_error
 
     out = tmp_path / "t.json"
     got, err = run(capsys, "plot_extremes.py", out, "--max-plot-points", "10")
@@ -375,16 +375,16 @@ def test_site_work_per_value_is_bounded_by_the_preview_not_numel():
 
     import torch
 
-    from tracer import layout
+    from tracer.contract import paths
     from tracer.capture.values import ValueEncoder
-    from tracer.site.cards import HtmlRenderer, template_env
+    from tracer.site.cards.render import HtmlRenderer, template_env
 
     started = time.perf_counter()
     record = ValueEncoder().encode(torch.zeros(1).expand(100_000, 100_000))
     trace = {"lecture": {"path": "lectures/x.py"}, "files": {"lectures/x.py": "t = 1  # @inspect t\n"},
              "steps": [{"stack": [{"path": "lectures/x.py", "line": 1, "function": "main"}], "env": {"t": record},
                         "renderings": [], "stdout": "", "memory": {"nbytes": 4, "peak_nbytes": 4}}]}
-    html = str(HtmlRenderer(trace, template_env(layout.TEMPLATES_DIR)).value("t", record, step_index=0))
+    html = str(HtmlRenderer(trace, template_env(paths.TEMPLATES_DIR)).value("t", record, step_index=0))
     assert record["numel"] == 10_000_000_000 and record["truncated"]
     assert "10,000,000,000" in html or "10B" in html or "1e+10" in html or "10.0B" in html
     assert time.perf_counter() - started < 2.0
@@ -553,7 +553,7 @@ def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, bro
     ("bom_source.py", "naïve", "BOM first", '"""A UTF-8 source that starts with a BOM (as Windows editors write them)."""'),
 ])
 def test_a_coding_line_or_a_bom_is_read_as_python_reads_it(tmp_path, capsys, lecture, word, prose, first_line):
-    from tracer.trace_format import sha256_file
+    from tracer.contract.trace_format import sha256_file
 
     out = tmp_path / "t.json"
     got, err = run(capsys, lecture, out)
@@ -643,3 +643,33 @@ def test_lines_run_in_a_thread_the_lecture_starts_are_noted_once(tmp_path, capsy
             "trace: its lines are not in the trace")
     assert trace["warnings"] == [note] and err.count(note) == 1
     assert 7 not in lines_with_steps(trace) and steps_env(trace)["result"]["value"] == 45
+
+
+def test_a_repr_raising_systemexit_keyboardinterrupt_or_cancelled_is_a_placeholder_and_the_lecture_goes_on(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "hostile_values.py", out)
+    assert got == 0, err
+    trace = load_trace(out)
+    env = steps_env(trace)
+    for name, exc in (("a", "SystemExit: 3"), ("b", "KeyboardInterrupt"), ("c", "CancelledError")):
+        assert env[name]["type"] == "unrepresentable" and exc in env[name]["reason"], env[name]
+    assert "hostile_values.py:35: Exits: cannot encode: SystemExit: 3" in err  # the warning names file:line
+    assert "hostile_values.py:36: Interrupts: cannot encode: KeyboardInterrupt" in err
+    assert env["done"] == {"type": "bool", "value": True}  # the lecture ran to its end
+    assert trace["status"] == "ok"
+
+
+def test_encoding_leaves_no_fingerprints_under_the_lectures_warnings_and_error_state(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "hostile_values.py", out)
+    trace = load_trace(out)
+    env = steps_env(trace)
+    # warnings as errors and np.seterr(all="raise") are the lecture's: the array still encodes,
+    # its statistics in float64 (no overflow), and nothing lands in the lecture's stderr
+    assert env["big"]["type"] == "ndarray" and env["big"]["stats"]["finite"]["mean"] == 1e308
+    assert not any(step.get("stderr") for step in trace["steps"])
+    # a dotted @inspect never runs the property again: the lecture printed one read
+    stdout = "".join(step["stdout"] for step in trace["steps"])
+    assert stdout.count("property ran") == 1 and "reads 1" in stdout
+    assert env["counted.total"]["type"] == "missing" and "is a property" in env["counted.total"]["message"]
+    assert env["value"] == {"type": "int", "value": 42}

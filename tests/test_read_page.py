@@ -1,6 +1,6 @@
 from markupsafe import Markup
 
-from tracer.site.read_page import ReadPage, fill_slots, note_markdown, relative_urls, root_for
+from tracer.site.read.read_page import ReadPage, fill_slots, note_markdown, relative_urls, root_for
 
 
 def test_slots_survive_markdown_paragraph_wrapping():
@@ -36,9 +36,9 @@ def test_note_markdown_is_an_admonition():
 
 def test_a_loop_written_on_one_line_says_it_is_one_step(tmp_path):
     from tracer.capture.runner import run_lecture
-    from tracer.site.cards import HtmlRenderer, template_env
-    from tracer.site.read_page import build_read_page
-    from tracer.trace_format import load_trace
+    from tracer.site.cards.render import HtmlRenderer, template_env
+    from tracer.site.read.read_page import build_read_page
+    from tracer.contract.trace_format import load_trace
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
     (tmp_path / "lectures").mkdir()

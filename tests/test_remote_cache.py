@@ -37,6 +37,9 @@ def test_fetched_once_then_answered_from_a_readable_cache(tmp_path):
                               organization="Lab", date="2099-01-05", url="https://arxiv.org/abs/9901.00001",
                               description="We step through lectures one line at a time.", notes="n")
     assert again.authors == first.authors and again.url.endswith("v2.pdf")
+    assert first.label == "[Example+ 2099]"  # what the page shows for it
+    assert Reference(title="Transformer Math 101", organization="EleutherAI", date="2023-04-03").label == "[EleutherAI 2023]"
+    assert Reference(title="OpenWebText").label == "[OpenWebText]"
     text = (tmp_path / "lectures" / "cache" / "arxiv.json").read_text(encoding="utf-8")
     assert text == json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     assert fetcher.warnings == []

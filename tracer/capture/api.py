@@ -26,7 +26,7 @@ from types import FrameType
 from typing import Any, Iterator, Protocol
 
 from tracer.capture import graphs, media_cache, references, remote
-from tracer.source_map import read_source, source_map
+from tracer.contract.source_facts import read_source, source_facts
 
 
 class RenderingSink(Protocol):
@@ -300,7 +300,7 @@ def _record_attrs(record: Any) -> dict[str, Any]:
 @functools.lru_cache(maxsize=64)
 def _class_lines(filename: str, _mtime_ns: int) -> dict[str, int]:
     """Qualified class name -> line of its ``class`` statement, parsed once per file."""
-    return source_map(read_source(filename)).class_lines
+    return source_facts(read_source(filename)).class_lines
 
 
 def _definition(obj: Any) -> tuple[str | None, int]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterator
 
-from tracer import layout
+from tracer.contract import paths
 from tracer.capture import audit
 
 # Directory names whose files are never a lecture's input.
@@ -89,9 +89,9 @@ class FileReads:
     def project_files(self, exclude: tuple[Path, ...] = ()) -> list[str]:
         """Project-relative paths of the files read (and modules imported), sorted; see the module doc.
         ``exclude``: more files or folders that are never inputs (the trace itself, the fetch cache)."""
-        skipped = [p.resolve() for p in exclude] + [layout.PACKAGE_DIR.resolve(),
-                                                    self.project_root / layout.TRACES_DIR,
-                                                    self.project_root / layout.BUILD_DIR]
+        skipped = [p.resolve() for p in exclude] + [paths.PACKAGE_DIR.resolve(),
+                                                    self.project_root / paths.TRACES_DIR,
+                                                    self.project_root / paths.BUILD_DIR]
         found = set()
         for path in [*self._read, *self._modules]:
             if path in self._written or path.endswith((".pyc", ".pyo")):

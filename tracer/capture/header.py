@@ -17,9 +17,9 @@ from typing import Any, Iterable, Literal
 from tracer.capture.directives import parse_source
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
 from tracer.capture.session import Session, hash_seed
-from tracer.helper_files import opted_in
-from tracer.source_map import read_source
-from tracer.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Trace, sha256_file
+from tracer.contract.helper_files import opted_in
+from tracer.contract.source_facts import read_source
+from tracer.contract.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Trace, sha256_file
 
 Status = Literal["ok", "error", "exited", "interrupted"]
 

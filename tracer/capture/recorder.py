@@ -35,10 +35,10 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any, Callable, Final, Mapping, NamedTuple, cast
 
-from tracer import layout
-from tracer.capture.directives import Directives, FileDirectives, parse_source
-from tracer.helper_files import opted_in
-from tracer.source_map import read_source
+from tracer.contract import paths
+from tracer.capture.directives import ALL_LOCALS, Directives, FileDirectives, parse_source
+from tracer.contract.helper_files import opted_in
+from tracer.contract.source_facts import read_source
 from tracer.capture.memory import Probe
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.terminal import say
@@ -158,7 +158,7 @@ class Recorder:
     """Collects steps for lecture files under ``lecture_root`` while ``start()``..``stop()``."""
 
     def __init__(self, lecture_root: Path, project_root: Path, encoder: ValueEncoder, probe: Probe, *,
-                 inspect_all: bool = False, max_steps: int = layout.DEFAULT_MAX_STEPS,
+                 inspect_all: bool = False, max_steps: int = paths.DEFAULT_MAX_STEPS,
                  meter_factory: Callable[..., Any] | None = None,
                  warn: Callable[[str], None] | None = None, trace_helpers: tuple[str, ...] = (),
                  output: OutputBudget | None = None) -> None:
@@ -269,7 +269,7 @@ class Recorder:
 
     def relpath(self, path: Any) -> str | None:
         """Project-relative forward-slash path, or None for files outside the project."""
-        return layout.project_relpath(path, self.project_root)
+        return paths.project_relpath(path, self.project_root)
 
     def location(self) -> str | None:
         """``path:line`` of the innermost traced frame now running (for progress and timeouts), or None."""
@@ -501,11 +501,14 @@ class Recorder:
                 self.warn_once(f"{state.key[0]}:{state.line}: @flops failed: {type(exc).__name__}: {exc}")
         if current is not None and not isinstance(unwinding, GeneratorExit):
             # (a generator closed at its yield bound nothing there: its names hold older values)
-            if current is _INSPECT_ALL:
+            # A line that raised may not have bound its names: no warning for those.
+            quiet = unwinding is not None
+            if current is _INSPECT_ALL or current.all_locals:  # --inspect-all, or a bare # @inspect
                 env = self._all_locals(frame)
+                for name in current.inspect:  # names an @ask on the line needs (dotted ones too)
+                    if name not in env:
+                        env[name] = self._inspect(name, frame.f_locals, frame.f_globals, state, quiet)
             else:
-                # A line that raised may not have bound its names: no warning for those.
-                quiet = unwinding is not None
                 f_locals, f_globals = frame.f_locals, frame.f_globals
                 env = {}
                 for name in current.inspect:
@@ -553,7 +556,8 @@ class Recorder:
         line, names = entry
         f_locals, f_globals = frame.f_locals, frame.f_globals
         saved, state.line = state.line, line  # so that warnings name the def line
-        env = {name: self._inspect(name, f_locals, f_globals, state) for name in names}
+        env = self._all_locals(frame) if ALL_LOCALS in names else {}  # a bare @inspect: every argument
+        env.update({name: self._inspect(name, f_locals, f_globals, state) for name in names if name != ALL_LOCALS})
         self._report_problems(state)
         state.line = saved
         state.snapshot = True

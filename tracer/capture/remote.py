@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
-from tracer import layout
+from tracer.contract import paths
 
 CACHE_DIR = "cache"  # beside the lecture files: lectures/cache/
 DEFAULT_MAX_MEDIA_BYTES = 20_000_000  # a remote image or video larger than this is linked, not embedded
 DEFAULT_ARXIV_API = "https://export.arxiv.org/api/query"
 FETCH_TIMEOUT_SECONDS = 15.0
 USER_AGENT = "chalktrace (lecture tracer; fetches each file once into the course cache)"
-_PACKAGE_DIR = str(layout.PACKAGE_DIR) + os.sep
+_PACKAGE_DIR = str(paths.PACKAGE_DIR) + os.sep
 
 
 class FetchError(Exception):
@@ -108,7 +108,7 @@ class Remote:
             frame = frame.f_back  # type: ignore[assignment]
         if frame is None:
             return "lecture"
-        path = layout.project_relpath(frame.f_code.co_filename, self.project_root) or frame.f_code.co_filename
+        path = paths.project_relpath(frame.f_code.co_filename, self.project_root) or frame.f_code.co_filename
         return f"{path}:{frame.f_lineno}"
 
     # -- fetching ----------------------------------------------------------------------------------

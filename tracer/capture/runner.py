@@ -25,20 +25,20 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, Callable, Final, Iterable, Iterator
 
-from tracer import layout
+from tracer.contract import paths
 from tracer.capture import api, import_alias, ranks, remote
 from tracer.capture.lecture_module import load_lecture
 from tracer.capture.file_reads import FileReads
 from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
-from tracer.capture.session import LectureExited, Outcome, Session, SessionOptions, lecture_modules, seeded_imports
+from tracer.capture.session import LectureExited, CallOutcome, Session, SessionOptions, lecture_modules, seeded_imports
 from tracer.capture.terminal import save as save_own_stderr
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.values import replace_surrogates
-from tracer.helper_files import SettingsError, trace_patterns
-from tracer.layout import find_project_root
-from tracer.source_map import read_source, source_map
-from tracer.trace_format import Trace, write_atomic
+from tracer.contract.helper_files import SettingsError, trace_patterns
+from tracer.contract.paths import find_project_root
+from tracer.contract.source_facts import read_source, source_facts
+from tracer.contract.trace_format import Trace, write_atomic
 
 __all__ = ["LectureError", "LectureExited", "RunResult", "SessionOptions", "check_output", "find_project_root",
            "run_lecture"]
@@ -109,7 +109,7 @@ def check_output(out_path: Path, lecture: Path, shown: str, out_shown: str | Non
 def _main_line(path: Path) -> int:
     """The line where ``main`` is bound at module level (for messages), else 1."""
     try:
-        facts = source_map(read_source(path))
+        facts = source_facts(read_source(path))
     except (OSError, UnicodeDecodeError, SyntaxError):
         return 1
     if facts.error is not None:
@@ -160,8 +160,8 @@ def _import_error_line(exc: BaseException, tb: TracebackType | None, project_roo
     where = f"{default}:1"
     for frame_summary, line in traceback.walk_tb(tb):
         filename = frame_summary.f_code.co_filename
-        rel = layout.project_relpath(filename, project_root)
-        if rel is None or Path(filename).resolve().is_relative_to(layout.PACKAGE_DIR):
+        rel = paths.project_relpath(filename, project_root)
+        if rel is None or Path(filename).resolve().is_relative_to(paths.PACKAGE_DIR):
             continue
         where = f"{rel}:{line}"
     message = str(exc).replace(str(project_root.resolve()) + os.sep, "")
@@ -182,13 +182,13 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     """
     save_own_stderr()  # before the lecture can patch print or sys.stderr
     path, project_root, shown = _locate(lecture)
-    name_problem = layout.lecture_name_problem(path.stem)
+    name_problem = paths.lecture_name_problem(path.stem)
     if name_problem is not None:
         raise LectureError(f"{shown}: {name_problem}")
     _check_source(path, shown)
     options = _with_helpers(options or SessionOptions(**settings), project_root)
     # Resolved now, against the invoking directory: the lecture may os.chdir() while it runs.
-    out_path = (Path(output) if output is not None else layout.trace_path(project_root, path)).absolute()
+    out_path = (Path(output) if output is not None else paths.trace_path(project_root, path)).absolute()
     out_shown = os.fspath(output) if output is not None else None
     if write:
         check_output(out_path, path, shown, out_shown)
@@ -238,7 +238,7 @@ def _locate(lecture: str | os.PathLike[str]) -> tuple[Path, Path, str]:
     """The lecture's resolved path, its project root, and its path as messages show it."""
     path = Path(lecture).absolute()
     project_root = find_project_root(path.parent)
-    shown = layout.project_relpath(path, project_root) or os.fspath(lecture)
+    shown = paths.project_relpath(path, project_root) or os.fspath(lecture)
     return path.resolve(), project_root, shown
 
 
@@ -285,7 +285,7 @@ def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tu
     return _check_main(module, path, shown), module
 
 
-def _lecture_trace(session: Session, outcome: Outcome, doc: str | None, modules: Iterable[ModuleType],
+def _lecture_trace(session: Session, outcome: CallOutcome, doc: str | None, modules: Iterable[ModuleType],
                    reads: Iterable[str] = ()) -> tuple[Trace, str | None]:
     """The lecture's trace header, and the run's error line (``path:line: Type: message``) if it failed."""
     recorder, shown, escaped = session.recorder, session.shown, outcome.escaped

@@ -7,7 +7,7 @@ guard, ``multiprocessing``'s ``BaseProcess.start`` (patched only while a process
 registered, the way coverage.py follows subprocesses), and the tracer that was installed before
 (``sys.gettrace()`` at start: a debugger's or coverage's), which it puts back when it stops.
 Extensions (the ranks, ``tracer.capture.ranks``) plug in through :meth:`Session.add_extension` and
-:meth:`Session.on_process_start`; :meth:`Session.abort` is the handle the CLI's timeout watchdog
+:meth:`Session.on_process_start`; :meth:`Session.abort` is the handle the timeout watchdog (``watchdog``)
 calls. This module must not import the lecture, build the trace header (``header`` does) or write
 files (``runner`` and the ranks do).
 """
@@ -33,7 +33,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, Callable, Iterator, NoReturn, Protocol
 
-from tracer import layout
+from tracer.contract import paths
 from tracer.capture import api, audit
 from tracer.capture.compute import LineMeter
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
@@ -43,7 +43,7 @@ from tracer.capture.portable_paths import library_name, path_scrubber
 from tracer.capture.recorder import Recorder
 from tracer.capture.terminal import stderr as own_stderr
 from tracer.capture.values import Limits, ValueEncoder
-from tracer.trace_format import ErrorInfo, Frame
+from tracer.contract.trace_format import ErrorInfo, Frame
 
 
 class LectureExited(BaseException):
@@ -63,7 +63,7 @@ class SessionOptions:
 
     seed: int = 0
     inspect_all: bool = False
-    max_steps: int = layout.DEFAULT_MAX_STEPS
+    max_steps: int = paths.DEFAULT_MAX_STEPS
     limits: Limits | None = None
     probe_factory: Callable[[StorageRegistry], Probe] | None = None
     measure_flops: bool = True
@@ -408,7 +408,7 @@ def _process_start_hooks(hooks: list[Callable[[Any], None]]) -> Iterator[None]:
 
 
 @dataclass
-class Outcome:
+class CallOutcome:
     """How the traced function ended: what it returned, or what escaped it."""
 
     value: Any = None
@@ -421,12 +421,13 @@ class Session:
     def __init__(self, lecture: Path, project_root: Path, options: SessionOptions | None = None) -> None:
         self.lecture = lecture  # the lecture's main file (absolute)
         self.project_root = project_root
-        self.shown = layout.shown_path(lecture, project_root)  # the lecture as messages and the trace name it
+        self.shown = paths.shown_path(lecture, project_root)  # the lecture as messages and the trace name it
         self.options = options = options or SessionOptions()
         root = project_root.resolve()
         registry = StorageRegistry()
         self.encoder = ValueEncoder(registry, options.limits, scrub=functools.partial(_scrub, paths=path_scrubber(root)),
-                                    relpath=functools.partial(layout.project_relpath, root=root))
+                                    relpath=functools.partial(paths.project_relpath, root=root),
+                                    aborts=(LectureExited,))
         self.probe = (options.probe_factory or choose_probe)(registry)
         self.recorder = Recorder(lecture.parent, project_root, self.encoder, self.probe,
                                  inspect_all=options.inspect_all, max_steps=options.max_steps,
@@ -451,10 +452,10 @@ class Session:
         """Call ``hook(process)`` whenever the traced function starts a ``multiprocessing`` process."""
         self._start_hooks.append(hook)
 
-    def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome:
+    def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> CallOutcome:
         """Trace ``fn(*args, **kwargs)``; every exception (SystemExit, KeyboardInterrupt too) is caught
         into the outcome. The process state is as it was before when this returns."""
-        outcome = Outcome()
+        outcome = CallOutcome()
         if self.options.seed_at_run:
             seed_generators(self.options.seed)
         recorder = self.recorder

@@ -40,8 +40,8 @@ from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
 from tracer.capture.recorder import EXTRAS, KEY, LINE, RecordedStep, Recorder, mark_error
 from tracer.capture.session import Session, SessionOptions, lecture_modules
 from tracer.capture.trace_writer import trace_json
-from tracer.helper_files import SettingsError, trace_patterns
-from tracer.trace_format import ErrorInfo, write_atomic
+from tracer.contract.helper_files import SettingsError, trace_patterns
+from tracer.contract.trace_format import ErrorInfo, write_atomic
 
 STOPPED_EXIT = 128 + signal.SIGTERM
 

@@ -36,6 +36,7 @@ from tracer.capture.terminal import save as save_own_stderr
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.values import replace_surrogates
 from tracer.contract.helper_files import SettingsError, trace_patterns
+from tracer.contract.lecture_files import place_problem
 from tracer.contract.paths import find_project_root
 from tracer.contract.source_facts import read_source, source_facts
 from tracer.contract.trace_format import Trace, write_atomic
@@ -186,6 +187,9 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     if name_problem is not None:
         raise LectureError(f"{shown}: {name_problem}")
     _check_source(path, shown)
+    place = place_problem(Path(lecture).absolute(), project_root, shown, default_output=output is None)
+    if place:
+        raise LectureError(place)
     options = _with_helpers(options or SessionOptions(**settings), project_root)
     # Resolved now, against the invoking directory: the lecture may os.chdir() while it runs.
     out_path = (Path(output) if output is not None else paths.trace_path(project_root, path)).absolute()

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Iterator
 
 from tracer.commands.course import course_root
-from tracer.commands.freshness import discover, freshness, rel
+from tracer.commands.freshness import discover, freshness, rel, skipped
 from tracer.commands.gpu_runs import cuda_guard
 from tracer.commands.trace_problems import trace_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import paths
+from tracer.contract.lecture_files import course_path
 from tracer.contract.trace_format import TraceError, load_trace
 from tracer.exit_codes import ExitCode
 
@@ -69,6 +70,9 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
     lectures = discover(project_root / paths.LECTURES_DIR)
     with build_lock(project_root):
         todo, notes, problems = plan_build(project_root, lectures, force=force)
+        for path, why in skipped(project_root / paths.LECTURES_DIR):
+            if not path.name.startswith("_"):  # helpers are said to be helpers by their name
+                print(f"{course_path(path, project_root)}: skipped: {why}", file=sys.stderr)
         for note in notes:
             print(note, file=sys.stderr)
         if not todo:

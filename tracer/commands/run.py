@@ -48,8 +48,12 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     thread = threading.Thread(target=show_progress, args=(box, stop, lecture, stream), daemon=True) if show else None
     if thread:
         thread.start()
+    from tracer.capture import lingering_threads
+
+    before = set(threading.enumerate())
     timer = start_timeout(args.timeout, box, lecture)
     started = time.perf_counter()
+    deadline = time.monotonic() + args.timeout if args.timeout else None
     try:
         options = SessionOptions(seed=args.seed, inspect_all=args.inspect_all, max_steps=args.max_steps,
                                  measure_flops=not args.no_flops, limits=Limits(tensor_elements=args.preview_elements),
@@ -67,6 +71,8 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
         if thread:
             thread.join()
     seconds = time.perf_counter() - started
+    # the lecture's threads that outlive main(): named, and bounded by --timeout like the rest of the run
+    lingering_threads.bound(before, lecture, deadline=deadline, seconds=args.timeout, stream=sys.stderr)
     worst = ExitCode.OK
     if result.error_line:
         say(result.error_line)

@@ -112,9 +112,9 @@ def device_text(environment: Environment) -> str:
 # is plain scripts: the core first, then its controllers (their order is the URL's flag order), then
 # plugins that use only its public surface.
 STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
-SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
-           "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js",
-           "viewer-sync.js", "ranks.js")
+SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js",
+           "viewer-keyboard.js", "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js",
+           "viewer-speaker.js", "viewer-sync.js", "ranks.js")
 
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
 

@@ -72,7 +72,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
             thread.join()
     seconds = time.perf_counter() - started
     # the lecture's threads that outlive main(): named, and bounded by --timeout like the rest of the run
-    lingering_threads.bound(before, lecture, deadline=deadline, seconds=args.timeout, stream=sys.stderr)
+    lingering_threads.bound(before, lecture, deadline=deadline, seconds=args.timeout, stream=stream)
     worst = ExitCode.OK
     if result.error_line:
         say(result.error_line)

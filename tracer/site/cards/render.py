@@ -39,6 +39,7 @@ from tracer.site.markdown_ext.mathml import latex_to_mathml, render_markdown
 from tracer.site.read.page_model import paragraph_groups
 from tracer.site.markdown_ext.sanitize import clean_html, safe_url
 from tracer.site.cards.stride_diagram import stride_diagram
+from tracer.site.cards.summary import summary_view
 from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
 from tracer.site.cards.units import exact_cell, exact_number, format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds, readable_number
@@ -504,6 +505,12 @@ class HtmlRenderer:
                 self.heatmaps[table["heatmap"]["name"]] = table["heatmap"]["png"]
         view["view_of"] = view_of
         return Markup(self.macros.value_card(name, view, ROOT + paths.HEATMAPS_URL))
+
+    def summary(self, name: str, value: Value) -> Markup | None:
+        """A value card's one-line summary (name, kind, dtype, shape, short value), or None when the
+        card is one line already."""
+        view = summary_view(cast(dict, value))
+        return None if view is None else Markup(self.macros.value_summary(name, view))
 
     def diagram_defs(self, shared_diagrams: dict[tuple[Any, ...], str]) -> Markup:
         """The drawings ``shared_diagrams`` names, each once, for cards to <use> (read mode)."""

@@ -38,6 +38,8 @@ def main():
     check = torch.allclose(attn, masked_scores_for_the_causal_attention_map.softmax(dim=-1))  # @inspect check
     text("## Output")
     out = attn @ v  # @inspect out
+    reference_output = torch.nn.functional.scaled_dot_product_attention(q[None], k[None], v[None], is_causal=True)[0]
+    same = torch.allclose(out, reference_output, atol=1e-6)  # @inspect same
     out_norm = out.norm(dim=-1)  # @inspect out_norm
     first_token_sees_only_itself = attn[0, 0].item()  # @inspect first_token_sees_only_itself
     last_token_weights = attn[-1]  # @inspect last_token_weights
@@ -48,4 +50,5 @@ def main():
     attn_bytes = n_heads * seq * seq * 4  # @inspect attn_bytes
     attn_gib = attn_bytes / 2**30  # @inspect attn_gib
     big = torch.tril(torch.ones(64, 64))  # @inspect big
-    text("The attention map of a long sequence costs memory quadratic in its length.")
+    text("""The attention map of a long sequence
+costs memory quadratic in its length.""")

@@ -37,5 +37,6 @@ def main():
     bb = aa.masked_fill(aa == 0, float("-inf"))  # @inspect bb
     cc = bb.softmax(dim=-1)  # @inspect cc
     dd = cc.sum(dim=-1)  # @inspect dd
+    ee = dd.tolist()  # @inspect ee
     a = a + 100  # @inspect a
     text("The end.")

@@ -51,10 +51,6 @@ def _first_elements(values: Any, ndim: int, limit: int) -> tuple[list[Any], bool
     return out, more
 
 
-def _element_text(value: Any) -> str:
-    return "…" if value == "…" else format_number(value)
-
-
 def _tensor_text(value: dict[str, Any]) -> str:
     values, numel = value.get("values"), value.get("numel")
     if values is None:
@@ -65,9 +61,9 @@ def _tensor_text(value: dict[str, Any]) -> str:
         return format_number(values)
     elements, more = _first_elements(values, len(value.get("shape") or []), PREVIEW_ELEMENTS)
     more = more or (isinstance(numel, int) and numel > len(elements))
-    texts = [_element_text(v) for v in elements]
-    while texts and texts[-1] == "…":
-        texts.pop()
+    if "…" in elements:  # the preview skips elements here: what comes after is not next in order
+        elements, more = elements[:elements.index("…")], True
+    texts = [format_number(v) for v in elements]
     return "[" + ", ".join(texts) + (", …" if more else "") + "]"
 
 

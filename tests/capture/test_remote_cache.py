@@ -37,6 +37,9 @@ def test_fetched_once_then_answered_from_a_readable_cache(tmp_path):
                               organization="Lab", date="2099-01-05", url="https://arxiv.org/abs/9901.00001",
                               description="We step through lectures one line at a time.", notes="n")
     assert again.authors == first.authors and again.url.endswith("v2.pdf")
+    assert first.label == "[Example+ 2099]"  # what the page shows for it
+    assert Reference(title="Transformer Math 101", organization="EleutherAI", date="2023-04-03").label == "[EleutherAI 2023]"
+    assert Reference(title="OpenWebText").label == "[OpenWebText]"
     text = (tmp_path / "lectures" / "cache" / "arxiv.json").read_text(encoding="utf-8")
     assert text == json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     assert fetcher.warnings == []
@@ -92,3 +95,10 @@ def test_media_content_addressed_size_bounded_and_offline(tmp_path):
     assert media_cache.cached("https://images.example.org/other.png", offline).error.startswith("offline")
     index = json.loads((tmp_path / "lectures" / "cache" / "media.json").read_text())
     assert set(index) == {url, poster}
+
+
+def test_a_busy_host_is_asked_again_after_the_wait_it_names(tmp_path):
+    with hosts() as fake:
+        fetcher = remote(tmp_path, fetch_via=fake.url)
+        assert fetcher.fetch("https://busy.example.org/x").body == b"finally"
+    assert fake.requests == ["/busy.example.org/x"] * 3

@@ -238,6 +238,7 @@ RENDERING_EXAMPLES = {
     "video": {"type": "video", "data": "lectures/videos/clip.webm", "external": False, "width": 240},
     "graph": {"type": "graph", "spec": {"nodes": [{"data": {"id": "a", "label": "a"}}], "edges": [],
                                         "layout": {"name": "grid"}, "stylesheet": [], "width": 100, "height": 60}},
+    "table": {"type": "table", "columns": ["a"], "rows": [[1]], "total_rows": 1, "total_columns": 1},
 }
 
 

@@ -259,3 +259,11 @@ def test_values_named_on_a_def_line_stay_while_the_call_runs():
                                                ["q", "scores", "v"], ["q", "scores", "v"]]
     assert names(data, second[0]) == ["k", "q", "v"] and "4" in card_of(data, second[2], "q")  # a new call: its own
     assert names(data, step_at(data, 16, call=False)) == ["a", "b"]
+
+
+def test_a_statement_over_several_lines_has_its_extent_for_the_speaker_views_next_line():
+    trace = traced("def_line_values")
+    trace["files"][trace["lecture"]["path"]] = 'def main():\n    text("""one\ntwo\n""")\n    for i in (\n        1, 2):\n        pass\n'
+    data = build_viewer_data(trace, HtmlRenderer(trace, template_env()))
+    main = next(f for f in data["files"] if f["path"] == trace["lecture"]["path"])
+    assert main["extents"] == {"2": 4, "5": 6}  # the whole text(...) call; the for loop's header only

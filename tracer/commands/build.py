@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Iterator
 
 from tracer.commands.course import course_root
-from tracer.commands.freshness import discover, freshness, rel
+from tracer.commands.freshness import discover, freshness, rel, skipped
 from tracer.commands.gpu_runs import cuda_guard
 from tracer.commands.trace_problems import trace_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import paths
+from tracer.contract.lecture_files import course_path
 from tracer.contract.trace_format import TraceError, load_trace
 from tracer.exit_codes import ExitCode
 
@@ -69,6 +70,9 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
     lectures = discover(project_root / paths.LECTURES_DIR)
     with build_lock(project_root):
         todo, notes, problems = plan_build(project_root, lectures, force=force)
+        for path, why in skipped(project_root / paths.LECTURES_DIR):
+            if not path.name.startswith("_"):  # helpers are said to be helpers by their name
+                print(f"{course_path(path, project_root)}: skipped: {why}", file=sys.stderr)
         for note in notes:
             print(note, file=sys.stderr)
         if not todo:
@@ -111,7 +115,9 @@ def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
 
 def build_site(project_root: Path, strict: bool = True) -> int:
     command = [sys.executable, "-m", "mkdocs", "build", "--quiet"] + (["--strict"] if strict else [])
-    done = subprocess.run(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    # a lecture page that could not be built fails the build (it still shows an error card on the site)
+    done = subprocess.run(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1",
+                                                              **{paths.FAIL_ON_BROKEN_PAGES_ENV: "1"}))
     if done.returncode:
         print("chalktrace: site build failed (see above)", file=sys.stderr)
     else:

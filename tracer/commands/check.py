@@ -22,6 +22,7 @@ from tracer.commands.gpu_runs import gpu_run_problems
 from tracer.commands.trace_problems import trace_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import paths
+from tracer.contract.lecture_files import course_path
 from tracer.contract.source_facts import read_source
 from tracer.contract.trace_format import Trace, TraceError, load_trace, read_header
 from tracer.exit_codes import ExitCode
@@ -49,7 +50,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
     lectures_dir = project_root / paths.LECTURES_DIR
     lectures = discover(lectures_dir)
     report = CheckReport(lectures=len(lectures),
-                         skipped=[f"{rel(p, project_root)}: skipped: {why}" for p, why in skipped(lectures_dir)])
+                         skipped=[f"{course_path(p, project_root)}: skipped: {why}" for p, why in skipped(lectures_dir)])
     traces_dir = project_root / paths.TRACES_DIR
     with tempfile.TemporaryDirectory(prefix="chalktrace-check-") as tmp:
         outputs = [Path(tmp) / f"{p.stem}.json" for p in lectures]
@@ -66,7 +67,8 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                 reason = outcome.message or f"exit {outcome.returncode}"
                 report.problems.append(f"{name}: lecture failed: {reason.splitlines()[-1]}")
             if not committed.exists():
-                report.problems.append(f"{committed_rel}: missing; run `chalktrace build` and commit the trace")
+                if outcome.returncode != ExitCode.BAD_INPUT:  # a refused run already says why there is none
+                    report.problems.append(f"{committed_rel}: missing; run `chalktrace build` and commit the trace")
                 continue
             try:
                 load_trace(committed)

@@ -15,6 +15,7 @@ from typing import Any
 
 from tracer.contract import paths
 from tracer.contract.helper_files import SettingsError, changed_decisions
+from tracer.contract.lecture_files import SUBFOLDER_REASON, outside_target, subfolder_files
 from tracer.contract.source_facts import read_source, source_facts
 from tracer.contract.trace_format import READABLE_VERSIONS, SCHEMA_VERSION, read_header, sha256_file
 
@@ -55,6 +56,9 @@ def skip_reason(path: Path) -> str | None:
     """Why ``path`` (in the lectures directory) is not traced as a lecture, or None when it is."""
     if path.name.startswith("_"):
         return "helper module (name starts with _)"
+    target = outside_target(path, paths.find_project_root(path.parent))
+    if target is not None:
+        return f"a link to {target}, outside the course (copy the lecture into the course to trace it)"
     try:
         facts = source_facts(read_source(path))
     except (UnicodeDecodeError, OSError, SyntaxError):
@@ -70,8 +74,10 @@ def discover(lectures_dir: Path) -> list[Path]:
     return sorted(p for p in lectures_dir.glob("*.py") if skip_reason(p) is None)
 
 def skipped(lectures_dir: Path) -> list[tuple[Path, str]]:
-    """The ``*.py`` files of ``lectures_dir`` that are not lectures, each with the reason."""
-    return [(p, why) for p in sorted(lectures_dir.glob("*.py")) if (why := skip_reason(p)) is not None]
+    """The ``*.py`` files under ``lectures_dir`` that are not lectures, each with the reason (those in
+    subfolders too: every file gets an answer)."""
+    return ([(p, why) for p in sorted(lectures_dir.glob("*.py")) if (why := skip_reason(p)) is not None]
+            + [(p, SUBFOLDER_REASON) for p in subfolder_files(lectures_dir)])
 
 def rel(path: Path, root: Path) -> str:
     return paths.shown_path(path, root)
@@ -83,6 +89,8 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
         return "missing" if not trace_file.exists() else "unreadable"
     if header.get("schema_version") not in READABLE_VERSIONS:  # an older readable one is upgraded on load
         return f"schema_version {header.get('schema_version')!r}, current is {SCHEMA_VERSION}"
+    if header.get("status") == "interrupted":  # cut short (Ctrl-C): half a lecture is never published as fresh
+        return "interrupted (the run that made it was cut short)"
     lecture_rel = rel(lecture, project_root)
     if lecture_rel not in (header.get("sources") or {}):
         return f"does not record {lecture_rel} among its sources"

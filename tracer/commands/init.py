@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from importlib import metadata
@@ -74,6 +75,26 @@ def template_files() -> list[Path]:
     return sorted(p for p in TEMPLATE_DIR.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
+def existing_path_problem(directory: Path) -> str | None:
+    """Why a new course cannot be written at ``directory`` as it is now, or None (absent, or an empty folder)."""
+    if directory.is_symlink() and not directory.exists():
+        return (f"is a link to {os.readlink(directory)}, which does not exist; remove the link or choose a new "
+                "directory")
+    if not directory.exists():
+        parent = next((p for p in directory.parents if p.exists()), None)
+        if parent is not None and not parent.is_dir():
+            return f"{parent} is a file, not a folder; choose a new directory"
+        return None
+    if not directory.is_dir():
+        return "already exists and is a file, not a folder; choose a new directory"
+    try:
+        if any(directory.iterdir()):
+            return "already exists and is not empty; choose a new directory"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc}); choose a new directory"
+    return None
+
+
 def create_course(directory: Path, name: str | None = None, requirement: str | None = None) -> list[str]:
     """Write a new course into ``directory``; returns the paths written (relative, sorted).
 
@@ -82,8 +103,9 @@ def create_course(directory: Path, name: str | None = None, requirement: str | N
     default, the source this copy of chalktrace was installed from (:func:`pinned_requirement`)."""
     requirement = requirement or pinned_requirement()
     directory = Path(directory)
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise CourseExists(f"{directory}: already exists and is not empty; choose a new directory")
+    problem = existing_path_problem(directory)
+    if problem:
+        raise CourseExists(f"{directory}: {problem}")
     title = name or directory.resolve().name.replace("-", " ").replace("_", " ").strip() or "Lectures"
     written = []
     for source in template_files():
@@ -106,6 +128,10 @@ def main(args: argparse.Namespace) -> int:
         written = create_course(Path(args.directory), name=args.name, requirement=args.requirement)
     except CourseExists as exc:
         print(f"chalktrace: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    except OSError as exc:  # a folder that cannot be made or written (permissions, a full disk)
+        print(f"chalktrace: {exc.filename or args.directory}: cannot create the course ({exc.strerror or exc})",
+              file=sys.stderr)
         return ExitCode.BAD_INPUT
     if not args.quiet:
         print(f"chalktrace: created {args.directory}/ ({', '.join(written)}); next: see its README.md", file=sys.stderr)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from traced import traced
+from helpers.traced import traced
 from tracer.site.cards.render import HtmlRenderer, table_view, template_env
 
 pytest.importorskip("pandas")

@@ -4,7 +4,8 @@
 what ``CHALKTRACE_FETCH_VIA`` takes: a fetch of ``https://HOST/PATH`` arrives as ``/HOST/PATH``.
 ``/export.arxiv.org/api/query?id_list=ID`` answers an Atom feed built from ``PAPERS`` (made-up
 papers with ids no real paper has), ``/images.example.org/figures/poster.png`` is a file larger than
-the fixture course's ``max_media_bytes``, and any other path is a file under ``tests/hosted/HOST/``.
+the fixture course's ``max_media_bytes``, ``/busy.example.org/...`` answers 503 twice before the
+file, and any other path is a file under ``tests/hosted/HOST/``.
 Every request's path is kept in ``Hosts.requests``.
 """
 
@@ -60,6 +61,13 @@ def _handler(hosts: Hosts) -> type[http.server.BaseHTTPRequestHandler]:
             if parts.path == "/export.arxiv.org/api/query":
                 paper = parse_qs(parts.query).get("id_list", [""])[0]
                 return self._send(atom_feed(paper), "application/atom+xml")
+            if parts.path.startswith("/busy.example.org/"):  # busy twice, then the file (as arXiv when asked too fast)
+                if sum(p == self.path for p in hosts.requests) <= 2:
+                    self.send_response(503)
+                    self.send_header("Retry-After", "0")
+                    self.end_headers()
+                    return None
+                return self._send(b"finally", "text/plain")
             if parts.path == "/images.example.org/figures/poster.png":
                 return self._send(b"\x89PNG" + b"\0" * (POSTER_NBYTES - 4), "image/png")
             path = (HOSTED / parts.path.lstrip("/")).resolve()

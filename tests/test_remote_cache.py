@@ -95,3 +95,10 @@ def test_media_content_addressed_size_bounded_and_offline(tmp_path):
     assert media_cache.cached("https://images.example.org/other.png", offline).error.startswith("offline")
     index = json.loads((tmp_path / "lectures" / "cache" / "media.json").read_text())
     assert set(index) == {url, poster}
+
+
+def test_a_busy_host_is_asked_again_after_the_wait_it_names(tmp_path):
+    with hosts() as fake:
+        fetcher = remote(tmp_path, fetch_via=fake.url)
+        assert fetcher.fetch("https://busy.example.org/x").body == b"finally"
+    assert fake.requests == ["/busy.example.org/x"] * 3

@@ -391,6 +391,7 @@ class Environment(TypedDict, total=False):
     gpu_total_memory_nbytes: int | None
     memory_source: Literal["cpu_recorded", "cuda_allocated"]
     seed: int
+    hash_seed: int | None  # PYTHONHASHSEED of the traced process (null: randomised); absent in older traces
 
 
 class Trace(TypedDict):

@@ -26,7 +26,7 @@ from tracer.capture.trace_writer import dumps
 from tracer.capture.values import ValueEncoder
 from tracer.site.cards.render import HtmlRenderer, template_env
 from tracer.contract.trace_format import expand_stacks, validation_error
-from xss_attacks import attack, live_content
+from helpers.xss_attacks import attack, live_content
 
 FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

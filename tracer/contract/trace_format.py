@@ -2,7 +2,7 @@
 
 This module is the single source of truth for what a trace is. The TypedDicts below describe the
 JSON that the recorder writes and the site reads; ``trace.schema.json`` (shipped beside this file)
-says the same thing to a validator (``tests/test_trace_format.py`` checks that the two and the
+says the same thing to a validator (``tests/contract/test_trace_format.py`` checks that the two and the
 writer's real output agree), and ``SCHEMA_VERSION`` goes up on every incompatible change. The read
 side is :func:`load_trace` (read + validate, bounded in size and nesting depth before anything else
 runs) and :func:`read_header` (no validation, for freshness checks), plus small typed accessors (:func:`step_frame`, :func:`iter_renderings`,

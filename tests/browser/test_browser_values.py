@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import served_fixture_site, viewer_context
+from helpers.site import served_fixture_site, viewer_context
 
 LECTURE = "exact_values"
 

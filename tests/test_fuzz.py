@@ -1,4 +1,4 @@
-"""Fuzzing the value path (issue 13): generated values -> encoder -> trace JSON -> schema -> page card.
+"""Fuzzing the value path: generated values -> encoder -> trace JSON -> schema -> page card.
 
 Hypothesis generates nested containers, huge and tiny numbers, NaN/Inf, odd strings (lone
 surrogates, markup, control characters), numpy arrays and torch tensors of every dtype (complex,
@@ -140,7 +140,7 @@ def test_every_torch_dtype_and_zero_size_shape(dtype, shape):
     json.dumps(record, allow_nan=False)
 
 
-# -- lecture prose: the sanitizer (issue 19) ------------------------------------------------------
+# -- lecture prose: the sanitizer keeps no live script ------------------------------------------------------
 def _page_markdown():
     """A Markdown converter with the extensions a lecture page is built with (mkdocs.yml plus the
     sanitizer the plugin adds)."""

@@ -1,4 +1,4 @@
-"""Hostile lectures (issue 13): each case gives its expected message and exit code, loses no file,
+"""Hostile lectures: each case gives its expected message and exit code, loses no file,
 and leaves a valid trace (or, for bad input, none). Fixtures are in tests/lectures/hostile/.
 
 Runs go through ``cli.main`` in this process (the real command, minus a torch import per case);
@@ -400,7 +400,7 @@ def test_site_work_per_value_is_bounded_by_the_preview_not_numel():
     assert time.perf_counter() - started < 2.0
 
 
-BUILD_BUDGET_SECONDS = 60.0  # generous: the build takes ~2 s here; before issue 19 it took 30 s
+BUILD_BUDGET_SECONDS = 60.0  # generous: the build takes ~2 s here; copying a 10^8-long dimension took 30 s
 BUILD_BUDGET_NBYTES = 600e6  # and peaked at ~4 GB: itertools.product copied the 1e8-long dimension
 
 
@@ -451,7 +451,7 @@ def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
     assert env["flipped"]["values"] == [[1160, "…", 1199], "…", [0, "…", 39]] and env["flipped"]["truncated"]
 
 
-# -- lecture text never runs as script (issue 19) --------------------------------------------------
+# -- lecture text never runs as script --------------------------------------------------
 OWN_SCRIPTS = (".min.js", "data.js", *(f"chalktrace/{name}" for name in (
     "read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
     "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js", "viewer-sync.js",
@@ -558,7 +558,7 @@ def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, bro
     assert dialogs == [] and refused == []
 
 
-# -- sources read as Python reads them (issue 19) --------------------------------------------------
+# -- sources read as Python reads them --------------------------------------------------
 @pytest.mark.parametrize("lecture,word,prose,first_line", [
     ("latin1_source.py", "café", "déjà vu", "# -*- coding: latin-1 -*-"),
     ("bom_source.py", "naïve", "BOM first", '"""A UTF-8 source that starts with a BOM (as Windows editors write them)."""'),
@@ -613,7 +613,7 @@ def test_meta_sparse_nested_quantized_and_subclassed_tensors_are_cards_not_place
     assert "unrepresentable" not in html and "not shown:" not in html
 
 
-# -- steps are never lost without a word (issue 19) --------------------------------------------------
+# -- steps are never lost without a word --------------------------------------------------
 def lines_with_steps(trace: dict) -> list[int]:
     return [step["stack"][-1]["line"] for step in trace["steps"]]
 

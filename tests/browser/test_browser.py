@@ -309,7 +309,7 @@ def test_citation_panel_opens_on_hover_and_focus_without_javascript(browser, sit
     context.close()
 
 
-# --- the published lecture's budgets (issue 10): sizes are stable, so they are tested; times are
+# --- the published lecture's budgets (bytes and elements, bench/README.md): sizes are stable, so they are tested; times are
 # not, so bench/bench_viewer.py measures those.
 
 HTML_BUDGET_BYTES = 500_000

@@ -1,4 +1,4 @@
-"""Presenting in a real browser (issue 18): present mode, the speaker view kept in sync over a
+"""Presenting in a real browser: present mode, the speaker view kept in sync over a
 BroadcastChannel, speaker notes, heatmaps, phone and tablet widths, touch, printing.
 
 The fixture lecture is tests/lectures/classroom.py, built into the real site and served over HTTP.

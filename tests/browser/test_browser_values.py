@@ -79,7 +79,7 @@ def test_rounded_cells_show_their_exact_value_on_hover_and_raw_mode_shows_the_ex
         page.wait_for_function("document.querySelector('.lt-viewer') !== null")
         page.keyboard.press("r")
         viewer_card = f".lt-viewer {card}"
-        page.wait_for_function(f"document.querySelector('.lt-viewer.lt-raw')")
+        page.wait_for_function("document.querySelector('.lt-viewer.lt-raw')")
         assert not page.is_visible(f"{viewer_card} pre.lt-rounded")
         assert page.locator(f"{viewer_card} details.lt-exact pre").is_visible()
 

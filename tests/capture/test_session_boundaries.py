@@ -107,7 +107,7 @@ def test_signal_handlers_are_as_before_after_a_run(tmp_path):
 
 @pytest.mark.parametrize("signature", ["main(n)", "main(*, name)"])
 def test_a_main_that_requires_arguments_is_bad_input_and_keeps_the_previous_trace(tmp_path, signature):
-    lecture = course(tmp_path, "args", f"def main():\n    x = 1\n")
+    lecture = course(tmp_path, "args", "def main():\n    x = 1\n")
     out = tmp_path / "t.json"
     run_lecture(lecture, output=out)
     previous = out.read_bytes()

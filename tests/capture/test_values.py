@@ -466,7 +466,7 @@ def test_lookup_locals_globals_builtins_and_attributes():
         lookup("layer.nothing", {"layer": layer}, {})
 
 
-# -- tensor kinds that teach resource accounting (issue 19) ---------------------------------------
+# -- tensor kinds that teach resource accounting: meta, sparse, nested, quantized, subclasses ---------------------------------------
 def test_a_meta_tensor_is_what_it_would_hold_and_take_with_no_data():
     import torch
 

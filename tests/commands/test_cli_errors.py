@@ -7,7 +7,6 @@ import contextlib
 import errno
 import io
 import os
-from pathlib import Path
 
 import pytest
 

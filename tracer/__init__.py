@@ -22,14 +22,16 @@ __version__ = "0.1.0"
 
 # Each name of the authoring API, with the capture module that holds it.
 _AUTHORING_API = {
-    "text": "api", "image": "api", "video": "api", "link": "api", "note": "api", "plot": "api", "graph": "api",
+    "text": "api", "image": "api", "video": "api", "link": "api", "note": "api", "plot": "api", "table": "api", "graph": "api",
     "make_graph": "graphs", "system_text": "api", "speaker_note": "api",
     "Reference": "references", "url_reference": "references",
 }
-__all__ = list(_AUTHORING_API)
+__all__ = ["text", "image", "video", "link", "note", "plot", "table", "graph", "make_graph", "system_text", "speaker_note",
+           "Reference", "url_reference"]
+assert sorted(__all__) == sorted(_AUTHORING_API)
 
 if TYPE_CHECKING:
-    from tracer.capture.api import graph, image, link, note, plot, speaker_note, system_text, text, video
+    from tracer.capture.api import graph, image, link, note, plot, speaker_note, system_text, table, text, video
     from tracer.capture.graphs import make_graph
     from tracer.capture.references import Reference, url_reference
 

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import sys
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from tracer.capture import terminal
+from tracer.capture.terminal import say
 from tracer.contract import paths
 from tracer.exit_codes import EPILOG, ExitCode
 
@@ -25,6 +29,28 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _whole_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    """A time limit: a finite number of seconds above 0 (no limit: leave the option out)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r} "
+                                         "(leave the option out for the default)")
     return value
 
 
@@ -40,11 +66,12 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--inspect-all", action="store_true", help="record every local variable at every step")
     run.add_argument("--max-steps", type=_positive_int, default=paths.DEFAULT_MAX_STEPS,
                      help="stop recording after this many steps")
-    run.add_argument("--timeout", type=float, default=None, help="give up on a lecture after this many seconds")
-    run.add_argument("--max-output-chars", type=int, default=HEAD_CHARS, metavar="N",
+    run.add_argument("--timeout", type=_seconds, default=None,
+                     help="give up on a lecture after this many seconds (above 0; default: no limit)")
+    run.add_argument("--max-output-chars", type=_whole_number, default=HEAD_CHARS, metavar="N",
                      help=f"printed output (stdout, and stderr) kept per lecture: the first N and the last N characters "
                           f"(default {HEAD_CHARS:,}; the trace notes what was left out)")
-    run.add_argument("--preview-elements", type=int, default=Limits.tensor_elements, metavar="N",
+    run.add_argument("--preview-elements", type=_positive_int, default=Limits.tensor_elements, metavar="N",
                      help=f"values kept per tensor/array preview (default {Limits.tensor_elements})")
     run.add_argument("--max-plot-points", type=_positive_int, default=PLOT_DATA_POINTS, metavar="N",
                      help=f"data points kept per plot(): an even sample of N (default {PLOT_DATA_POINTS:,}; "
@@ -52,7 +79,7 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary output")
-    run.add_argument("--nproc-per-node", type=int, metavar="N",
+    run.add_argument("--nproc-per-node", type=_positive_int, metavar="N",
                      help="the lecture is a torchrun script: launch N ranks with torchrun, trace each, merge them")
     run.add_argument("--shard-dir", metavar="DIR",
                      help="as one rank under torchrun: write this rank's shard into DIR (then `chalktrace merge DIR`)")
@@ -70,8 +97,9 @@ def add_merge(sub: Any) -> argparse.ArgumentParser:
 def _add_parallel_tracing(parser: argparse.ArgumentParser) -> None:
     """Options of the commands that re-trace many lectures."""
     cores = os.cpu_count() or 1
-    parser.add_argument("-j", "--jobs", type=int, default=cores, help=f"parallel lectures (default {cores})")
-    parser.add_argument("--timeout", type=float, default=paths.DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    parser.add_argument("-j", "--jobs", type=_positive_int, default=cores, help=f"parallel lectures (default {cores})")
+    parser.add_argument("--timeout", type=_seconds, default=paths.DEFAULT_TIMEOUT_SECONDS,
+                        help=f"seconds per lecture, above 0 (default {paths.DEFAULT_TIMEOUT_SECONDS:g})")
 
 
 def add_check(sub: Any) -> argparse.ArgumentParser:
@@ -105,7 +133,8 @@ def add_build(sub: Any) -> argparse.ArgumentParser:
 def add_serve(sub: Any) -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve the site and re-trace a lecture when it is saved")
     serve.add_argument("-a", "--address", default="127.0.0.1:8000")
-    serve.add_argument("--timeout", type=float, default=paths.DEFAULT_TIMEOUT_SECONDS, help="seconds per lecture")
+    serve.add_argument("--timeout", type=_seconds, default=paths.DEFAULT_TIMEOUT_SECONDS,
+                       help=f"seconds per lecture, above 0 (default {paths.DEFAULT_TIMEOUT_SECONDS:g})")
     serve.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
     return serve
 
@@ -159,14 +188,49 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+HASH_SEED = "0"  # PYTHONHASHSEED of traced processes unless the caller set one: sets of strings keep one order
+
+
+def _fixed_hash_seed(command: str) -> None:
+    """String hashing is randomised per process unless PYTHONHASHSEED is set before it starts: set it
+    (children of check/build/serve inherit it) and start ``run`` again under it (once; a caller's own
+    PYTHONHASHSEED is kept)."""
+    if os.environ.get("PYTHONHASHSEED") is not None:
+        return
+    os.environ["PYTHONHASHSEED"] = HASH_SEED
+    if command == "run" and sys.orig_argv and hasattr(os, "execv"):
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if argv is None:  # the command line itself (not a caller passing arguments in-process)
+        _fixed_hash_seed(args.command)
+    terminal.save()  # chalktrace's own stderr: a lecture that patches print or sys.stderr cannot swallow it
     try:
         return int(args.func(args))
     except KeyboardInterrupt:
-        print("chalktrace: interrupted; traces written so far are complete, nothing half-written", file=sys.stderr)
+        say("chalktrace: interrupted; traces written so far are complete, nothing half-written")
         return ExitCode.INTERRUPTED
+    except OSError as exc:  # a full disk, a read-only folder: one line, and the previous trace is intact
+        say(os_error_line(exc))
+        return ExitCode.BAD_INPUT
+
+
+def os_error_line(exc: OSError) -> str:
+    """``path: reason`` of a file-system error, the path as the user would type it."""
+    path = exc.filename
+    if path is not None:
+        shown = Path(os.fsdecode(path))
+        try:
+            shown = shown.resolve().relative_to(Path.cwd().resolve())
+        except (ValueError, OSError):
+            pass
+        return f"chalktrace: {shown}: {exc.strerror or exc}; nothing written there (a previous file is kept)"
+    return f"chalktrace: {exc.strerror or exc}; nothing written (previous files are kept)"
 
 
 if __name__ == "__main__":

@@ -8,10 +8,10 @@ watchdog ends a run that passes its time limit through :meth:`Session.abort` (no
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from typing import Any
 
+from tracer.capture import terminal
 from tracer.exit_codes import ExitCode
 
 
@@ -32,7 +32,7 @@ def start_timeout(seconds: float | None, session_box: list, label: str) -> threa
     run's session, once it exists, is ``session_box[0]``: its ``abort()`` stops the ranks)."""
     if not seconds:
         return None
-    stream = sys.stderr  # the terminal: while the lecture runs, sys.stderr is the lecture's own
+    stream = terminal.stderr()  # saved at start: while the lecture runs, sys.stderr and fd 2 are its own
 
     def expire() -> None:
         session = session_box[0] if session_box else None

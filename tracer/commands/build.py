@@ -115,7 +115,9 @@ def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
 
 def build_site(project_root: Path, strict: bool = True) -> int:
     command = [sys.executable, "-m", "mkdocs", "build", "--quiet"] + (["--strict"] if strict else [])
-    done = subprocess.run(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    # a lecture page that could not be built fails the build (it still shows an error card on the site)
+    done = subprocess.run(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1",
+                                                              **{paths.FAIL_ON_BROKEN_PAGES_ENV: "1"}))
     if done.returncode:
         print("chalktrace: site build failed (see above)", file=sys.stderr)
     else:

@@ -89,6 +89,8 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
         return "missing" if not trace_file.exists() else "unreadable"
     if header.get("schema_version") not in READABLE_VERSIONS:  # an older readable one is upgraded on load
         return f"schema_version {header.get('schema_version')!r}, current is {SCHEMA_VERSION}"
+    if header.get("status") == "interrupted":  # cut short (Ctrl-C): half a lecture is never published as fresh
+        return "interrupted (the run that made it was cut short)"
     lecture_rel = rel(lecture, project_root)
     if lecture_rel not in (header.get("sources") or {}):
         return f"does not record {lecture_rel} among its sources"

@@ -8,18 +8,19 @@ runner does; it imports the capture side (and so torch) only inside the command.
 from __future__ import annotations
 
 import argparse
-import sys
 import threading
 import time
 from functools import partial
 from pathlib import Path
 
+from tracer.capture import terminal
+from tracer.capture.terminal import say
 from tracer.exit_codes import ExitCode
 
 
 def main(args: argparse.Namespace) -> int:
     if args.output and len(args.lectures) > 1:
-        print("chalktrace: -o/--output takes a single lecture", file=sys.stderr)
+        say("chalktrace: -o/--output takes a single lecture")
         return ExitCode.BAD_INPUT
     worst: int = ExitCode.OK
     from tracer.commands import gpu_runs
@@ -42,8 +43,9 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
 
     box: list = []
     stop = threading.Event()
-    show = sys.stderr.isatty() and not args.quiet
-    thread = threading.Thread(target=show_progress, args=(box, stop, lecture, sys.stderr), daemon=True) if show else None
+    stream = terminal.stderr()  # saved at start: while the lecture runs, sys.stderr and fd 2 are its own
+    show = stream.isatty() and not args.quiet
+    thread = threading.Thread(target=show_progress, args=(box, stop, lecture, stream), daemon=True) if show else None
     if thread:
         thread.start()
     from tracer.capture import lingering_threads
@@ -60,7 +62,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
         result = run_lecture(lecture, output=args.output, shard_dir=args.shard_dir, options=options,
                              on_session=box.append)
     except LectureError as exc:
-        print(exc, file=sys.stderr)
+        say(str(exc))
         return ExitCode.BAD_INPUT
     finally:
         if timer:
@@ -70,10 +72,10 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
             thread.join()
     seconds = time.perf_counter() - started
     # the lecture's threads that outlive main(): named, and bounded by --timeout like the rest of the run
-    lingering_threads.bound(before, lecture, deadline=deadline, seconds=args.timeout, stream=sys.stderr)
+    lingering_threads.bound(before, lecture, deadline=deadline, seconds=args.timeout, stream=stream)
     worst = ExitCode.OK
     if result.error_line:
-        print(result.error_line, file=sys.stderr)
+        say(result.error_line)
         # Anything but "ok" means main() did not complete: never exit 0 for it.
         worst = ExitCode.INTERRUPTED if result.status == "interrupted" else ExitCode.LECTURE_FAILED
     if not args.quiet:
@@ -85,8 +87,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
                 shown = shown.resolve().relative_to(Path.cwd().resolve())
             except ValueError:
                 pass
-        print(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}",
-              file=sys.stderr)
+        say(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}")
     return worst
 
 def _run_torchrun(args: argparse.Namespace) -> int:
@@ -95,11 +96,11 @@ def _run_torchrun(args: argparse.Namespace) -> int:
     from tracer.capture.ranks.shards import ShardError
 
     if len(args.lectures) > 1:
-        print("chalktrace: --nproc-per-node takes a single lecture", file=sys.stderr)
+        say("chalktrace: --nproc-per-node takes a single lecture")
         return ExitCode.BAD_INPUT
     lecture = Path(args.lectures[0])
     if not lecture.is_file():
-        print(f"{lecture}: no such lecture file", file=sys.stderr)
+        say(f"{lecture}: no such lecture file")
         return ExitCode.BAD_INPUT
     extra = (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if args.no_flops else [])
     extra += ["--max-steps", str(args.max_steps)]
@@ -108,15 +109,15 @@ def _run_torchrun(args: argparse.Namespace) -> int:
         result = run_torchrun(lecture, args.nproc_per_node, output=Path(args.output) if args.output else None,
                               seed=args.seed, timeout=args.timeout, extra=extra)
     except ShardError as exc:
-        print(exc, file=sys.stderr)
+        say(str(exc))
         return ExitCode.LECTURE_FAILED
     if result.message:
-        print(result.message, file=sys.stderr)
+        say(result.message)
     if result.status == "timeout":
         return ExitCode.TIMEOUT
     if result.status == "failed":
         return ExitCode.LECTURE_FAILED
     if not args.quiet:
-        print(f"{lecture}: {'raised' if result.status == 'error' else 'ok'}, {result.ranks} ranks, "
-              f"{result.steps:,} steps in {time.perf_counter() - started:.1f}s -> {result.output}", file=sys.stderr)
+        say(f"{lecture}: {'raised' if result.status == 'error' else 'ok'}, {result.ranks} ranks, "
+            f"{result.steps:,} steps in {time.perf_counter() - started:.1f}s -> {result.output}")
     return ExitCode.LECTURE_FAILED if result.status == "error" else ExitCode.OK

@@ -25,7 +25,7 @@ from tracer.commands.freshness import rel
 from tracer.contract import paths
 from tracer.exit_codes import ExitCode
 
-WATCHED_SUFFIXES = (".py", ".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp")
+WATCHED_SUFFIXES = (".py", ".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".webm", ".mp4")  # videos too (video())
 DEBOUNCE_SECONDS = 0.4
 
 

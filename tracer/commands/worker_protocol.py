@@ -67,6 +67,7 @@ def trace_in_subprocess(request: RunRequest) -> WorkerOutcome:
     """Trace one lecture in a fresh interpreter."""
     started = time.perf_counter()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.setdefault("PYTHONHASHSEED", "0")  # traced processes hash strings alike on every run
     try:
         done = subprocess.run(run_command(request), capture_output=True, text=True,
                               timeout=request.timeout + KILL_GRACE_SECONDS, env=env)

@@ -21,7 +21,7 @@ import fnmatch
 import re
 import tomllib
 from collections.abc import Collection, Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from tracer.contract.source_facts import read_source
 
@@ -71,8 +71,8 @@ def changed_decisions(sources: Iterable[str], lecture: str, stepped: Collection[
     patterns = trace_patterns(project_root)
     changed = []
     for relpath in sources:
-        if relpath == lecture or not relpath.endswith(".py"):
-            continue
+        if relpath == lecture or not relpath.endswith(".py") or PurePosixPath(relpath).parent != PurePosixPath(lecture).parent:
+            continue  # helpers are files beside the lecture; other sources (modules it read) are only hashed
         try:
             source = read_source(project_root / relpath)
         except (OSError, UnicodeDecodeError, SyntaxError):

@@ -12,6 +12,7 @@ imports beyond the standard library.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # tracer/
@@ -73,6 +74,26 @@ def gpu_run_path(project_root: Path, name: str) -> Path:
 def gpu_run_slug(name: str) -> str:
     """The page name of a kept GPU run: its URL is ``lecture_url(gpu_run_slug(name))``."""
     return f"{name}/{GPU_RUNS_SUBDIR}"
+
+
+# Set (to anything) in the environment of `mkdocs build`: a lecture page that could not be built
+# fails the build instead of only showing its error card (`chalktrace build` sets it).
+FAIL_ON_BROKEN_PAGES_ENV = "CHALKTRACE_FAIL_ON_BROKEN_PAGES"
+
+# Lecture names the site cannot give a page of its own: MkDocs serves lectures/index.md and
+# lectures/README.md as the lectures/ directory itself, so lectures/NAME/ would lead nowhere.
+RESERVED_LECTURE_NAMES = ("index", "README")
+LECTURE_NAME = re.compile(r"[A-Za-z0-9_.-]+")  # a lecture's name is one URL path segment
+
+
+def lecture_name_problem(name: str) -> str | None:
+    """Why ``name`` (a lecture file's stem) cannot be a lecture's page, or None when it can."""
+    if name in RESERVED_LECTURE_NAMES:
+        return (f"the name {name!r} is reserved by the site (its page would not be at {lecture_url(name)}); "
+                f"reserved names: {', '.join(RESERVED_LECTURE_NAMES)}; rename the file")
+    if not LECTURE_NAME.fullmatch(name):
+        return f"the name {name!r} cannot be a URL; use letters, digits, _ . - (rename the file)"
+    return None
 
 
 def lecture_url(name: str) -> str:

@@ -24,7 +24,7 @@ from functools import lru_cache
 
 # The authoring API's calls that render (tracer.capture.api); the site recognises statements made
 # only of these calls and shows their renderings instead of their code.
-RENDERING_CALLS = frozenset({"text", "system_text", "note", "image", "video", "link", "plot", "graph"})
+RENDERING_CALLS = frozenset({"text", "system_text", "note", "image", "video", "link", "plot", "graph", "table"})
 
 # The comment directives (``# @inspect x``): the tracer acts on them (tracer.capture.directives), the
 # site hides them from the page's code (tracer.site.read.directive_comments). ``@ask``/``@noask`` steer

@@ -2,7 +2,7 @@
 
 This module is the single source of truth for what a trace is. The TypedDicts below describe the
 JSON that the recorder writes and the site reads; ``trace.schema.json`` (shipped beside this file)
-says the same thing to a validator (``tests/test_trace_format.py`` checks that the two and the
+says the same thing to a validator (``tests/contract/test_trace_format.py`` checks that the two and the
 writer's real output agree), and ``SCHEMA_VERSION`` goes up on every incompatible change. The read
 side is :func:`load_trace` (read + validate, bounded in size and nesting depth before anything else
 runs) and :func:`read_header` (no validation, for freshness checks), plus small typed accessors (:func:`step_frame`, :func:`iter_renderings`,
@@ -119,7 +119,7 @@ class Compute(TypedDict):
     uncounted_ops: NotRequired[list[str]]  # ops that ran and that PyTorch's FLOP counter does not count ("aten.div")
 
 
-RenderingType = Literal["markdown", "image", "link", "note", "plot", "video", "graph"]
+RenderingType = Literal["markdown", "image", "link", "note", "plot", "video", "graph", "table"]
 RENDERING_TYPES: tuple[str, ...] = get_args(RenderingType)  # every kind the authoring API can emit
 
 
@@ -146,7 +146,13 @@ class Rendering(TypedDict, total=False):
     # any other public field of the record. Present when any is set; enough for a compact
     # "[Kaplan+ 2020]" citation whose panel shows the rest.
     attrs: dict[str, Any]
-    spec: dict[str, Any]  # plot: a Vega-Lite spec; graph: nodes, edges, layout, stylesheet, width, height (capture.graphs)
+    spec: dict[str, Any]  # plot: a Vega-Lite spec
+    svg: str  # plot of a matplotlib figure: the figure as SVG text, drawn when traced (no spec then)
+    columns: list[Any]  # table: column names (JSON scalars)
+    rows: list[list[Any]]  # table: the first rows kept, each cell a JSON scalar ("nan"/"inf"/"-inf" as strings)
+    total_rows: int  # table: rows the data had
+    total_columns: int  # table: columns the data had (at most 30 are kept)
+    index: list[Any]  # table: a DataFrame's row labels, when not the default 0..n-1; graph: nodes, edges, layout, stylesheet, width, height (capture.graphs)
     truncated: dict[str, int]  # plot: {"data_points": N} when the spec's data held N rows and an even sample is kept
 
 
@@ -385,6 +391,7 @@ class Environment(TypedDict, total=False):
     gpu_total_memory_nbytes: int | None
     memory_source: Literal["cpu_recorded", "cuda_allocated"]
     seed: int
+    hash_seed: int | None  # PYTHONHASHSEED of the traced process (null: randomised); absent in older traces
 
 
 class Trace(TypedDict):

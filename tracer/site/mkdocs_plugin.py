@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +60,9 @@ class ChalktraceConfig(Config):
     assets_dir = c.Optional(c.Dir(exists=True))
     project_root = c.Dir(exists=True, default=".")  # trace paths (lecture files, images) are relative to it
     step_mode = c.Type(bool, default=True)  # write data.js for the step viewer
+    # A lecture page that could not be built fails the build (it always shows an error card); also
+    # when the environment names paths.FAIL_ON_BROKEN_PAGES_ENV, as `chalktrace build` does.
+    fail_on_broken_pages = c.Type(bool, default=False)
 
 
 @dataclass
@@ -108,9 +112,9 @@ def device_text(environment: Environment) -> str:
 # is plain scripts: the core first, then its controllers (their order is the URL's flag order), then
 # plugins that use only its public surface.
 STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
-SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
-           "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js",
-           "viewer-sync.js", "ranks.js")
+SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js",
+           "viewer-keyboard.js", "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js",
+           "viewer-speaker.js", "viewer-sync.js", "ranks.js")
 
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
 
@@ -284,7 +288,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
 
     def _lecture_content(self, lecture: LecturePage, html: str, root: str) -> str:
         assert lecture.page is not None and lecture.renderer is not None  # a page was built: no failure
-        content = fill_slots(html, lecture.page.slots, root)
+        content = fill_slots(html, lecture.page, root)
         heading = ""
         # The lecture's title goes on top even when code (helpers defined before main) precedes it.
         match = FIRST_H1.search(content)
@@ -323,7 +327,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         if self._lecture_of(page) is None:
             return output
         early = str(template_macros(self.env, "page_parts.html.j2").early_step_mode())
-        # lecture pages are large: the theme's indentation alone is kilobytes (issue 10's size budget)
+        # lecture pages are large: the theme's indentation alone is kilobytes (the lecture page's size budget, bench/README.md)
         output = compact_whitespace(output.replace("<head>", "<head>\n" + early, 1))
         # first in <head>, before any script it governs (tracer.site.markdown_ext.sanitize)
         return output.replace("<head>", "<head>\n" + csp_meta(output), 1)
@@ -410,3 +414,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             except Exception as exc:  # noqa: BLE001 (the read page stands; step mode says it has no data)
                 log.info("chalktrace: %s: cannot write step data (%s: %s); step mode is unavailable on its page",
                          lecture.trace_path, type(exc).__name__, exc)
+        broken = [lecture.failure for lecture in self.lectures.values() if lecture.failure is not None]
+        if broken and (self.config.fail_on_broken_pages or os.environ.get(paths.FAIL_ON_BROKEN_PAGES_ENV)):
+            raise PluginError(f"{len(broken)} lecture page(s) could not be built (each shows an error card): "
+                              + "; ".join(broken))

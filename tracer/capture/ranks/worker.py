@@ -348,7 +348,7 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     options = SessionOptions(seed=config.seed, inspect_all=config.inspect_all, max_steps=config.max_steps,
                              measure_flops=config.measure_flops, trace_helpers=helpers,
                              output_budget=OutputBudget(config.output_head_chars, config.output_tail_chars),
-                             max_plot_points=config.max_plot_points, guard_exit=False)
+                             max_plot_points=config.max_plot_points, guard_exit=False, capture_fds=False)
     session = Session(lecture, project_root, options)
     rank = RankTracing(session, Path(config.shard_path), index=config.index, t0=config.t0, port=config.port,
                        parent_pid=config.parent_pid, launch=config.launch)

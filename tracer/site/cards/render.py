@@ -15,6 +15,7 @@ This module must not read or write files (the caller passes the trace) nor know 
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import math
@@ -528,6 +529,10 @@ class HtmlRenderer:
             return Markup(self.macros.graph(graph_view(rendering.get("spec") or {}), css_style(rendering.get("style"))))
         if kind == "link":
             return self.paragraph([rendering])
+        if kind == "table":
+            return Markup(self.macros.table(table_view(rendering)))
+        if kind == "plot" and isinstance(rendering.get("svg"), str):
+            return Markup(self.macros.plot(self.figure_view(rendering["svg"], str(rendering.get("title") or ""))))
         if kind == "plot":
             view = self.plot_view(rendering.get("spec") or {})
             truncated = rendering.get("truncated")  # the capture side's sample of a long data.values
@@ -621,6 +626,16 @@ class HtmlRenderer:
             }
         return self._plot_views[key]
 
+    def figure_view(self, svg: str, title: str) -> dict[str, Any]:
+        """A matplotlib figure drawn when traced: its SVG file (shown as an image: no script in it
+        can run), named by a hash of its text so equal figures share one file."""
+        name = "fig-" + hashlib.sha1(svg.encode("utf-8")).hexdigest()[:12] + ".svg"
+        self.charts[name] = svg
+        size = re.search(r'<svg[^>]*?\swidth="([\d.]+)(?:pt)?"[^>]*?\sheight="([\d.]+)(?:pt)?"', svg[:2000])
+        width, height = (size.group(1), size.group(2)) if size else (None, None)
+        return {"src": ROOT + paths.PLOTS_URL + name, "title": title, "width": width, "height": height,
+                "dropped": 0, "max_points": self.max_plot_points, "error": None, "spec_json": "", "recorded_points": None}
+
     def image_view(self, rendering: Rendering) -> dict[str, Any]:
         """An image or video: the published file (a local one, or the course cache's copy of a URL),
         else a link to a URL over the size limit, else a placeholder for one that could not be had.
@@ -671,6 +686,34 @@ def css_style(style: dict[str, Any] | None) -> str:
         if _CSS_KEY.match(key) and _CSS_VALUE.match(text):
             parts.append(f"{key}: {text}")
     return "; ".join(parts)
+
+
+def table_cell(value: Any) -> str:
+    """A table() cell as text: numbers exactly (``readable_number``), None as an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, int, float)):
+        return readable_number(value)
+    return str(value)
+
+
+def table_view(rendering: Rendering) -> dict[str, Any]:
+    """Plain data for a ``table()`` rendering: header, rows of text, and what was left out."""
+    rows = rendering.get("rows") or []
+    index = rendering.get("index")
+    total_rows, total_columns = rendering.get("total_rows", len(rows)), rendering.get("total_columns", 0)
+    columns = [table_cell(c) for c in rendering.get("columns") or []]
+    numeric = [all(isinstance(row[k], (int, float)) and not isinstance(row[k], bool) or row[k] is None
+                   for row in rows if k < len(row)) for k in range(len(columns))]
+    return {
+        "columns": columns,
+        "numeric": numeric,
+        "index": [table_cell(i) for i in index] if isinstance(index, list) else None,
+        "rows": [[table_cell(cell) for cell in row] for row in rows],
+        "more_rows": max(0, total_rows - len(rows)),
+        "more_columns": max(0, total_columns - len(columns)),
+        "total_rows": total_rows,
+    }
 
 
 def compute_view(compute: Compute) -> dict[str, Any]:

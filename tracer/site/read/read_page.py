@@ -3,8 +3,9 @@
 ``text()`` and ``note()`` renderings become real Markdown, so MkDocs builds the table of contents
 from their headings and search indexes the prose. Everything else (highlighted code, value cards,
 images, compute and error cards) is HTML rendered by ``HtmlRenderer`` and the Jinja macros; it
-is kept out of the Markdown as a ``<!--lt-slot:N-->`` comment and put back into the converted
-page by ``fill_slots``, so Markdown never rewrites it. Storage drawings that several cards show are
+is kept out of the Markdown as a ``<!--lt-slot:NONCE:N-->`` comment and put back into the converted
+page by ``fill_slots``, so Markdown never rewrites it. NONCE is new for every page built: text an
+author writes cannot name a slot, so prose shaped like a marker stays prose (a comment). Storage drawings that several cards show are
 held once at the end of the page (``<use>``d by the cards), and heavy annotation bodies are "lazy"
 (see ``page_parts.html.j2``), so a long lecture starts with a small DOM. This module must not touch
 files or MkDocs.
@@ -12,7 +13,9 @@ files or MkDocs.
 
 from __future__ import annotations
 
+import ast
 import re
+import secrets
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,9 +26,9 @@ from markupsafe import Markup
 from tracer.site.cards.render import ROOT, HtmlRenderer, diagram_key, line_anchor, template_macros
 from tracer.site.read.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
 from tracer.site.ranks.rank_cards import RankCards
+from tracer.contract.source_facts import source_facts
 from tracer.contract.trace_format import Rendering, Trace
 
-SLOT = re.compile(r"<!--lt-slot:(\d+)-->")
 LAZY_MIN_CHARS = 1200  # annotation bodies longer than this (tensor cards) are put in place by assets/read.js
 LINE_PX = 17  # rendered height per line of a body's markup, on average (measured on lecture_02)
 DRAWING_HEIGHT = re.compile(r'<svg class="lt-stride-svg"[^>]* height="(\d+)"')
@@ -35,10 +38,11 @@ DRAWING_HEIGHT = re.compile(r'<svg class="lt-stride-svg"[^>]* height="(\d+)"')
 class ReadPage:
     markdown: str  # page Markdown: prose from text()/note() and slot comments
     slots: list[Markup] = field(default_factory=list)  # HTML for each slot, image/link URLs start with {root}
+    nonce: str = field(default_factory=lambda: secrets.token_hex(8))  # this page's slot markers, unguessable
 
     def slot(self, html: str) -> str:
         self.slots.append(Markup(html))
-        return f"<!--lt-slot:{len(self.slots) - 1}-->"
+        return f"<!--lt-slot:{self.nonce}:{len(self.slots) - 1}-->"
 
 
 def note_markdown(text: str) -> str:
@@ -92,6 +96,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
     macros = template_macros(env, "page_parts.html.j2")
     main = trace["lecture"]["path"]
     code = renderer.code_lines(main)
+    one_line_loops = _one_line_loops(trace["files"].get(main, ""))
     ranked = RankCards(trace, env, renderer.heatmaps) if trace.get("ranks") else None
     parts: list[str] = []
     blocks = build_document(trace)
@@ -129,6 +134,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
                                               stderr=record.stderr))
             parts.append(page.slot(macros.annotation(
                 step=record.last_step if record.last_step >= 0 else record.first_step, runs=record.runs,
+                one_line_loop=record.line in one_line_loops,
                 body=Markup(body), lazy=len(body) > LAZY_MIN_CHARS, height_px=estimated_height_px(body))))
     if shared:
         parts.append(page.slot(renderer.diagram_defs(shared)))
@@ -136,15 +142,28 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
     return page
 
 
-def fill_slots(html: str, slots: list[Markup], root: str) -> str:
-    """Put the slots back into the converted page, with ``{root}`` URLs made relative to it."""
+def _one_line_loops(source: str) -> frozenset[int]:
+    """Lines of loops written on one line (``for i in range(3): y = i``): the tracer records one step
+    per line, so such a loop is one step, its values those after the last iteration."""
+    facts = source_facts(source)
+    return frozenset(line for line, node in facts.statements.items()
+                     if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.body
+                     and node.body[0].lineno == node.lineno)
+
+
+def fill_slots(html: str, page: ReadPage, root: str) -> str:
+    """Put ``page``'s slots back into the converted page, with ``{root}`` URLs made relative to it.
+    Only markers with the page's nonce are slots."""
+    slots = page.slots
+    marker = f"<!--lt-slot:{re.escape(page.nonce)}:(\\d+)-->"
 
     def replace(match: re.Match[str]) -> str:
-        return relative_urls(slots[int(match.group(1))], root)
+        index = int(match.group(1))
+        return relative_urls(slots[index], root) if index < len(slots) else ""
 
     # Markdown may wrap a lone comment in a paragraph; take the paragraph away with it.
-    html = re.sub(r"<p>\s*(<!--lt-slot:\d+-->)\s*</p>", r"\1", html)
-    return SLOT.sub(replace, html)
+    html = re.sub(rf"<p>\s*({marker})\s*</p>", r"\1", html)
+    return re.sub(marker, replace, html)
 
 
 def relative_urls(html: str, root: str) -> str:

@@ -13,8 +13,10 @@ This module must not decide how anything looks (``tracer.site.cards.render`` ren
 Layout of the returned dict (``version`` goes up on incompatible changes)::
 
     version, lecture {name, title, path}, count (steps), functions [name],
-    files [{path, lines [html], hidden [line], spans {line: last line}, reveal [step per line]}]
-      (``spans``: rendering-only statements that rendered, shown as their rendering, not code),
+    files [{path, lines [html], hidden [line], spans {line: last line}, reveal [step per line],
+            extents {line: last line}}]
+      (``spans``: rendering-only statements that rendered, shown as their rendering, not code;
+      ``extents``: every statement written over several lines, for showing one whole),
     fragments [html line], cards [[fragment]] (a card's HTML: its fragments joined by newlines),
     renderings [html], sections [[step, title]],
     steps {file, line, fn, depth, parent, act_prev, next, prev, over, back_over, out, section, call, visible},
@@ -39,7 +41,7 @@ from tracer.site.read.line_records import step_shows_something
 from tracer.site.read.page_model import is_rendering_only, rendering_statement, section_headings
 from tracer.site.step_viewer.quiz import choose_questions
 from tracer.site.ranks.rank_viewer import add_rank_data, lay_out_ranks
-from tracer.contract.source_facts import source_facts
+from tracer.contract.source_facts import header_end, source_facts
 from tracer.site.step_viewer.speaker_notes import speaker_notes
 from tracer.contract.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
 
@@ -197,6 +199,17 @@ class _Nearest:
         return self.steps[k - 1] if k else -1
 
 
+def statement_extents(source: str) -> dict[str, int]:
+    """Each statement written over several lines: its first line -> its last (a compound
+    statement's header only), so the speaker view can show a whole multi-line ``text(...)`` as next."""
+    extents: dict[str, int] = {}
+    for node in source_facts(source).stmts:
+        end = header_end(node)
+        if end > node.lineno:
+            extents[str(node.lineno)] = end
+    return extents
+
+
 def reveal_steps(visits: list[tuple[int, int]], line_count: int) -> list[int]:
     """For each line (index 0 = line 1): the first step at which the furthest line reached in the
     file is at or below it, so presenting reveals the file top-down; -1 if never."""
@@ -337,6 +350,7 @@ def _file_entry(trace: Trace, path: str, f: int, renderer: Any, where: _StepPlac
         "spans": {str(line): end for line, (end, kind) in spans.items()
                   if is_rendering_only(kind, str(line) in rendered, line in shown.recorded_other[f])},
         "reveal": reveal_steps(where.visits[f], len(lines)),
+        "extents": statement_extents(source_text(trace, path)),
     }
 
 

@@ -13,6 +13,7 @@ imports beyond the standard library.
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # tracer/
@@ -92,8 +93,14 @@ def lecture_name_problem(name: str) -> str | None:
         return (f"the name {name!r} is reserved by the site (its page would not be at {lecture_url(name)}); "
                 f"reserved names: {', '.join(RESERVED_LECTURE_NAMES)}; rename the file")
     if not LECTURE_NAME.fullmatch(name):
-        return f"the name {name!r} cannot be a URL; use letters, digits, _ . - (rename the file)"
+        return f"the name {name!r} cannot be a URL; use letters, digits, _ . - (rename the file, e.g. {url_safe(name)}.py)"
     return None
+
+
+def url_safe(name: str) -> str:
+    """``name`` as a lecture name a URL can hold: accents dropped, anything else an underscore."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", plain).strip("_") or "lecture"
 
 
 def lecture_url(name: str) -> str:

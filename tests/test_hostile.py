@@ -717,10 +717,10 @@ def course(tmp_path):
 @pytest.mark.parametrize("lecture, message", [
     ("lectures/linked.py", "lectures/linked.py: a link to {elsewhere}/linked.py, outside the course ({root}); "
                            "copy the lecture into the course to trace it"),
-    ("lectures/my lecture.py", "lectures/my lecture.py: the name 'my lecture' cannot be a URL; use letters, digits, "
-                               "_ . - (rename the file, e.g. my_lecture.py)"),
-    ("lectures/señal.py", "lectures/señal.py: the name 'señal' cannot be a URL; use letters, digits, _ . - "
-                          "(rename the file, e.g. senal.py)"),
+    ("lectures/my lecture.py", "lectures/my lecture.py: the name 'my lecture' cannot be part of a page URL; rename "
+                               "the file with letters, digits, _ . - (e.g. my_lecture.py)"),
+    ("lectures/señal.py", "lectures/señal.py: the name 'señal' cannot be part of a page URL; rename the file with "
+                          "letters, digits, _ . - (e.g. senal.py)"),
     ("lectures/a/intro.py", "lectures/a/intro.py: in a subfolder of lectures/: only lectures/*.py are published; "
                             "move it up, or pass -o to trace it elsewhere"),
 ])
@@ -759,11 +759,11 @@ def test_check_and_build_give_every_file_under_lectures_an_answer(course, capsys
         "(copy the lecture into the course to trace it)",
         f"lectures/a/intro.py: {subfolder}", f"lectures/b/intro.py: {subfolder}"]
     # the names that cannot be URLs are refused by the run itself, so check fails before any build
-    assert sorted(p for p in report.problems if "cannot be a URL" in p) == [
-        "lectures/my lecture.py: lecture failed: lectures/my lecture.py: the name 'my lecture' cannot be a URL; "
-        "use letters, digits, _ . - (rename the file, e.g. my_lecture.py)",
-        "lectures/señal.py: lecture failed: lectures/señal.py: the name 'señal' cannot be a URL; use letters, "
-        "digits, _ . - (rename the file, e.g. senal.py)"]
+    assert sorted(p for p in report.problems if "page URL" in p) == [
+        "lectures/my lecture.py: lecture failed: lectures/my lecture.py: the name 'my lecture' cannot be part of a "
+        "page URL; rename the file with letters, digits, _ . - (e.g. my_lecture.py)",
+        "lectures/señal.py: lecture failed: lectures/señal.py: the name 'señal' cannot be part of a page URL; "
+        "rename the file with letters, digits, _ . - (e.g. senal.py)"]
     assert not any("missing" in p for p in report.problems if "my lecture" in p or "señal" in p)
     assert build(course, jobs=2, timeout=120, force=False, site=False, show=False) == 1
     err = capsys.readouterr().err

@@ -7,7 +7,8 @@ and discovery lists it as skipped with the reason instead of leaving it unmentio
 * a link to a file outside the course (its steps would name a path outside the project);
 * a file in a subfolder of ``lectures/`` (only ``lectures/*.py`` are published; two subfolders may
   hold the same name, and both would write ``site/traces/NAME.json``);
-* (a name that cannot be a URL path segment, ``my lecture.py``, is ``paths.lecture_name_problem``'s);
+* a name that cannot be a URL path segment (``my lecture.py``, ``señal.py``), or that the site
+  reserves (``index``, ``README``: MkDocs serves those as the folder itself);
 * a trace file that already belongs to another lecture.
 
 This module only reads paths and trace headers; it must not run lectures or render anything.
@@ -15,11 +16,32 @@ This module only reads paths and trace headers; it must not run lectures or rend
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from pathlib import Path
 
 from tracer.contract import paths
 
+URL_NAME = re.compile(r"[A-Za-z0-9_.-]+")  # what a lecture's page URL (lectures/NAME/) may hold
 _SKIPPED_FOLDERS = ("__pycache__",)
+
+
+def url_safe(stem: str) -> str:
+    """``stem`` as a name a URL can hold: accents dropped, anything else an underscore."""
+    plain = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", plain).strip("_") or "lecture"
+
+
+def name_problem(path: Path) -> str | None:
+    """Why ``path``'s name cannot name a lecture page, or None."""
+    if path.stem in paths.RESERVED_LECTURE_NAMES:
+        return (f"the name {path.stem!r} is reserved by the site (its page would not be at "
+                f"{paths.lecture_url(path.stem)}); reserved names: {', '.join(paths.RESERVED_LECTURE_NAMES)}; "
+                "rename the file")
+    if URL_NAME.fullmatch(path.stem):
+        return None
+    return (f"the name {path.stem!r} cannot be part of a page URL; rename the file with letters, digits, _ . - "
+            f"(e.g. {url_safe(path.stem)}.py)")
 
 
 def outside_target(path: Path, project_root: Path) -> Path | None:
@@ -76,7 +98,7 @@ def place_problem(given: Path, project_root: Path, shown: str, *, default_output
     if target is not None:
         return (f"{shown}: a link to {target}, outside the course ({project_root}); "
                 "copy the lecture into the course to trace it")
-    problem = paths.lecture_name_problem(given.stem)  # the runner asks first; a link's own name counts too
+    problem = name_problem(given)
     if problem:
         return f"{shown}: {problem}"
     if not default_output:

@@ -12,8 +12,6 @@ imports beyond the standard library.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # tracer/
@@ -82,25 +80,9 @@ def gpu_run_slug(name: str) -> str:
 FAIL_ON_BROKEN_PAGES_ENV = "CHALKTRACE_FAIL_ON_BROKEN_PAGES"
 
 # Lecture names the site cannot give a page of its own: MkDocs serves lectures/index.md and
-# lectures/README.md as the lectures/ directory itself, so lectures/NAME/ would lead nowhere.
+# lectures/README.md as the lectures/ directory itself, so lectures/NAME/ would lead nowhere
+# (lecture_files.name_problem refuses them).
 RESERVED_LECTURE_NAMES = ("index", "README")
-LECTURE_NAME = re.compile(r"[A-Za-z0-9_.-]+")  # a lecture's name is one URL path segment
-
-
-def lecture_name_problem(name: str) -> str | None:
-    """Why ``name`` (a lecture file's stem) cannot be a lecture's page, or None when it can."""
-    if name in RESERVED_LECTURE_NAMES:
-        return (f"the name {name!r} is reserved by the site (its page would not be at {lecture_url(name)}); "
-                f"reserved names: {', '.join(RESERVED_LECTURE_NAMES)}; rename the file")
-    if not LECTURE_NAME.fullmatch(name):
-        return f"the name {name!r} cannot be a URL; use letters, digits, _ . - (rename the file, e.g. {url_safe(name)}.py)"
-    return None
-
-
-def url_safe(name: str) -> str:
-    """``name`` as a lecture name a URL can hold: accents dropped, anything else an underscore."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", plain).strip("_") or "lecture"
 
 
 def lecture_url(name: str) -> str:

@@ -6,7 +6,7 @@ from tracer.site.cards.render import HtmlRenderer, template_env
 from tracer.site.cards.summary import summary_view
 from tracer.site.step_viewer.viewer_data import build_viewer_data
 
-from traced import traced
+from helpers.traced import traced
 
 
 def tensor(shape, values, numel, dtype="float32"):

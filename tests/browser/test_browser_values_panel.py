@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import served_fixture_site, viewer_context
+from helpers.site import served_fixture_site, viewer_context
 
 VIEWPORTS = [(1280, 720), (1920, 1080), (390, 844)]
 

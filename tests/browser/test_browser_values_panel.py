@@ -276,3 +276,22 @@ def test_speaker_view_shows_the_whole_next_statement(browser, site):
         assert "The attention map of a long sequence" in text and "costs memory quadratic in its length." in text
     finally:
         context.__exit__(None, None, None)
+
+
+def test_whole_tensor_heatmaps_name_the_element_or_block_under_the_pointer(browser, site):
+    context = viewer_context(browser, viewport={"width": 1280, "height": 900})
+    page = context.__enter__().new_page()
+    try:
+        page.goto(f"{site}lectures/attention_view/")
+        page.wait_for_function("window.CHALKTRACE_READY !== undefined")
+        for name, cell, expected in (("big", (10, 3), "[10, 3]"), ("pooled", (5, 0), "[10\u201311, 0\u20131]")):
+            whole = f'.lt-read .lt-card[data-name="{name}"] .lt-hm-whole'
+            page.query_selector(whole).scroll_into_view_if_needed()
+            rows, cols = map(int, page.get_attribute(whole, "data-cells").split(","))
+            box = page.query_selector(f"{whole} img").bounding_box()
+            page.mouse.move(box["x"] + (cell[1] + 0.5) * box["width"] / cols, box["y"] + (cell[0] + 0.5) * box["height"] / rows)
+            page.wait_for_selector(".lt-hm-tip:not([hidden])")
+            assert page.inner_text(".lt-hm-tip") == expected
+            page.mouse.move(0, 0)
+    finally:
+        context.__exit__(None, None, None)

@@ -50,5 +50,6 @@ def main():
     attn_bytes = n_heads * seq * seq * 4  # @inspect attn_bytes
     attn_gib = attn_bytes / 2**30  # @inspect attn_gib
     big = torch.tril(torch.ones(64, 64))  # @inspect big
+    pooled = torch.eye(256)  # @inspect pooled
     text("""The attention map of a long sequence
 costs memory quadratic in its length.""")

@@ -230,6 +230,8 @@ def _with_grids(tables: list[dict[str, Any]], shape: list[int] | None = None,
         drawn = None
         if whole is not None and "block" in table:
             drawn = whole_heatmap(whole, integral)
+            if drawn is not None and plane is not None:  # the tensor's rows and columns, for the index hover
+                drawn = {**drawn, "rows": plane[0], "cols": plane[1]}
         elif plane and "block" in table:
             drawn = heatmap(table["block"], plane)
         out.append({**table, "grid": number_grid(table["rows"]), "heatmap": drawn})

@@ -250,3 +250,18 @@ def call_in(directory: Path, *args: str) -> tuple[int, str]:
     done = subprocess.run([sys.executable, "-m", "tracer", *args], cwd=directory, capture_output=True, text=True,
                           timeout=120)
     return done.returncode, done.stderr
+
+
+def test_the_version_is_written_once_shown_by_version_and_recorded_in_each_trace(capsys):
+    import tomllib
+
+    import tracer
+    from helpers.traced import traced
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "tracer.__version__"}
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"chalktrace {tracer.__version__}"
+    assert traced("site_basics")["environment"]["chalktrace"] == tracer.__version__

@@ -383,6 +383,7 @@ class Lecture(TypedDict):
 
 
 class Environment(TypedDict, total=False):
+    chalktrace: str  # the chalktrace version that made the trace (tracer.__version__); absent in older traces
     python: str
     torch: str | None
     numpy: str | None
@@ -434,7 +435,7 @@ RUN_DEPENDENT: dict[str, str] = {
     "memory (memory_source cuda_allocated)": "CUDA allocator figures (caching allocator, library workspaces)",
     "memory (rank streams)": "a rank's recorded-tensor bytes: when its peers release shared buffers varies",
     "values named *seconds, *_per_s, *mfu": "timings a lecture measures itself (names say the unit)",
-    "environment": "python, torch, numpy versions and the device: reported by diff, never drift",
+    "environment": "chalktrace, python, torch, numpy versions and the device: reported by diff, never drift",
 }
 # Value names a lecture uses for what it timed itself (see RUN_DEPENDENT); matched at the name's end.
 TIMING_NAME_SUFFIXES: tuple[str, ...] = ("seconds", "_per_s", "mfu")

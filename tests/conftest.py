@@ -24,6 +24,9 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# Tests never touch the network: a traced lecture's arXiv look-ups and remote images answer from the
+# course cache or not at all (tests that fetch point CHALKTRACE_FETCH_VIA at tests/fake_hosts.py).
+os.environ["CHALKTRACE_OFFLINE"] = "1"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]

@@ -442,7 +442,9 @@ def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
 
 
 # -- lecture text never runs as script (issue 19) --------------------------------------------------
-OWN_SCRIPTS = (".min.js", "chalktrace/viewer.js", "chalktrace/ranks.js", "data.js")
+OWN_SCRIPTS = (".min.js", "data.js", *(f"chalktrace/{name}" for name in (
+    "read.js", "quiz-parse.js", "viewer-core.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js", "viewer-location.js",
+    "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js", "viewer-sync.js", "ranks.js")))
 
 
 def page_findings(site: Path) -> dict[str, list[str]]:
@@ -641,3 +643,33 @@ def test_lines_run_in_a_thread_the_lecture_starts_are_noted_once(tmp_path, capsy
             "trace: its lines are not in the trace")
     assert trace["warnings"] == [note] and err.count(note) == 1
     assert 7 not in lines_with_steps(trace) and steps_env(trace)["result"]["value"] == 45
+
+
+def test_a_repr_raising_systemexit_keyboardinterrupt_or_cancelled_is_a_placeholder_and_the_lecture_goes_on(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "hostile_values.py", out)
+    assert got == 0, err
+    trace = load_trace(out)
+    env = steps_env(trace)
+    for name, exc in (("a", "SystemExit: 3"), ("b", "KeyboardInterrupt"), ("c", "CancelledError")):
+        assert env[name]["type"] == "unrepresentable" and exc in env[name]["reason"], env[name]
+    assert "hostile_values.py:35: Exits: cannot encode: SystemExit: 3" in err  # the warning names file:line
+    assert "hostile_values.py:36: Interrupts: cannot encode: KeyboardInterrupt" in err
+    assert env["done"] == {"type": "bool", "value": True}  # the lecture ran to its end
+    assert trace["status"] == "ok"
+
+
+def test_encoding_leaves_no_fingerprints_under_the_lectures_warnings_and_error_state(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "hostile_values.py", out)
+    trace = load_trace(out)
+    env = steps_env(trace)
+    # warnings as errors and np.seterr(all="raise") are the lecture's: the array still encodes,
+    # its statistics in float64 (no overflow), and nothing lands in the lecture's stderr
+    assert env["big"]["type"] == "ndarray" and env["big"]["stats"]["finite"]["mean"] == 1e308
+    assert not any(step.get("stderr") for step in trace["steps"])
+    # a dotted @inspect never runs the property again: the lecture printed one read
+    stdout = "".join(step["stdout"] for step in trace["steps"])
+    assert stdout.count("property ran") == 1 and "reads 1" in stdout
+    assert env["counted.total"]["type"] == "missing" and "is a property" in env["counted.total"]["message"]
+    assert env["value"] == {"type": "int", "value": 42}

@@ -256,7 +256,7 @@ def test_changing_trace_helpers_makes_the_traces_it_affects_stale(tmp_path, caps
     capsys.readouterr()
     assert build(root) == 0
     assert "re-tracing 1 of 2 lectures" in capsys.readouterr().err
-    trace = json.loads(trace_a.read_text())
+    trace = load_trace(trace_a)
     assert trace["stepped_helpers"] == ["lectures/_shared.py"]
     assert any(step["stack"][-1]["path"] == "lectures/_shared.py" for step in trace["steps"])  # now stepped into
     assert regen.check(root, jobs=1, timeout=60, show=False).problems == []

@@ -245,3 +245,17 @@ def test_rendering_only_lines_and_helper_renderings_in_step_mode():
     assert 'href="https://einops.rocks"' in data["renderings"][block]
     line = main["lines"][27]  # line 28: the directive is kept for raw mode, wrapped for CSS to hide
     assert '<span class="lt-dir">' in line and "@inspect params" in line.split('<span class="lt-dir">')[1]
+
+
+def test_values_named_on_a_def_line_stay_while_the_call_runs():
+    trace = traced("def_line_values")
+    data = build_viewer_data(trace, HtmlRenderer(trace, template_env()))
+    steps = data["steps"]
+    in_attention = [i for i in range(data["count"]) if data["functions"][steps["fn"][i]] == "attention"]
+    lines = [steps["line"][i] for i in in_attention]
+    assert lines == [6, 7, 8, 9, 10] * 2  # def line (entry), body, body, body, return: per call
+    first, second = in_attention[:5], in_attention[5:]
+    assert [names(data, i) for i in first] == [["k", "q", "v"], ["k", "q", "scores", "v"], ["k", "q", "scores", "v"],
+                                               ["q", "scores", "v"], ["q", "scores", "v"]]
+    assert names(data, second[0]) == ["k", "q", "v"] and "4" in card_of(data, second[2], "q")  # a new call: its own
+    assert names(data, step_at(data, 16, call=False)) == ["a", "b"]

@@ -30,11 +30,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from tracer import layout
+from tracer.edtrace_names import unported_names
 from tracer.exit_codes import ExitCode
 from tracer.helper_files import SettingsError, changed_decisions
 from tracer.source_map import read_source, source_map
 from tracer.trace_problems import trace_problems
-from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file, write_atomic
+from tracer.trace_format import READABLE_VERSIONS, SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file, write_atomic
 
 
 
@@ -237,7 +238,7 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
     header = read_header(trace_file)
     if header is None:
         return "missing" if not trace_file.exists() else "unreadable"
-    if header.get("schema_version") != SCHEMA_VERSION:
+    if header.get("schema_version") not in READABLE_VERSIONS:  # an older readable one is upgraded on load
         return f"schema_version {header.get('schema_version')!r}, current is {SCHEMA_VERSION}"
     lecture_rel = rel(lecture, project_root)
     if lecture_rel not in (header.get("sources") or {}):
@@ -456,11 +457,24 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                                            f"{' ' if added and removed else ''}{'-' + ', -'.join(removed) if removed else ''});"
                                            " run `chalktrace build` and commit the trace")
     report.problems.extend(gpu_run_problems(project_root, lectures))
+    report.problems.extend(unported_uses(project_root, lectures_dir))
     known = {p.stem for p in lectures}
     for orphan in sorted(traces_dir.glob("*.json")):
         if orphan.stem not in known:
             report.problems.append(f"{rel(orphan, project_root)}: no lecture lectures/{orphan.stem}.py for this trace")
     return report
+
+
+def unported_uses(project_root: Path, lectures_dir: Path) -> list[str]:
+    """Each edtrace name a lecture or helper uses that chalktrace has no equivalent for yet, at its file:line."""
+    found = []
+    for path in sorted(lectures_dir.rglob("*.py")) if lectures_dir.is_dir() else []:
+        try:
+            source = read_source(path)
+        except (OSError, UnicodeDecodeError, SyntaxError):
+            continue  # the lecture's own run reports it
+        found.extend(unported_names(rel(path, project_root), source))
+    return found
 
 
 MAX_DRIFT_LINES = 20  # per lecture; `chalktrace diff` shows them all

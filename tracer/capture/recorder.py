@@ -36,7 +36,7 @@ from types import CodeType, FrameType
 from typing import Any, Callable, Final, Mapping, NamedTuple, cast
 
 from tracer import layout
-from tracer.capture.directives import Directives, FileDirectives, parse_source
+from tracer.capture.directives import ALL_LOCALS, Directives, FileDirectives, parse_source
 from tracer.helper_files import opted_in
 from tracer.source_map import read_source
 from tracer.capture.memory import Probe
@@ -492,11 +492,14 @@ class Recorder:
                 self.warn_once(f"{state.key[0]}:{state.line}: @flops failed: {type(exc).__name__}: {exc}")
         if current is not None and not isinstance(unwinding, GeneratorExit):
             # (a generator closed at its yield bound nothing there: its names hold older values)
-            if current is _INSPECT_ALL:
+            # A line that raised may not have bound its names: no warning for those.
+            quiet = unwinding is not None
+            if current is _INSPECT_ALL or current.all_locals:  # --inspect-all, or a bare # @inspect
                 env = self._all_locals(frame)
+                for name in current.inspect:  # names an @ask on the line needs (dotted ones too)
+                    if name not in env:
+                        env[name] = self._inspect(name, frame.f_locals, frame.f_globals, state, quiet)
             else:
-                # A line that raised may not have bound its names: no warning for those.
-                quiet = unwinding is not None
                 f_locals, f_globals = frame.f_locals, frame.f_globals
                 env = {}
                 for name in current.inspect:
@@ -515,6 +518,9 @@ class Recorder:
         if self._pending:
             if self._renderings:
                 extras["renderings"], self._renderings = self._renderings, []
+                if current is not None and current.animate:  # @animate: the site shows them one at a time
+                    for rendering in extras["renderings"]:
+                        rendering["animate"] = True
             if self._speaker_notes:
                 extras["speaker_notes"], self._speaker_notes = self._speaker_notes, []
             if self._stdout:
@@ -541,7 +547,8 @@ class Recorder:
         line, names = entry
         f_locals, f_globals = frame.f_locals, frame.f_globals
         saved, state.line = state.line, line  # so that warnings name the def line
-        env = {name: self._inspect(name, f_locals, f_globals, state) for name in names}
+        env = self._all_locals(frame) if ALL_LOCALS in names else {}  # a bare @inspect: every argument
+        env.update({name: self._inspect(name, f_locals, f_globals, state) for name in names if name != ALL_LOCALS})
         self._report_problems(state)
         state.line = saved
         state.snapshot = True

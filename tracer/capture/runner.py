@@ -1,7 +1,8 @@
 """Run one lecture under a capture session and write its trace (the collector: owns the lifecycle).
 
 ``run_lecture`` checks the file, imports the lecture module untraced (its directory first on
-``sys.path``, its modules isolated from any earlier run), runs ``main()`` in a
+``sys.path``, its modules isolated from any earlier run, edtrace's names served by chalktrace's
+API through ``import_alias``, fetches going to the course cache through ``remote``), runs ``main()`` in a
 ``session.Session`` (which owns the recorder and every piece of process state tracing changes),
 lets the ranks it started add themselves (``ranks.follow``), builds the header
 (``header.trace_header``) and writes the trace. Writing is atomic, and nothing is written when the
@@ -25,7 +26,7 @@ from types import ModuleType, TracebackType
 from typing import Any, Callable, Final, Iterable, Iterator
 
 from tracer import layout
-from tracer.capture import api, ranks
+from tracer.capture import api, import_alias, ranks, remote
 from tracer.capture.lecture_module import load_lecture
 from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
@@ -178,10 +179,12 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     out_shown = os.fspath(output) if output is not None else None
     if write:
         check_output(out_path, path, shown, out_shown)
-    with _isolated(path) as loaded:
+    fetcher = remote.Remote.for_lecture(path, project_root)
+    with _isolated(path) as loaded, import_alias.installed(), remote.opened(fetcher):
         main, module = _import_lecture(path, project_root, shown, options.seed)
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
         session = Session(path, project_root, options)
+        _pass_on_warnings(fetcher, session)
         followed = ranks.follow(session, shard_dir)  # ranks the lecture starts are traced too
         if on_session is not None:
             on_session(session)
@@ -198,6 +201,14 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         write_atomic(out_path, text)
     return RunResult(lecture=shown, output=out_path if write else None, status=trace["status"], steps=len(steps),
                      error_line=error_line, warnings=list(session.recorder.warnings), trace_text=text)
+
+
+def _pass_on_warnings(fetcher: remote.Remote, session: Session) -> None:
+    """What fetching said while the lecture was imported (a references.py of arXiv papers) goes to
+    the run's warnings, and so does all it says from now on."""
+    for message in fetcher.warnings:
+        session.recorder.warn_once(message)
+    fetcher.warn_hook = session.recorder.warn_once
 
 
 def _locate(lecture: str | os.PathLike[str]) -> tuple[Path, Path, str]:

@@ -120,7 +120,7 @@ class Sink:
     def add_rendering(self, rendering: dict[str, Any]) -> None:
         if rendering.get("type") == "plot" and rendering.get("truncated"):
             self.plots_sampled = True
-        if rendering.get("type") == "image" and not rendering.get("external"):
+        if rendering.get("type") in ("image", "video") and not rendering.get("external"):
             self.images.add(rendering["data"])
         if "command" in rendering:  # system_text: no absolute project paths in traces
             scrub = self._recorder.encoder.scrub
@@ -223,7 +223,8 @@ class Session:
         root = project_root.resolve()
         registry = StorageRegistry()
         self.encoder = ValueEncoder(registry, options.limits, scrub=functools.partial(_scrub, paths=path_scrubber(root)),
-                                    relpath=functools.partial(layout.project_relpath, root=root))
+                                    relpath=functools.partial(layout.project_relpath, root=root),
+                                    aborts=(LectureExited,))
         self.probe = (options.probe_factory or choose_probe)(registry)
         self.recorder = Recorder(lecture.parent, project_root, self.encoder, self.probe,
                                  inspect_all=options.inspect_all, max_steps=options.max_steps,

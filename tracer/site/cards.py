@@ -31,7 +31,8 @@ from pygments.token import STANDARD_TYPES
 from tracer import layout
 from tracer.site.citations import citation_label, details
 from tracer.site.directive_comments import directive_cuts
-from tracer.site.heatmap import heatmap
+from tracer.site.graph_svg import graph_view
+from tracer.site.heatmap import heatmap, whole_heatmap
 from tracer.site.jaxtyping_dims import annotation_dims, name_dims
 from tracer.site.mathml import latex_to_mathml, render_markdown
 from tracer.site.page_model import paragraph_groups
@@ -39,11 +40,12 @@ from tracer.site.sanitize import clean_html, safe_url
 from tracer.site.stride_diagram import stride_diagram
 from tracer.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
 from tracer.site.vega_plot import MAX_PLOT_POINTS, draw
-from tracer.site.units import exact_number, format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds, readable_number
+from tracer.site.units import exact_cell, exact_number, format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds, readable_number
 
 ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
 MAX_SHARED_NAMES = 3
 MAX_SPEC_CHARS = 20_000  # a chart that cannot be drawn shows its spec, cut here
+EXACT_CELL_CHARS = 8  # a grid whose every element is this short shows them all exactly; else 4 digits
 SCALAR_TYPES = {"int", "float", "bool", "str", "none", "complex", "numpy_scalar", "dtype", "device", "size",
                 "function", "class", "cycle"}
 
@@ -86,19 +88,18 @@ def line_anchor(path: str, line: int, main_path: str) -> str:
 
 
 def values_tables(values: Any, shape: list[int]) -> list[dict[str, Any]]:
-    """A tensor/array preview as tables: ``[{"label": "[0, :, :]" or None, "rows": [[str]]}]``.
+    """A tensor/array preview as tables: ``[{"label": "[0, :, :]" or None, "rows": [[element]]}]``
+    (elements as the preview holds them; ``number_grid`` turns rows into text).
 
     0-d and 1-d previews give one single-row table; 2-d one table; higher ranks one table per
     leading index, labelled. An elided run (the string "…") stays visible as a "…" cell, row or table.
     """
     if len(shape) == 0:
-        return [{"label": None, "rows": [[format_number(values)]]}]
+        return [{"label": None, "rows": [[values]]}]
     if len(shape) == 1:
-        return [{"label": None, "rows": [[format_number(v) for v in values]]}]
+        return [{"label": None, "rows": [list(values)]}]
     if len(shape) == 2:
-        rows = []
-        for row in values:
-            rows.append(["…"] if row == "…" else [format_number(v) for v in row])
+        rows = [["…"] if row == "…" else list(row) for row in values]
         return [{"label": None, "rows": rows, "block": values}]
     tables: list[dict[str, Any]] = []
 
@@ -128,17 +129,61 @@ def grid_view(rows: list[list[Any]]) -> dict[str, Any]:
     cells = [[str(cell) for cell in row] for row in rows]
     width = max((len(cell) for row in cells for cell in row), default=1)
     text = "\n".join("".join(f" {cell:>{width}}" for cell in row) for row in cells)
-    return {"text": text, "width": width + 1}
+    return {"text": text, "width": width + 1, "cells": None, "exact": None}
 
 
-def _stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str]]:
+def number_grid(rows: list[list[Any]]) -> dict[str, Any]:
+    """A table of elements as a ruled grid (``grid_view``). When every element's exact text is at
+    most ``EXACT_CELL_CHARS`` long the grid shows them exactly; otherwise elements are rounded to 4
+    significant digits and each rounded cell carries its exact text (``cells``: per row, per cell
+    ``(padding, text, exact or None)``, for the hover title), and ``exact`` is the whole grid exactly
+    (shown on demand and in raw mode)."""
+    exact = [["…"] if row == ["…"] else [exact_cell(v) for v in row] for row in rows]
+    if max((len(cell) for row in exact for cell in row), default=0) <= EXACT_CELL_CHARS:
+        return grid_view(exact)
+    shown = [["…"] if row == ["…"] else [format_number(v) for v in row] for row in rows]
+    view = grid_view(shown)
+    pad = view["width"]
+    cells = [[(" " * (pad - len(text)), text, whole if whole != text else None) for text, whole in zip(row, exact_row)]
+             for row, exact_row in zip(shown, exact)]
+    if not any(whole for row in cells for _pad, _text, whole in row):
+        return view
+    return {**view, "cells": cells, "exact": grid_view(exact)}
+
+
+def _stats_number(value: Any, rounded: bool) -> tuple[str, str | None]:
+    """(text, exact text or None): min and max are elements, shown exactly; mean and std are
+    computed in float64 and shown to 6 significant digits with their exact value on hover."""
+    if not isinstance(value, float):
+        return format_number(value), None
+    exact = readable_number(value)
+    text = readable_number(value, significant=6) if rounded and len(exact) > 10 else exact
+    return text, (exact if exact != text else None)
+
+
+def _stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str, str | None]]:
+    """The statistics row: ``(label, text, exact or None)``. When NaN or ±Inf are present, the
+    mean and std of every value (NaN when any is NaN, as torch says) come first, then the four of
+    the finite values alone under "of finite values", then the counts."""
     if not stats:
         return []
-    rows: list[tuple[str, str]] = [(key, format_number(stats[key]))
-                                   for key in ("min", "max", "mean", "std") if key in stats]
+    rows: list[tuple[str, str, str | None]] = []
+    finite = stats.get("finite")
+    special = bool(stats.get("nan_count") or stats.get("inf_count"))
+    if finite is not None:
+        rows += [(key, *_stats_number(stats[key], True)) for key in ("mean", "std") if key in stats]
+        total = finite.get("count", 0) + stats.get("nan_count", 0) + stats.get("inf_count", 0)
+        rows.append(("of finite values", f"{finite.get('count', 0):,} of {total:,}:", None))
+        source = finite
+    else:
+        if special:  # traces before the "finite" record: their four figures left NaN and ±Inf out
+            rows.append(("of finite values", ":", None))
+        source = stats
+    rows += [(key, *_stats_number(source[key], key in ("mean", "std"))) for key in ("min", "max", "mean", "std")
+             if key in source]
     for key in ("nan_count", "inf_count"):
         if stats.get(key):
-            rows.append((key.replace("_count", "s"), str(stats[key])))
+            rows.append((key.replace("_count", "s"), f"{stats[key]:,}", None))
     return rows
 
 
@@ -156,7 +201,9 @@ def _scalar_text(value: dict[str, Any]) -> str:
     if kind == "complex":
         return format_number([value.get("real", 0.0), value.get("imag", 0.0)])
     if kind == "numpy_scalar":
-        return f"{format_number(value.get('value'))} ({value.get('dtype')})"
+        number = value.get("value")
+        text = readable_number(number) if isinstance(number, (int, float)) else format_number(number)
+        return f"{text} ({value.get('dtype')})"
     if kind == "dtype":
         return f"torch.{value['value']}" if "itemsize" in value else str(value["value"])
     if kind == "device":
@@ -170,12 +217,21 @@ def _scalar_text(value: dict[str, Any]) -> str:
     return str(value.get("value"))
 
 
-def _with_grids(tables: list[dict[str, Any]], shape: list[int] | None = None) -> list[dict[str, Any]]:
+def _with_grids(tables: list[dict[str, Any]], shape: list[int] | None = None,
+                whole: dict[str, Any] | None = None, integral: bool = False) -> list[dict[str, Any]]:
     """Each table with its ruled grid and, for a 2-D block (a matrix or a slice's last two dims), its
-    heatmap (``site/heatmap.py``; None when there is nothing to draw)."""
+    heatmap (``site/heatmap.py``; None when there is nothing to draw). ``whole`` is the capture
+    side's heatmap record of the whole 2-D tensor: drawn in place of the preview's corners."""
     plane = (shape[-2], shape[-1]) if shape is not None and len(shape) >= 2 else None
-    return [{**table, "grid": grid_view(table["rows"]),
-             "heatmap": heatmap(table["block"], plane) if plane and "block" in table else None} for table in tables]
+    out = []
+    for table in tables:
+        drawn = None
+        if whole is not None and "block" in table:
+            drawn = whole_heatmap(whole, integral)
+        elif plane and "block" in table:
+            drawn = heatmap(table["block"], plane)
+        out.append({**table, "grid": number_grid(table["rows"]), "heatmap": drawn})
+    return out
 
 
 def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = None,
@@ -200,7 +256,8 @@ def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = N
         "storage_id": value["storage_id"],
         "requires_grad": value["requires_grad"],
         "grad_fn": value.get("grad_fn"),
-        "tables": _with_grids(values_tables(value["values"], value["shape"]), value["shape"]) if value["values"] is not None else [],
+        "tables": _with_grids(values_tables(value["values"], value["shape"]), value["shape"], value.get("heatmap"),
+                              not value["dtype"].startswith(("float", "bfloat", "complex"))) if value["values"] is not None else [],
         "truncated": value["truncated"],
         "stats": _stats_view(value.get("stats")),
         "dims": dims or [],
@@ -301,7 +358,9 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     if kind == "ndarray":
         shape = value.get("shape", [])
         return {"kind": "ndarray", "dtype": value.get("dtype"), "shape": "(" + ", ".join(str(n) for n in shape) + ")",
-                "tables": _with_grids(values_tables(value.get("values"), shape), shape), "truncated": value.get("truncated", False),
+                "tables": _with_grids(values_tables(value.get("values"), shape), shape, value.get("heatmap"),
+                                      str(value.get("dtype", "")).startswith(("int", "uint", "bool"))),
+                "truncated": value.get("truncated", False),
                 "stats": _stats_view(value.get("stats"))}
     if kind in ("finfo", "iinfo"):
         keys = ("bits", "eps", "min", "max", "smallest_normal", "resolution") if kind == "finfo" else ("bits", "min", "max")
@@ -312,6 +371,8 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
                    "dtype": p.get("dtype")} for p in value.get("parameters", [])]
         return {"kind": "module", "class": value.get("class"), "num_parameters": human_count(value.get("num_parameters", 0)),
                 "parameters": params, "repr": value.get("repr")}
+    if kind == "view":  # the object's __lecture_view__: what it chose to show, and its class
+        return {**value_view(value.get("value") or {}, depth), "view_of": value.get("class", "?")}
     if kind == "object":
         return {"kind": "object", "class": value.get("class"), "repr": value.get("repr"), "repr_error": value.get("repr_error")}
     if kind == "unrepresentable":  # a value the tracer could not show as itself: its class, why, a hint
@@ -414,12 +475,13 @@ class HtmlRenderer:
         # file name -> PNG of each tensor heatmap drawn so far, for the plugin to write under layout.HEATMAPS_URL
         # (a rank's renderer shares its lecture renderer's, so the plugin sees every one)
         self.heatmaps: dict[str, bytes] = heatmaps if heatmaps is not None else {}
-        # storage id -> [(step index, name)] of every recorded tensor, for "shares storage" badges
-        self._storage_users: dict[str, list[tuple[int, str]]] = {}
+        # storage id -> [(step index, name, function)] of every recorded tensor, for "shares storage" badges
+        self._storage_users: dict[str, list[tuple[int, str, str]]] = {}
         for index, step in enumerate(trace["steps"]):
             for name, value in step["env"].items():
                 if value.get("type") == "tensor":
-                    self._storage_users.setdefault(value["storage_id"], []).append((index, name))
+                    function = step_frame(step)["function"]
+                    self._storage_users.setdefault(value["storage_id"], []).append((index, name, function))
 
     # contract methods
 
@@ -427,6 +489,9 @@ class HtmlRenderer:
               shared_diagrams: dict[tuple[Any, ...], str] | None = None) -> Markup:
         """A value card. ``shared_diagrams`` (diagram_key -> id, read mode) names storage drawings
         the page holds once (``diagram_defs``): the card then <use>s it instead of drawing it."""
+        view_of = None
+        if value.get("type") == "view":  # __lecture_view__: the card of what the object chose to show
+            view_of, value = value.get("class", "?"), value.get("value") or {"type": "none"}
         view = value_view(value)
         if view["kind"] == "tensor":
             view = tensor_view(value, dims=self.dims_for(name, value, step_index),
@@ -436,6 +501,7 @@ class HtmlRenderer:
         for table in view.get("tables", ()):
             if table.get("heatmap"):
                 self.heatmaps[table["heatmap"]["name"]] = table["heatmap"]["png"]
+        view["view_of"] = view_of
         return Markup(self.macros.value_card(name, view, ROOT + layout.HEATMAPS_URL))
 
     def diagram_defs(self, shared_diagrams: dict[tuple[Any, ...], str]) -> Markup:
@@ -456,8 +522,10 @@ class HtmlRenderer:
             return Markup(self.macros.markdown_block(body, css_style(rendering.get("style"))))
         if kind == "note":
             return Markup(self.macros.note(Markup(render_markdown(rendering["data"]))))
-        if kind == "image":
-            return Markup(self.macros.image(self.image_view(rendering)))
+        if kind in ("image", "video"):
+            return Markup(self.macros.media(self.image_view(rendering)))
+        if kind == "graph":
+            return Markup(self.macros.graph(graph_view(rendering.get("spec") or {}), css_style(rendering.get("style"))))
         if kind == "link":
             return self.paragraph([rendering])
         if kind == "plot":
@@ -515,16 +583,25 @@ class HtmlRenderer:
         return name_dims(dims, value["shape"]) if dims else None
 
     def shared_with(self, name: str, value: Value, step_index: int) -> list[str]:
-        """Other names recorded before this one (earlier steps, or earlier on this step) on the same storage."""
-        names: list[str] = []
+        """Other names recorded before this one (earlier steps, or earlier on this step) on the same
+        storage, latest first: a name of the same function as is, ahead of any other function's,
+        which is qualified with its function (``attention.out``) so it is never mistaken for a local."""
+        steps = self.trace["steps"]
+        here = step_frame(steps[step_index])["function"] if 0 <= step_index < len(steps) else None
         users = self._storage_users.get(value["storage_id"], [])
-        same_step = [other for index, other in users if index == step_index]
-        before_here = same_step[:same_step.index(name)] if name in same_step else same_step
-        earlier = [other for index, other in users if index < step_index]
-        for other in reversed(earlier + before_here):
-            if other != name and other not in names:
-                names.append(other)
-        return names[:MAX_SHARED_NAMES]
+        same_step = [(other, fn) for index, other, fn in users if index == step_index]
+        before_here = same_step[:[other for other, _fn in same_step].index(name)] if any(
+            other == name for other, _fn in same_step) else same_step
+        earlier = [(other, fn) for index, other, fn in users if index < step_index]
+        local: list[str] = []
+        elsewhere: list[str] = []
+        for other, fn in reversed(earlier + before_here):
+            if fn == here:
+                if other != name and other not in local:
+                    local.append(other)
+            elif (label := f"{fn}.{other}") not in elsewhere:
+                elsewhere.append(label)
+        return (local + elsewhere)[:MAX_SHARED_NAMES]
 
     def plot_view(self, spec: dict[str, Any]) -> dict[str, Any]:
         """A chart drawn once per distinct spec; its SVG waits in ``self.charts`` for the plugin to write."""
@@ -545,12 +622,21 @@ class HtmlRenderer:
         return self._plot_views[key]
 
     def image_view(self, rendering: Rendering) -> dict[str, Any]:
+        """An image or video: the published file (a local one, or the course cache's copy of a URL),
+        else a link to a URL over the size limit, else a placeholder for one that could not be had.
+        Alt text is the author's, else the caption, else none (a file name or URL tail says nothing)."""
         data = rendering["data"]
-        src = safe_url(data) if rendering.get("external") else ROOT + "assets/" + data
+        external = bool(rendering.get("external"))
+        src = safe_url(data) if external else ROOT + "assets/" + data
         width = rendering.get("width")
         if isinstance(width, (int, float)):
             width = f"{width}px" if width > 1 else f"{width * 100:g}%"
-        return {"src": src, "alt": Path(data).name, "width": width, "style": css_style(rendering.get("style"))}
+        caption = rendering.get("caption") or ""
+        state = "missing" if rendering.get("missing") else "linked" if rendering.get("too_large") is not None else "shown"
+        return {"kind": rendering.get("type", "image"), "src": src, "alt": rendering.get("alt") or caption,
+                "caption": caption, "width": width, "style": css_style(rendering.get("style")), "state": state,
+                "url": safe_url(rendering.get("source_url") or data) if (external or rendering.get("source_url")) else None,
+                "nbytes": human_bytes(rendering["too_large"]) if rendering.get("too_large") else None}
 
     def link_view(self, rendering: Rendering) -> dict[str, Any]:
         """A link: to code (``internal``), to a URL, or a citation with a details panel when the
@@ -567,7 +653,7 @@ class HtmlRenderer:
         title = rendering.get("title") or href or "link"
         return {"href": href or None, "title": title, "internal": bool(internal),
                 "path": internal["path"] if internal else None, "line": internal["line"] if internal else None,
-                "label": citation_label(attrs), "details": details(attrs), "style": css_style(rendering.get("style"))}
+                "label": citation_label(attrs, title), "details": details(attrs), "style": css_style(rendering.get("style"))}
 
 
 _CSS_KEY = re.compile(r"^[a-z-]+$")
@@ -605,4 +691,6 @@ def compute_view(compute: Compute) -> dict[str, Any]:
         "timing": compute.get("timing"),
         "repeats": compute.get("repeats"),
         "by_op": [{"op": op, "flops": human_flops(n), "percent": round(100 * n / total, 1) if total else 0.0} for op, n in by_op],
+        # None for traces from before the record: the card then says nothing about what was left out
+        "uncounted": compute.get("uncounted_ops"),
     }

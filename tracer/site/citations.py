@@ -3,7 +3,7 @@
 A link rendering (``trace_format.Rendering``) made from a record carries ``title``, ``url`` and the
 record's other attributes in ``attrs`` (authors, date, notes, organization, abstract, ...). A link
 with authors or a date reads as a citation: the first author's surname, "+" when there are more,
-and the year. Authors may be a list of names or one string ("Kingma, Ba", "Paszke et al.",
+and the year; without authors, the organization or a short title stands for them. Authors may be a list of names or one string ("Kingma, Ba", "Paszke et al.",
 "Jared Kaplan and Sam McCandlish"). This module must not produce markup: it returns strings.
 """
 
@@ -48,13 +48,37 @@ def year_of(attrs: dict[str, Any]) -> str | None:
     return None
 
 
-def citation_label(attrs: dict[str, Any]) -> str | None:
-    """``[Kaplan+ 2020]`` from a record's attributes; None when it has neither authors nor a year."""
+SHORT_TITLE_WORDS = 4
+SHORT_TITLE_CHARS = 32
+
+
+def short_title(title: str) -> str:
+    """A title's first few words ("The Course Handbook of…"), for labelling a record without authors."""
+    words = title.split()
+    short = " ".join(words[:SHORT_TITLE_WORDS])
+    if len(short) > SHORT_TITLE_CHARS:
+        short = short[:SHORT_TITLE_CHARS - 1].rstrip()
+    return short + ("…" if short != " ".join(words) else "")
+
+
+def citation_label(attrs: dict[str, Any], title: str | None = None) -> str | None:
+    """``[Kaplan+ 2020]`` from a record's attributes; a record without authors is labelled by its
+    organization (``[OpenAI 2023]``), else a short ``title``; None when there is neither a name nor a year."""
     names = author_names(attrs.get("authors"))
     year = year_of(attrs)
-    if not names and not year:
+    organization = str(attrs.get("organization") or "").strip()
+    if names:
+        first = names[0]
+        # a group author ("Kimi Team") is named whole, and needs no "+"
+        who = first if re.search(r"\bTeam\b", first) else surname(first) + ("+" if len(names) > 1 else "")
+    elif organization:
+        who = organization
+    elif title and year:
+        who = short_title(title)
+    else:
+        who = ""
+    if not who and not year:
         return None
-    who = (surname(names[0]) + ("+" if len(names) > 1 else "")) if names else ""
     return "[" + " ".join(part for part in (who, year) if part) + "]"
 
 

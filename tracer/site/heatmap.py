@@ -16,12 +16,15 @@ This module must not produce markup (templates/cards.html.j2 does) nor read or w
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import math
 import struct
 import zlib
 from typing import Any
 
+from tracer.trace_format import HEATMAP_CODE_NAN as CODE_NAN, HEATMAP_CODE_NEG_INF as CODE_NEG_INF
+from tracer.trace_format import HEATMAP_CODE_POS_INF as CODE_POS_INF, HEATMAP_CODE_TOP as CODE_TOP
 from tracer.site.units import format_number
 
 ELLIPSIS = "…"
@@ -140,12 +143,76 @@ def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] 
         "inf": "+inf" in special or "-inf" in special,
         "row_index": "",
         "col_index": "",
+        "whole": False,
+        "block": None,
+        "max_abs": None,
     }
     if sampled and shape is not None:
         view["row_index"] = _runs(_positions([r is None for r in rows], shape[0]))
         gaps = next((r for r in rows if r is not None and _GAP in r), rows[0] or [])
         view["col_index"] = _runs(_positions([v is _GAP for v in gaps] + [False] * (width - len(gaps)), shape[1]))
     return view
+
+
+def _decoded(record: dict[str, Any]) -> list[list[float]] | None:
+    """The cells of a capture-side heatmap record (``trace_format.Heatmap``) as rows of floats:
+    each code back on [cell_min, cell_max] (to 1/252 of that range), NaN and ±Inf as such."""
+    try:
+        raw = zlib.decompress(base64.b64decode(record["codes"]))
+        rows, cols = int(record["rows"]), int(record["cols"])
+        lo, hi = float(record["cell_min"]), float(record["cell_max"])
+    except (KeyError, TypeError, ValueError, zlib.error):
+        return None
+    if len(raw) != rows * cols or not (0 < rows <= 128 and 0 < cols <= 128):
+        return None
+    special = {CODE_NAN: math.nan, CODE_POS_INF: math.inf, CODE_NEG_INF: -math.inf}
+    values = [special[code] if code in special else lo + (hi - lo) * code / CODE_TOP for code in raw]
+    return [values[r * cols:(r + 1) * cols] for r in range(rows)]
+
+
+def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, Any] | None:
+    """The heatmap of a whole 2-D tensor from the capture side's record (``tracer.capture.numeric``):
+    one cell per element, or block means; the legend's min and max are the whole tensor's, and a
+    pooled map says its block size and the whole tensor's max |x| (a mean hides a spike). None when
+    the record cannot be read or every value is the same."""
+    rows = _decoded(record)
+    if rows is None:
+        return None
+    lo, hi = _number(record.get("min")), _number(record.get("max"))
+    finite = lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi)
+    special = any(not math.isfinite(v) for row in rows for v in row)
+    if not finite and not special:
+        return None
+    lo, hi = (lo, hi) if finite else (0.0, 0.0)
+    assert lo is not None and hi is not None
+    if lo == hi and not special:
+        return None
+    diverging = lo < 0
+    limit = max(abs(lo), abs(hi)) or 1.0
+    cols = len(rows[0])
+    cell_px = max(1, min(MAX_CELL_PX, TARGET_PX // max(len(rows), cols)))
+    png = _png(rows, cols, cell_px, lambda v: colour(v / limit, DIVERGING_STOPS) if diverging else
+               colour((v - lo) / (hi - lo) if hi > lo else 0.5, SEQUENTIAL_STOPS))
+    block = record.get("block")
+    text = (lambda v: format_number(int(v))) if integral else format_number
+    return {
+        "name": hashlib.sha1(png).hexdigest()[:8] + ".png",
+        "png": png,
+        "width": cols * cell_px,
+        "height": len(rows) * cell_px,
+        "cell_px": cell_px,
+        "scale": "diverging" if diverging else "sequential",
+        "min": text(lo) if finite else "",
+        "max": text(hi) if finite else "",
+        "sampled": bool(record.get("sampled")),
+        "nan": any(math.isnan(v) for row in rows for v in row),
+        "inf": any(math.isinf(v) for row in rows for v in row),
+        "row_index": "",
+        "col_index": "",
+        "whole": True,
+        "block": f"{block[0]}×{block[1]}" if isinstance(block, list) and len(block) == 2 else None,
+        "max_abs": format_number(_number(record.get("max_abs")) or 0.0) if block else None,
+    }
 
 
 class _Gap(float):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tracer.site.animate import is_partial
 from tracer.site.rank_model import RankLine, launches, rank_lines, rank_timelines, trace_step_to_viewer
 from tracer.trace_format import Compute, ErrorInfo, Rendering, Step, Trace, Value, step_frame
 
@@ -74,7 +75,7 @@ def collect_lines(trace: Trace) -> dict[int, LineRecord]:
         frame = step_frame(step)
         if frame["path"] == main:
             record = records.setdefault(frame["line"], LineRecord(line=frame["line"], first_step=index))
-            if not step.get("call"):
+            if not step.get("call") and not is_partial(step):  # an @animate line runs once, over its parts
                 record.runs += 1
                 record.last_step = index
                 for name, value in step["env"].items():

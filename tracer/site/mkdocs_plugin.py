@@ -43,6 +43,7 @@ from tracer.site.rank_model import steps_text
 from tracer.site.render_cache import Entry, RenderCache, renderer_version
 from tracer.site.sanitize import csp_meta
 from tracer.site.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
+from tracer.site.animate import expand_animations
 from tracer.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
 from tracer.site.units import human_bytes
 from tracer.site.viewer_data import viewer_data_text
@@ -107,6 +108,14 @@ def device_text(environment: Environment) -> str:
     return "CPU"
 
 
+# The site's own stylesheets and scripts (assets/), linked from every page in this order. The viewer
+# is plain scripts: the core first, then its controllers (their order is the URL's flag order), then
+# plugins that use only its public surface.
+STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
+SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
+           "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js",
+           "viewer-sync.js", "ranks.js")
+
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
 
 
@@ -130,8 +139,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.assets_dir = Path(self.config.assets_dir or layout.ASSETS_DIR)
         self.env = template_env(Path(self.config.templates_dir or layout.TEMPLATES_DIR))
         # The site's own CSS/JS is linked from every page without the course listing it.
-        for attr, names in (("extra_css", ("site.css", "viewer.css", "ranks.css")),
-                            ("extra_javascript", ("ranks.js", "viewer.js"))):
+        for attr, names in (("extra_css", STYLESHEETS), ("extra_javascript", SCRIPTS)):
             listed = [str(entry) for entry in config[attr]]
             for name in names:
                 if layout.ASSETS_URL + name not in listed:
@@ -157,7 +165,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         try:
             if lecture is None or lecture.failure is not None:
                 raise TraceError(f"no page for lecture {path.stem!r} to keep it beside")
-            trace = load_trace(path)
+            trace = expand_animations(load_trace(path))
             why = publishable(lecture.trace, trace)
             if why:
                 raise TraceError(why)
@@ -178,7 +186,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             key = self.cache.key(fallback, content, self.settings)
             cached = self.cache.get(key)
             # An entry exists only for a trace that validated when it was rendered: its bytes are the same.
-            trace = json.loads(content) if cached is not None else load_trace(path)
+            loaded = json.loads(content) if cached is not None else load_trace(path)
+            trace = expand_animations(loaded)  # step numbers on the site count @animate's parts
         except OSError as exc:
             self._broken(fallback, path, f"{self._shown(path)}: cannot read ({exc.strerror})")
             return

@@ -1,6 +1,9 @@
 """The read-mode document of one lecture as plain records, built from its trace.
 
-The document follows the lecture's main file in source order. Each executed statement shows as a
+The document follows the lecture as it ran: the function the lecture starts in (``main``, with
+module-level code) in source order, and each other top-level function's code right after the
+line that first stepped into it (``_in_run_order``), so the page opens with the lecture's first
+prose, not with the helpers defined above ``main``. Each executed statement shows as a
 code line (hidden ``@hide`` lines left out); a statement that only calls ``text``/``note``/``image``/
 ``link``/``plot`` (or a helper that only rendered) shows its renderings instead, consecutive inline
 ones (prose, links) as one paragraph; after a statement that recorded values, errors,
@@ -134,7 +137,90 @@ def build_document(trace: Trace) -> list[Block]:
     tree = source_map(source).tree  # parsed once per source, shared with viewer_data and the cards
     statements = _statements(tree)
     shown, ran = _shown_lines(trace, tree, statements, records, lines)
-    return _blocks(lines, shown, ran, statements, records)
+    return _in_run_order(trace, tree, _blocks(lines, shown, ran, statements, records), statements)
+
+
+def _first_line(block: Block) -> int:
+    return block.lines[0].line if isinstance(block, CodeBlock) else block.record.line
+
+
+def _in_run_order(trace: Trace, tree: ast.Module, blocks: list[Block], statements: dict[int, _Statement]) -> list[Block]:
+    """The file-order blocks regrouped by top-level function: the one the first step ran in (and
+    module-level code, and functions that never ran) in file order; every other function's blocks
+    right after the statement that first stepped into it (after its annotation), recursively."""
+    main = trace["lecture"]["path"]
+    spans = [(min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno)
+             for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+
+    def owner(line: int) -> int | None:  # the first line of the top-level definition holding ``line``
+        return next((start for start, end in spans if start <= line <= end), None)
+
+    entered: dict[int, tuple[int | None, int]] = {}  # owner -> (caller's owner, caller's statement line)
+    root: int | None = None
+    for step in trace["steps"]:
+        frames = [f for f in step["stack"] if f["path"] == main]
+        if not frames:
+            continue
+        if root is None:
+            root = owner(frames[0]["line"])
+        for caller, callee in zip(frames, frames[1:]):
+            into = owner(callee["line"])
+            if into is not None and into != root and into not in entered and owner(caller["line"]) != into:
+                entered[into] = (owner(caller["line"]), caller["line"])
+    if not entered:
+        return blocks
+    groups: dict[int | None, list[Block]] = {}
+    for block in blocks:
+        key = owner(_first_line(block))
+        groups.setdefault(key if key in entered else None, []).append(block)
+    after: dict[int, list[int]] = {}  # a caller's statement line -> the functions it first stepped into
+    for into, (_caller_owner, line) in entered.items():
+        after.setdefault(line, []).append(into)
+    ordered: list[Block] = []
+    placed: set[int] = set()
+
+    def emit(key: int | None) -> None:
+        group = groups.get(key, [])
+        for index, block in enumerate(group):
+            if isinstance(block, Annotation):
+                ordered.append(block)
+                enter(block.record.line)
+                continue
+            # split the code after a statement that stepped into a function (unless its annotation
+            # comes next: the function follows the annotation then)
+            piece: list[CodeLine] = []
+            lines, k = block.lines, 0
+            while k < len(lines):
+                code = lines[k]
+                piece.append(code)
+                k += 1
+                if not any(into not in placed for into in after.get(code.line, ())):
+                    continue
+                end = statements[code.line].end if code.line in statements else code.line
+                while k < len(lines) and lines[k].line <= end:  # the statement's other lines
+                    piece.append(lines[k])
+                    k += 1
+                annotated = (k == len(lines) and index + 1 < len(group) and isinstance(group[index + 1], Annotation)
+                             and group[index + 1].record.line == code.line)
+                if not annotated:
+                    ordered.append(CodeBlock(piece))
+                    piece = []
+                    enter(code.line)
+            if piece:
+                ordered.append(CodeBlock(piece))
+
+    def enter(line: int) -> None:
+        for into in after.get(line, ()):
+            if into not in placed:
+                placed.add(into)
+                emit(into)
+
+    emit(None)
+    for key in entered:  # a function whose caller is not shown: at the end, in file order
+        if key not in placed:
+            placed.add(key)
+            emit(key)
+    return ordered
 
 
 def _shown_lines(trace: Trace, tree: ast.Module, statements: dict[int, _Statement],

@@ -72,7 +72,8 @@ def human_count(count: int) -> str:
 
 
 def format_number(value: Any) -> str:
-    """One tensor/array element as text: floats with 4 significant digits, ints as is.
+    """One tensor/array element as text: floats with 4 significant digits (their exact repr when that
+    is no longer), ints as is (grouped).
 
     Elements come from the trace's value previews, so they may be the strings "nan", "inf",
     "-inf", the elision marker "…", or ``[re, im]`` pairs for complex numbers.
@@ -84,7 +85,9 @@ def format_number(value: Any) -> str:
     if isinstance(value, float):
         if value.is_integer() and abs(value) < 1e6:
             return f"{value:,.1f}" if abs(value) >= GROUP_FROM else f"{value:.1f}"
-        return _short_exponent(f"{value:.4g}")
+        rounded = _short_exponent(f"{value:.4g}")
+        exact = _short_exponent(repr(value))
+        return exact if len(exact) <= len(rounded) else rounded  # 5e-324, not 4.941e-324
     if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
         real, imag = value
         sign = "-" if imag < 0 else "+"
@@ -98,32 +101,48 @@ def _short_exponent(text: str) -> str:
 
 
 def readable_number(value: int | float, significant: int | None = None) -> str:
-    """A scalar for reading: thousands separators, scientific notation when very large or small.
+    """A scalar for reading, exact unless ``significant`` is given: thousands separators from
+    ``GROUP_FROM`` on, and a float is the shortest decimal that reads back as it (Python's repr).
 
     ``40000000000.0`` -> "40,000,000,000", ``1234.5`` -> "1,234.5", ``1e-12`` -> "1e-12",
-    ``2**70`` -> "1.18059e+21", ``0.1`` -> "0.1". Floats keep all the digits of their repr unless
-    ``significant`` is given (containers use 6). ``exact_number`` gives the value as Python writes it.
+    ``2**62`` -> "4,611,686,018,427,387,904", ``2.0**53 + 1`` -> "9,007,199,254,740,992",
+    ``5e-324`` -> "5e-324", ``0.1`` -> "0.1". With ``significant`` (containers use 6) floats are
+    rounded to that many digits, scientific below ``SCIENTIFIC_BELOW`` and from ``SCIENTIFIC_FROM``;
+    ``exact_number`` gives the value as Python writes it.
     """
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, int):
-        if abs(value) >= SCIENTIFIC_FROM:
-            try:
-                return _short_exponent(f"{value:.6g}")
-            except OverflowError:  # beyond a float (1e308): leading digits and the exponent, truncated
-                digits = str(abs(value))
-                return f"{'-' if value < 0 else ''}{digits[0]}.{digits[1:6].rstrip('0') or '0'}e+{len(digits) - 1}"
         return f"{value:,}" if abs(value) >= GROUP_FROM else str(value)
     if not math.isfinite(value):
         return repr(value)
     magnitude = abs(value)
+    text = repr(value)
+    if significant is None:
+        if "e" in text:  # Python writes it in scientific notation (from 1e16, and below 1e-4)
+            return _short_exponent(text)
+        if value.is_integer() and magnitude >= GROUP_FROM:
+            return f"{int(value):,}"
+        return f"{value:,}" if magnitude >= GROUP_FROM else text
     if magnitude and (magnitude >= SCIENTIFIC_FROM or magnitude < SCIENTIFIC_BELOW):
-        return _short_exponent(f"{value:.{significant or 6}g}")
+        return _short_exponent(f"{value:.{significant}g}")
     if value.is_integer() and magnitude >= GROUP_FROM:
         return f"{int(value):,}"
-    if significant is not None:
-        return f"{value:,.{significant}g}" if magnitude >= GROUP_FROM else f"{value:.{significant}g}"
-    return f"{value:,}" if magnitude >= GROUP_FROM else repr(value)
+    return f"{value:,.{significant}g}" if magnitude >= GROUP_FROM else f"{value:.{significant}g}"
+
+
+def exact_cell(value: Any) -> str:
+    """One tensor/array element exactly (the preview's float is already the shortest decimal for
+    its dtype), in the forms ``format_number`` takes: ints grouped, floats as repr, "nan", pairs."""
+    if isinstance(value, bool) or isinstance(value, int):
+        return readable_number(value)
+    if isinstance(value, float):
+        return _short_exponent(repr(value))
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
+        real, imag = value
+        sign = "-" if imag < 0 or (imag == 0 and math.copysign(1, imag) < 0) else "+"
+        return f"{exact_cell(float(real))}{sign}{exact_cell(abs(float(imag)))}j"
+    return str(value)
 
 
 def exact_number(value: int | float) -> str:

@@ -1,4 +1,4 @@
-"""The step viewer's data: one lecture's trace turned into ``data.js`` for ``site/assets/viewer.js``.
+"""The step viewer's data: one lecture's trace turned into ``data.js`` for ``site/assets/viewer-*.js``.
 
 ``build_viewer_data(trace, renderer)`` returns plain, JSON-ready data designed so that every key
 press in the browser is a few array lookups: HTML is rendered here once (a card per recorded value,
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tracer.site.animate import animation_part
 from tracer.site.line_records import step_shows_something
 from tracer.site.page_model import is_rendering_only, rendering_statement, section_headings
 from tracer.site.quiz import choose_questions
@@ -71,25 +72,28 @@ class _CardStore:
         return self.cards.add(tuple(self.fragments.add(part) for part in str(html).split("\n")))
 
 
-def _statement_info(source: str) -> tuple[dict[int, tuple[int, str]], dict[str, set[int]], set[int]]:
+def _statement_info(source: str) -> tuple[dict[int, tuple[int, str]], dict[str, set[int]], set[int], set[int]]:
     """From source text: rendering-only candidates (start -> (end line, kind), see
     ``page_model.rendering_statement``), each function's first body lines (for spotting a new
-    call), and the lines of ``return`` statements."""
+    call), the lines of ``return`` statements, and the ``def`` lines (a ``def f(q):  # @inspect q``
+    step opens the activation its body goes on with)."""
     facts = source_map(source)
     spans: dict[int, tuple[int, str]] = {}
     first_lines: dict[str, set[int]] = {}
+    def_lines: set[int] = set()
     for node in facts.stmts:
         kind = rendering_statement(node)
         if kind:
             spans[node.lineno] = (node.end_lineno or node.lineno, kind)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            def_lines.add(node.lineno)
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and len(body) > 1:
                 body = body[1:]  # docstrings produce no line events
             # a loop header as first statement is revisited within one call, so it proves nothing
             if body and not isinstance(body[0], (ast.For, ast.AsyncFor, ast.While)):
                 first_lines.setdefault(node.name, set()).add(body[0].lineno)
-    return spans, first_lines, set(facts.returns)
+    return spans, first_lines, set(facts.returns), def_lines
 
 
 def frame_activations(trace: Trace) -> tuple[list[int], list[int]]:
@@ -115,11 +119,13 @@ def frame_activations(trace: Trace) -> tuple[list[int], list[int]]:
         new = previous < 0
         if not new:
             before = step_frame(steps[previous])
-            first_lines = infos.get(frame["path"], ({}, {}, set()))[1]
-            before_returns = infos.get(before["path"], ({}, {}, set()))[2]
+            first_lines, _returns, def_lines = infos.get(frame["path"], ({}, {}, set(), set()))[1:]
+            before_returns = infos.get(before["path"], ({}, {}, set(), set()))[2]
             new = (before["function"] != frame["function"] or before["path"] != frame["path"]
                    or (before["line"] in before_returns and not steps[previous].get("call"))
-                   or (frame["line"] in first_lines.get(frame["function"], ()) and before["line"] != frame["line"]))
+                   or (frame["line"] in first_lines.get(frame["function"], ()) and before["line"] != frame["line"]
+                       and before["line"] not in def_lines)  # the def line's entry step opened this call
+                   or frame["line"] in def_lines)  # an entry step (def f(q):  # @inspect q) opens one
         if new:
             caller = last_at_depth[depth - 1] if depth >= 1 and depth - 1 < len(last_at_depth) else -1
             while len(active) <= depth:
@@ -187,10 +193,14 @@ def reveal_steps(visits: list[tuple[int, int]], line_count: int) -> list[int]:
 def _file_paths(trace: Trace) -> list[str]:
     """Every file step mode shows: the trace's sources, then any other file a step ran in."""
     paths = list(trace["files"])
-    for step in trace["steps"]:
-        for frame in step["stack"]:
-            if frame["path"] not in paths:
-                paths.append(frame["path"])
+    seen = set(paths)
+    # Every position is in the frame table once; walking each step's stack instead would cost the
+    # steps times their depth (a deep recursion's page).
+    frames = trace.get("frames") or [frame for step in trace["steps"] for frame in step["stack"]]
+    for frame in frames:
+        if frame["path"] not in seen:
+            seen.add(frame["path"])
+            paths.append(frame["path"])
     return paths
 
 
@@ -247,6 +257,7 @@ def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepConten
     main = trace["lecture"]["path"]
     shown = _StepContents(_CardStore(), _Interner(), line_renderings=[{} for _ in paths],
                           recorded_other=[set() for _ in paths])
+    built: list[int] = []  # the blocks shown so far by the @animate line being stepped through
     for index, step in enumerate(trace["steps"]):
         frame = step_frame(step)
         f = file_index[frame["path"]]
@@ -268,6 +279,10 @@ def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepConten
             shown.recorded_other[f].add(frame["line"])
         if step["renderings"]:
             blocks = [shown.renderings.add(str(html)) for html in renderer.rendering_blocks(step["renderings"])]
+            part = animation_part(step)
+            if part is not None and part[0] > 1:  # an @animate line: its renderings build up, part by part
+                blocks = built + blocks
+            built = blocks
             shown.line_renderings[f].setdefault(str(frame["line"]), []).append([index, blocks])
             if frame["path"] != main:
                 # as in read mode, a helper's renderings also show at the lecture line that called it
@@ -293,7 +308,7 @@ def _file_entry(trace: Trace, path: str, f: int, renderer: Any, where: _StepPlac
                 shown: _StepContents) -> dict[str, Any]:
     """One file of ``files``: its highlighted lines, hidden lines, rendering-only spans and reveal steps."""
     lines = [str(html) for html in renderer.code_lines(path, directives="wrap")]  # raw mode shows directives
-    spans, _first, _returns = _statement_info(source_text(trace, path))
+    spans = _statement_info(source_text(trace, path))[0]
     rendered = shown.line_renderings[f]
     return {
         "path": path,
@@ -369,12 +384,12 @@ def _snapshots(count: int, act_prev: list[int], env: dict[str, list[list[Any]]],
 
 
 def card_html(data: dict[str, Any], card: int) -> str:
-    """The HTML of a value card, as viewer.js assembles it."""
+    """The HTML of a value card, as viewer-values.js assembles it."""
     return "\n".join(data["fragments"][k] for k in data["cards"][card])
 
 
 def accumulated_env(data: dict[str, Any], step: int) -> dict[str, int]:
-    """The variables panel at ``step``: name -> card index, as viewer.js computes it."""
+    """The variables panel at ``step``: name -> card index, as viewer-values.js computes it."""
     chain: list[int] = []
     cursor = step
     while cursor >= 0 and str(cursor) not in data["snapshots"]:

@@ -83,7 +83,8 @@ def test_a_new_lecturer_s_first_week(tmp_path, browser):
     venv = tmp_path / "laptop" / ".venv"
     run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)
     run(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--quiet", "-c",
-        REPO / "constraints.txt", f"chalktrace[torch] @ {wheel.as_uri()}", cwd=tmp_path, env=env)
+        REPO / "constraints.txt", f"chalktrace[torch] @ {wheel.as_uri()}", cwd=tmp_path, env=env,
+        timeout=1800)  # torch itself: minutes on a loaded machine
     chalktrace = venv / "bin" / "chalktrace"
 
     # 2. a course and its first lecture

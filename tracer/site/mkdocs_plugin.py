@@ -186,7 +186,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             key = self.cache.key(fallback, content, self.settings)
             cached = self.cache.get(key)
             # An entry exists only for a trace that validated when it was rendered: its bytes are the same.
-            loaded = json.loads(content) if cached is not None else load_trace(path)
+            loaded = load_trace(path, validate=cached is None)
             trace = expand_animations(loaded)  # step numbers on the site count @animate's parts
         except OSError as exc:
             self._broken(fallback, path, f"{self._shown(path)}: cannot read ({exc.strerror})")

@@ -1,4 +1,4 @@
-"""Fuzzing the value path (issue 13): generated values -> encoder -> trace JSON -> schema -> page card.
+"""Fuzzing the value path: generated values -> encoder -> trace JSON -> schema -> page card.
 
 Hypothesis generates nested containers, huge and tiny numbers, NaN/Inf, odd strings (lone
 surrogates, markup, control characters), numpy arrays and torch tensors of every dtype (complex,
@@ -21,12 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from tracer import layout
+from tracer.contract import paths
 from tracer.capture.trace_writer import dumps
 from tracer.capture.values import ValueEncoder
-from tracer.site.cards import HtmlRenderer, template_env
-from tracer.trace_format import expand_stacks, validation_error
-from xss_attacks import attack, live_content
+from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.contract.trace_format import expand_stacks, validation_error
+from helpers.xss_attacks import attack, live_content
 
 FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -112,7 +112,7 @@ def _trace(value_record: dict) -> dict:
     return header, step
 
 
-_ENV = template_env(layout.TEMPLATES_DIR)
+_ENV = template_env(paths.TEMPLATES_DIR)
 
 
 @FUZZ
@@ -140,7 +140,7 @@ def test_every_torch_dtype_and_zero_size_shape(dtype, shape):
     json.dumps(record, allow_nan=False)
 
 
-# -- lecture prose: the sanitizer (issue 19) ------------------------------------------------------
+# -- lecture prose: the sanitizer keeps no live script ------------------------------------------------------
 def _page_markdown():
     """A Markdown converter with the extensions a lecture page is built with (mkdocs.yml plus the
     sanitizer the plugin adds)."""
@@ -148,7 +148,7 @@ def _page_markdown():
     from mkdocs.config import load_config
 
     config = load_config(str(Path(__file__).resolve().parent.parent / "mkdocs.yml"))
-    extensions = [*config["markdown_extensions"], "tracer.site.sanitize"]
+    extensions = [*config["markdown_extensions"], "tracer.site.markdown_ext.sanitize"]
     return markdown.Markdown(extensions=extensions, extension_configs=config["mdx_configs"])
 
 
@@ -157,7 +157,7 @@ def _page_markdown():
 def test_attack_strings_never_reach_html_live(prose):
     """Generated XSS filter-evasion strings through both paths lecture prose takes to HTML: the
     read page's Markdown (every mkdocs.yml extension, then the sanitizer) and the step viewer's."""
-    from tracer.site.mathml import render_markdown
+    from tracer.site.markdown_ext.mathml import render_markdown
 
     for html in (render_markdown(prose), _page_markdown().convert(prose)):
         assert live_content(html) == [], (prose, html)

@@ -1,4 +1,4 @@
-"""The authoring API that lectures import: text, image, video, link, note, plot, graph, system_text, speaker_note.
+"""The authoring API that lectures import: text, image, video, link, note, plot, table, graph, system_text, speaker_note.
 
 Each call turns its arguments into a plain rendering record (see ``trace_format.Rendering``) and
 hands it to the active recorder, which attaches it to the lecture line being executed (for a call
@@ -25,8 +25,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Iterator, Protocol
 
-from tracer.capture import graphs, media_cache, references, remote
-from tracer.source_map import read_source, source_map
+from tracer.capture import graphs, media_cache, references, remote, tables
+from tracer.contract.source_facts import read_source, source_facts
 
 
 class RenderingSink(Protocol):
@@ -300,7 +300,7 @@ def _record_attrs(record: Any) -> dict[str, Any]:
 @functools.lru_cache(maxsize=64)
 def _class_lines(filename: str, _mtime_ns: int) -> dict[str, int]:
     """Qualified class name -> line of its ``class`` statement, parsed once per file."""
-    return source_map(read_source(filename)).class_lines
+    return source_facts(read_source(filename)).class_lines
 
 
 def _definition(obj: Any) -> tuple[str | None, int]:
@@ -383,10 +383,22 @@ def link(target: Any = None, *, title: str | None = None, url: str | None = None
     _emit(rendering)
 
 
-def plot(spec: dict[str, Any]) -> None:
-    """Record a chart as a Vega-Lite spec (plain data; the site draws it)."""
+def plot(spec: Any) -> None:
+    """Record a chart: a Vega-Lite spec (plain data; the site draws it), or a matplotlib figure
+    (drawn to SVG now, while traced: the site needs no matplotlib)."""
+    if tables.is_figure(spec):
+        if _sink is None:
+            return
+        svg = tables.figure_svg(spec)
+        if len(svg) > tables.MAX_FIGURE_SVG_CHARS:
+            raise ValueError(f"plot(): the figure is {len(svg):,} characters as SVG (at most "
+                             f"{tables.MAX_FIGURE_SVG_CHARS:,}); plot fewer points or rasterize the artists")
+        suptitle = getattr(spec, "_suptitle", None)
+        title = suptitle.get_text() if suptitle is not None else ""
+        _emit({"type": "plot", "svg": svg, "title": title or "matplotlib figure"})
+        return
     if not isinstance(spec, dict):
-        raise TypeError(f"plot() takes a Vega-Lite spec dict, got {type(spec).__name__}")
+        raise TypeError(f"plot() takes a Vega-Lite spec dict or a matplotlib figure, got {type(spec).__name__}")
     rendering: dict[str, Any] = {"type": "plot", "spec": _jsonable(spec)}
     data = rendering["spec"].get("data")
     values = data.get("values") if isinstance(data, dict) else None
@@ -397,4 +409,13 @@ def plot(spec: dict[str, Any]) -> None:
         rendering["truncated"] = {"data_points": len(values)}
         _warn(f"plot(): {len(values):,} data points; kept every {step:,}th ({len(data['values']):,}), "
               f"a plot keeps at most {limit:,}")
+    _emit(rendering)
+
+
+def table(data: Any, max_rows: int = tables.MAX_TABLE_ROWS) -> None:
+    """Show data as a table: a pandas DataFrame or Series, a 1-D or 2-D array or tensor, a list of
+    records (dicts or dataclasses) or of rows. The first ``max_rows`` rows are kept, with the count."""
+    rendering = tables.table_rendering(data, max_rows)
+    if rendering["total_rows"] > len(rendering["rows"]):
+        _warn(f"table(): {rendering['total_rows']:,} rows; the page shows the first {len(rendering['rows']):,}")
     _emit(rendering)

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from tracer import layout
+from tracer.contract import paths
 from tracer.capture.remote import FetchError, Remote, current
-from tracer.trace_format import write_atomic
+from tracer.contract.trace_format import write_atomic
 
 CACHE_FILE = "arxiv.json"
 _ATOM = "{http://www.w3.org/2005/Atom}"
@@ -115,7 +115,7 @@ def metadata(url: str, remote: Remote | None = None) -> dict[str, Any] | None:
         fetched = remote.fetch(query, max_bytes=2_000_000)
     except FetchError as exc:
         remote.warn(f"arXiv metadata unavailable ({exc}): arXiv citations missing from "
-                    f"{layout.shown_path(cache.path, remote.project_root)} are labelled by their title or id")
+                    f"{paths.shown_path(cache.path, remote.project_root)} are labelled by their title or id")
         return None
     fields = parse_feed(fetched.body, paper)
     if fields is None:

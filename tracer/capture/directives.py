@@ -1,7 +1,7 @@
 """Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``,
-``@ask``, ``@noask``, ``@raises`` (read from the trace by ``tracer.trace_problems``), ``@animate``.
+``@ask``, ``@noask``, ``@raises`` (read from the trace by ``tracer.commands.trace_problems``), ``@animate``.
 
-A file is parsed once (a direct scan for comments; statement extents from ``tracer.source_map``)
+A file is parsed once (a direct scan for comments; statement extents from ``tracer.contract.source_facts``)
 into a map from the line that Python reports for a statement (its first line) to a ``Directives``
 record, so the recorder's per-line callback only does a dict lookup. A directive written on any
 physical line of a multi-line simple statement applies to the whole statement; ``@inspect`` on a
@@ -25,10 +25,10 @@ import io
 import tokenize
 from dataclasses import dataclass, field
 
-from tracer.source_map import DIRECTIVE_NAMES, NAME_PATH, parse_ask, parse_directive_comment, source_map
+from tracer.contract.source_facts import DIRECTIVE_NAMES, NAME_PATH, parse_ask, parse_directive_comment, source_facts
 
 ALL_LOCALS = "*"  # in ``FileDirectives.entries``: a bare ``@inspect`` on a def line (every argument)
-KNOWN = DIRECTIVE_NAMES  # one list for both sides (tracer.source_map)
+KNOWN = DIRECTIVE_NAMES  # one list for both sides (tracer.contract.source_facts)
 _NAME = NAME_PATH
 # One way to split a comment into directives and arguments, for both sides (the site reads @ask).
 parse_comment = parse_directive_comment
@@ -122,7 +122,7 @@ def _is_speaker_note(node: ast.stmt) -> bool:
 
 def parse_source(source: str) -> FileDirectives:
     """Parse a whole file's directives. Raises SyntaxError for source Python cannot parse."""
-    facts = source_map(source)  # the one parse of this text, shared with the site side
+    facts = source_facts(source)  # the one parse of this text, shared with the site side
     if facts.error is not None:
         raise facts.error
     owner, statements, strings = facts.owner, facts.statements, list(facts.strings)

@@ -5,7 +5,7 @@ and ``edges`` as ``{"data": {...}, "position": {"x", "y"}, "classes": "..."}``, 
 (``{"name": "preset"}`` uses the nodes' positions; ``breadthfirst``, ``circle``, ``grid``,
 ``concentric`` and ``cose`` are laid out when the site is built), a ``stylesheet`` of
 ``{"selector", "style"}`` rules, and the drawing's ``width``/``height`` in pixels. The site draws it
-as SVG (``tracer.site.graph_svg``); nothing here lays anything out. ``checked_spec`` validates a spec
+as SVG (``tracer.site.cards.graph_svg``); nothing here lays anything out. ``checked_spec`` validates a spec
 (made here or by hand) and raises a one-line error naming what is wrong.
 """
 

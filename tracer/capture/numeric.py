@@ -27,7 +27,7 @@ import math
 import zlib
 from typing import Any
 
-from tracer.trace_format import HEATMAP_CODE_NAN, HEATMAP_CODE_NEG_INF, HEATMAP_CODE_POS_INF, HEATMAP_CODE_TOP
+from tracer.contract.trace_format import HEATMAP_CODE_NAN, HEATMAP_CODE_NEG_INF, HEATMAP_CODE_POS_INF, HEATMAP_CODE_TOP
 
 WHOLE_BELOW = 1e16  # a whole-number element below this is written with every integer digit
 HEATMAP_CELLS = 128  # the most cells a heatmap has along either side

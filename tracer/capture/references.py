@@ -2,7 +2,7 @@
 
 A ``Reference`` is a plain record (title, authors, organization, date, url, description, notes);
 ``link(reference)`` shows it as a compact citation with its details in a panel, exactly as any
-record with those fields. ``url_reference(url, **fields)`` makes one from a URL: for an arXiv paper,
+record with those fields; its ``label`` is that citation's label. ``url_reference(url, **fields)`` makes one from a URL: for an arXiv paper,
 while a lecture is traced, title, authors, date and abstract come from arXiv (``capture.arxiv``,
 through the course cache) and the given fields add to or override them; with no metadata the
 record keeps the URL and is titled by the given title or the paper's id. Courses build their
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracer.capture import arxiv
+from tracer.contract.citation_label import citation_label
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,12 @@ class Reference:
     url: str | None = None
     description: str | None = None
     notes: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The short label the page shows for this record (``[Kaplan+ 2020]``), else ``[title]``."""
+        fields = {"authors": self.authors, "organization": self.organization, "date": self.date}
+        return citation_label(fields, self.title) or f"[{self.title or self.url or '?'}]"
 
 
 def arxiv_fields(url: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 import tomllib
 import urllib.error
 import urllib.request
@@ -29,14 +30,16 @@ from pathlib import Path
 from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
-from tracer import layout
+from tracer.contract import paths
 
 CACHE_DIR = "cache"  # beside the lecture files: lectures/cache/
 DEFAULT_MAX_MEDIA_BYTES = 20_000_000  # a remote image or video larger than this is linked, not embedded
 DEFAULT_ARXIV_API = "https://export.arxiv.org/api/query"
 FETCH_TIMEOUT_SECONDS = 15.0
+RETRIES = 2  # a busy answer (429/503) is asked again this many times, after the wait it names
+MAX_WAIT_SECONDS = 10.0
 USER_AGENT = "chalktrace (lecture tracer; fetches each file once into the course cache)"
-_PACKAGE_DIR = str(layout.PACKAGE_DIR) + os.sep
+_PACKAGE_DIR = str(paths.PACKAGE_DIR) + os.sep
 
 
 class FetchError(Exception):
@@ -48,6 +51,12 @@ class TooLarge(FetchError):
         self.nbytes = nbytes  # None when the server did not say and the download passed the limit
         self.limit = limit
         super().__init__(f"larger than {limit:,} bytes" if nbytes is None else f"{nbytes:,} bytes, over the {limit:,}-byte limit")
+
+
+class _Busy(Exception):
+    def __init__(self, code: int, wait_s: float) -> None:
+        self.code = code
+        self.wait_s = wait_s
 
 
 @dataclass
@@ -108,7 +117,7 @@ class Remote:
             frame = frame.f_back  # type: ignore[assignment]
         if frame is None:
             return "lecture"
-        path = layout.project_relpath(frame.f_code.co_filename, self.project_root) or frame.f_code.co_filename
+        path = paths.project_relpath(frame.f_code.co_filename, self.project_root) or frame.f_code.co_filename
         return f"{path}:{frame.f_lineno}"
 
     # -- fetching ----------------------------------------------------------------------------------
@@ -122,6 +131,16 @@ class Remote:
         if self.fetch_via:
             parts = urlsplit(url)
             url = f"{self.fetch_via.rstrip('/')}/{parts.netloc}{parts.path}" + (f"?{parts.query}" if parts.query else "")
+        for attempt in range(RETRIES + 1):
+            try:
+                return self._get(url, host, max_bytes)
+            except _Busy as busy:  # arXiv answers 503 with Retry-After when asked too fast
+                if attempt == RETRIES:
+                    raise FetchError(f"HTTP {busy.code}: {host} is busy") from None
+                time.sleep(busy.wait_s)
+        raise AssertionError("unreachable")
+
+    def _get(self, url: str, host: str, max_bytes: int | None) -> Fetched:
         request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
@@ -133,6 +152,9 @@ class Remote:
                     raise TooLarge(None, max_bytes)
                 return Fetched(body, response.headers.get_content_type())
         except urllib.error.HTTPError as exc:
+            if exc.code in (429, 503):
+                after = exc.headers.get("Retry-After", "") if exc.headers else ""
+                raise _Busy(exc.code, min(float(after), MAX_WAIT_SECONDS) if after.isdigit() else 1.0) from None
             raise FetchError(f"HTTP {exc.code} {exc.reason}") from None
         except (urllib.error.URLError, OSError, ValueError) as exc:
             reason = getattr(exc, "reason", exc)

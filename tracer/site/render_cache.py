@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tracer import layout
-from tracer.trace_format import SCHEMA_VERSION
+from tracer.contract import paths
+from tracer.contract.trace_format import SCHEMA_VERSION
 
 CACHE_DIR = "build/.chalktrace-cache"  # relative to the project root (build/ is never committed)
 SITE_CODE = Path(__file__).resolve().parent  # tracer/site: its modules, templates and assets
@@ -55,9 +55,7 @@ def renderer_version(templates_dir: Path, assets_dir: Path) -> str:
     """A digest of everything that renders a lecture: the site code with its own templates and assets,
     a course's templates or assets when it has its own, and the trace format."""
     digest = hashlib.sha256(f"schema {SCHEMA_VERSION}\0".encode())
-    for name in ("trace_format.py", "trace.schema.json", "layout.py"):
-        with contextlib.suppress(OSError):
-            digest.update((layout.PACKAGE_DIR / name).read_bytes())
+    digest.update(_files_digest([paths.PACKAGE_DIR / "contract"]).encode())  # the trace format, the paths
     own = [d.resolve() for d in (templates_dir, assets_dir) if d.is_dir() and not d.resolve().is_relative_to(SITE_CODE)]
     digest.update(_files_digest([SITE_CODE, *own]).encode())
     return digest.hexdigest()[:16]

@@ -1,0 +1,140 @@
+"""tracer/commands/init.py (``chalktrace init DIR``): the files of a new course, and never overwriting.
+
+That the new course traces and builds with chalktrace installed from a wheel is tests/test_packaging.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from importlib import metadata
+from pathlib import Path
+
+import yaml
+from packaging.requirements import Requirement
+
+from tracer import cli
+from tracer.commands.init import create_course, site_requirement
+
+EXPECTED = [".ci/run", ".github/workflows/site.yml", ".gitignore", "README.md", "lectures/hello.py", "mkdocs.yml",
+            "requirements-site.txt", "requirements.txt", "site/docs/index.md"]
+
+
+def test_init_writes_a_course(tmp_path):
+    course = tmp_path / "intro-to-ml"
+    assert create_course(course) == EXPECTED
+    assert (course / "site" / "traces").is_dir()
+    assert os.access(course / ".ci" / "run", os.X_OK)
+    assert "site_name: intro to ml" in (course / "mkdocs.yml").read_text()
+    assert "  - chalktrace" in (course / "mkdocs.yml").read_text()
+    readme = (course / "README.md").read_text().splitlines()
+    assert readme[0] == "# intro to ml"
+    commands = [line for line in readme[:6] if line.startswith(".venv/") or line.startswith("python3 -m venv")]
+    assert len(commands) == 2 and "chalktrace build" in commands[0] and "chalktrace check" in commands[1]
+    assert "<!-- chalktrace:lectures -->" in (course / "site" / "docs" / "index.md").read_text()
+    compile((course / "lectures" / "hello.py").read_text(), "hello.py", "exec")
+
+
+def test_init_refuses_a_directory_with_files(tmp_path, capsys):
+    (tmp_path / "keep.txt").write_text("mine")
+    assert cli.main(["init", str(tmp_path)]) == 2
+    assert "already exists and is not empty" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
+def test_init_command_and_name_option(tmp_path):
+    assert cli.main(["init", str(tmp_path / "c"), "--name", "Systems 101", "-q"]) == 0
+    assert (tmp_path / "c" / "README.md").read_text().startswith("# Systems 101\n")
+
+
+def requirement_lines(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+
+
+def test_init_requirement_option_says_where_chalktrace_comes_from(tmp_path):
+    spec = "chalktrace[torch] @ file:///wheels/chalktrace-0.1.0-py3-none-any.whl"
+    assert cli.main(["init", str(tmp_path / "b"), "--requirement", spec, "-q"]) == 0
+    assert requirement_lines(tmp_path / "b" / "requirements.txt") == [spec]
+    assert requirement_lines(tmp_path / "b" / "requirements-site.txt") == [
+        "chalktrace @ file:///wheels/chalktrace-0.1.0-py3-none-any.whl"]
+    assert site_requirement("chalktrace") == "chalktrace" and site_requirement("chalktrace[torch]>=0.1") == "chalktrace>=0.1"
+    create_course(tmp_path / "a")
+    readme = (tmp_path / "a" / "README.md").read_text()
+    assert "`chalktrace[torch]`" not in readme and "`requirements-site.txt`" in readme
+    assert "--requirement SPEC" in readme and "git+https://" in readme  # how to pin another source
+
+
+def test_the_default_requirement_pins_the_installed_source(tmp_path):
+    """Never a bare name: the package index may serve a stranger's package under any free name."""
+    create_course(tmp_path / "a")
+    (line,) = requirement_lines(tmp_path / "a" / "requirements.txt")
+    requirement = Requirement(line)
+    assert requirement.name == "chalktrace" and requirement.extras == {"torch"}
+    # This checkout is installed editable (tasks.py), so its origin is the checkout's directory.
+    origin = json.loads(metadata.distribution("chalktrace").read_text("direct_url.json") or "{}")
+    if origin:
+        assert requirement.url == origin["url"]
+    else:
+        assert str(requirement.specifier).startswith("==")
+    (site_line,) = requirement_lines(tmp_path / "a" / "requirements-site.txt")
+    assert Requirement(site_line).extras == set() and Requirement(site_line).url == requirement.url
+
+
+def distributions_named(text: str) -> set[str]:
+    """Names of the distributions a requirements file or a shell line asks pip to install."""
+    names = set()
+    for line in text.splitlines():
+        line = line.split("   #")[0].strip()
+        if "pip install" in line:
+            words = shlex.split(line.split("pip install", 1)[1].split("&&")[0])
+            names |= {Requirement(w).name for w in words if not w.startswith(("-", "$")) and not w.endswith(".txt")}
+    return names
+
+
+def test_no_template_file_names_a_distribution_that_is_not_ours(tmp_path):
+    course = tmp_path / "c"
+    written = create_course(course)
+    named: set[str] = set()
+    for relative in written:
+        text = (course / relative).read_text()
+        if relative.startswith("requirements"):
+            named |= {Requirement(line).name for line in requirement_lines(course / relative)}
+        else:
+            named |= distributions_named(text)
+    assert named == {"chalktrace"}
+    assert "lectrace" not in "".join((course / relative).read_text() for relative in written)
+
+
+def commands(line: str) -> list[str]:
+    """The commands of one shell line: split at &&, a trailing comment dropped."""
+    line = line.split("   #")[0]
+    return [" ".join(shlex.split(part)) for part in line.split("&&")]
+
+
+def test_the_workflow_runs_the_readme_commands_and_the_ci_script(tmp_path):
+    course = tmp_path / "c"
+    create_course(course)
+    readme = (course / "README.md").read_text().splitlines()
+    build_line, test_line = [line for line in readme[:6] if line.startswith((".venv/", "python3 -m venv"))]
+    (publish_line,) = [line for line in readme if "requirements-site.txt &&" in line]
+
+    ci = [c for line in (course / ".ci" / "run").read_text().splitlines()
+          if line.strip().startswith((".venv/", "python3 -m venv")) and "CHALKTRACE_PACKAGE" not in line
+          for c in commands(line.strip())]  # CHALKTRACE_PACKAGE: an override for testing a wheel
+    # .ci/run: the README's set-up (venv, requirements.txt) and its test command, in that order.
+    assert ci == commands(build_line)[:2] + commands(test_line)
+
+    workflow = yaml.safe_load((course / ".github" / "workflows" / "site.yml").read_text())
+    jobs = workflow["jobs"]
+    runs = {job: [step.get("run") for step in spec["steps"] if "run" in step] for job, spec in jobs.items()}
+    assert runs["check"] == ["bash .ci/run"]
+    assert [commands(r) for r in runs["build"]] == [commands(publish_line)]
+    # The publishing command is the README's set-up-and-build with chalktrace installed without torch.
+    assert commands(publish_line) == [c.replace("requirements.txt", "requirements-site.txt") for c in commands(build_line)]
+    upload = next(s for s in jobs["build"]["steps"] if "upload-pages-artifact" in s.get("uses", ""))
+    site_dir = yaml.safe_load((course / "mkdocs.yml").read_text())["site_dir"]
+    assert upload["with"]["path"] == site_dir == "build/site"
+    assert jobs["build"]["needs"] == "check" and jobs["deploy"]["needs"] == "build"
+    assert any("deploy-pages" in s.get("uses", "") for s in jobs["deploy"]["steps"])
+    assert jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}

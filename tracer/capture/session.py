@@ -359,6 +359,16 @@ class FdCapture:
         self._files = []
 
 
+_TIMER_SIGNALS = frozenset({signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF})
+
+
+def _hold_timer_signals() -> None:
+    """Block the interval timers' signals in this thread: one that fires now stays pending (and is
+    dropped by ``_lecture_signals``) instead of running the lecture's handler in chalktrace's code."""
+    if threading.current_thread() is threading.main_thread():
+        signal.pthread_sigmask(signal.SIG_BLOCK, _TIMER_SIGNALS)
+
+
 @contextlib.contextmanager
 def _lecture_signals(recorder: Recorder) -> Iterator[None]:
     """Signal handlers and interval timers the lecture sets are its own: when it ends, its timers are
@@ -376,7 +386,7 @@ def _lecture_signals(recorder: Recorder) -> Iterator[None]:
         yield
     finally:
         timers = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
-        alarm_signals = {signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF}
+        alarm_signals = _TIMER_SIGNALS
         signal.pthread_sigmask(signal.SIG_BLOCK, alarm_signals)
         try:
             armed = [timer for timer in timers if signal.getitimer(timer)[0] > 0]
@@ -495,6 +505,7 @@ class Session:
                     try:
                         outcome.value = fn(*args, **kwargs)
                     finally:
+                        _hold_timer_signals()  # from here on, the lecture's timers wait (then are dropped)
                         recorder.stop()
             except BaseException as exc:  # SystemExit, KeyboardInterrupt and os._exit too: each is a status
                 outcome.escaped = exc

@@ -218,10 +218,11 @@ def test_heatmap_colours_and_hover(context, site):
 
 CLIP_JS = """() => {
     // Scroll boxes are allowed to hold wider content (code, value grids and heatmaps, storage
-    // drawings, charts); anything else whose content is wider than its box, or that reaches past the
+    // drawings, charts, the phone's row of step-mode buttons); a value's one-line summary ends in "…"
+    // by design; anything else whose content is wider than its box, or that reaches past the
     // viewport's right edge, clips.
     const scrollBoxes = "pre.lt-code, .lt-values, figure.lt-stride, .lt-memory-scroll, .lt-math-display, "
-        + ".lt-plot-spec pre, .highlight pre, .md-typeset__scrollwrap, .lt-v-lines";
+        + ".lt-plot-spec pre, .highlight pre, .md-typeset__scrollwrap, .lt-v-lines, .lt-v-buttons, .lt-v-sum";
     const clipped = [];
     for (const el of document.querySelectorAll(".md-content *, .lt-viewer *")) {
         if (el.matches(scrollBoxes) || el.parentElement.closest(scrollBoxes)) continue;

@@ -279,13 +279,13 @@ def test_speaker_view_shows_the_whole_next_statement(browser, site):
 
 
 def test_whole_tensor_heatmaps_name_the_element_or_block_under_the_pointer(browser, site):
-    context = viewer_context(browser, viewport={"width": 1280, "height": 900})
-    page = context.__enter__().new_page()
+    context, page = open_page(browser, site, "attention_view", "#step=0", 1280, 900)
     try:
-        page.goto(f"{site}lectures/attention_view/")
-        page.wait_for_function("window.CHALKTRACE_READY !== undefined")
-        for name, cell, expected in (("big", (10, 3), "[10, 3]"), ("pooled", (5, 0), "[10\u201311, 0\u20131]")):
-            whole = f'.lt-read .lt-card[data-name="{name}"] .lt-hm-whole'
+        page.keyboard.press("End")
+        for name, cell, expected in (("pooled", (5, 0), "[10\u201311, 0\u20131]"), ("big", (10, 3), "[10, 3]")):
+            while name not in page.evaluate("CHALKTRACE_VIEWER.parts.values.focus"):
+                page.keyboard.press("ArrowLeft")
+            whole = f'.lt-viewer .lt-card[data-name="{name}"] .lt-hm-whole'  # the current line's card, open
             page.query_selector(whole).scroll_into_view_if_needed()
             rows, cols = map(int, page.get_attribute(whole, "data-cells").split(","))
             box = page.query_selector(f"{whole} img").bounding_box()

@@ -103,7 +103,10 @@
     var box = event.target.closest && event.target.tagName === "IMG" && event.target.closest(".lt-hm");
     var label = box ? describe(box, event) : null;
     if (!label) { if (tip) tip.hidden = true; return; }
-    if (!tip) { tip = document.createElement("div"); tip.className = "lt-hm-tip"; document.body.appendChild(tip); }
+    if (!tip) { tip = document.createElement("div"); tip.className = "lt-hm-tip"; }
+    // in step mode the page's other children are hidden (viewer.css): the tip goes in the viewer
+    var host = box.closest(".lt-viewer") || document.body;
+    if (tip.parentNode !== host) host.appendChild(tip);
     tip.textContent = label;
     tip.hidden = false;
     tip.style.left = (event.clientX + 12) + "px";

@@ -438,12 +438,17 @@ def accumulated_env(data: dict[str, Any], step: int) -> dict[str, int]:
     return state
 
 
-def write_viewer_data(trace: Trace, renderer: Any, out_path: Path, title: str | None = None) -> None:
-    """Write ``data.js`` (``window.CHALKTRACE_DATA = {...};``) atomically; ``title`` replaces the
+def viewer_data_text(trace: Trace, renderer: Any, title: str | None = None) -> str:
+    """The text of ``data.js`` (``window.CHALKTRACE_DATA = {...};``); ``title`` replaces the
     lecture's own in step mode's header (a kept GPU run names its GPU there)."""
     data = build_viewer_data(trace, renderer)
     if title is not None:
         data["lecture"]["title"] = title
-    text = "window.CHALKTRACE_DATA = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
+    return "window.CHALKTRACE_DATA = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
+
+
+def write_viewer_data(trace: Trace, renderer: Any, out_path: Path, title: str | None = None) -> None:
+    """Write ``data.js`` (:func:`viewer_data_text`) atomically."""
+    text = viewer_data_text(trace, renderer, title)
     write_atomic(Path(out_path), text)
     os.chmod(out_path, 0o644)  # write_atomic's temp file is private (0600); a web server must read it

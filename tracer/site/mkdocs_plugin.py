@@ -122,8 +122,8 @@ VIEWER_BUNDLE = "viewer.js"
 
 def viewer_bundle(assets_dir: Path) -> str:
     """SCRIPTS joined in order, each file unchanged under a comment naming it (each is its own IIFE)."""
-    return "".join(f"/* ---- {name} ---- */\n" + (assets_dir / name).read_text(encoding="utf-8").rstrip("\n") + "\n"
-                   for name in SCRIPTS)
+    texts = ((name, (assets_dir / name).read_text(encoding="utf-8")) for name in SCRIPTS)
+    return "".join(f"/* ---- {name} ---- */\n{text}" + ("" if text.endswith("\n") else "\n") for name, text in texts)
 
 
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)

@@ -447,6 +447,10 @@ def _show(value: Any) -> str:
         return f"{value.get('class')} ({show_number(value.get('num_parameters') or 0)} parameters)"
     if kind == "missing":
         return "missing"
+    if kind == "view":  # __lecture_view__: what the object chose to show
+        return f"{value.get('class')}: {_show(value.get('value') or {})}"
+    if kind == "table":
+        return f"table {show_number(value.get('total_rows') or 0)} rows"
     if kind in ("markdown", "note"):
         return f"{kind} {value.get('data')!r}"
     if kind in ("image", "link", "plot"):

@@ -13,7 +13,7 @@ LECTURE = """\
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]  # the course root (this string is the lecture's source)
 sys.path.insert(0, str(ROOT))
 import course_utils  # noqa: E402
 import numpy  # noqa: E402,F401  (installed: never a source)

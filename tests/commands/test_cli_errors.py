@@ -77,3 +77,16 @@ def test_a_traces_folder_that_cannot_be_written_is_one_line_naming_it(traced):
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1, err
     assert "blocked" in lines[0] and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", ["index", "README"])
+def test_a_lecture_named_like_a_path_the_site_reserves_is_refused_with_the_list(tmp_path, name):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    (tmp_path / "lectures").mkdir()
+    lecture = tmp_path / "lectures" / f"{name}.py"
+    lecture.write_text("def main():\n    x = 1\n", encoding="utf-8")
+    code, err = call("run", str(lecture), "-q")
+    assert code == 2
+    assert err.strip() == (f"lectures/{name}.py: the name {name!r} is reserved by the site (its page would not be "
+                           f"at lectures/{name}/); reserved names: index, README; rename the file")
+    assert not (tmp_path / "site").exists()

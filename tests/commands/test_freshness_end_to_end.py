@@ -18,7 +18,7 @@ HELD = """\
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]  # the course root (this string is the lecture's source)
 
 
 def main():
@@ -34,7 +34,7 @@ READER = """\
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]  # the course root (this string is the lecture's source)
 sys.path.insert(0, str(ROOT))
 import course_utils  # noqa: E402
 

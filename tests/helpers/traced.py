@@ -15,7 +15,7 @@ LECTURES = REPO / "tests" / "lectures"
 
 
 @lru_cache(maxsize=1)
-def _out_dir() -> Path:
+def traces_dir() -> Path:
     """One temporary directory per test process for the traces, removed when the process ends."""
     out = Path(tempfile.mkdtemp(prefix="chalktrace-test-traces-"))
     atexit.register(shutil.rmtree, out, ignore_errors=True)
@@ -25,7 +25,7 @@ def _out_dir() -> Path:
 @lru_cache(maxsize=None)
 def trace_path(name: str) -> Path:
     """Path of the trace of ``tests/lectures/NAME.py``, made by ``python -m tracer run``."""
-    out = _out_dir() / f"{name}.json"
+    out = traces_dir() / f"{name}.json"
     subprocess.run([sys.executable, "-m", "tracer", "run", f"tests/lectures/{name}.py", "-o", str(out), "-q"],
                    cwd=REPO, capture_output=True, text=True, timeout=120)
     if not out.is_file():
@@ -42,9 +42,9 @@ def traced(name: str) -> dict:
 
 def trace_all(*names: str) -> None:
     """Trace several lectures in parallel (each tracer run is mostly torch import time)."""
-    todo = [n for n in names if not (_out_dir() / f"{n}.json").is_file()]
+    todo = [n for n in names if not (traces_dir() / f"{n}.json").is_file()]
     procs = [subprocess.Popen([sys.executable, "-m", "tracer", "run", f"tests/lectures/{n}.py", "-o",
-                               str(_out_dir() / f"{n}.json"), "-q"], cwd=REPO,
+                               str(traces_dir() / f"{n}.json"), "-q"], cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for n in todo]
     for proc in procs:
         proc.wait(timeout=120)

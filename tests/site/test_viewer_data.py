@@ -6,6 +6,8 @@ import json
 import stat
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tracer.site.cards.render import HtmlRenderer, template_env
 from tracer.site.step_viewer.viewer_data import (SNAPSHOT_EVERY, accumulated_env, build_viewer_data, card_html, navigation,
@@ -259,6 +261,36 @@ def test_values_named_on_a_def_line_stay_while_the_call_runs():
                                                ["q", "scores", "v"], ["q", "scores", "v"]]
     assert names(data, second[0]) == ["k", "q", "v"] and "4" in card_of(data, second[2], "q")  # a new call: its own
     assert names(data, step_at(data, 16, call=False)) == ["a", "b"]
+
+
+def _first(candidates) -> int:
+    return next(iter(candidates), -1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.booleans(), st.booleans()), max_size=40))
+def test_navigation_targets_follow_their_definitions_at_any_depth(steps):
+    """Each key's target, stated directly (the nearest visible step that qualifies), for any depths."""
+    depths = [d for d, _v, _c in steps]
+    visible = [v for _d, v, _c in steps]
+    calls = [c for _d, _v, c in steps]
+    nav = navigation(depths, visible, calls)
+    n = len(steps)
+    for i, d in enumerate(depths):
+        after = [j for j in range(i + 1, n) if visible[j]]
+        before = [j for j in range(i - 1, -1, -1) if visible[j]]
+        assert nav["next"][i] == _first(after)
+        assert nav["prev"][i] == _first(before)
+        assert nav["over"][i] == _first(j for j in after if depths[j] <= d and not (calls[i] and calls[j]))
+        assert nav["out"][i] == (_first(j for j in after if depths[j] < d) if d >= 1 else -1)
+        assert nav["back_over"][i] == _first(j for j in before if depths[j] <= d)
+
+
+def test_navigation_over_and_out_in_a_deep_recursion():
+    # 1,000 calls down and back up: step over the first call lands after the last return
+    depths = list(range(1000)) + list(range(999, -1, -1))
+    nav = navigation(depths, [True] * len(depths), [False] * len(depths))
+    assert nav["over"][0] == len(depths) - 1 and nav["out"][500] == 1000 + 999 - 499
 
 
 def test_a_statement_over_several_lines_has_its_extent_for_the_speaker_views_next_line():

@@ -258,8 +258,9 @@ class FdCapture:
     what arrived since the last call to the recorder; the recorder calls it off its per-line path.
     Starting a child process or calling ``os.write`` on 1 or 2 marks the line as having output, so
     its step drains it exactly; anything else written there (C code, a ``write`` bound before the run)
-    shows on the next step that drains, and the recorder says so once."""
+    shows on a later step (the next that drains), and the recorder says so once."""
 
+    UNEXPECTED_EVERY = 256
     CHILD_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
                               "os.forkpty", "pty.spawn"})
 
@@ -268,6 +269,7 @@ class FdCapture:
         self._files: list[tuple[int, Any, int, Any, Callable[[str], None]]] = []  # fd, file, saved fd, decoder, write
         self._offsets: dict[int, int] = {}
         self._expected = False  # a child process ran, or os.write was called, since the last drain
+        self._unexpected_calls = 0
         self._active = False
         self._real_write = os.write
 
@@ -305,7 +307,15 @@ class FdCapture:
             self._expected = True
             self._recorder._pending = True
 
-    def drain(self) -> None:
+    def drain(self, final: bool = False) -> None:
+        """Hand what arrived to the recorder. Reading costs two system calls, so a line that started
+        no child and called no ``os.write`` looks only every ``UNEXPECTED_EVERY``-th time (and when
+        the outermost call returns: ``final``)."""
+        if not (self._expected or final):
+            self._unexpected_calls += 1
+            if self._unexpected_calls < self.UNEXPECTED_EVERY:
+                return
+        self._unexpected_calls = 0
         expected, self._expected = self._expected, False
         for fd, file, _, decoder, write in self._files:
             start = self._offsets[fd]
@@ -349,6 +359,16 @@ class FdCapture:
         self._files = []
 
 
+_TIMER_SIGNALS = frozenset({signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF})
+
+
+def _hold_timer_signals() -> None:
+    """Block the interval timers' signals in this thread: one that fires now stays pending (and is
+    dropped by ``_lecture_signals``) instead of running the lecture's handler in chalktrace's code."""
+    if threading.current_thread() is threading.main_thread():
+        signal.pthread_sigmask(signal.SIG_BLOCK, _TIMER_SIGNALS)
+
+
 @contextlib.contextmanager
 def _lecture_signals(recorder: Recorder) -> Iterator[None]:
     """Signal handlers and interval timers the lecture sets are its own: when it ends, its timers are
@@ -366,7 +386,7 @@ def _lecture_signals(recorder: Recorder) -> Iterator[None]:
         yield
     finally:
         timers = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
-        alarm_signals = {signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF}
+        alarm_signals = _TIMER_SIGNALS
         signal.pthread_sigmask(signal.SIG_BLOCK, alarm_signals)
         try:
             armed = [timer for timer in timers if signal.getitimer(timer)[0] > 0]
@@ -485,6 +505,7 @@ class Session:
                     try:
                         outcome.value = fn(*args, **kwargs)
                     finally:
+                        _hold_timer_signals()  # from here on, the lecture's timers wait (then are dropped)
                         recorder.stop()
             except BaseException as exc:  # SystemExit, KeyboardInterrupt and os._exit too: each is a status
                 outcome.escaped = exc

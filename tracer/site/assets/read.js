@@ -90,4 +90,3 @@
     tip.style.top = (event.clientY + 14) + "px";
   }, { passive: true });
 })();
-

@@ -113,4 +113,3 @@
     tip.style.top = (event.clientY + 14) + "px";
   }, { passive: true });
 })();
-

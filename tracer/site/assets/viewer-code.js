@@ -11,6 +11,7 @@
   var el = window.CHALKTRACE.el;
   var CHUNK_LINES = 40;
   var LEADING_SPACES = /^ */;
+  var ATTRIBUTE_DOT = /\.(?=[A-Za-z_])/g;  // highlighted code has no dots in its markup, only in its text
 
   // The rendering shown on a line: its latest run at or before the step, else its first ("future").
   // Returns [run index, future].
@@ -85,6 +86,7 @@
       if (continuation.has(line)) cls += " lt-rcont";
       // a long line wraps, its continuation indented past the line's own indent (viewer.css)
       var text = file.lines[line - 1] || " ", indent = LEADING_SPACES.exec(text)[0].length;
+      if (text.indexOf(".") >= 0) text = text.replace(ATTRIBUTE_DOT, ".<wbr>");  // a.b.c may wrap at its dots
       parts.push("<div class=\"" + cls + "\" data-line=\"" + line + "\"><code class=\"lt-scode\"" +
         (indent ? " style=\"--ind:" + indent + "\"" : "") + ">" + text + "</code>" + body + "</div>");
     }

@@ -212,7 +212,7 @@ def test_tensor_cards_in_step_mode(page, site):
     assert not page.is_visible(f"{card} .lt-kind-tensor")
     page.click(f"{card} .lt-v-sum")  # on demand: the whole card, and it stays open from step to step
     assert page.is_visible(f"{card} .lt-kind-tensor") and "stride" in page.inner_text(f"{card} .lt-kind-tensor")
-    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")  # the next line of this frame
     assert page.is_visible(f"{card} .lt-kind-tensor")
     page.click(f"{card} .lt-v-fold")
     assert not page.is_visible(f"{card} .lt-kind-tensor") and page.is_visible(f"{card} .lt-v-sum")

@@ -229,7 +229,7 @@ def _file_paths(trace: Trace) -> list[str]:
     seen = set(paths)
     # Every position is in the frame table once; walking each step's stack instead would cost the
     # steps times their depth (a deep recursion's page).
-    frames = trace.get("frames") or [frame for step in trace["steps"] for frame in step["stack"]]
+    frames: list[Any] = trace.get("frames") or [frame for step in trace["steps"] for frame in step["stack"]]
     for frame in frames:
         if frame["path"] not in seen:
             seen.add(frame["path"])

@@ -63,8 +63,28 @@
     });
     return out;
   }
+  // A heatmap of the whole tensor (a cell per element, or per block): the element or block under the
+  // pointer by index. Its values are not in the page (colours only), and the grid beside it is the
+  // preview's corners, so no value is named. A block's rows and columns follow adaptive pooling.
+  function describeWhole(whole, img, event) {
+    var shape = (whole.getAttribute("data-shape") || "").split(",").map(Number);
+    var cells = (whole.getAttribute("data-cells") || "").split(",").map(Number);
+    if (shape.length !== 2 || cells.length !== 2 || !cells[0] || !cells[1]) return null;
+    var rect = img.getBoundingClientRect();
+    var r = Math.floor((event.clientY - rect.top) / rect.height * cells[0]);
+    var c = Math.floor((event.clientX - rect.left) / rect.width * cells[1]);
+    if (r < 0 || c < 0 || r >= cells[0] || c >= cells[1]) return null;
+    function span(i, n, size) {
+      var first = Math.floor(i * size / n), last = Math.ceil((i + 1) * size / n) - 1;
+      return first === last ? String(first) : first + "\u2013" + last;
+    }
+    return "[" + span(r, cells[0], shape[0]) + ", " + span(c, cells[1], shape[1]) + "]";
+  }
   function describe(box, event) {
     var img = box.querySelector("img"), rect = img.getBoundingClientRect();
+    if (box.parentNode && box.parentNode.classList && box.parentNode.classList.contains("lt-hm-whole")) {
+      return describeWhole(box.parentNode, img, event);
+    }
     var grid = box.previousElementSibling;
     if (!grid || !grid.classList.contains("lt-grid")) return null;
     var lines = grid.textContent.split("\n"), rows = lines.length;
@@ -83,7 +103,10 @@
     var box = event.target.closest && event.target.tagName === "IMG" && event.target.closest(".lt-hm");
     var label = box ? describe(box, event) : null;
     if (!label) { if (tip) tip.hidden = true; return; }
-    if (!tip) { tip = document.createElement("div"); tip.className = "lt-hm-tip"; document.body.appendChild(tip); }
+    if (!tip) { tip = document.createElement("div"); tip.className = "lt-hm-tip"; }
+    // in step mode the page's other children are hidden (viewer.css): the tip goes in the viewer
+    var host = box.closest(".lt-viewer") || document.body;
+    if (tip.parentNode !== host) host.appendChild(tip);
     tip.textContent = label;
     tip.hidden = false;
     tip.style.left = (event.clientX + 12) + "px";

@@ -10,6 +10,7 @@
   "use strict";
   var el = window.CHALKTRACE.el;
   var CHUNK_LINES = 40;
+  var LEADING_SPACES = /^ */;
 
   // The rendering shown on a line: its latest run at or before the step, else its first ("future").
   // Returns [run index, future].
@@ -82,8 +83,10 @@
         body = "<div class=\"lt-srender\">" + this.renderingHtml(rendered[line][run[0]][1]) + "</div>";
       }
       if (continuation.has(line)) cls += " lt-rcont";
-      parts.push("<div class=\"" + cls + "\" data-line=\"" + line + "\"><code class=\"lt-scode\">" +
-        (file.lines[line - 1] || " ") + "</code>" + body + "</div>");
+      // a long line wraps, its continuation indented past the line's own indent (viewer.css)
+      var text = file.lines[line - 1] || " ", indent = LEADING_SPACES.exec(text)[0].length;
+      parts.push("<div class=\"" + cls + "\" data-line=\"" + line + "\"><code class=\"lt-scode\"" +
+        (indent ? " style=\"--ind:" + indent + "\"" : "") + ">" + text + "</code>" + body + "</div>");
     }
     if (parts.length) parts.push("</div>");
     var box = el("div", "lt-v-file highlight", parts.join(""));
@@ -207,6 +210,7 @@
     this.v.rootEl.classList.toggle("lt-raw", on);
     this.v.parts.bar.pressed("raw", on);
     this.scrollToCurrent();
+    this.v.parts.values.follow();
   };
 
   Code.prototype.setReveal = function (on) {

@@ -39,6 +39,7 @@ from tracer.site.markdown_ext.mathml import latex_to_mathml, render_markdown
 from tracer.site.read.page_model import paragraph_groups
 from tracer.site.markdown_ext.sanitize import clean_html, safe_url
 from tracer.site.cards.stride_diagram import stride_diagram
+from tracer.site.cards.summary import summary_view
 from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
 from tracer.site.cards.units import exact_cell, exact_number, format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds, readable_number
@@ -234,6 +235,8 @@ def _with_grids(tables: list[dict[str, Any]], shape: list[int] | None = None,
         drawn = None
         if whole is not None and "block" in table:
             drawn = whole_heatmap(whole, integral)
+            if drawn is not None and plane is not None:  # the tensor's rows and columns, for the index hover
+                drawn = {**drawn, "rows": plane[0], "cols": plane[1]}
         elif plane and "block" in table:
             drawn = heatmap(table["block"], plane)
         out.append({**table, "grid": number_grid(table["rows"]), "heatmap": drawn})
@@ -513,6 +516,12 @@ class HtmlRenderer:
                 table["grid"] = {**table["grid"], "exact": None}
         view["view_of"] = view_of
         return Markup(self.macros.value_card(name, view, ROOT + paths.HEATMAPS_URL))
+
+    def summary(self, name: str, value: Value) -> Markup | None:
+        """A value card's one-line summary (name, kind, dtype, shape, short value), or None when the
+        card is one line already."""
+        view = summary_view(cast(dict, value))
+        return None if view is None else Markup(self.macros.value_summary(name, view))
 
     def diagram_defs(self, shared_diagrams: dict[tuple[Any, ...], str]) -> Markup:
         """The drawings ``shared_diagrams`` names, each once, for cards to <use> (read mode)."""

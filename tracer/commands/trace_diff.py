@@ -310,7 +310,7 @@ def _steps_changes(old: list[Step], new: list[Step], files_a: dict[str, str], fi
             tally[(frame["path"], frame["line"])] = tally.get((frame["path"], frame["line"]), 0) + 1
             # What the lone step recorded, rendered or printed is added (or removed) with it.
             where = {"path": frame["path"], "line": frame["line"], "run": run, "rank": rank, "before": j is None}
-            blank: Step = {"stack": step["stack"], "env": {}, "renderings": [], "stdout": "", "memory": step["memory"]}
+            blank: Step = {"frame": step.get("frame", -1), "stack": step["stack"], "env": {}, "renderings": [], "stdout": "", "memory": step["memory"]}
             pair = (blank, step) if i is None else (step, blank)
             changes.extend(_step_changes(*pair, where, memory_varies))
             continue

@@ -142,6 +142,7 @@ def reload_script_tag(mount_path: str, epoch: int) -> bytes:
 
 class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     serving = False  # `mkdocs serve` (and `chalktrace serve`): the live-reload script is part of the site
+    cache: RenderCache  # rendered lecture pages by content; made on first config, kept across serve's rebuilds
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup keeps this plugin object across serve's rebuilds.

@@ -99,8 +99,8 @@ def summary_view(value: dict[str, Any]) -> dict[str, Any] | None:
         items = value.get("items", [])
         if all(item.get("type") in ONE_LINE_TYPES for item in items):
             return None  # shown inline on one line already
-        inner = [summary_view(item) for item in items[:3]]
-        text = ", ".join(s["kind"] if s else _cut(_scalar_text(item)) for s, item in zip(inner, items[:3]))
+        firsts = [summary_view(item) for item in items[:3]]
+        text = ", ".join(s["kind"] if s else _cut(_scalar_text(item)) for s, item in zip(firsts, items[:3]))
         return {"kind": kind, "dtype": None, "shape": f"len {value.get('length', len(items))}",
                 "text": _cut(text + (", …" if value.get("length", 0) > 3 else ""))}
     if kind == "dict":

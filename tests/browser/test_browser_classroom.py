@@ -173,8 +173,11 @@ def test_heatmaps_are_drawn_without_javascript_with_the_right_scale(browser, sit
     image = page.query_selector(f"{card('w')} .lt-hm img").bounding_box()
     assert image["x"] > grid["x"] + grid["width"] - 1 and abs(image["y"] - grid["y"]) < 20  # beside the grid
     assert len(page.query_selector_all(f"{card('cube')} .lt-hm")) == 2  # one per shown slice of the last two dims
+    # a 64x64 map is drawn whole, one cell per element, not from the preview's corners
     scores = page.query_selector(f"{card('scores')} .lt-hm")
-    assert "sampled" in scores.text_content() and scores.get_attribute("data-r") == "0-9,,54-63"
+    assert "sampled" not in scores.text_content() and scores.get_attribute("data-r") is None
+    whole = page.query_selector(f"{card('scores')} .lt-hm-whole")
+    assert whole.get_attribute("data-shape") == "64,64" and whole.get_attribute("data-cells") == "64,64"
     bad = page.text_content(f"{card('bad')} .lt-hm")
     assert "NaN" in bad and "Inf" in bad
     context.close()
@@ -335,11 +338,12 @@ def test_printing_gives_a_clean_handout(context, lecture_02_site, site):
     page.goto(f"{site}lectures/classroom/")
     page.wait_for_load_state("load")
     assert page.evaluate("document.querySelectorAll('.md-content details.lt-repr:not([open])').length") == 1
+    assert page.evaluate("document.querySelectorAll('.md-content details.lt-exact:not([open])').length") == 1
     page.evaluate("addEventListener('beforeprint', () => { window.ltAtPrint = ["
                   "document.querySelectorAll('.md-content details:not([open])').length, "
                   "document.querySelectorAll('.md-content details[open]').length]; })")
     page.pdf(format="A4")
-    assert page.evaluate("window.ltAtPrint") == [0, 1]
+    assert page.evaluate("window.ltAtPrint") == [0, 2]  # the repr and the rounded grid's exact values
     assert page.evaluate("document.querySelectorAll('.md-content details[open]').length") == 0
 
 

@@ -112,7 +112,7 @@ def test_images_sources_and_assets_reach_the_site(site):
 def test_memory_chart_links_steps(site):
     html = page(site, "site_basics")
     assert "CPU memory of recorded tensors" in html
-    assert re.search(r'<a href="#step=\d+" class="lt-memory-point">', html)
+    assert re.search(r'<a href="#step=\d+"><circle cx=', html)
 
 
 def test_error_step_shows_error_with_traceback(site):

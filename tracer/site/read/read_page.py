@@ -31,6 +31,7 @@ from tracer.contract.trace_format import Rendering, Trace
 
 LAZY_MIN_CHARS = 1200  # annotation bodies longer than this (tensor cards) are put in place by assets/read.js
 LINE_PX = 17  # rendered height per line of a body's markup, on average (measured on lecture_02)
+ONE_LINE_PX = 30  # an annotation body of one line (a scalar card); site.css takes it as --lt-h's default
 DRAWING_HEIGHT = re.compile(r'<svg class="lt-stride-svg"[^>]* height="(\d+)"')
 
 
@@ -101,7 +102,7 @@ def estimated_height_px(body: str) -> int:
     """A guess of an annotation body's rendered height, for its placeholder before it is rendered:
     the templates put about one line of text per source line, and storage drawings say their height."""
     drawings = sum(int(h) for h in DRAWING_HEIGHT.findall(body))
-    return 30 + LINE_PX * body.count("\n") + drawings
+    return ONE_LINE_PX + LINE_PX * body.count("\n") + drawings
 
 
 def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environment) -> ReadPage:
@@ -149,7 +150,8 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
             parts.append(page.slot(macros.annotation(
                 step=record.last_step if record.last_step >= 0 else record.first_step, runs=record.runs,
                 one_line_loop=record.line in one_line_loops,
-                body=Markup(body), lazy=len(body) > LAZY_MIN_CHARS, height_px=estimated_height_px(body))))
+                body=Markup(body), lazy=len(body) > LAZY_MIN_CHARS, height_px=estimated_height_px(body),
+                one_line_px=ONE_LINE_PX)))
     if shared:
         parts.append(page.slot(renderer.diagram_defs(shared)))
     page.markdown = "\n\n".join(parts) + "\n"

@@ -22,6 +22,7 @@ import struct
 import zlib
 from typing import Any
 
+from tracer.site.text_alternatives import block_pattern, heatmap_text
 from tracer.site.units import format_number
 
 ELLIPSIS = "…"
@@ -141,6 +142,11 @@ def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] 
         "row_index": "",
         "col_index": "",
     }
+    low, high = view["min"], view["max"]
+    view["description"] = heatmap_text(
+        shape[0] if shape else len(rows), shape[1] if shape else width, low, high, view["scale"],
+        "" if sampled else block_pattern(rows), sampled,
+        [name for name, present in (("NaN", view["nan"]), ("±Inf", view["inf"])) if present])
     if sampled and shape is not None:
         view["row_index"] = _runs(_positions([r is None for r in rows], shape[0]))
         gaps = next((r for r in rows if r is not None and _GAP in r), rows[0] or [])

@@ -2,8 +2,10 @@
 
 Prints: (a) traced / untraced wall time for tensor-dominated lectures, (b) lines per second on a
 pure-Python loop while recording and for a whole ``chalktrace run`` (recording + writing), and the
-same loop under a naive tracer that extracts the whole stack on every line, and (c) trace bytes
-per step. Run: ``.venv/bin/python bench/bench_tracer.py``.
+same loop under a naive tracer that extracts the whole stack on every line, (c) trace bytes
+per step, and (d) trace bytes per step of a 1,000-deep recursion against the same function called
+1,000 times from a flat loop (each stack position is written once, so depth must not multiply the
+size). Run: ``.venv/bin/python bench/bench_tracer.py`` (``--size`` for (c) and (d) only).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from tracer.capture.runner import run_lecture  # noqa: E402
 LOOP = ROOT / "bench" / "lectures" / "loop.py"
 TENSOR = ROOT / "bench" / "lectures" / "tensor_work.py"
 LECTURE_02 = ROOT / "lectures" / "lecture_02.py"
+RECURSION = ROOT / "bench" / "lectures" / "recursion.py"
+FLAT_CALLS = ROOT / "bench" / "lectures" / "flat_calls.py"
 
 
 def _load(path: Path):
@@ -92,8 +96,30 @@ def naive_lines_per_second(path: Path) -> float:
     return len(steps) / (time.perf_counter() - started)
 
 
+def bytes_per_step(path: Path) -> tuple[int, int]:
+    """(trace bytes, steps) of one ``chalktrace run`` of ``path``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "t.json"
+        result = run_lecture(path, output=out, max_steps=10**7)
+        return out.stat().st_size, result.steps
+
+
+def depth_sizes() -> None:
+    deep_nbytes, deep_steps = bytes_per_step(RECURSION)
+    flat_nbytes, flat_steps = bytes_per_step(FLAT_CALLS)
+    deep, flat = deep_nbytes / deep_steps, flat_nbytes / flat_steps
+    print(f"(d) 1,000-deep recursion: {deep_nbytes:,} bytes, {deep_steps:,} steps, {deep:.0f} bytes/step; "
+          f"flat loop of the same calls: {flat_nbytes:,} bytes, {flat_steps:,} steps, {flat:.0f} bytes/step; "
+          f"ratio {deep / flat:.2f}x (target <= 2x)")
+
+
 def main() -> None:
     print("chalktrace tracer benchmark (one run; figures on this machine)")
+    if "--size" in sys.argv[1:]:
+        nbytes, steps = bytes_per_step(LOOP)
+        print(f"(c) loop trace: {nbytes:,} bytes, {nbytes / steps:.0f} bytes/step (target <= 200)")
+        depth_sizes()
+        return
     # (a) overhead on tensor-dominated lectures
     for path in (TENSOR, LECTURE_02):
         if not path.exists():
@@ -132,6 +158,7 @@ def main() -> None:
           f"(target >= 10x)")
     # (c) bytes per step
     print(f"(c) loop trace: {nbytes:,} bytes, {nbytes / steps:.0f} bytes/step (target <= 200)")
+    depth_sizes()
 
 
 if __name__ == "__main__":

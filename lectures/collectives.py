@@ -142,7 +142,7 @@ def bus_bandwidth(rank, world_size):
          "gathered tensor, $n$ times one rank's shard.")
     shard = torch.ones(1 << 18)
     gathered = torch.empty(world_size * shard.numel())
-    dist.all_gather_into_tensor(gathered, shard)
+    dist.all_gather_single(gathered, shard)
     gather_nbytes = gathered.numel() * gathered.element_size()  # @inspect gather_nbytes
     gather_factor = (world_size - 1) / world_size  # @inspect gather_factor
     assert gather_nbytes == 4 * 2**20 and gather_factor == 0.75

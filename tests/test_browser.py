@@ -12,6 +12,8 @@ import re
 
 import pytest
 
+from tracer.trace_format import load_trace
+
 from conftest import REPO, build_site, serve, served_fixture_site, viewer_context
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
@@ -329,7 +331,7 @@ def published(tmp_path_factory):
 @pytest.fixture(scope="module")
 def published_steps():
     """(path, line) of each step of the published trace, so tests find steps by what they are."""
-    trace = json.loads(PUBLISHED_TRACE.read_text())
+    trace = load_trace(PUBLISHED_TRACE)
     return [(step["stack"][-1]["path"], step["stack"][-1]["line"]) for step in trace["steps"]]
 
 

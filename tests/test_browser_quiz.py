@@ -194,6 +194,12 @@ def test_score_persists_on_the_lecture_page_and_resets(page, site):
     assert page.inner_text(".lt-quiz-tally").startswith("Quiz mode asks 4 questions")
 
 
+def test_the_question_count_is_plural_only_when_it_should_be(page, site):
+    open_lecture(page, site)
+    count = "n => window.CHALKTRACE_QUIZ.questionCount(n)"
+    assert [page.evaluate(count, n) for n in (0, 1, 2)] == ["0 questions", "1 question", "2 questions"]
+
+
 def test_a_lecture_without_questions_has_no_quiz_controls(page, site):
     open_lecture(page, site, name="nested_calls")
     assert page.evaluate("window.CHALKTRACE_DATA.quiz") == []

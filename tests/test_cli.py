@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -164,3 +165,80 @@ def test_exit_codes_documented_once_and_in_the_readme():
         assert f"  {int(code)} " in EPILOG
         assert f"; {int(code)} " in paragraph or paragraph.startswith(f"Exit codes: {int(code)} "), \
             f"README does not explain exit code {int(code)}"
+
+
+def synopsis(readme: str, command: str) -> str:
+    """The README's synopsis lines of ``command`` (with their continuation lines)."""
+    block = readme[readme.index("## Commands"):].split("```")[1]
+    lines, taken = [], False
+    for line in block.splitlines():
+        if line.startswith("chalktrace "):
+            taken = line.split()[1] == command
+        if taken:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def test_every_option_is_in_its_command_s_synopsis():
+    import argparse
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for name, command in sub.choices.items():
+        shown = synopsis(readme, name)
+        for action in command._actions:
+            strings = [s for s in action.option_strings if s not in ("-h", "--help", "-q", "--quiet")]
+            if strings and not any(re.search(re.escape(s) + r"\b", shown) for s in strings):
+                missing.append(f"{name} {strings[-1]}")
+    assert missing == []
+
+
+def test_run_on_a_folder_is_one_line(tmp_path):
+    (tmp_path / "lectures").mkdir()
+    code, stderr = call("run", str(tmp_path / "lectures"), "-q")
+    assert code == 2 and len(stderr.strip().splitlines()) == 1
+    assert stderr.strip() == "lectures: is a folder; run takes lecture files (lectures/NAME.py), `chalktrace build` " \
+                             "traces every lecture"
+
+
+@pytest.mark.parametrize("command", [["build"], ["check"], ["serve", "-a", "127.0.0.1:0"]])
+def test_commands_outside_a_course_say_so_in_one_line(tmp_path, command):
+    done = subprocess.run([sys.executable, "-m", "tracer", *command], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"chalktrace {command[0]}: not in a course: no lectures/ folder in {tmp_path} "
+                                        "(run it in a course's folder; `chalktrace init DIR` makes one)"]
+
+
+def test_build_of_a_course_without_mkdocs_yml_says_so(tmp_path):
+    (tmp_path / "lectures").mkdir()
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    code, stderr = call_in(tmp_path, "build")
+    assert code == 2 and stderr.splitlines() == [
+        f"chalktrace build: not in a course: no mkdocs.yml in {tmp_path} (`chalktrace init DIR` makes one; "
+        "`build --no-site` only traces)"]
+
+
+def test_serve_on_a_busy_port_is_one_line(tmp_path):
+    import socket
+
+    (tmp_path / "lectures").mkdir()
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"chalktrace serve: 127.0.0.1:{port} is in use (Address already in use): is "
+                                        "another server running there? Stop it, or pass another address: "
+                                        f"-a 127.0.0.1:{port + 1}"]
+
+
+def call_in(directory: Path, *args: str) -> tuple[int, str]:
+    done = subprocess.run([sys.executable, "-m", "tracer", *args], cwd=directory, capture_output=True, text=True,
+                          timeout=120)
+    return done.returncode, done.stderr

@@ -25,7 +25,7 @@ from tracer import layout
 from tracer.capture.trace_writer import dumps
 from tracer.capture.values import ValueEncoder
 from tracer.site.cards import HtmlRenderer, template_env
-from tracer.trace_format import validation_error
+from tracer.trace_format import expand_stacks, validation_error
 from xss_attacks import attack, live_content
 
 FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
@@ -102,9 +102,10 @@ VALUES = st.recursive(
 
 
 def _trace(value_record: dict) -> dict:
-    step = {"stack": [{"path": "lectures/fuzz.py", "line": 2, "function": "main"}], "env": {"v": value_record},
+    step = {"frame": 0, "env": {"v": value_record},
             "renderings": [], "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}}
-    header = {"schema_version": 1, "lecture": {"name": "fuzz", "path": "lectures/fuzz.py", "title": "Fuzz"},
+    header = {"schema_version": 2, "lecture": {"name": "fuzz", "path": "lectures/fuzz.py", "title": "Fuzz"},
+              "frames": [{"path": "lectures/fuzz.py", "line": 2, "function": "main", "parent": None}],
               "sources": {}, "files": {"lectures/fuzz.py": "def main():\n    v = 1  # @inspect v\n"},
               "hidden_lines": {}, "status": "ok", "environment": {"python": "3.11", "torch": None, "numpy": None, "device": "cpu", "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": "cpu_recorded", "seed": 0},
               "truncated": None, "warnings": []}
@@ -124,6 +125,7 @@ def test_any_value_encodes_to_a_valid_trace_and_an_escaped_card(value):
     data = text.encode("utf-8")  # strict: lone surrogates would raise here
     trace = json.loads(data.decode("utf-8"))
     assert validation_error(trace) is None
+    expand_stacks(trace)
     html = str(HtmlRenderer(trace, _ENV).value("v", trace["steps"][0]["env"]["v"], step_index=0))
     lowered = html.lower()
     assert "<script" not in lowered and "<b>bold" not in lowered

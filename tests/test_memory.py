@@ -153,3 +153,61 @@ def test_trace_memory_from_fake_cuda(tmp_path):
     assert readings == [4096 * k for k in range(1, len(readings) + 1)]
     assert all(step["memory"]["peak_nbytes"] == step["memory"]["nbytes"] for step in trace["steps"])
     json.dumps(trace, allow_nan=False)
+
+
+# -- the live total against the allocator's truth -------------------------------------------------
+def test_a_replaced_storage_leaves_the_live_total_and_its_id_is_never_reused():
+    registry = StorageRegistry()
+    probe = RecordedTensorsProbe(registry)
+    w = torch.zeros(100)  # 400 bytes
+    ids = [registry.storage_id(w)[0]]
+    for size in (200, 300, 50):
+        w.data = torch.zeros(size)  # the old storage is freed, w lives on
+        ids.append(registry.storage_id(w)[0])
+        assert probe.sample()[0] == 4 * size
+    assert len(set(ids)) == len(ids)  # a new storage (maybe at an old address) never takes an old id
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+OPS = st.lists(st.tuples(st.sampled_from(["create", "view", "data", "del", "inplace", "resize"]),
+                         st.integers(0, 7), st.integers(1, 64)), max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(OPS)
+def test_live_total_is_the_sum_of_distinct_live_storages(ops):
+    """After any sequence of create, view, ``.data =``, del and in-place operations (every held
+    tensor recorded after each), the probe's live total is the bytes of the distinct storages the
+    held tensors use, and two held tensors share a storage id exactly when they share a storage."""
+    registry = StorageRegistry()
+    probe = RecordedTensorsProbe(registry)
+    held: list[torch.Tensor] = []
+    for op, which, size in ops:
+        target = held[which % len(held)] if held else None
+        if op == "create" or target is None:
+            held.append(torch.zeros(size, dtype=torch.float32 if size % 2 else torch.float64))
+        elif op == "view":
+            held.append(target[: max(1, target.numel() // 2)] if target.dim() else target.view(1))
+        elif op == "data":
+            target.data = torch.ones(size, dtype=target.dtype)
+        elif op == "del":
+            del held[which % len(held)]
+        elif op == "inplace":
+            target.add_(1)
+        elif op == "resize" and target._base is None and target.untyped_storage().nbytes() == \
+                target.numel() * target.element_size():
+            target.resize_(size)  # the storage grows or stays, in place
+        del target
+        check_live_total(registry, probe, held)
+
+
+def check_live_total(registry: StorageRegistry, probe: RecordedTensorsProbe, held: list[torch.Tensor]) -> None:
+    ids = {id(t): registry.storage_id(t)[0] for t in held}
+    storages = {id(t.untyped_storage()): t.untyped_storage().nbytes() for t in held}
+    assert probe.sample()[0] == sum(storages.values())
+    by_storage: dict[int, set[str]] = {}
+    for tensor in held:
+        by_storage.setdefault(id(tensor.untyped_storage()), set()).add(ids[id(tensor)])
+    assert all(len(names) == 1 for names in by_storage.values())
+    assert len({next(iter(names)) for names in by_storage.values()}) == len(by_storage)

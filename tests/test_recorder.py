@@ -446,7 +446,7 @@ def test_other_format_warns_about_unknown_directives_only(other_format):
     _, trace, stderr = other_format
     where_ = f"{OTHER}:{other_line('@inpsect')}"
     assert trace["warnings"] == [
-        f"{where_}: unknown directive @inpsect (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask)"]
+        f"{where_}: unknown directive @inpsect (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises)"]
     assert stderr.count("warning") == 1  # not the commented-out decorator, not the e-mail address
 
 

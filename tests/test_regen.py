@@ -256,7 +256,7 @@ def test_changing_trace_helpers_makes_the_traces_it_affects_stale(tmp_path, caps
     capsys.readouterr()
     assert build(root) == 0
     assert "re-tracing 1 of 2 lectures" in capsys.readouterr().err
-    trace = json.loads(trace_a.read_text())
+    trace = load_trace(trace_a)
     assert trace["stepped_helpers"] == ["lectures/_shared.py"]
     assert any(step["stack"][-1]["path"] == "lectures/_shared.py" for step in trace["steps"])  # now stepped into
     assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
@@ -376,3 +376,63 @@ def test_a_cuda_trace_is_not_value_checked_on_a_machine_without_gpu_and_check_sa
     assert report.problems == []
     assert report.notes == ["site/traces/b.json: values not checked: a CUDA trace (NVIDIA H100 80GB HBM3), "
                             "and this machine has no GPU"]
+
+
+# -- what students should not see ------------------------------------------------------------------
+RAISES = '''
+def main():
+    w_k = 1  # @inspect w_k
+    y = w_q + 1
+'''
+TEACHES_RAISING = '''
+def main():
+    w_k = 1  # @inspect w_k
+    y = w_q + 1  # the error this lecture shows @raises @inspect y
+'''
+INSPECTS_NOTHING = '''
+def main():
+    w_k = 1  # @inspect w_q
+'''
+
+
+def chalktrace(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tracer", *args], cwd=root, capture_output=True, text=True)
+
+
+def test_a_lecture_that_raises_fails_check_and_build_naming_file_and_line(tmp_path):
+    root = make_project(tmp_path, {"a.py": RAISES})
+    done = chalktrace(root, "build", "--no-site", "-q")
+    assert done.returncode == 1
+    assert ("lectures/a.py:4: lecture raised NameError: name 'w_q' is not defined. Did you mean: 'w_k'?"
+            in done.stderr)
+    assert load_trace(root / "site" / "traces" / "a.json")["status"] == "error"  # the author sees where it broke
+    again = chalktrace(root, "build", "--no-site", "-q")  # fresh, but still not what students should see
+    assert again.returncode == 1 and "nothing to re-trace" in again.stderr and "lectures/a.py:4: lecture raised" in again.stderr
+    checked = chalktrace(root, "check", "-q")
+    assert checked.returncode == 3 and "lectures/a.py:4: lecture raised NameError" in checked.stderr
+
+
+def test_a_lecture_that_teaches_an_exception_passes_when_it_marks_the_line(tmp_path):
+    root = make_project(tmp_path, {"a.py": TEACHES_RAISING})
+    assert chalktrace(root, "build", "--no-site", "-q").returncode == 0
+    assert load_trace(root / "site" / "traces" / "a.json")["status"] == "error"
+    checked = chalktrace(root, "check", "-q")
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_an_inspect_that_names_nothing_fails_check_and_build(tmp_path):
+    root = make_project(tmp_path, {"a.py": INSPECTS_NOTHING})
+    done = chalktrace(root, "build", "--no-site", "-q")
+    assert done.returncode == 1
+    assert "lectures/a.py:3: @inspect w_q: NameError: name 'w_q' is not defined. Did you mean: 'w_k'?" in done.stderr
+    assert chalktrace(root, "check", "-q").returncode == 3
+
+
+def test_run_says_that_it_replaced_the_previous_good_trace(tmp_path):
+    root = make_project(tmp_path, {"a.py": LECTURE_B})
+    assert chalktrace(root, "run", "lectures/a.py", "-q").returncode == 0
+    (root / "lectures" / "a.py").write_text(textwrap.dedent(RAISES))
+    done = chalktrace(root, "run", "lectures/a.py", "-q")
+    assert done.returncode == 1
+    assert "site/traces/a.json: the previous good trace was replaced by this error trace" in done.stderr
+    assert load_trace(root / "site" / "traces" / "a.json")["status"] == "error"

@@ -312,3 +312,44 @@ def test_a_lecture_that_never_imports_torch_is_traced_without_importing_it(tmp_p
     compute = next(s["compute"] for s in trace["steps"] if "compute" in s)
     assert compute["flops"] == 0 and compute["seconds"] >= 0 and "does not import torch" in compute["peak_note"]
     assert not any("@flops" in w for w in trace["warnings"])
+
+
+# -- a lecture named like a module -----------------------------------------------------------------
+LIBRARY_NAMES = ["numbers", "math", "random", "types", "copy", "inspect", "tracer"]
+
+
+@pytest.mark.parametrize("name", LIBRARY_NAMES)
+def test_a_lecture_named_like_a_module_shadows_nothing(project, tmp_path, name):
+    # The lecture and the libraries it uses import these names; the lecture itself must not answer for them.
+    write_lecture(project, name, "import numbers, math, random, types, copy, inspect\n"
+                                 "from tracer import text\n\n\n"
+                                 "def main():\n"
+                                 f"    text('# {name}')\n"
+                                 "    x = isinstance(3, numbers.Integral)  # @inspect x\n"
+                                 "    y = copy.deepcopy([math.floor(2.5)])  # @inspect y\n")
+    result = run_lecture(project / "lectures" / f"{name}.py", output=tmp_path / "out.json")
+    assert (result.status, result.error_line) == ("ok", None)
+    assert name not in sys.modules or getattr(sys.modules[name], "__file__", None) != str(project / "lectures" / f"{name}.py")
+    envs = [step.get("env") or {} for step in load_trace(tmp_path / "out.json")["steps"]]
+    assert {"type": "bool", "value": True} in [env.get("x") for env in envs]
+    assert [2] in [[item["value"] for item in env["y"]["items"]] for env in envs if "y" in env]
+
+
+def test_a_lecture_class_is_named_without_a_module(project, tmp_path):
+    write_lecture(project, "shapes", "class Box:\n    pass\n\n\ndef main():\n    b = Box()  # @inspect b\n")
+    run_lecture(project / "lectures" / "shapes.py", output=tmp_path / "out.json")
+    text = (tmp_path / "out.json").read_text(encoding="utf-8")
+    assert "__chalktrace_lecture__" not in text and "Box" in text
+
+
+def test_an_error_keeps_python_s_suggestion(project, tmp_path):
+    write_lecture(project, "typo", "def main():\n    w_k = 1\n    y = w_q + 1\n")
+    result = run_lecture(project / "lectures" / "typo.py", output=tmp_path / "out.json")
+    assert result.error_line == "lectures/typo.py:3: NameError: name 'w_q' is not defined. Did you mean: 'w_k'?"
+
+
+def test_an_inspect_of_a_missing_name_suggests_the_close_one(project, tmp_path):
+    write_lecture(project, "typo", "def main():\n    w_k = 1  # @inspect w_q\n")
+    run_lecture(project / "lectures" / "typo.py", output=tmp_path / "out.json")
+    env = load_trace(tmp_path / "out.json")["steps"][-1]["env"]
+    assert env["w_q"]["message"] == "@inspect w_q: NameError: name 'w_q' is not defined. Did you mean: 'w_k'?"

@@ -14,11 +14,12 @@ from tracer.trace_format import validation_error
 
 
 def shard(rank: int, status: str = "ok", error: dict | None = None, world_size: int = 2) -> dict:
-    step = {"stack": [{"path": "lectures/t.py", "line": 5, "function": "main"}], "env": {"rank": {"type": "int", "value": rank}},
+    step = {"frame": 0, "env": {"rank": {"type": "int", "value": rank}},
             "renderings": [], "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}}
     if error:
         step["error"] = error
-    data = {"schema_version": 1, "lecture": {"name": "t", "path": "lectures/t.py", "title": "T"},
+    data = {"schema_version": 2, "lecture": {"name": "t", "path": "lectures/t.py", "title": "T"},
+            "frames": [{"path": "lectures/t.py", "line": 5, "function": "main", "parent": None}],
             "sources": {"lectures/t.py": "0" * 64}, "files": {"lectures/t.py": "x\n" * 9}, "hidden_lines": {},
             "environment": {"python": "3.11", "torch": None, "device": "cpu", "seed": 0}, "status": "ok",
             "truncated": None, "warnings": [], "steps": [step],

@@ -147,7 +147,8 @@ def test_flops_collectives_and_rank_streams_are_compared(before_after, tmp_path)
     collective = {"op": "all_reduce", "seq": 1, "dtype": "float32", "shape": [4], "nbytes": 16, "sent_nbytes": 24,
                   "received_nbytes": 24, "algorithm": "ring", "group_size": 4, "backend": "gloo", "seconds": 0.01,
                   "start_seconds": 1.0, "async_op": False}
-    stream = {"rank": 1, "spawn_index": 1, "status": "ok", "steps": copy.deepcopy(trace["steps"][:2])}
+    stream = {"rank": 1, "spawn_index": 1, "status": "ok", "frames": copy.deepcopy(trace["frames"]),
+              "steps": copy.deepcopy(trace["steps"][:2])}
     stream["steps"][1]["collectives"] = [collective]
     trace["ranks"] = {"format": 1, "world_size": 2, "launches": [{"step": 0, "how": "spawn", "world_size": 2,
                                                                   "backend": "gloo", "streams": [stream]}]}

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, validation_error, write_atomic
+from tracer.trace_format import (MAX_TRACE_DEPTH, MAX_TRACE_NBYTES, SCHEMA_VERSION, TraceError, expand_stacks,
+                                  load_trace, upgrade, validation_error, write_atomic)
 
 LECTURES = Path(__file__).resolve().parent / "lectures"
 # Every fixture lecture of the tracer-core tests (others' fixtures are validated by their own tests).
@@ -41,7 +42,7 @@ def test_every_produced_trace_validates(traces, name):
     data = json.loads(text)
     assert validation_error(data) is None
     assert data["schema_version"] == SCHEMA_VERSION
-    assert load_trace(traces[name]) == data
+    assert load_trace(traces[name]) == expand_stacks(json.loads(text))
     json.dumps(data, allow_nan=False)  # strict JSON all the way down
 
 
@@ -56,8 +57,8 @@ def test_validation_error_points_at_the_problem(traces):
 
 def test_schema_rejects_absolute_paths(traces):
     data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
-    data["steps"][0]["stack"][0]["path"] = "/home/someone/lectures/a.py"
-    assert validation_error(data).startswith("at steps/0/stack/0/path")
+    data["frames"][0]["path"] = "/home/someone/lectures/a.py"
+    assert validation_error(data).startswith("at frames/0/path")
 
 
 def test_schema_requires_tensor_fields(traces):
@@ -167,7 +168,7 @@ def schema_keys(node: dict) -> tuple[set[str], set[str]]:
 
 def real_traces(traces) -> list[dict]:
     produced = [json.loads(path.read_text(encoding="utf-8")) for path in traces.values()]
-    committed = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((REPO / "site" / "traces").glob("*.json"))]
+    committed = [upgrade(json.loads(p.read_text(encoding="utf-8"))) for p in sorted((REPO / "site" / "traces").glob("*.json"))]
     return produced + committed
 
 
@@ -178,6 +179,7 @@ def test_schema_and_typeddicts_name_the_same_fields():
     s = schema()
     defs = s["$defs"]
     pairs = {"Trace": (tf.Trace, s), "Step": (tf.Step, defs["step"]), "Frame": (tf.Frame, defs["frame"]),
+             "FramePosition": (tf.FramePosition, defs["frame_position"]),
              "ErrorInfo": (tf.ErrorInfo, defs["error"]), "Memory": (tf.Memory, defs["memory"]),
              "Compute": (tf.Compute, defs["compute"]), "Lecture": (tf.Lecture, s["properties"]["lecture"]),
              "Environment": (tf.Environment, s["properties"]["environment"]),
@@ -220,9 +222,10 @@ def test_writer_output_uses_only_declared_fields(traces):
                 assert set(rendering) <= set(tf.Rendering.__annotations__), set(rendering)
             if "compute" in step:
                 assert set(step["compute"]) <= set(tf.Compute.__annotations__)
-    # the traces exercised every optional step field except compute (only @flops lines have it) and
-    # collectives (only rank steps have them: tests/test_ranks.py checks those)
-    assert typed_keys(tf.Step)[0] - seen_step_keys <= {"compute", "collectives"}
+    # the traces exercised every optional step field except compute (only @flops lines have it),
+    # collectives (only rank steps have them: tests/test_ranks.py checks those) and stack (never written)
+    assert typed_keys(tf.Step)[0] - seen_step_keys <= {"compute", "collectives", "stack"}
+    assert "stack" not in seen_step_keys
 
 
 def test_read_side_accessors(traces):
@@ -269,3 +272,85 @@ def test_trace_notes_add_each_ranks_warnings_once_and_its_step_cap():
     assert validation_error(trace) is None
     stream["truncated"] = {"stdout_chars": "many"}
     assert validation_error(trace).endswith("'many' is not of type 'integer'")
+
+
+# -- the frame table: a trace grows with its steps, not with their stack depth ------------------------
+def _v1(trace: dict) -> dict:
+    """``trace`` (as loaded) written as version 1 wrote it: each step with its whole stack."""
+    old = json.loads(json.dumps({k: v for k, v in trace.items() if k != "frames"}))
+    old["schema_version"] = 1
+    for step in old["steps"]:
+        del step["frame"]
+    return old
+
+
+def test_version_1_traces_load_as_the_current_version(tmp_path, traces):
+    current = load_trace(traces["uses_helper"])
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(_v1(current)), encoding="utf-8")
+    old = load_trace(path)
+    assert old["schema_version"] == SCHEMA_VERSION
+    assert old["frames"] == current["frames"]  # numbered as the writer numbers them
+    assert [s["frame"] for s in old["steps"]] == [s["frame"] for s in current["steps"]]
+    assert [s["stack"] for s in old["steps"]] == [s["stack"] for s in current["steps"]]
+
+
+def test_committed_version_1_traces_still_load():
+    # CUDA traces made on a GPU machine cannot be re-made here: they are read as they are
+    for name in ("hello.json", "gpu/lecture_02.json"):
+        path = REPO / "site" / "traces" / name
+        if json.loads(path.read_text(encoding="utf-8"))["schema_version"] != 1:
+            continue  # re-made since on a GPU
+        trace = load_trace(path)
+        assert trace["environment"]["device"] == "cuda" and trace["steps"]
+        assert all(s["stack"][-1] == {k: trace["frames"][s["frame"]][k] for k in ("path", "line", "function")}
+                   for s in trace["steps"])
+
+
+def test_version_1_stack_problems_name_the_step(tmp_path, traces):
+    old = _v1(load_trace(traces["uses_helper"]))
+    old["steps"][3]["stack"][0]["line"] = "seven"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "invalid trace at steps/3/stack/0" in _one_line_naming(path, info.value)
+
+
+def test_frames_that_point_nowhere_are_refused(tmp_path, traces):
+    data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
+    for breakage, where in ((lambda d: d["steps"][2].update(frame=len(d["frames"])), "steps/2/frame"),
+                            (lambda d: d["frames"][1].update(parent=1), "frames/1/parent")):
+        broken = json.loads(json.dumps(data))
+        breakage(broken)
+        path = tmp_path / "broken.json"
+        path.write_text(json.dumps(broken), encoding="utf-8")
+        with pytest.raises(TraceError) as info:
+            load_trace(path)
+        assert f"invalid trace at {where}" in _one_line_naming(path, info.value)
+        with pytest.raises(TraceError) as info:  # unvalidated loads check the indexes too
+            load_trace(path, validate=False)
+        assert f"invalid trace at {where}" in _one_line_naming(path, info.value)
+
+
+# -- loading is bounded: size before parsing, nesting depth before any reader recurses -------------
+def test_a_trace_nested_past_the_limit_is_one_line(tmp_path):
+    for depth in (MAX_TRACE_DEPTH + 1, 50_000):
+        path = tmp_path / f"deep{depth}.json"
+        path.write_text('{"schema_version": 2, "steps": [{"env": {"x": ' + "[" * depth + "]" * depth + "}}]}",
+                        encoding="utf-8")
+        with pytest.raises(TraceError) as info:
+            load_trace(path)
+        message = _one_line_naming(path, info.value)
+        assert f"nested deeper than the {MAX_TRACE_DEPTH}-level limit" in message
+
+
+def test_a_trace_over_the_size_limit_is_not_parsed(tmp_path, monkeypatch):
+    path = tmp_path / "big.json"
+    path.write_text('{"schema_version": 2}' + " " * 2000, encoding="utf-8")
+    monkeypatch.setattr("tracer.trace_format.MAX_TRACE_NBYTES", 1000)
+    monkeypatch.setattr("json.loads", lambda *a, **k: pytest.fail("parsed a trace over the size limit"))
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "2,021 bytes, over the 1,000-byte limit" in _one_line_naming(path, info.value)
+    assert MAX_TRACE_NBYTES >= 100 * 1024 * 1024

@@ -30,7 +30,10 @@ def trace_path(name: str) -> Path:
 
 
 def traced(name: str) -> dict:
-    return json.loads(trace_path(name).read_text(encoding="utf-8"))
+    """The trace as readers get it (load_trace: frames expanded into each step's stack), not validated."""
+    from tracer.trace_format import load_trace
+
+    return load_trace(trace_path(name), validate=False)  # type: ignore[return-value]
 
 
 def trace_all(*names: str) -> None:

@@ -188,10 +188,27 @@ def _project_root() -> Path:
     return layout.find_project_root(Path.cwd())
 
 
+def _course_root(command: str, *, site: bool) -> Path | None:
+    """The course the command runs in, or None after printing why there is none here."""
+    root = _project_root()
+    if not (root / layout.LECTURES_DIR).is_dir():
+        print(f"chalktrace {command}: not in a course: no {layout.LECTURES_DIR}/ folder in {root} "
+              "(run it in a course's folder; `chalktrace init DIR` makes one)", file=sys.stderr)
+        return None
+    if site and not (root / "mkdocs.yml").is_file():
+        print(f"chalktrace {command}: not in a course: no mkdocs.yml in {root} (`chalktrace init DIR` makes one; "
+              "`build --no-site` only traces)", file=sys.stderr)
+        return None
+    return root
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from tracer import regen
 
-    report = regen.check(_project_root(), jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
+    root = _course_root("check", site=False)
+    if root is None:
+        return ExitCode.BAD_INPUT
+    report = regen.check(root, jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
     for line in report.skipped + report.notes:
         print(line, file=sys.stderr)
     for problem in report.problems:
@@ -233,14 +250,20 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def cmd_build(args: argparse.Namespace) -> int:
     from tracer import regen
 
-    return regen.build(_project_root(), jobs=args.jobs, timeout=args.timeout, force=args.force,
+    root = _course_root("build", site=not args.no_site)
+    if root is None:
+        return ExitCode.BAD_INPUT
+    return regen.build(root, jobs=args.jobs, timeout=args.timeout, force=args.force,
                        site=not args.no_site, show=not args.quiet)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from tracer.serve import serve
 
-    return serve(_project_root(), address=args.address, timeout=args.timeout, force=args.force)
+    root = _course_root("serve", site=True)
+    if root is None:
+        return ExitCode.BAD_INPUT
+    return serve(root, address=args.address, timeout=args.timeout, force=args.force)
 
 
 def cmd_init(args: argparse.Namespace) -> int:

@@ -12,7 +12,8 @@ from enum import IntEnum
 
 class ExitCode(IntEnum):
     OK = 0
-    LECTURE_FAILED = 1  # a lecture raised (its trace, with the error, is still written); a build step failed
+    LECTURE_FAILED = 1  # a lecture raised (its trace, with the error, is still written); a build step failed;
+    # build: a published trace shows an error or an @inspect that names nothing
     DIFFERENT = 1  # diff: the two traces differ (an alias of 1)
     BAD_INPUT = 2  # bad arguments, missing file, syntax error, import error, no main(): nothing written
     PROBLEMS = 3  # check: a trace is missing, stale or invalid, or a lecture failed
@@ -24,8 +25,10 @@ MEANINGS = {
     ExitCode.OK: "success",
     ExitCode.LECTURE_FAILED: "a lecture raised, or ended early with sys.exit()/os._exit() (its trace is still "
                              "written, ending where it stopped, with status error/exited); diff: the traces differ",
-    ExitCode.BAD_INPUT: "bad input: missing file, syntax error, import error, no main(); nothing written",
-    ExitCode.PROBLEMS: "check: a trace is missing, stale, invalid, or a lecture failed",
+    ExitCode.BAD_INPUT: "bad input: missing file, a folder, syntax error, import error, no main(); not in a course; "
+                        "serve's address in use; nothing written",
+    ExitCode.PROBLEMS: "check: a trace is missing, stale, invalid or drifted, a lecture raised, or an @inspect "
+                       "names nothing",
     ExitCode.TIMEOUT: "a lecture ran past --timeout; nothing written, the previous trace is kept",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C, or a KeyboardInterrupt in the lecture: its trace is written with "
                           "status interrupted); traces written so far are complete",

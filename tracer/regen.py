@@ -33,7 +33,8 @@ from tracer import layout
 from tracer.exit_codes import ExitCode
 from tracer.helper_files import SettingsError, changed_decisions
 from tracer.source_map import read_source, source_map
-from tracer.trace_format import SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file, write_atomic
+from tracer.trace_problems import trace_problems
+from tracer.trace_format import READABLE_VERSIONS, SCHEMA_VERSION, TraceError, load_trace, read_header, sha256_file, write_atomic
 
 
 
@@ -116,13 +117,20 @@ def guarded_run(lecture: Path, output: Path | None, *, force: bool, trace: Calla
     keep = refusal.keep_gpu_run if refusal is not None else None
     if keep is not None:
         keep_gpu_run(*keep)
+    project_root = layout.find_project_root(lecture.absolute().parent)
+    committed = layout.trace_path(project_root, lecture)
+    target = output or committed
+    before = read_header(target)
     try:
         code = trace()
     finally:
         if keep is not None:
             settle_gpu_run(*keep)
-    project_root = layout.find_project_root(lecture.absolute().parent)
-    committed = layout.trace_path(project_root, lecture)
+    after = read_header(target)
+    if before is not None and before.get("status") == "ok" and after is not None and after.get("status") != "ok":
+        print(f"{rel(target, project_root)}: the previous good trace was replaced by this {after.get('status')} "
+              "trace (so the page shows where it broke); fix the lecture and run it again, or restore the "
+              "committed one (git restore)", file=sys.stderr)
     if output is None or output.resolve() == committed.resolve():
         retired = retire_gpu_run(project_root, lecture)
         if retired:
@@ -229,7 +237,7 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
     header = read_header(trace_file)
     if header is None:
         return "missing" if not trace_file.exists() else "unreadable"
-    if header.get("schema_version") != SCHEMA_VERSION:
+    if header.get("schema_version") not in READABLE_VERSIONS:  # an older readable one is upgraded on load
         return f"schema_version {header.get('schema_version')!r}, current is {SCHEMA_VERSION}"
     lecture_rel = rel(lecture, project_root)
     if lecture_rel not in (header.get("sources") or {}):
@@ -349,7 +357,10 @@ def run_many(lectures: list[Path], outputs: list[Path], *, jobs: int, timeout: f
     def work(index: int) -> Outcome:
         display.update(names[index], "tracing…")
         outcome = trace_in_subprocess(RunRequest(lectures[index], outputs[index], timeout=timeout, force=force))
-        status = f"traced in {outcome.seconds:.1f}s" if outcome.ok else f"FAILED ({outcome.message.splitlines()[-1] if outcome.message else outcome.returncode})"
+        last = outcome.message.splitlines()[-1] if outcome.message else outcome.returncode
+        status = (f"traced in {outcome.seconds:.1f}s" if outcome.ok else
+                  f"raised in {outcome.seconds:.1f}s ({last})" if outcome.returncode == ExitCode.LECTURE_FAILED
+                  else f"FAILED ({last})")
         display.update(names[index], status, final=True)
         return outcome
 
@@ -388,6 +399,16 @@ class CheckReport:
     notes: list[str] = field(default_factory=list)  # what was not checked, and why
 
 
+def _written_trace(output: Path, outcome: Outcome) -> dict[str, Any] | None:
+    """The trace a run wrote (it completed, or main() raised and its error trace was written), else None."""
+    if not (outcome.ok or outcome.returncode == ExitCode.LECTURE_FAILED) or not output.exists():
+        return None
+    try:
+        return load_trace(output, validate=False)
+    except TraceError:
+        return None
+
+
 def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -> CheckReport:
     """Re-trace every lecture into a temporary directory and compare with the committed traces."""
     lectures_dir = project_root / layout.LECTURES_DIR
@@ -403,7 +424,10 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
             name = rel(lecture, project_root)
             committed = layout.trace_path(project_root, lecture)
             committed_rel = rel(committed, project_root)
-            if not outcome.ok:
+            ran = _written_trace(output, outcome)
+            if ran is not None:  # what students would see: an error or a name an @inspect did not find
+                report.problems.extend(trace_problems(ran))
+            elif not outcome.ok:
                 reason = outcome.message or f"exit {outcome.returncode}"
                 report.problems.append(f"{name}: lecture failed: {reason.splitlines()[-1]}")
             if not committed.exists():
@@ -418,7 +442,7 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
             if why:
                 report.problems.append(f"{committed_rel}: {why}; run `chalktrace build` and commit the trace")
                 continue
-            fresh = read_header(output) if outcome.ok else None
+            fresh = read_header(output) if ran is not None else None
             if fresh is not None:
                 drifted, notes = value_drift(committed, output, project_root, lecture)
                 report.problems.extend(drifted)
@@ -512,17 +536,35 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
                   f"process(es)", file=sys.stderr)
             outcomes = run_many(todo, [layout.trace_path(project_root, p) for p in todo], jobs=jobs, timeout=timeout,
                                 force=force, project_root=project_root, show=show)
-        failed = [o for o in outcomes if not o.ok]
+        # A run that raised wrote its error trace: the published traces' problems below name it.
+        failed = [o for o in outcomes if not o.ok and o.returncode != ExitCode.LECTURE_FAILED]
         for outcome in failed:
             print(outcome.message or f"{rel(outcome.lecture, project_root)}: exit {outcome.returncode}",
                   file=sys.stderr)
+        students_would_see = published_problems(project_root, lectures)
+        for problem in students_would_see:
+            print(problem, file=sys.stderr)
         for problem in problems:
             print(problem, file=sys.stderr)
         if site:
             code = build_site(project_root)
             if code:
                 return code
-        return ExitCode.LECTURE_FAILED if (failed or problems) else ExitCode.OK
+        return ExitCode.LECTURE_FAILED if (failed or problems or students_would_see) else ExitCode.OK
+
+
+def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
+    """What the committed traces of ``lectures`` would show students that they should not see
+    (``trace_problems``), each ``path:line: what``."""
+    problems = []
+    for lecture in lectures:
+        committed = layout.trace_path(project_root, lecture)
+        try:
+            trace = load_trace(committed, validate=False)
+        except TraceError:
+            continue  # missing or unreadable: the site build reports it on the lecture's page
+        problems.extend(trace_problems(trace))
+    return problems
 
 
 def build_site(project_root: Path, strict: bool = True) -> int:

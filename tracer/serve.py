@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -25,11 +26,38 @@ WATCHED_SUFFIXES = (".py", ".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp")
 DEBOUNCE_SECONDS = 0.4
 
 
+def address_in_use(address: str) -> str | None:
+    """Why ``mkdocs serve`` cannot listen on ``address`` (HOST:PORT), in one line, or None when it can."""
+    host, _, port_text = address.rpartition(":")
+    try:
+        port = int(port_text)
+    except ValueError:
+        return f"-a {address}: expected HOST:PORT, e.g. 127.0.0.1:8000"
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"-a {address}: unknown host {host!r} ({exc.strerror})"
+    family, kind, proto, _name, where = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+        try:
+            probe.bind(where)
+        except OSError as exc:
+            return (f"{address} is in use ({exc.strerror}): is another server running there? "
+                    f"Stop it, or pass another address: -a {host}:{port + 1}")
+    return None
+
+
 def serve(project_root: Path, *, address: str, timeout: float, force: bool = False) -> int:
     """``mkdocs serve``, plus re-tracing a lecture whenever its file (or a helper) is saved."""
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
 
+    busy = address_in_use(address)
+    if busy:
+        print(f"chalktrace serve: {busy}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     jobs = os.cpu_count() or 1
     build(project_root, jobs=jobs, timeout=timeout, force=force, site=False)
     lectures_dir = project_root / layout.LECTURES_DIR

@@ -4,8 +4,8 @@ This module is the single source of truth for what a trace is. The TypedDicts be
 JSON that the recorder writes and the site reads; ``trace.schema.json`` (shipped beside this file)
 says the same thing to a validator (``tests/test_trace_format.py`` checks that the two and the
 writer's real output agree), and ``SCHEMA_VERSION`` goes up on every incompatible change. The read
-side is :func:`load_trace` (read + validate) and :func:`read_header` (no validation, for freshness
-checks), plus small typed accessors (:func:`step_frame`, :func:`iter_renderings`,
+side is :func:`load_trace` (read + validate, bounded in size and nesting depth before anything else
+runs) and :func:`read_header` (no validation, for freshness checks), plus small typed accessors (:func:`step_frame`, :func:`iter_renderings`,
 :func:`local_images`, :func:`trace_notes`, ...) that every consumer uses instead of walking raw
 dicts its own way. It must not run lectures or render anything: it only knows the shape of the data.
 
@@ -53,14 +53,37 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator, Literal, NotRequired, TypedDict, get_args, get_origin, get_type_hints
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Versions load_trace reads. Version 1 stored each step's whole stack (a trace of an n-deep recursion
+# grew with n squared); it is converted on load into version 2's frame table, so committed traces that
+# cannot be re-made here (CUDA runs) keep loading and rendering.
+READABLE_VERSIONS: tuple[int, ...] = (1, 2)
 SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")
+# A trace file larger than this is refused before it is parsed (reading it would take the build's
+# memory and time). A 100,000-step lecture with values on every step stays well below it.
+MAX_TRACE_NBYTES = 256 * 1024 * 1024
+# JSON nesting deeper than this is refused: the deepest valid trace (a 64-dimensional tensor preview
+# inside an inspected container) stays below it, and readers that walk values recursively stay far
+# from Python's recursion limit.
+MAX_TRACE_DEPTH = 100
 
 
 class Frame(TypedDict):
     path: str  # relative to the project root, forward slashes
     line: int
     function: str
+
+
+class FramePosition(TypedDict):
+    """One entry of a trace's ``frames`` table: a line being run in a function, and who called it.
+
+    Each distinct position (with its callers) is written once; a step names its innermost position
+    by index, so a trace grows with its steps, not with its steps times their stack depth."""
+
+    path: str
+    line: int  # the line the frame is on: for a caller, the line that made the call
+    function: str
+    parent: int | None  # index of the caller's position in the same table (always lower), None: outermost
 
 
 class ErrorInfo(TypedDict):
@@ -147,7 +170,10 @@ VALUE_TYPES: tuple[str, ...] = (
 
 
 class Step(TypedDict):
-    stack: list[Frame]  # outermost first; the last frame is the line this step is about
+    frame: int  # index in the trace's (or the rank stream's) ``frames``: the line this step is about
+    # Not in the file: load_trace (expand_stacks) gives each step its call stack, outermost first, the
+    # last frame being ``frame``'s. Steps at one position share one list: treat it as read-only.
+    stack: NotRequired[list[Frame]]
     env: dict[str, Value]  # values recorded on this step only
     renderings: list[Rendering]
     stdout: str
@@ -251,6 +277,7 @@ class RankStream(TypedDict):
     # like the trace's: {"max_steps": N} when this rank hit the step cap, {"stdout_chars": N} and
     # {"stderr_chars": N} when it wrote more than the output budget kept
     truncated: NotRequired[dict[str, int] | None]
+    frames: NotRequired[list[FramePosition]]  # the positions this rank's steps name (absent: no steps)
     steps: list[Step]  # this rank's own steps; stacks start at its function
 
 
@@ -318,6 +345,7 @@ class Trace(TypedDict):
     # {"stderr_chars": N} likewise for stderr; {"max_plot_points": N} when a plot() held more data points and kept an even sample of N
     truncated: dict[str, int] | None
     warnings: list[str]
+    frames: list[FramePosition]  # every position the steps name, each once (callers before callees)
     steps: list[Step]  # the launching process's steps (torchrun: the lowest rank's)
     ranks: NotRequired[RanksInfo]  # present when the lecture started traced ranks
     shard: NotRequired[ShardInfo]  # only in a shard: the trace of one rank, before merging
@@ -382,7 +410,9 @@ def _distinct_steps(trace: Any) -> tuple[Any, list[int] | None]:
 
     A step's validity depends on its content alone, and long traces repeat plain steps (a loop body,
     the same memory figure) tens of thousands of times: validating each distinct one once makes
-    validation cost what the trace's variety costs, not its length.
+    validation cost what the trace's variety costs, not its length. The step's ``frame`` (an index,
+    range-checked by :func:`expand_stacks`) and its in-memory ``stack`` are left out of the
+    comparison, so the steps of a deep recursion, which differ only there, count once.
     """
     steps = trace.get("steps") if isinstance(trace, dict) else None
     if not isinstance(steps, list) or len(steps) < 64:
@@ -392,7 +422,10 @@ def _distinct_steps(trace: Any) -> tuple[Any, list[int] | None]:
     origin: list[int] = []
     for index, step in enumerate(steps):
         try:
-            key = json.dumps(step, sort_keys=True)
+            if isinstance(step, dict) and isinstance(step.get("frame"), int) and step["frame"] >= 0:
+                key = json.dumps({k: v for k, v in step.items() if k != "frame" and k != "stack"}, sort_keys=True)
+            else:
+                key = None
         except (TypeError, ValueError):
             key = None  # not JSON data: validate it as it is
         if key is None or key not in seen:
@@ -403,10 +436,64 @@ def _distinct_steps(trace: Any) -> tuple[Any, list[int] | None]:
     return {**trace, "steps": unique}, origin
 
 
+def _frames_problem(frames: Any, where: str) -> str | None:
+    """The first entry of a ``frames`` table that breaks the schema's ``frame_position``, checked by
+    hand: every position is distinct, so the table gains nothing from step deduplication, and a
+    deep recursion has thousands of them."""
+    if not isinstance(frames, list):
+        return None  # the schema says what it should be
+    for k, position in enumerate(frames):
+        if not isinstance(position, dict):
+            return f"at {where}frames/{k}: {position!r:.60} is not of type 'object'"
+        for name in ("path", "line", "function", "parent"):
+            if name not in position:
+                return f"at {where}frames/{k}: {name!r} is a required property"
+        path, line, function, parent = position["path"], position["line"], position["function"], position["parent"]
+        if not isinstance(path, str) or path.startswith("/") or (len(path) > 2 and path[1:3] == ":\\"):
+            return f"at {where}frames/{k}/path: {path!r:.80} is not a project-relative path"
+        if type(line) is not int or line < 1:
+            return f"at {where}frames/{k}/line: {line!r:.40} is not an integer of at least 1"
+        if not isinstance(function, str):
+            return f"at {where}frames/{k}/function: {function!r:.40} is not of type 'string'"
+        if parent is not None and (type(parent) is not int or not 0 <= parent < k):
+            return f"at {where}frames/{k}/parent: {parent!r:.40} is not the index of an earlier frame"
+    return None
+
+
+def _without_frames(trace: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``trace`` with its frame tables (the trace's and each rank stream's) emptied, and the problems
+    :func:`_frames_problem` finds in them."""
+    problems = [p for p in [_frames_problem(trace.get("frames"), "")] if p]
+    trace = {**trace, "frames": []} if isinstance(trace.get("frames"), list) else trace
+    ranks = trace.get("ranks")
+    if isinstance(ranks, dict) and isinstance(ranks.get("launches"), list):
+        launches = []
+        for i, launch in enumerate(ranks["launches"]):
+            if isinstance(launch, dict) and isinstance(launch.get("streams"), list):
+                streams = []
+                for j, stream in enumerate(launch["streams"]):
+                    if isinstance(stream, dict) and isinstance(stream.get("frames"), list):
+                        problem = _frames_problem(stream["frames"], f"ranks/launches/{i}/streams/{j}/")
+                        problems += [problem] if problem else []
+                        stream = {**stream, "frames": []}
+                    streams.append(stream)
+                launch = {**launch, "streams": streams}
+            launches.append(launch)
+        trace["ranks"] = {**ranks, "launches": launches}
+    return trace, problems
+
+
 def validation_error(trace: Any) -> str | None:
-    """The first schema violation in ``trace`` as one line, or None when it is valid."""
+    """The first schema violation in ``trace`` as one line, or None when it is valid.
+
+    Linear in the trace's size: frame tables are checked by hand, in one pass, and each distinct
+    step is given to the JSON Schema validator once."""
     import jsonschema
 
+    if isinstance(trace, dict):
+        trace, problems = _without_frames(trace)
+        if problems:
+            return problems[0]
     trace, origin = _distinct_steps(trace)
     validator = jsonschema.Draft202012Validator(schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(trace))
@@ -420,25 +507,162 @@ def validation_error(trace: Any) -> str | None:
     return f"at {where}: {message}"
 
 
-def load_trace(path: str | os.PathLike[str], *, validate: bool = True) -> Trace:
-    """Read and (by default) validate a trace; raise TraceError naming the file on any problem."""
-    path = Path(path)
+def nesting_problem(data: Any, limit: int = MAX_TRACE_DEPTH) -> str | None:
+    """Where ``data`` (parsed JSON) nests deeper than ``limit`` levels, as "at PATH", or None.
+
+    Iterative and linear in the data's size, so a hostile trace cannot make it (or the readers
+    after it, which recurse into values) run out of stack."""
+    todo: list[tuple[Any, int, str]] = [(data, 1, "")]
+    pop, push = todo.pop, todo.append
+    while todo:
+        node, depth, where = pop()
+        if depth > limit:
+            return f"at {where.strip('/') or '(top level)'}"
+        children = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, child in children:
+            if isinstance(child, (dict, list)):
+                # Name only the first levels of the path: enough to find the step and the value.
+                push((child, depth + 1, f"{where}/{key}" if depth <= 4 else where))
+    return None
+
+
+def _parse(path: Path) -> Any:
+    """The JSON in ``path``, refused before parsing when too large and after it when nested too deep."""
+    try:
+        nbytes = path.stat().st_size
+    except FileNotFoundError:
+        raise TraceError(f"{path}: no such trace file") from None
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if nbytes > MAX_TRACE_NBYTES:
+        raise TraceError(f"{path}: {nbytes:,} bytes, over the {MAX_TRACE_NBYTES:,}-byte limit for a trace; not read")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise TraceError(f"{path}: no such trace file") from None
+    except RecursionError:
+        raise TraceError(f"{path}: nested deeper than the {MAX_TRACE_DEPTH}-level limit for a trace; not read") from None
+    except OSError as exc:
+        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except (UnicodeDecodeError, ValueError) as exc:  # ValueError: also ints past Python's digit limit
         raise TraceError(f"{path}: not valid JSON ({exc})") from None
+    if isinstance(data, (dict, list)):
+        deep = nesting_problem(data)
+        if deep:
+            raise TraceError(f"{path}: nested deeper than the {MAX_TRACE_DEPTH}-level limit for a trace {deep}; not read")
+    return data
+
+
+def _stack_problem(stack: Any) -> str | None:
+    if not isinstance(stack, list) or not stack:
+        return "expected a non-empty list of frames"
+    for k, frame in enumerate(stack):
+        if not (isinstance(frame, dict) and isinstance(frame.get("path"), str) and type(frame.get("line")) is int
+                and isinstance(frame.get("function"), str)):
+            return f"{k}: expected a frame {{path, line, function}}"
+    return None
+
+
+def _stacks_to_frames(steps: Any, where: str) -> list[FramePosition]:
+    """Version 1 steps (each with its whole ``stack``) rewritten in place to name positions of a
+    ``frames`` table, which is returned: the same numbering the writer gives (first seen first)."""
+    frames: list[FramePosition] = []
+    index: dict[tuple[Any, ...], int] = {}
+    if not isinstance(steps, list):
+        return frames
+    for n, step in enumerate(steps):
+        if not isinstance(step, dict) or "stack" not in step:
+            continue  # the schema names what is missing
+        problem = _stack_problem(step["stack"])
+        if problem:
+            raise TraceError(f"at {where}steps/{n}/stack/{problem}")
+        parent: int | None = None
+        for frame in step.pop("stack"):
+            key = (frame["path"], frame["line"], frame["function"], parent)
+            found = index.get(key)
+            if found is None:
+                found = index[key] = len(frames)
+                frames.append({"path": frame["path"], "line": frame["line"], "function": frame["function"],
+                               "parent": parent})
+            parent = found
+        step["frame"] = parent
+    return frames
+
+
+def upgrade(data: dict[str, Any]) -> dict[str, Any]:
+    """A version 1 trace (parsed JSON) as version 2, in place: its stacks become frame tables."""
+    if data.get("schema_version") != 1:
+        return data
+    data["frames"] = _stacks_to_frames(data.get("steps"), "")
+    ranks = data.get("ranks")
+    launches = ranks.get("launches") if isinstance(ranks, dict) else None
+    for i, launch in enumerate(launches if isinstance(launches, list) else []):
+        streams = launch.get("streams") if isinstance(launch, dict) else None
+        for j, stream in enumerate(streams if isinstance(streams, list) else []):
+            if isinstance(stream, dict) and stream.get("steps"):
+                stream["frames"] = _stacks_to_frames(stream["steps"], f"ranks/launches/{i}/streams/{j}/")
+    data["schema_version"] = SCHEMA_VERSION
+    return data
+
+
+def _expand(frames: list[FramePosition], steps: list[Step], where: str) -> None:
+    stacks: list[list[Frame]] = []
+    for k, position in enumerate(frames):
+        parent = position["parent"]
+        if parent is None:
+            stacks.append([{"path": position["path"], "line": position["line"], "function": position["function"]}])
+        elif type(parent) is int and 0 <= parent < k:
+            stacks.append(stacks[parent] + [{"path": position["path"], "line": position["line"],
+                                             "function": position["function"]}])
+        else:  # a caller listed after its callee could form a cycle
+            raise TraceError(f"at {where}frames/{k}/parent: {parent!r} is not the index of an earlier frame")
+    count = len(stacks)
+    for n, step in enumerate(steps):
+        at = step["frame"]
+        if not 0 <= at < count:
+            raise TraceError(f"at {where}steps/{n}/frame: {at} is not an index of frames ({count} frames)")
+        step["stack"] = stacks[at]
+
+
+def expand_stacks(trace: Trace) -> Trace:
+    """Give every step (the trace's and each rank stream's) its ``stack``, from the frame tables.
+
+    Steps at one position share one list (memory grows with the distinct positions, and is never
+    written back). Raises TraceError (without a file name) when a step or a caller names no frame."""
+    _expand(trace.get("frames") or [], trace["steps"], "")
+    for i, launch in enumerate((trace.get("ranks") or {}).get("launches") or []):  # type: ignore[call-overload]
+        for j, stream in enumerate(launch["streams"]):
+            _expand(stream.get("frames") or [], stream["steps"], f"ranks/launches/{i}/streams/{j}/")
+    return trace
+
+
+def load_trace(path: str | os.PathLike[str], *, validate: bool = True) -> Trace:
+    """Read, (by default) validate and expand a trace; raise TraceError naming the file on any problem.
+
+    Bounded before any reader walks it: a file over MAX_TRACE_NBYTES is not parsed, and JSON nested
+    deeper than MAX_TRACE_DEPTH is refused. A version 1 trace is upgraded to the current version."""
+    path = Path(path)
+    data = _parse(path)
     if not isinstance(data, dict):
         raise TraceError(f"{path}: not a trace (top level is {type(data).__name__}, expected an object)")
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise TraceError(f"{path}: schema_version {version!r}, this chalktrace reads {SCHEMA_VERSION}; re-trace it")
+    if version not in READABLE_VERSIONS:
+        raise TraceError(f"{path}: schema_version {version!r}, this chalktrace reads "
+                         f"{', '.join(map(str, READABLE_VERSIONS))}; re-trace it")
+    try:
+        upgrade(data)
+    except TraceError as exc:
+        raise TraceError(f"{path}: invalid trace {exc}") from None
     if validate:
         problem = validation_error(data)
         if problem:
             raise TraceError(f"{path}: invalid trace {problem}")
-    return data  # type: ignore[return-value]
+    try:
+        return expand_stacks(data)  # type: ignore[arg-type]
+    except TraceError as exc:
+        raise TraceError(f"{path}: invalid trace {exc}") from None
+    except (KeyError, TypeError, AttributeError) as exc:  # not validated: not the shape of a trace
+        raise TraceError(f"{path}: invalid trace ({type(exc).__name__}: {exc})") from None
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
@@ -451,20 +675,29 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
 
 
 def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """A trace's top-level fields without validating it, or None when it is missing or unreadable.
+    """A trace's top-level fields without validating it, or None when it is missing, unreadable, or
+    past the size and depth limits (:func:`load_trace` says which).
 
     For freshness checks (``regen``), which must cope with old or broken traces."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = _parse(Path(path))
+    except TraceError:
         return None
     return data if isinstance(data, dict) else None
 
 
 # -- typed access (what consumers read) ------------------------------------------------------------
 def step_frame(step: Step) -> Frame:
-    """The frame a step is about: the innermost one, whose line was executed."""
+    """The frame a step is about: the innermost one, whose line was executed (a loaded step)."""
     return step["stack"][-1]
+
+
+def stream_last_frame(frames: list[FramePosition], steps: list[Step]) -> Frame | None:
+    """The frame of the last of ``steps`` (read from the ``frames`` table; steps need no ``stack``)."""
+    if not steps:
+        return None
+    position = frames[steps[-1]["frame"]]
+    return {"path": position["path"], "line": position["line"], "function": position["function"]}
 
 
 def iter_renderings(trace: Trace) -> Iterator[tuple[int, Rendering]]:

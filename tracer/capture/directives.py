@@ -1,5 +1,5 @@
 """Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``,
-``@ask``, ``@noask``.
+``@ask``, ``@noask``, ``@raises`` (read from the trace by ``tracer.trace_problems``).
 
 A file is parsed once (a direct scan for comments; statement extents from ``tracer.source_map``)
 into a map from the line that Python reports for a statement (its first line) to a ``Directives``
@@ -43,6 +43,7 @@ class Directives:
     # the recorder inspects the names they mention, and ``@ask flops`` counts the line's FLOPs.
     ask: tuple[str, ...] = ()
     noask: bool = False  # quiz mode asks nothing about this line (the site reads it)
+    raises: bool = False  # the lecture teaches the error this statement raises (check/build accept it)
 
 
 @dataclass
@@ -164,6 +165,7 @@ def parse_source(source: str) -> FileDirectives:
             flops=flops,
             ask=tuple(merged.get("ask", ())),
             noask="noask" in merged,
+            raises="raises" in merged,
         )
         if flops and start in statements:
             result.statements[start] = statements[start]

@@ -1,8 +1,8 @@
 """Storage identity and memory probes: which tensors share memory, and how much memory is in use.
 
 ``StorageRegistry`` gives each distinct tensor storage a stable small id ("s1", "s2", ... in order
-of first appearance, never a raw address) and tracks, through weak references, whether a recorded
-storage is still alive. A probe answers "memory now" for each step: ``CudaProbe`` asks the CUDA
+of first appearance, never a raw address) and tracks, through weak references to the storages
+themselves, whether a recorded storage is still alive. A probe answers "memory now" for each step: ``CudaProbe`` asks the CUDA
 caching allocator, ``RecordedTensorsProbe`` sums the live storages the registry has seen. Probes
 are tiny objects with one ``sample()`` method so tests can substitute a fake CUDA. This module
 must not serialize values or write files.
@@ -10,57 +10,69 @@ must not serialize values or write files.
 
 from __future__ import annotations
 
+import functools
 import sys
 import weakref
 from typing import Any, Callable, Protocol
 
 
 class StorageRegistry:
-    """Stable ids for tensor storages, and the bytes of those still alive."""
+    """Stable ids for tensor storages, and the bytes of those still alive.
+
+    A storage is known by its identity: the storage object itself (torch keeps one Python object per
+    storage for as long as the storage lives), held weakly. When a storage dies, a weak-reference
+    callback retires its id, so an id never names two storages, even when a new storage reuses the
+    old one's address; and a storage leaves the live total the moment it is freed, also when the
+    tensors recorded on it live on (``w.data = …`` gives ``w`` a new storage and frees the old).
+    """
 
     def __init__(self) -> None:
         self._next = 1
-        # storage key -> [id, storage_nbytes, list of weakrefs to tensors recorded on it]
-        self._entries: dict[tuple[Any, ...], list[Any]] = {}
+        # id(storage object) -> [id, weakref to the storage (None: it refuses weak references)]
+        self._entries: dict[int, list[Any]] = {}
         self.dirty = False  # set when live bytes may have changed since the last live_nbytes()
         self._live_nbytes = 0
 
     @property
-    def storages(self) -> dict[tuple[Any, ...], list[Any]]:
-        """Every storage seen so far (read only: the recorder tests it for "any tensor recorded yet")."""
+    def storages(self) -> dict[int, list[Any]]:
+        """The storages seen so far and still alive (read only: the recorder tests it for "any
+        tensor recorded yet")."""
         return self._entries
 
-    def _on_tensor_freed(self, _ref: Any) -> None:
+    def _retire(self, key: int, ref: Any) -> None:
+        entry = self._entries.get(key)
+        if entry is not None and entry[1] is ref:
+            del self._entries[key]
         self.dirty = True
 
     def storage_id(self, tensor: Any) -> tuple[str, int]:
-        """The id and byte size of ``tensor``'s storage, registering the tensor as a holder."""
+        """The id and byte size of ``tensor``'s storage (registering the storage when it is new)."""
         storage = tensor.untyped_storage()
         nbytes = int(storage.nbytes())
-        ptr = storage.data_ptr()
-        key: tuple[Any, ...] = (str(tensor.device), ptr) if ptr else ("empty", id(tensor))
+        key = id(storage)
         entry = self._entries.get(key)
-        if entry is not None and not any(r() is not None for r in entry[2]):
-            entry = None  # the old storage died and its address was reused: a new storage
-        if entry is None:
-            entry = [f"s{self._next}", nbytes, []]
+        if entry is None or entry[1] is None or entry[1]() is not storage:
+            try:
+                ref = weakref.ref(storage, functools.partial(self._retire, key))
+            except TypeError:  # a storage that refuses weak references is never counted as live
+                ref = None
+            entry = [f"s{self._next}", ref]
             self._next += 1
-            self._entries[key] = entry
-        entry[1] = max(entry[1], nbytes)
-        entry[2] = [r for r in entry[2] if r() is not None]
-        try:
-            entry[2].append(weakref.ref(tensor, self._on_tensor_freed))
-        except TypeError:  # some tensor subclasses refuse weak references
-            pass
+            if ref is not None:
+                self._entries[key] = entry
         self.dirty = True
         return entry[0], nbytes
 
     def live_nbytes(self) -> int:
+        """Bytes of the distinct storages seen so far that are still alive (their size now)."""
         if self.dirty:
             self.dirty = False
-            self._live_nbytes = sum(
-                e[1] for e in self._entries.values() if any(r() is not None for r in e[2])
-            )
+            total = 0
+            for _, ref in list(self._entries.values()):
+                storage = ref()
+                if storage is not None:
+                    total += int(storage.nbytes())
+            self._live_nbytes = total
         return self._live_nbytes
 
 

@@ -14,6 +14,9 @@ Design (the hot path, so every line here counts):
 * A step is recorded when its line completes (the next line event or the frame's return). A line
   without directives, renderings or output appends one small tuple; values are encoded only for
   names a directive asks for.
+* A generator or coroutine frame that suspends (``x = yield v``, ``a = await …``) has not completed
+  its line: its state is set aside (keyed by the frame) and taken up again when the frame resumes,
+  so the line's step is recorded once the name is bound. Only frames of suspending code pay for this.
 * ``max_steps`` is exact: every place that appends (a line, a return, a call, a def-line entry)
   checks the count right after appending and stops recording at the cap.
 
@@ -24,7 +27,9 @@ The recorder only collects; turning steps into JSON (``trace_writer``) and runni
 from __future__ import annotations
 
 import contextlib
+import dis
 import gc
+import inspect
 import sys
 from pathlib import Path
 from types import CodeType, FrameType
@@ -43,6 +48,12 @@ from tracer.capture.values import ValueEncoder, lookup
 _UNTRACED_NAMES = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>", "<module>"})
 _INSPECT_ALL = Directives()
 CALL = {"call": True}  # shared extras of a "line is calling into lecture code" step
+# Generators, coroutines and async generators: their frames suspend (a "return" event at a yield)
+# and resume (a "call" event), and the suspended line completes only after it resumes.
+_SUSPENDING = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_YIELD_VALUE = dis.opmap["YIELD_VALUE"]
+# Instructions a frame leaves by without an exception (a return, or a yield).
+_NORMAL_EXIT = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE") if name in dis.opmap)
 
 
 class RecordedStep(NamedTuple):
@@ -69,22 +80,53 @@ EXTRAS: Final = 3
 MEMORY: Final = 4
 
 
-def mark_error(steps: list[RecordedStep], escaped: BaseException, error: Mapping[str, Any]) -> None:
-    """Give the step the exception unwound from its ``error`` and drop the steps recorded after it
-    (the unwinding's return steps). Runs once per lecture or rank, after recording."""
-    for index, step in enumerate(steps):
-        extras = step[EXTRAS]
-        if extras is not None and extras.get("unwind") is escaped:
-            del steps[index + 1:]
-            steps[index] = RecordedStep._make(step)._replace(extras={**extras, "error": error})
+def mark_error(steps: list[RecordedStep], escaped: BaseException, error: Mapping[str, Any],
+               origin: tuple[Any, ...] | None = None) -> None:
+    """Give the step of the line that raised ``escaped`` last its ``error`` (``origin``: where the
+    recorder saw it raised last, ``Recorder.raised_at``), and drop the steps that only repeat a line
+    while the exception unwound (each caller's call line again). Every other step stays: the steps
+    after an earlier raise of the same exception (caught, kept, raised again), ``finally`` blocks
+    run while unwinding. Runs once per lecture or rank, after recording."""
+    found = None
+    if origin is not None:
+        prefix, key, line, start = origin
+        for index in range(start, len(steps)):
+            step = steps[index]
+            if step[KEY] is key and step[LINE] == line and step[PREFIX] == prefix:
+                found = index
+                break
+    if found is None:  # raised where the recorder could not see it: the last unwinding that began it
+        unwinding = [index for index, step in enumerate(steps)
+                     if step[EXTRAS] is not None and step[EXTRAS].get("unwind") is escaped]
+        if not unwinding:
             return
+        found = unwinding[0]
+        for index in reversed(unwinding):
+            if len(steps[index][PREFIX]) >= len(steps[found][PREFIX]):
+                found = index
+                break
+    step = steps[found]
+    steps[found] = RecordedStep._make(step)._replace(extras={**(step[EXTRAS] or {}), "error": error})
+    last_line: dict[tuple[Any, Any], int] = {}
+    for index in range(found + 1):
+        step = steps[index]
+        last_line[(step[PREFIX], step[KEY])] = step[LINE]
+    kept = steps[:found + 1]
+    for step in steps[found + 1:]:
+        frame = (step[PREFIX], step[KEY])
+        extras = step[EXTRAS]
+        if extras is not None and extras.get("unwind") is escaped and last_line.get(frame) == step[LINE]:
+            continue  # the caller's call line once more, as the exception passed through it
+        last_line[frame] = step[LINE]
+        kept.append(step)
+    steps[:] = kept
 
 
 class _Frame:
     """Per-activation state of one traced frame."""
 
     __slots__ = ("prefix", "key", "line", "directives", "starts", "current", "exc", "meter",
-                 "snapshot")
+                 "snapshot", "suspends", "lasti", "seen")
 
     def __init__(self, prefix: tuple[Any, ...], key: tuple[str, str], directives: dict[int, Directives],
                  starts: dict[int, int]) -> None:
@@ -97,6 +139,9 @@ class _Frame:
         self.exc: Any = None  # exception seen on self.line and not yet handled
         self.meter: Any = None  # compute.LineMeter while an @flops line runs
         self.snapshot = False  # f_locals was read: the frame holds a dict snapshot of its locals
+        self.suspends = False  # a generator/coroutine frame: a "return" event may be a yield
+        self.lasti = -1  # where a suspended frame stopped (its resume is at or just after it)
+        self.seen = 0  # id of the last exception seen in this frame (0: none), kept past its line
 
 
 class LectureFile:
@@ -138,11 +183,19 @@ class Recorder:
         self.truncated = False
         self.output = output or OutputBudget()
         self.stderr_output = OutputBudget(self.output.head_chars, self.output.tail_chars, field="stderr")
-        # id(code object) -> (file, (path, qualname), entry) or None; entry is (def line, names)
-        # for a function whose def line has an @inspect, else None. Keyed by identity: code objects
+        # id(code object) -> (file, (path, qualname), entry, suspends) or None; entry is (def line,
+        # names) for a function whose def line has an @inspect, else None; suspends: generator or coroutine code. Keyed by identity: code objects
         # compare equal across files when their functions are alike (same body and first line), and
         # one file's decision must not leak to another. _seen keeps them alive so ids stay unique.
-        self._codes: dict[int, tuple[LectureFile, tuple[str, str], Any] | None] = {}
+        self._codes: dict[int, tuple[LectureFile, tuple[str, str], Any, bool] | None] = {}
+        # id(frame) -> the state of a generator/coroutine frame suspended mid-line (see _make_tracers)
+        self._suspended: dict[int, _Frame] = {}
+        # Where each exception was raised last: id(exception) -> (prefix, key, line, step count then).
+        # A raise is an "exception" event that is not the same exception passing from a traced callee
+        # into the traced caller's line (_passing: the exception's id, that line and the caller's
+        # state). Ids, not the objects: holding an exception would hold its frames and their tensors.
+        self._raised: dict[int, tuple[Any, ...]] = {}
+        self._passing: tuple[int, int, _Frame] | None = None
         self._seen: list[CodeType] = []
         self._stack: list[_Frame] = []
         self._renderings: list[dict[str, Any]] = []
@@ -173,8 +226,18 @@ class Recorder:
 
     def stop(self) -> None:
         self._guard.uninstall(resume=self._resume)
+        if self._active:
+            self._flush_suspended()
         self._active = False
         gc.unfreeze()
+
+    def _flush_suspended(self) -> None:
+        """Generators and coroutines still suspended at a yield when recording stops: their line ran
+        (it yielded) but never completed; it gets its step, at the end, with nothing bound by it."""
+        for state in self._suspended.values():
+            if state.line and len(self.steps) < self.max_steps:
+                self._record(state, None)
+        self._suspended.clear()
 
     def _lecture_path(self) -> str:
         """The lecture's project-relative path (for messages that have no line to name)."""
@@ -231,7 +294,7 @@ class Recorder:
             self._warn(message)
 
     # -- classification (once per code object) ----------------------------------------------------
-    def _classify(self, code: CodeType) -> tuple[LectureFile, tuple[str, str], Any] | None:
+    def _classify(self, code: CodeType) -> tuple[LectureFile, tuple[str, str], Any, bool] | None:
         result = None
         filename = code.co_filename
         if code.co_name not in _UNTRACED_NAMES and filename.endswith(".py"):
@@ -240,7 +303,8 @@ class Recorder:
             except KeyError:
                 info = self._decide(filename)
             if info is not None:
-                result = (info, (info.path, code.co_qualname), info.parsed.entries.get(code.co_firstlineno))
+                result = (info, (info.path, code.co_qualname), info.parsed.entries.get(code.co_firstlineno),
+                          bool(code.co_flags & _SUSPENDING))
         self._codes[id(code)] = result
         self._seen.append(code)
         return result
@@ -296,6 +360,8 @@ class Recorder:
         # Refreshing a frame's locals snapshot only matters while memory is being accounted.
         tracks_gpu = self.probe.source == "cuda_allocated"
         live_storages = self.encoder.registry.storages
+        suspended = self._suspended
+        raised_at = self._note_raise
 
         def global_trace(frame: FrameType, event: str, arg: Any) -> Any:
             if event != "call" or not recorder._active:
@@ -323,8 +389,15 @@ class Recorder:
                 prefix = prefixes.setdefault(prefix, prefix)
             else:
                 prefix = ()
+            if found[3]:
+                state = suspended.pop(code_id(frame), None)
+                if state is not None and state.key is found[1] and 0 <= frame.f_lasti - state.lasti <= 2:
+                    state.prefix = prefix  # resumed, perhaps by another caller: its line goes on
+                    stack.append(state)
+                    return local_trace
             parsed = found[0].parsed
             state = _Frame(prefix, found[1], parsed.by_line, parsed.starts)
+            state.suspends = found[3]
             stack.append(state)
             if found[2] is not None:
                 record_entry(state, frame, found[2])
@@ -362,6 +435,16 @@ class Recorder:
                 return local_trace
             if event == "return":
                 top = stack.pop()
+                if top.suspends and top.exc is None and frame.f_code.co_code[frame.f_lasti] == _YIELD_VALUE:
+                    # A yield or await suspends the frame mid-line: its step waits for the resume.
+                    top.lasti = frame.f_lasti
+                    suspended[code_id(frame)] = top
+                    return None
+                if top.seen and stack and (top.exc is not None or frame.f_code.co_code[frame.f_lasti] not in _NORMAL_EXIT):
+                    # Leaving by an exception (also after a `finally` block ran): the caller's
+                    # "exception" event for it is the same exception passing through, not a raise.
+                    caller = stack[-1]
+                    recorder._passing = (top.seen, caller.line, caller)
                 if top.line:
                     if top.current is None and not recorder._pending and top.exc is None:
                         append((top.prefix, top.key, top.line, None, probe_sample()))  # a RecordedStep
@@ -371,12 +454,28 @@ class Recorder:
                         recorder._truncate(frame)
                 return None
             if event == "exception":
-                stack[-1].exc = arg[1]
+                top = stack[-1]
+                exc = top.exc = arg[1]
+                seen = top.seen = code_id(exc)
+                if recorder._passing != (seen, top.line, top):
+                    raised_at(exc, top)
+                else:
+                    recorder._passing = None
             return local_trace
 
         return global_trace, local_trace
 
     # -- the slow path (lines with directives, renderings or output) ------------------------------
+    def _note_raise(self, exc: BaseException, state: _Frame) -> None:
+        raised = self._raised
+        if len(raised) > 256:  # ids of exceptions long gone; the one that escapes was raised last
+            raised.clear()
+        raised[id(exc)] = (state.prefix, state.key, state.line, len(self.steps))
+
+    def raised_at(self, exc: BaseException) -> tuple[Any, ...] | None:
+        """(prefix, key, line, step count then) of the traced line that raised ``exc`` last, or None."""
+        return self._raised.get(id(exc))
+
     def _record(self, state: _Frame, extras: dict[str, Any] | None) -> None:
         # A plain tuple, as on the hot path: every inspected line comes here, and building the
         # NamedTuple cost the loop that inspects a value on every line about 8%.
@@ -391,7 +490,8 @@ class Recorder:
                 extras["compute"] = meter.stop(frame.f_globals, frame.f_locals)
             except Exception as exc:  # measuring must never break the lecture
                 self.warn_once(f"{state.key[0]}:{state.line}: @flops failed: {type(exc).__name__}: {exc}")
-        if current is not None:
+        if current is not None and not isinstance(unwinding, GeneratorExit):
+            # (a generator closed at its yield bound nothing there: its names hold older values)
             if current is _INSPECT_ALL:
                 env = self._all_locals(frame)
             else:
@@ -495,4 +595,5 @@ class Recorder:
                     state.meter.cancel()
                 state.meter = None
         self._stack.clear()
+        self._suspended.clear()
         self.warn_once(f"step cap reached ({self.max_steps} steps): recording stopped, the lecture runs on untraced")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
-import importlib.util
 import inspect
 import os
 import sys
@@ -27,6 +26,7 @@ from typing import Any, Callable, Final, Iterable, Iterator
 
 from tracer import layout
 from tracer.capture import api, ranks
+from tracer.capture.lecture_module import load_lecture
 from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
 from tracer.capture.session import LectureExited, Outcome, Session, SessionOptions, lecture_modules, seed_generators
@@ -68,7 +68,10 @@ def _check_source(path: Path, shown: str) -> str:
         source = read_source(path)
     except FileNotFoundError:
         raise LectureError(f"{shown}: no such lecture file") from None
-    except (IsADirectoryError, UnicodeDecodeError, PermissionError, SyntaxError) as exc:
+    except IsADirectoryError:
+        raise LectureError(f"{shown}: is a folder; run takes lecture files ({shown.rstrip('/')}/NAME.py), "
+                           "`chalktrace build` traces every lecture") from None
+    except (UnicodeDecodeError, PermissionError, SyntaxError) as exc:
         raise LectureError(f"{shown}: cannot read lecture: {exc}") from None
     try:
         compile(source, str(path), "exec")
@@ -240,12 +243,8 @@ def _isolated(path: Path) -> Iterator[dict[str, ModuleType]]:
 def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tuple[Callable[[], Any], ModuleType]:
     """Import the lecture module untraced (seeded, as its run will be); its ``main`` and the module."""
     seed_generators(seed)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
     try:
-        spec.loader.exec_module(module)
+        module = load_lecture(path)
     except (Exception, SystemExit) as exc:
         raise LectureError(_import_error_line(exc, exc.__traceback__, project_root, default=shown)) from None
     return _check_main(module, path, shown), module
@@ -265,10 +264,13 @@ def _lecture_trace(session: Session, outcome: Outcome, doc: str | None,
         error = session.error_info(escaped)
         frames = error["traceback"]
         where = f"{frames[-1]['path']}:{frames[-1]['line']}" if frames else f"{shown}:1"
+        raised = recorder.raised_at(escaped)
+        if raised is not None and raised[2]:  # the line that raised it last (a kept exception raised again)
+            where = f"{raised[1][0]}:{raised[2]}"
         error_line = f"{where}: {error['type']}: {error['message']}".splitlines()[0]
         if isinstance(escaped, api.ImageOutsideProject):  # bad input: no trace, the previous one kept
             raise LectureError(f"{where}: {error['message']}")
-        mark_error(steps, escaped, error)
+        mark_error(steps, escaped, error, session.recorder.raised_at(escaped))
     files = loaded_files(session, [getattr(module, "__file__", None) or "" for module in modules])
     trace = trace_header(session, steps, status=_status(escaped), files=files,
                          title=lecture_title(steps, doc, session.lecture.stem), error=error)

@@ -33,7 +33,9 @@ from tracer import layout
 from tracer.capture import api
 from tracer.capture.compute import LineMeter
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
+from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.output_budget import OutputBudget
+from tracer.capture.portable_paths import library_name, path_scrubber
 from tracer.capture.recorder import Recorder
 from tracer.capture.values import Limits, ValueEncoder
 from tracer.trace_format import ErrorInfo, Frame
@@ -88,11 +90,21 @@ class _Capture(io.TextIOBase):
         return len(text)
 
 
-def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
-                  line: str | None = None) -> None:
-    """Python's own warning display, to the lecture's (captured) stderr whatever hook was installed
-    before the run (a test runner's, say): a lecture's warnings are part of what it shows."""
-    (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
+def warning_text(message: Any, category: type[Warning], filename: str, lineno: int, line: str | None,
+                 recorder: Recorder, scrub: Callable[[str], str]) -> str:
+    """A warning as the lecture's stderr shows it. One the lecture's own code raised reads as Python
+    writes it; a library's reads ``LECTURE:LINE: Category: message (from LIBRARY)``, naming the
+    lecture line that called into the library, not the library's install path."""
+    if filename in recorder.files:
+        return warnings.formatwarning(message, category, filename, lineno, line)
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename not in recorder.files:
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:  # not called from the lecture (a thread of a library's own)
+        return warnings.formatwarning(message, category, filename, lineno, line)
+    library = library_name(scrub(filename))
+    origin = f" (from {library})" if library else ""
+    return f"{recorder.files[frame.f_code.co_filename].path}:{frame.f_lineno}: {category.__name__}: {message}{origin}\n"
 
 
 class Sink:
@@ -210,7 +222,7 @@ class Session:
         self.options = options = options or SessionOptions()
         root = project_root.resolve()
         registry = StorageRegistry()
-        self.encoder = ValueEncoder(registry, options.limits, scrub=functools.partial(_scrub, root=str(root) + os.sep),
+        self.encoder = ValueEncoder(registry, options.limits, scrub=functools.partial(_scrub, paths=path_scrubber(root)),
                                     relpath=functools.partial(layout.project_relpath, root=root))
         self.probe = (options.probe_factory or choose_probe)(registry)
         self.recorder = Recorder(lecture.parent, project_root, self.encoder, self.probe,
@@ -223,6 +235,11 @@ class Session:
         self.previous_tracer: Any = None  # sys.gettrace() when the run started; restored when it stops
         self._start_hooks: list[Callable[[Any], None]] = []
         self._guard: ExitGuard | None = None
+
+    def _show_warning(self, message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
+                      line: str | None = None) -> None:
+        text = warning_text(message, category, filename, lineno, line, self.recorder, self.encoder.scrub)
+        (file or sys.stderr).write(text)
 
     def add_extension(self, extension: Extension) -> None:
         self.extensions.append(extension)
@@ -242,7 +259,9 @@ class Session:
             stack.enter_context(contextlib.redirect_stdout(_Capture(recorder.write_stdout)))
             stack.enter_context(contextlib.redirect_stderr(_Capture(recorder.write_stderr)))
             stack.enter_context(warnings.catch_warnings())
-            warnings.showwarning = _show_warning  # restored by catch_warnings(), with the filters
+            # Python's display, to the lecture's (captured) stderr whatever hook was installed before
+            # the run (a test runner's, say); restored by catch_warnings(), with the filters.
+            warnings.showwarning = self._show_warning
             if self.options.guard_exit:
                 self._guard = stack.enter_context(ExitGuard())
             try:
@@ -322,8 +341,10 @@ def lecture_modules(lecture_dir: str) -> dict[str, ModuleType]:
             if (getattr(module, "__file__", None) or "").startswith(lecture_dir)}
 
 
-def _scrub(text: str, root: str) -> str:
-    return text.replace(root, "")
+def _scrub(text: str, paths: Callable[[str], str]) -> str:
+    """``text`` with environment paths in their portable forms, and the lecture's private module name
+    as Python names a script's module (``__main__``)."""
+    return paths(text).replace(LECTURE_MODULE + ".", "__main__.")
 
 
 def stop_message(escaped: BaseException, scrub: Callable[[str], str]) -> str:
@@ -335,7 +356,23 @@ def stop_message(escaped: BaseException, scrub: Callable[[str], str]) -> str:
     if isinstance(escaped, KeyboardInterrupt):
         return "interrupted (KeyboardInterrupt): the lecture ended before main() returned"
     try:
-        return scrub(str(escaped))
+        return scrub(str(escaped) + python_suggestion(escaped))
     except Exception:
         return "(the exception's message cannot be shown)"
+
+
+def python_suggestion(escaped: BaseException) -> str:
+    """What Python's own error display adds after the message (". Did you mean: 'w_k'?"), else "".
+    Python 3.11 computes it only in its C display, so that display is asked, into a string."""
+    if not isinstance(escaped, (NameError, AttributeError, ImportError)):
+        return ""
+    shown = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(shown):
+            sys.__excepthook__(type(escaped), escaped, escaped.__traceback__)
+    except Exception:
+        return ""
+    last, message = shown.getvalue().rstrip("\n").rpartition("\n")[2], str(escaped)
+    at = last.rfind(message) if message else -1
+    return last[at + len(message):] if at >= 0 else ""
 

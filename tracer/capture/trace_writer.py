@@ -1,8 +1,10 @@
 """Turn the recorder's step tuples into trace JSON text, fast.
 
-Steps are written one per line (readable diffs of committed traces). The stack and memory
-fragments repeat from step to step, so their JSON is built once and cached; only steps that carry
-values, renderings or output go through ``json.dumps``. This module must not run lectures or
+Steps are written one per line (readable diffs of committed traces). Each call-stack position (a
+line in a function, with its caller's position) is written once to the ``frames`` table and a step
+names its position by index, so a trace grows with its steps, not with their stack depth. The frame
+and memory fragments repeat from step to step, so their JSON is built once and cached; only steps
+that carry values, renderings or output go through ``json.dumps``. This module must not run lectures or
 decide what a step contains: it only formats what the recorder collected.
 """
 
@@ -35,16 +37,18 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _frame(path: str, line: int, function: str) -> str:
-    return '{"path":%s,"line":%d,"function":%s}' % (_dumps(path), line, _dumps(function))
+_NO_CALLER = -1  # a prefix not seen yet (None means "no traced caller")
 
 
 class StepWriter:
     """Formats the recorder's steps (``recorder.RecordedStep``: plain tuples in its field order)."""
 
     def __init__(self) -> None:
+        self.frames: list[str] = []  # the JSON of each position of the ``frames`` table, by index
+        self._positions: dict[tuple[str, int, str, int | None], int] = {}
+        self._callers: dict[int, int | None] = {}  # id(prefix) -> its innermost position
+        self._prefixes: dict[tuple[Any, ...], int | None] = {(): None}  # prefix -> its innermost position
         self._heads: dict[tuple[int, int, int], str] = {}
-        self._prefixes: dict[int, str] = {}
         self._memory: dict[tuple[int, int], str] = {}
         self._plain: dict[tuple[int, int, int, int, bool], str] = {}
 
@@ -53,12 +57,33 @@ class StepWriter:
         return (self._head(prefix, key, line) + _EMPTY
                 + '"memory":{"nbytes":%d,"peak_nbytes":%d}' % memory + ("}" if plain else ',"call":true}'))
 
+    def _position(self, path: str, line: int, function: str, parent: int | None) -> int:
+        """The index of a position in the ``frames`` table, added (callers first) when new."""
+        key = (path, line, function, parent)
+        found = self._positions.get(key)
+        if found is None:
+            found = self._positions[key] = len(self.frames)
+            self.frames.append('{"path":%s,"line":%d,"function":%s,"parent":%s}'
+                               % (_dumps(path), line, _dumps(function), "null" if parent is None else parent))
+        return found
+
+    def _caller(self, prefix: tuple[Any, ...]) -> int | None:
+        """The position of the innermost of ``prefix`` (the step's traced callers), None when empty."""
+        # Steps keep their prefix tuples alive, so ids are stable while writing.
+        found = self._callers.get(id(prefix), _NO_CALLER)
+        if found != _NO_CALLER:
+            return found
+        known = len(prefix)  # the longest start of the prefix already placed (usually all but one)
+        while known and prefix[:known] not in self._prefixes:
+            known -= 1
+        found = self._prefixes[prefix[:known]]
+        for depth in range(known, len(prefix)):
+            found = self._prefixes[prefix[:depth + 1]] = self._position(*prefix[depth], found)
+        self._callers[id(prefix)] = found
+        return found
+
     def _head(self, prefix: tuple[Any, ...], key: tuple[str, str], line: int) -> str:
-        # Steps keep their prefix/key tuples alive, so ids are stable while writing.
-        text = self._prefixes.get(id(prefix))
-        if text is None:
-            text = self._prefixes[id(prefix)] = "".join(_frame(*position) + "," for position in prefix)
-        return '{"stack":[' + text + _frame(key[0], line, key[1]) + "],"
+        return '{"frame":%d,' % self._position(key[0], line, key[1], self._caller(prefix))
 
     def step(self, step: RecordedStep) -> str:
         prefix, key, line, extras, memory = step  # RecordedStep's fields, unpacked by position (no attribute lookups)
@@ -93,7 +118,7 @@ _PLACED = frozenset({"env", "renderings", "stdout", "unwind"})
 
 
 def trace_json(header: Mapping[str, Any], steps: Iterable[RecordedStep]) -> str:
-    """The whole trace: ``header`` fields, then ``"steps"`` one per line."""
+    """The whole trace: ``header`` fields, then ``"frames"`` and ``"steps"``, one per line."""
     writer = StepWriter()
     steps = list(steps)  # the writer caches by object id: every step must stay alive until written
     # Formatting allocates only strings, which cannot form cycles: pausing the collector here
@@ -106,8 +131,9 @@ def trace_json(header: Mapping[str, Any], steps: Iterable[RecordedStep]) -> str:
         if was_enabled:
             gc.enable()
     ranks = header.get("ranks")
-    header = {key: value for key, value in header.items() if key not in ("ranks", "steps")}
+    header = {key: value for key, value in header.items() if key not in ("ranks", "steps", "frames")}
     head = dumps(header)[:-1] + (',\n"ranks":' + ranks_json(ranks) if ranks is not None else "")
+    head += ',\n"frames":[\n' + ",\n".join(writer.frames) + "\n]" if writer.frames else ',\n"frames":[]'
     return head + (',\n"steps":[\n' + body + "\n]}\n" if body else ',"steps":[]}\n')
 
 
@@ -117,7 +143,9 @@ def ranks_json(ranks: dict[str, Any]) -> str:
     for launch in ranks["launches"]:
         streams = []
         for stream in launch["streams"]:
-            head = dumps({key: value for key, value in stream.items() if key != "steps"})[:-1]
+            head = dumps({key: value for key, value in stream.items() if key not in ("steps", "frames")})[:-1]
+            if stream.get("frames"):
+                head += ',"frames":[\n' + ",\n".join(map(dumps, stream["frames"])) + "\n]"
             body = ",\n".join(map(dumps, stream["steps"]))
             streams.append(head + (',"steps":[\n' + body + "\n]}" if body else ',"steps":[]}'))
         head = dumps({key: value for key, value in launch.items() if key != "streams"})[:-1]

@@ -13,11 +13,13 @@ and must not write files.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import re
 import sys
 from typing import Any, Callable
 
+from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.memory import StorageRegistry
 
 ELLIPSIS = "…"
@@ -476,7 +478,7 @@ def dtype_name(dtype: Any) -> str:
 
 def _class_name(value: Any) -> str:
     cls = type(value)
-    return cls.__qualname__ if cls.__module__ in ("builtins", "__main__") else f"{cls.__module__}.{cls.__qualname__}"
+    return cls.__qualname__ if cls.__module__ in ("builtins", "__main__", LECTURE_MODULE) else f"{cls.__module__}.{cls.__qualname__}"
 
 
 def safe_class_name(value: Any) -> str:
@@ -596,7 +598,9 @@ def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> An
     elif hasattr(sys.modules["builtins"], head):
         obj = getattr(sys.modules["builtins"], head)
     else:
-        raise NameError(f"name {head!r} is not defined")
+        close = difflib.get_close_matches(head, [*f_locals, *f_globals], n=1)
+        hint = f". Did you mean: {close[0]!r}?" if close else ""  # as Python's own NameError suggests
+        raise NameError(f"name {head!r} is not defined{hint}")
     for attr in rest:
         obj = getattr(obj, attr)
     return obj

@@ -103,7 +103,23 @@ def device_text(environment: Environment) -> str:
     return "CPU"
 
 
+LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
+
+
+def reload_script_tag(mount_path: str, epoch: int) -> bytes:
+    """The tag the development server puts before ``</body>`` instead of MkDocs' inline reload script,
+    which the lecture pages' Content-Security-Policy refuses: a file of the site's own origin."""
+    src = html.escape(mount_path.rstrip("/") + "/" + layout.ASSETS_URL + LIVERELOAD_ASSET)
+    return f'<script src="{src}" data-epoch="{int(epoch)}"></script>'.encode()
+
+
 class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
+    serving = False  # `mkdocs serve` (and `chalktrace serve`): the live-reload script is part of the site
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        # Defining on_startup keeps this plugin object across serve's rebuilds.
+        self.serving = command == "serve"
+
     def on_config(self, config: Any) -> Any:
         self.project_root = Path(self.config.project_root).resolve()
         self.traces_dir = Path(self.config.traces_dir)
@@ -212,6 +228,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 files.append(file)
         if self.assets_dir.is_dir():
             for asset in sorted(p for p in self.assets_dir.rglob("*") if p.is_file()):
+                if asset.name == LIVERELOAD_ASSET and not self.serving:
+                    continue  # a published site never polls a development server
                 uri = layout.ASSETS_URL + asset.relative_to(self.assets_dir).as_posix()
                 files.append(File.generated(config, uri, abs_src_path=str(asset)))
         return files
@@ -345,6 +363,19 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         for directory in (self.traces_dir, Path(self.config.templates_dir or layout.TEMPLATES_DIR), self.assets_dir):
             if directory.is_dir():
                 server.watch(str(directory))
+        # MkDocs puts its reload script inline into every page it serves; the lecture pages' policy
+        # (script-src 'self' and the page's own hashed scripts) refuses it, so pages would never
+        # reload. Served pages link the same long poll as a file instead; built pages are untouched.
+        if hasattr(server, "_inject_js_into_html"):
+            def inject(content: bytes, epoch: int) -> bytes:
+                end = content.rfind(b"</body>")
+                end = len(content) if end < 0 else end
+                return content[:end] + reload_script_tag(server.mount_path, epoch) + content[end:]
+
+            server._inject_js_into_html = inject
+        else:
+            log.warning("chalktrace: this MkDocs serves pages without the reload hook chalktrace expects; "
+                        "lecture pages will not reload on their own")
         return server
 
     # --- after the build ---------------------------------------------------------------------

@@ -187,10 +187,14 @@ def reveal_steps(visits: list[tuple[int, int]], line_count: int) -> list[int]:
 def _file_paths(trace: Trace) -> list[str]:
     """Every file step mode shows: the trace's sources, then any other file a step ran in."""
     paths = list(trace["files"])
-    for step in trace["steps"]:
-        for frame in step["stack"]:
-            if frame["path"] not in paths:
-                paths.append(frame["path"])
+    seen = set(paths)
+    # Every position is in the frame table once; walking each step's stack instead would cost the
+    # steps times their depth (a deep recursion's page).
+    frames = trace.get("frames") or [frame for step in trace["steps"] for frame in step["stack"]]
+    for frame in frames:
+        if frame["path"] not in seen:
+            seen.add(frame["path"])
+            paths.append(frame["path"])
     return paths
 
 

@@ -53,6 +53,8 @@ def stream_from_shard(shard: dict[str, Any]) -> dict[str, Any]:
         stream["warnings"] = shard["warnings"]
     if shard.get("truncated"):
         stream["truncated"] = shard["truncated"]
+    if shard.get("steps"):
+        stream["frames"] = shard.get("frames", [])  # the positions its steps name
     stream["steps"] = shard.get("steps", [])
     return stream
 
@@ -185,7 +187,8 @@ def merge_directory(directory: Path) -> tuple[dict[str, Any], str | None]:
     world = max((s["shard"].get("world_size") or 0) for s in shards) or len(shards)
     missing = sorted(set(range(world)) - set(ranks))
     base = shards[0]
-    trace = {key: value for key, value in base.items() if key not in ("shard", "steps", "ranks")}
+    trace = {key: value for key, value in base.items() if key not in ("shard", "steps", "ranks", "frames")}
+    trace["frames"] = base.get("frames", [])
     trace["steps"] = base.get("steps", [])
     streams = []
     for shard in shards:

@@ -36,6 +36,7 @@ from tracer.capture.ranks import shards
 from tracer.capture.ranks.worker import RankConfig, RankTarget
 from tracer.capture.recorder import EXTRAS, RecordedStep
 from tracer.capture.session import Session
+from tracer.trace_format import stream_last_frame
 
 REAP_SECONDS = 10.0  # how long a finished lecture waits for its ranks before killing them
 STOP_SECONDS = 5.0  # how long desynchronised ranks get to write their shards before they are killed
@@ -293,8 +294,8 @@ def _where_they_stood(desync: dict[str, Any], record: dict[str, Any]) -> None:
     """A rank whose heartbeat no longer said where it was (its function had ended) stood on its last line."""
     last_lines = {}
     for stream in record["streams"]:
-        if stream["steps"]:
-            frame = stream["steps"][-1]["stack"][-1]
+        frame = stream_last_frame(stream.get("frames") or [], stream["steps"])
+        if frame is not None:
             last_lines[stream["rank"]] = f"{frame['path']}:{frame['line']}"
     for rank in desync["ranks"]:
         if not rank.get("where"):

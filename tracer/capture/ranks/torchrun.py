@@ -41,10 +41,12 @@ def trace_text(trace: dict) -> str:
     """A merged trace as text: steps one per line, the ranks' steps likewise."""
     from tracer.capture.trace_writer import ranks_json
 
-    header = {key: value for key, value in trace.items() if key not in ("steps", "ranks")}
+    header = {key: value for key, value in trace.items() if key not in ("steps", "ranks", "frames")}
     text = dumps(header)[:-1]
     if trace.get("ranks") is not None:
         text += ',\n"ranks":' + ranks_json(trace["ranks"])
+    frames = trace.get("frames") or []
+    text += ',\n"frames":[\n' + ",\n".join(map(dumps, frames)) + "\n]" if frames else ',\n"frames":[]'
     body = ",\n".join(map(dumps, trace["steps"]))
     return text + (',\n"steps":[\n' + body + "\n]}\n" if body else ',"steps":[]}\n')
 

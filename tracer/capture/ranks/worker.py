@@ -35,6 +35,7 @@ from typing import Any, Callable
 from tracer.capture.api import PLOT_DATA_POINTS
 from tracer.capture.ranks.desync_watch import SequenceWriter
 from tracer.capture.header import loaded_files, trace_header
+from tracer.capture.lecture_module import LECTURE_MODULE, lecture_attribute
 from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
 from tracer.capture.recorder import EXTRAS, KEY, LINE, RecordedStep, Recorder, mark_error
 from tracer.capture.session import Session, SessionOptions, lecture_modules
@@ -76,6 +77,16 @@ class RankTarget:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return trace_rank(self.fn, args, kwargs, self.config)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A lecture function is found by the lecture's file, not by a module name a rank could import.
+        if getattr(self.fn, "__module__", None) == LECTURE_MODULE:
+            return _lecture_rank_target, (self.config.lecture, self.fn.__qualname__, self.config)
+        return RankTarget, (self.fn, self.config)
+
+
+def _lecture_rank_target(lecture: str, qualname: str, config: RankConfig) -> RankTarget:
+    return RankTarget(lecture_attribute(lecture, qualname), config)
 
 
 def die_with_parent(parent_pid: int | None) -> None:
@@ -263,7 +274,7 @@ class RankTracing:
             if escaped is not None:
                 error = {"type": type(escaped).__name__, "message": session.encoder.scrub(str(escaped)),
                          "traceback": session.lecture_traceback(escaped.__traceback__)}
-                mark_error(steps, escaped, error)
+                mark_error(steps, escaped, error, self.recorder.raised_at(escaped))
             elif status == "stopped":
                 waiting = self.heartbeat.state.get("waiting_in")
                 last = stopped_step(self.recorder, (self.heartbeat.stop_reason or "stopped by the launcher after another rank failed")

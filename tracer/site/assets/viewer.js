@@ -1088,9 +1088,13 @@
     var text = box.querySelector(".lt-quiz-tally");
     text.textContent = answered || tally.skipped ?
       "Quiz: " + tally.right + " right of " + answered + " answered" + (tally.skipped ? ", " + tally.skipped + " skipped" : "") +
-      " (" + viewer.data.quiz.length + " questions)" :
-      "Quiz mode asks " + viewer.data.quiz.length + " questions (q in step mode).";
+      " (" + questionCount(viewer.data.quiz.length) + ")" :
+      "Quiz mode asks " + questionCount(viewer.data.quiz.length) + " (q in step mode).";
     box.querySelector(".lt-quiz-reset").hidden = !(answered || tally.skipped);
+  }
+
+  function questionCount(n) {
+    return n + (n === 1 ? " question" : " questions");
   }
 
   function mountQuizScore(viewer) {
@@ -1113,7 +1117,7 @@
     updateQuizScore(viewer, lecture);
   }
 
-  window.CHALKTRACE_QUIZ = { parse: quizParse, check: quizCheck };
+  window.CHALKTRACE_QUIZ = { parse: quizParse, check: quizCheck, questionCount: questionCount };
 
   // A #step=N link hid the read page before it was parsed (page_parts.html.j2: early_step_mode);
   // when there is nothing to step through, show it again.

@@ -1,0 +1,109 @@
+"""Live reload under the Content-Security-Policy: ``chalktrace serve`` in a real course, Chromium on its page.
+
+The lecture page keeps its policy while served (no ``bypass_csp`` here, and no CSP violation may be
+logged); after a save, the open page reloads by itself and keeps its place: the scroll position in
+read mode, the step in step mode. Built pages carry no reload script at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+from tracer.new_course import create_course
+
+PARAGRAPHS = "\n".join(f'    text("Paragraph {k}: filler so that the page scrolls.")' for k in range(60))
+
+
+def lecture(version: str) -> str:
+    return (f'from tracer import text\n\n\ndef main():\n    text("# Live")\n    text("Version {version}")\n'
+            f'{PARAGRAPHS}\n    answer = len("{version}")  # @inspect answer\n    text("The end.")\n')
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def served_course(root: Path) -> Iterator[tuple[str, Path]]:
+    create_course(root, name="Live", requirement="chalktrace")
+    (root / "lectures" / "hello.py").unlink()
+    source = root / "lectures" / "live.py"
+    source.write_text(lecture("one"), encoding="utf-8")
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"], cwd=root,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                              env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    url = f"http://127.0.0.1:{port}/lectures/live/"
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"serve did not come up: {server.stderr.read().decode() if server.stderr else ''}")
+                time.sleep(0.5)
+        yield url, source
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)  # serve and the mkdocs server it started
+        server.wait(30)
+
+
+def wait_for(page, script: str, seconds: float = 120) -> None:
+    """Poll ``script`` (evaluated through the debugger, which the page's policy does not govern)."""
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(script):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {script}")
+        time.sleep(0.2)
+
+
+def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, browser):
+    with served_course(tmp_path / "course") as (url, source):
+        context = browser.new_context(viewport={"width": 1280, "height": 720})  # the policy stays on
+        refused: list[str] = []
+        context.on("console", lambda message: refused.append(message.text)
+                   if "Content Security Policy" in message.text else None)
+        page = context.new_page()
+        page.goto(url)
+        assert "Content-Security-Policy" in page.content()
+        wait_for(page, "document.body.innerText.includes('Version one')")
+
+        # read mode: scrolled down, a save reloads the page where it was
+        page.evaluate("window.scrollTo(0, 1500)")
+        loads = page.evaluate("performance.getEntriesByType('navigation').length && performance.timeOrigin")
+        source.write_text(lecture("two"), encoding="utf-8")
+        wait_for(page, "document.body.innerText.includes('Version two')")
+        assert page.evaluate("performance.timeOrigin") != loads  # a reload, not an edit of the old page
+        wait_for(page, "Math.abs(window.scrollY - 1500) < 4", 10)
+
+        # step mode: at a step, a save reloads the page at the same step
+        page.goto(url + "#step=3")
+        wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 3")
+        source.write_text(lecture("three"), encoding="utf-8")
+        wait_for(page, "JSON.stringify(window.CHALKTRACE_DATA || {}).includes('Version three')")
+        wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 3", 10)
+        assert page.evaluate("document.documentElement.classList.contains('lt-stepping')")
+        assert page.evaluate("location.hash").startswith("#step=3")
+        context.close()
+        assert refused == []
+
+        # what `build` publishes has no reload script, and no file for one
+        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet"], cwd=source.parent.parent, check=True,
+                       env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+        built = source.parent.parent / "build" / "site"
+        assert "livereload" not in (built / "lectures" / "live" / "index.html").read_text(encoding="utf-8")
+        assert not (built / "assets" / "chalktrace" / "livereload.js").exists()

@@ -210,7 +210,7 @@ def measure_step(browser, url: str, step: int, loads: int, presses: int, held_ro
     context = browser.new_context(viewport={"width": 1280, "height": 720}, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{url}#step={step}&present=1", timeout=TIMEOUT_MS)
-    page.wait_for_function("window.CHALKTRACE_READY !== undefined && CHALKTRACE_VIEWER.present", timeout=TIMEOUT_MS)
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined && CHALKTRACE_VIEWER.mode('present')", timeout=TIMEOUT_MS)
     page.evaluate(PRESS_JS, ["PageDown", 20])
     page.keyboard.press("Home")
     times["present PageDown"] = page.evaluate(PRESS_JS, ["PageDown", presses])

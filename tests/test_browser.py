@@ -47,7 +47,7 @@ def variables(page) -> dict[str, str]:
 
 def step_in_url(page) -> int | None:
     """The step in the address bar, once the viewer has written its (throttled) URL update."""
-    page.wait_for_function("!window.CHALKTRACE_VIEWER || !window.CHALKTRACE_VIEWER.urlTimer")
+    page.wait_for_function("!window.CHALKTRACE_VIEWER || !window.CHALKTRACE_VIEWER.parts.location.timer")
     match = re.match(r"#step=(\d+)", page.evaluate("location.hash"))
     return int(match.group(1)) if match else None
 

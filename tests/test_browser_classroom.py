@@ -97,7 +97,7 @@ def test_speaker_view_and_presenter_stay_on_one_step_both_ways(context, site):
     with context.expect_page() as opened:
         presenter.keyboard.press("s")
     speaker = opened.value
-    speaker.wait_for_function("window.CHALKTRACE_READY !== undefined && CHALKTRACE_VIEWER.speaker")
+    speaker.wait_for_function("window.CHALKTRACE_READY !== undefined && CHALKTRACE_VIEWER.mode('speaker')")
     assert "speaker=1" in speaker.url
     other = context.new_page()  # another tab presenting the same lecture follows too
     open_lecture(other, site, "#step=0&present=1")
@@ -183,6 +183,8 @@ def test_heatmaps_are_drawn_without_javascript_with_the_right_scale(browser, sit
 def test_heatmap_colours_and_hover(context, site):
     page = context.new_page()
     open_lecture(page, site)
+    # Read pixels only once the heatmaps have decoded: the viewer is ready (DOMContentLoaded) before images load.
+    page.evaluate("() => Promise.all(Array.from(document.querySelectorAll('.lt-read .lt-hm img'), (img) => img.decode()))")
     colours = page.evaluate("""() => {
         const read = (sel, x, y) => {
             const img = document.querySelector(sel);

@@ -103,6 +103,14 @@ def device_text(environment: Environment) -> str:
     return "CPU"
 
 
+# The site's own stylesheets and scripts (assets/), linked from every page in this order. The viewer
+# is plain scripts: the core first, then its controllers (their order is the URL's flag order), then
+# plugins that use only its public surface.
+STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
+SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
+           "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js",
+           "viewer-sync.js", "ranks.js")
+
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
 
 
@@ -126,8 +134,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.assets_dir = Path(self.config.assets_dir or layout.ASSETS_DIR)
         self.env = template_env(Path(self.config.templates_dir or layout.TEMPLATES_DIR))
         # The site's own CSS/JS is linked from every page without the course listing it.
-        for attr, names in (("extra_css", ("site.css", "viewer.css", "ranks.css")),
-                            ("extra_javascript", ("ranks.js", "viewer.js"))):
+        for attr, names in (("extra_css", STYLESHEETS), ("extra_javascript", SCRIPTS)):
             listed = [str(entry) for entry in config[attr]]
             for name in names:
                 if layout.ASSETS_URL + name not in listed:

@@ -2,7 +2,7 @@
 
 ``choose_questions(trace)`` reads a trace (values, ``@flops`` counts, collectives, and the traced
 source for ``@ask``/``@noask`` comments) and returns plain question records for ``data.js``; the
-viewer (``assets/viewer.js``) asks them and checks typed answers with its own lenient parser, which
+viewer (``assets/viewer-quiz.js``) asks them and checks typed answers with its own lenient parser, which
 reads the ``accept`` spec built here. A question sits on the step that first shows a value, and is
 chosen for what it teaches:
 

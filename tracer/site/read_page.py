@@ -26,7 +26,7 @@ from tracer.site.rank_cards import RankCards
 from tracer.trace_format import Rendering, Trace
 
 SLOT = re.compile(r"<!--lt-slot:(\d+)-->")
-LAZY_MIN_CHARS = 1200  # annotation bodies longer than this (tensor cards) are put in place by viewer.js
+LAZY_MIN_CHARS = 1200  # annotation bodies longer than this (tensor cards) are put in place by assets/read.js
 LINE_PX = 17  # rendered height per line of a body's markup, on average (measured on lecture_02)
 DRAWING_HEIGHT = re.compile(r'<svg class="lt-stride-svg"[^>]* height="(\d+)"')
 

@@ -3,7 +3,7 @@
 ``speaker_notes(trace)`` lists ``[step, html]`` for every step that recorded notes, in step order;
 the viewer shows a step the notes of the latest such step at or before it (until the next note).
 Notes go only to the step viewer's data, never into a page's HTML: the read page and present mode
-must not show them. This module must not decide how the speaker view looks (viewer.js does).
+must not show them. This module must not decide how the speaker view looks (assets/viewer-speaker.js does).
 """
 
 from __future__ import annotations

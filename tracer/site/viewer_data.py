@@ -1,4 +1,4 @@
-"""The step viewer's data: one lecture's trace turned into ``data.js`` for ``site/assets/viewer.js``.
+"""The step viewer's data: one lecture's trace turned into ``data.js`` for ``site/assets/viewer-*.js``.
 
 ``build_viewer_data(trace, renderer)`` returns plain, JSON-ready data designed so that every key
 press in the browser is a few array lookups: HTML is rendered here once (a card per recorded value,
@@ -373,12 +373,12 @@ def _snapshots(count: int, act_prev: list[int], env: dict[str, list[list[Any]]],
 
 
 def card_html(data: dict[str, Any], card: int) -> str:
-    """The HTML of a value card, as viewer.js assembles it."""
+    """The HTML of a value card, as viewer-values.js assembles it."""
     return "\n".join(data["fragments"][k] for k in data["cards"][card])
 
 
 def accumulated_env(data: dict[str, Any], step: int) -> dict[str, int]:
-    """The variables panel at ``step``: name -> card index, as viewer.js computes it."""
+    """The variables panel at ``step``: name -> card index, as viewer-values.js computes it."""
     chain: list[int] = []
     cursor = step
     while cursor >= 0 and str(cursor) not in data["snapshots"]:

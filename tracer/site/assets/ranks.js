@@ -1,15 +1,16 @@
-/* chalktrace step mode for distributed traces: follow one rank, switch ranks with a key, see all ranks.
+/* chalktrace step mode for distributed traces, a plugin: follow one rank, switch ranks with a key, see all ranks.
    Active only when data.js has a `ranks` entry (tracer/site/rank_viewer.py); otherwise it does nothing.
-   It relies on the viewer's public surface only: window.CHALKTRACE_VIEWER.cur and .go(step).
-   Keys (step mode): [ and ] previous/next rank, 0-9 that rank, Home/End the followed rank's ends. */
+   It uses the viewer's plugin surface only (viewer-core.js): CHALKTRACE.onViewer, viewer.go, .cur,
+   .data, addKeyBinding and the "chalktrace:step" event.
+   Keys (step mode): [ and ] previous/next rank, 0-9 that rank, Home/End the followed rank's ends.
+   Must not: read or change the viewer's internals (its controllers, fields other than cur and data). */
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
   var state = null;
+  var v = null;  // the viewer
 
-  function ranks() { var d = window.CHALKTRACE_DATA; return d && d.ranks ? d.ranks : null; }
-  function viewer() { return window.CHALKTRACE_VIEWER || null; }
-  function stepping() { return document.documentElement.classList.contains("lt-stepping"); }
+  function ranks() { return v.data.ranks; }
 
   function segmentOf(step) {
     var segs = ranks().segments;
@@ -88,7 +89,7 @@
     hint.textContent = "[ ] or 0–9: switch rank";
     bar.appendChild(hint);
     document.body.appendChild(bar);
-    state = { bar: bar, buttons: buttons, rows: rows, dots: dots, scale: scale, last: -1 };
+    state = { bar: bar, buttons: buttons, rows: rows, dots: dots, scale: scale, segment: 0 };
   }
 
   function update(step) {
@@ -106,54 +107,45 @@
   }
 
   function switchTo(k) {
-    var v = viewer(), r = ranks();
-    if (!v || v.cur < 0 || k < 0 || k >= r.segments.length) return;
+    var r = ranks();
+    if (v.cur < 0 || k < 0 || k >= r.segments.length) return;
     v.go(r.switch[v.cur][k]);
   }
 
-  function onKey(event) {
-    if (!state || !stepping() || event.ctrlKey || event.metaKey || event.altKey) return;
-    var r = ranks(), v = viewer(), seg = state.segment || 0, key = event.key, target = -1;
-    if (v && v.quizOpen != null) return;  // the keys type a quiz answer (viewer.js)
-    if (key === "[" || key === "]") target = (seg + (key === "]" ? 1 : r.segments.length - 1)) % r.segments.length;
-    else if (/^[0-9]$/.test(key)) target = r.segments.findIndex(function (s) { return s[0] === +key; });
-    else if ((key === "Home" || key === "End") && v) {
-      event.preventDefault();
-      event.stopImmediatePropagation();  // the viewer's own Home/End would leave the rank
-      var s = r.segments[seg];
-      return v.go(key === "Home" ? s[1] : s[2] - 1);
-    } else return;
-    event.preventDefault();
-    event.stopImmediatePropagation();
+  // [ and ]: the previous/next rank, round the ranks.
+  function nextRank(event) {
+    var n = ranks().segments.length;
+    switchTo(((state.segment || 0) + (event.key === "]" ? 1 : n - 1)) % n);
+  }
+
+  // 0-9: that rank, if the trace has it.
+  function rankByDigit(event) {
+    var target = ranks().segments.findIndex(function (s) { return s[0] === +event.key; });
     if (target >= 0) switchTo(target);
   }
 
-  // Follow the viewer's position: one integer comparison per frame, only on pages with ranks.
-  function watch() {
-    var v = viewer();
-    if (v && v.cur >= 0 && v.cur !== state.last) {
-      if (state.last < 0) {
-        // the bar took room from the viewer after it had scrolled: bring its current line back
-        var line = document.querySelector(".lt-viewer .lt-sline.lt-current");
-        if (line) line.scrollIntoView({ block: "center" });
-      }
-      state.last = v.cur;
+  // Home/End: the ends of the followed rank's timeline, not of the whole trace.
+  function rankEnd(event) {
+    var s = ranks().segments[state.segment || 0];
+    v.go(event.key === "Home" ? s[1] : s[2] - 1);
+  }
+
+  function attach(viewer) {
+    if (!viewer.data.ranks || state) return;
+    v = viewer;
+    build();
+    v.addKeyBinding({ keys: ["[", "]"], label: "[ / ]", help: "previous / next rank" }, nextRank);
+    v.addKeyBinding({ keys: ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"], label: "0\u20139", help: "that rank" }, rankByDigit);
+    v.addKeyBinding({ keys: ["Home"], help: "first step of this rank" }, rankEnd);
+    v.addKeyBinding({ keys: ["End"], help: "last step of this rank" }, rankEnd);
+    document.addEventListener("chalktrace:step", function (event) { update(event.detail.step); });
+    if (v.cur >= 0) {
+      // the bar took room from the viewer after it had scrolled: bring its current line back
+      var line = document.querySelector(".lt-viewer .lt-sline.lt-current");
+      if (line) line.scrollIntoView({ block: "center" });
       update(v.cur);
     }
-    window.requestAnimationFrame(watch);
   }
 
-  function start() {
-    if (!ranks()) {
-      if (document.readyState !== "complete") window.addEventListener("load", start, { once: true });
-      return;
-    }
-    if (state) return;
-    build();
-    window.requestAnimationFrame(watch);
-  }
-
-  window.addEventListener("keydown", onKey, true);  // registered before the viewer's: Home/End come here first
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  window.CHALKTRACE.onViewer(attach);
 })();

@@ -1,0 +1,175 @@
+/* chalktrace step mode, the keyboard: one keymap table, and from it the dispatch, the help overlay (?)
+   and the titles of the bar's buttons.
+
+   Each row of KEYMAP is {keys: [KeyboardEvent.key, ...], command, help, title, when(viewer), label}:
+   a key press runs the first row (plugins' rows first, then KEYMAP in order) that lists its key and
+   whose `when` holds; the help lists the rows that have `help`; a button's title is its command's
+   row's `title` (else `help`) and that row's keys. Space is "Space" (with Shift "Shift+Space").
+   Plugins add rows with viewer.addKeyBinding. While a controller holds the keys (grab: an open quiz
+   question), every key goes to it alone.
+   Must not: do what a command does (it only names commands; the controllers register them), or
+   handle keys outside step mode, or with Ctrl, Alt or Meta held (the browser's and the theme's). */
+(function () {
+  "use strict";
+  var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
+
+  function presenting(v) { return v.mode("present") || v.mode("speaker"); }
+  function present(v) { return v.mode("present"); }
+  function notSpeaker(v) { return !v.mode("speaker"); }
+  function helpOpen(v) { return v.parts.keyboard.helpShown(); }
+  function blanked(v) { return v.parts.present.blanked(); }
+
+  var KEYMAP = [
+    { keys: ["ArrowRight", "l"], command: "next", help: "step forward" },
+    { keys: ["ArrowLeft", "h"], command: "prev", help: "step back" },
+    { keys: ["ArrowDown", "j"], command: "over", help: "step over (skip the call)", title: "step over" },
+    { keys: ["ArrowUp", "k"], command: "back_over", help: "step back over" },
+    { keys: ["u"], command: "out", help: "step out of this function", title: "step out" },
+    { keys: ["Home"], command: "first", help: "first step" },
+    { keys: ["End"], command: "last", help: "last step" },
+    { keys: ["r"], command: "raw", help: "raw code (renderings off)", title: "raw code: renderings off" },
+    { keys: ["a"], command: "reveal", help: "reveal lines as you step", title: "reveal lines as you step, for presenting" },
+    { keys: ["p"], command: "present", when: notSpeaker, help: "present mode: large type, no chrome",
+      title: "present mode: large type for a projector" },
+    { keys: ["PageDown", "Space"], command: "next", when: presenting, help: "present mode and speaker view: step forward" },
+    { keys: ["PageUp", "Shift+Space"], command: "prev", when: presenting, help: "present mode and speaker view: step back" },
+    { keys: ["b", "B", "."], label: "b / .", command: "blank", when: present, help: "present mode: blank the screen, or show it again" },
+    { keys: ["Escape"], command: "help", when: helpOpen },
+    { keys: ["Escape"], command: "blank", when: blanked, help: "present mode, screen blanked: show it again" },
+    { keys: ["Escape"], command: "unpresent", when: present, help: "present mode: leave it" },
+    { keys: ["s"], command: "speaker", when: notSpeaker, help: "open the speaker view (notes, next line, timer) in a second window",
+      title: "open the speaker view in a second window" },
+    { keys: ["q"], command: "quiz", help: "quiz mode: predict a value before it shows (Esc skips)",
+      title: "quiz mode: predict values before they show" },
+    { keys: [], label: "click a line number", help: "go to that line's next run" },
+    { keys: ["?"], command: "help", help: "this help", title: "keyboard shortcuts" },
+    { keys: ["Escape"], command: "close", help: "back to reading" }
+  ];
+  var NAMES = { ArrowRight: "\u2192", ArrowLeft: "\u2190", ArrowDown: "\u2193", ArrowUp: "\u2191", Escape: "Esc" };
+
+  function keyName(key) { return NAMES[key] || key; }
+
+  function Keyboard(v) {
+    var self = this;
+    this.v = v;
+    this.plugins = [];          // rows added with addKeyBinding, tried before KEYMAP
+    this.grabbed = null;        // a controller's handler that takes every key while it is set
+    this.helpEl = null;
+    this.onKeyDown = function (event) { self.onKey(event); };
+    window.addEventListener("keydown", this.onKeyDown, true);
+    v.addCommand("help", function () { self.toggleHelp(); });
+  }
+
+  // Every row, in the order a key press tries them.
+  Keyboard.prototype.rows = function () { return this.plugins.concat(KEYMAP); };
+
+  // A row's keys that no earlier row always takes (a plugin's Home wins over the built-in Home).
+  Keyboard.prototype.liveKeys = function (row) {
+    var rows = this.rows(), taken = {};
+    for (var k = 0; k < rows.length && rows[k] !== row; k++) {
+      if (!rows[k].when) rows[k].keys.forEach(function (key) { taken[key] = true; });
+    }
+    return row.keys.filter(function (key) { return !taken[key]; });
+  };
+
+  Keyboard.prototype.find = function (key) {
+    var rows = this.rows();
+    for (var k = 0; k < rows.length; k++) {
+      if (rows[k].keys.indexOf(key) >= 0 && (!rows[k].when || rows[k].when(this.v))) return rows[k];
+    }
+    return null;
+  };
+
+  Keyboard.prototype.onKey = function (event) {
+    if (!this.v.active || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (this.grabbed) return this.grabbed(event);
+    var key = event.key === " " ? (event.shiftKey ? "Shift+Space" : "Space") : event.key;
+    var row = this.find(key);
+    if (row) {
+      event.preventDefault();
+      event.stopPropagation();  // keep the theme's own shortcuts (n, p, /, ...) out of step mode
+      if (row.run) row.run(event);
+      else this.v.command(row.command, event.repeat);
+    } else if (event.key.length === 1) {
+      event.stopPropagation();
+    }
+  };
+
+  // While a controller holds the keys (an open quiz question), every key goes to `handler` alone;
+  // grab(null) gives them back.
+  Keyboard.prototype.grab = function (handler) { this.grabbed = handler; };
+
+  Keyboard.prototype.add = function (binding, run) {
+    var self = this, row = { keys: binding.keys || [], label: binding.label, help: binding.help, when: binding.when, run: run };
+    this.plugins.push(row);
+    this.titleButtons();
+    if (this.helpShown()) this.fillHelp();
+    return function () {
+      self.plugins = self.plugins.filter(function (r) { return r !== row; });
+      self.titleButtons();
+    };
+  };
+
+  // A command's button title: its row's words and the keys that reach it, e.g. "step back (← or h)".
+  Keyboard.prototype.title = function (command) {
+    var rows = this.rows(), pick = null;
+    for (var k = 0; k < rows.length; k++) {
+      if (rows[k].command !== command || !rows[k].keys.length) continue;
+      if (!rows[k].when) { pick = rows[k]; break; }
+      if (!pick) pick = rows[k];
+    }
+    if (!pick) return null;
+    var keys = this.liveKeys(pick).map(keyName);
+    return (pick.title || pick.help) + (keys.length ? " (" + keys.join(" or ") + ")" : "");
+  };
+
+  Keyboard.prototype.titleButtons = function () {
+    var buttons = this.v.buttons;
+    for (var command in buttons) {
+      var title = this.title(command);
+      if (title === null) continue;
+      buttons[command].title = title;
+      buttons[command].setAttribute("aria-label", title);
+    }
+  };
+
+  Keyboard.prototype.build = function (layout) {
+    var self = this, help = el("div", "lt-v-help");
+    help.hidden = true;
+    help.innerHTML = "<div class=\"lt-v-help-box\" role=\"document\"><h2>Step mode keys</h2><table></table>" +
+      "<p>Every step is a link (<code>#step=N</code>); the browser's Back returns to where a run of key presses started.</p>" +
+      "<button type=\"button\" class=\"lt-v-btn\">Close</button></div>";
+    help.addEventListener("click", function (event) {
+      if (event.target === help || event.target.tagName === "BUTTON") self.toggleHelp(false);
+    });
+    this.helpEl = layout.root.appendChild(help);
+  };
+
+  // The help's rows: KEYMAP's, then the plugins', each with the keys that still reach it.
+  Keyboard.prototype.fillHelp = function () {
+    var self = this, html = "";
+    KEYMAP.concat(this.plugins).forEach(function (row) {
+      if (!row.help) return;
+      var keys = self.liveKeys(row);
+      if (row.keys.length && !keys.length) return;  // every key of it is taken by a plugin's row
+      var label = row.label && keys.length === row.keys.length ? row.label : keys.map(keyName).join(" / ") || row.label;
+      html += "<tr" + (row.command ? " data-command=\"" + row.command + "\"" : "") + "><th><kbd>" + escapeHtml(label) +
+        "</kbd></th><td>" + escapeHtml(row.help) + "</td></tr>";
+    });
+    this.helpEl.querySelector("table").innerHTML = html;
+  };
+
+  Keyboard.prototype.helpShown = function () { return !!this.helpEl && !this.helpEl.hidden; };
+
+  Keyboard.prototype.toggleHelp = function (show) {
+    var shown = show === undefined ? this.helpEl.hidden : show;
+    if (shown) this.fillHelp();
+    this.helpEl.hidden = !shown;
+  };
+
+  Keyboard.prototype.close = function () { if (this.helpEl) this.toggleHelp(false); };
+
+  Keyboard.prototype.destroy = function () { window.removeEventListener("keydown", this.onKeyDown, true); };
+
+  window.CHALKTRACE.part("keyboard", Keyboard);
+})();

@@ -1,0 +1,55 @@
+/* chalktrace step mode, present mode (p, &present=1): large type and no chrome, for a projector.
+
+   Keeps the current line in the middle third of the screen, and can blank the screen (b, or "." as
+   clickers send; b again, Esc or a click shows it). Its keys (PageDown/PageUp, Space) are rows of
+   the keymap (viewer-keyboard.js).
+   Must not: talk to other windows (viewer-sync.js does) or change what a step shows. */
+(function () {
+  "use strict";
+  var el = window.CHALKTRACE.el;
+
+  function Present(v) {
+    var self = this;
+    this.v = v;
+    this.on = false;
+    this.blankEl = null;
+    v.addMode("present", { get: function () { return self.on; }, set: function (on) { self.set(on); } });
+    v.addCommand("present", function () { v.toggle("present"); });
+    v.addCommand("unpresent", function () { v.setMode("present", false); }, { button: false });
+    v.addCommand("blank", function () { self.setBlank(!self.blanked()); }, { button: false });
+  }
+
+  Present.prototype.build = function (layout) {
+    var self = this;
+    this.blankEl = layout.root.appendChild(el("div", "lt-v-blank"));
+    this.blankEl.hidden = true;
+    this.blankEl.title = "blank screen (b to show again)";
+    this.blankEl.addEventListener("click", function () { self.setBlank(false); });
+  };
+
+  Present.prototype.set = function (on) {
+    this.on = on;
+    this.v.rootEl.classList.toggle("lt-present", on);
+    this.v.buttons.present.setAttribute("aria-pressed", on ? "true" : "false");
+    if (!on) this.setBlank(false);
+    this.v.parts.code.scrollToCurrent(true);
+  };
+
+  Present.prototype.blanked = function () { return !!this.blankEl && !this.blankEl.hidden; };
+
+  Present.prototype.setBlank = function (on) { this.blankEl.hidden = !on; };
+
+  // Where the code panel puts the current line while presenting: in the middle third. A line leaving
+  // it going down is put at the band's top (going up: its bottom), so the next scroll is a third of a
+  // screen of lines away rather than a sixth: each scroll costs a step a frame's worth of restyling.
+  Present.prototype.place = function (box, lineTop, lineBottom, always) {
+    var height = box.clientHeight, top = box.scrollTop, third = height / 3;
+    if (always) box.scrollTop = (lineTop + lineBottom - height) / 2;
+    else if (lineBottom > top + 2 * third) box.scrollTop = lineTop - third - 2;
+    else if (lineTop < top + third) box.scrollTop = lineBottom - 2 * third + 2;
+  };
+
+  Present.prototype.close = function () { if (this.on) this.set(false); };
+
+  window.CHALKTRACE.part("present", Present);
+})();

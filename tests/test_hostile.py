@@ -444,7 +444,8 @@ def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
 # -- lecture text never runs as script (issue 19) --------------------------------------------------
 OWN_SCRIPTS = (".min.js", "data.js", *(f"chalktrace/{name}" for name in (
     "read.js", "quiz-parse.js", "viewer-core.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js", "viewer-location.js",
-    "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js", "viewer-sync.js", "ranks.js")))
+    "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js", "viewer-sync.js", "viewer-announce.js",
+    "viewer-focus.js", "ranks.js")))
 
 
 def page_findings(site: Path) -> dict[str, list[str]]:

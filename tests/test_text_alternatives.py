@@ -23,9 +23,9 @@ def test_patterns_a_reader_sees_first():
 
 def test_a_heatmaps_alt_gives_size_scale_range_and_pattern():
     view = heatmap([[1.0, 0.0, 0.0], [0.5, 1.0, 0.0], [0.25, 0.5, 1.0]], (3, 3))
-    assert view["description"] == "heatmap of 3 × 3 values, sequential colours, from 0.0 to 1.0, lower-triangular"
+    assert view["description"] == "heatmap of 3 × 3 values, from 0.0 to 1.0, lower-triangular"
     signed = heatmap([[-1, 2], [3, -4]], (2, 2))
-    assert signed["description"] == "heatmap of 2 × 2 values, colours diverging around 0, from -4 to 3"
+    assert signed["description"] == "heatmap of 2 × 2 values in colours diverging around 0, from -4 to 3"
     sampled = heatmap([[1, "…", 3], "…", [7, "…", 9]], (10, 10))
     assert sampled["description"].startswith("heatmap of 10 × 10 values (a sample)")
     assert "with NaN cells" in heatmap([[1.0, "nan"], [2.0, 3.0]], (2, 2))["description"]
@@ -35,7 +35,7 @@ def test_storage_order_in_words():
     assert storage_order([2, 3], [3, 1]).startswith("row-major")
     assert storage_order([3, 2], [1, 3]).startswith("column-major")  # x.T of a contiguous (2, 3)
     assert storage_order([2, 3], [0, 1]).startswith("broadcast: dimension 0")
-    assert storage_order([2, 2], [6, 2]).startswith("row-major order with gaps")
+    assert storage_order([2, 2], [6, 2]).startswith("row-major with gaps")
     assert storage_order([2, 3, 4], [4, 8, 1]).startswith("permuted")
 
 
@@ -43,8 +43,7 @@ def test_each_stride_diagram_is_labelled_by_its_own_order():
     contiguous = stride_diagram([2, 3], [3, 1], 0, 6)["description"]
     transposed = stride_diagram([3, 2], [1, 3], 0, 6)["description"]
     assert contiguous != transposed
-    assert contiguous == ("storage cells 0 to 5, numbered by the position of the element each holds; 6 elements; "
-                          "row-major: elements lie in storage in index order, the last index fastest")
+    assert contiguous == "6 elements in storage cells 0–5, row-major (index order, last index fastest)"
     assert "column-major" in transposed
 
 

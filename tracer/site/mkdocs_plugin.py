@@ -109,7 +109,7 @@ def device_text(environment: Environment) -> str:
 STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
 SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
            "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js",
-           "viewer-sync.js", "ranks.js")
+           "viewer-sync.js", "viewer-announce.js", "viewer-focus.js", "ranks.js")
 
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
 

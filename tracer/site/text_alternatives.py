@@ -59,8 +59,8 @@ def block_pattern(rows: Sequence[Sequence[float] | None]) -> str:
 def heatmap_text(rows: int, cols: int, low: str, high: str, scale: str, pattern: str, sampled: bool,
                  specials: Sequence[str] = ()) -> str:
     """A heatmap's alt: its size, colour scale, range and pattern."""
-    parts = [f"heatmap of {rows} × {cols} values{' (a sample)' if sampled else ''}, "
-             f"{'colours diverging around 0' if scale == 'diverging' else 'sequential colours'}"]
+    parts = [f"heatmap of {rows} × {cols} values{' (a sample)' if sampled else ''}"
+             + (" in colours diverging around 0" if scale == "diverging" else "")]
     if low or high:
         parts.append(f"from {low} to {high}")
     if pattern:
@@ -77,31 +77,30 @@ def storage_order(shape: Sequence[int], stride: Sequence[int]) -> str:
         return "a single element"
     if any(step == 0 for _size, step in dims):
         repeated = [k for k, (size, step) in enumerate(zip(shape, stride)) if size > 1 and step == 0]
-        return f"broadcast: dimension {', '.join(map(str, repeated))} repeats the same storage cells (stride 0)"
+        return f"broadcast: dimension {', '.join(map(str, repeated))} repeats the same cells (stride 0)"
     expected = 1
     row_major = True
     for size, step in reversed(dims):
         row_major = row_major and step == expected
         expected *= size
     if row_major:
-        return "row-major: elements lie in storage in index order, the last index fastest"
+        return "row-major (index order, last index fastest)"
     expected = 1
     column_major = True
     for size, step in dims:
         column_major = column_major and step == expected
         expected *= size
     if column_major and len(dims) > 1:
-        return "column-major: the first index runs fastest in storage (a transposed view)"
+        return "column-major (first index fastest: a transposed view)"
     if sorted((abs(step) for _size, step in dims), reverse=True) == [abs(step) for _size, step in dims]:
-        return "row-major order with gaps: elements skip storage cells between them"
-    return "permuted: the dimensions' strides are not in order, so neighbouring elements are apart in storage"
+        return "row-major with gaps between elements"
+    return "permuted: strides out of order"
 
 
 def stride_text(shape: Sequence[int], stride: Sequence[int], first_cell: int, last_cell: int, shown: int, numel: int) -> str:
     """A storage diagram's label: which cells are drawn, and the order the elements take in them."""
     count = f"{shown} of {numel} elements" if shown < numel else f"{numel} element{'s' if numel != 1 else ''}"
-    return (f"storage cells {first_cell} to {last_cell}, numbered by the position of the element each holds; "
-            f"{count}; {storage_order(shape, stride)}")
+    return f"{count} in storage cells {first_cell}–{last_cell}, {storage_order(shape, stride)}"
 
 
 def memory_text(label: str, peak: str, peak_step: int, start: str, end: str, steps: int, lines: int) -> str:

@@ -85,6 +85,7 @@
 
   // Say something now (a mode's change, quiz feedback), whatever the quiet setting.
   Announce.prototype.say = function (message) {
+    if (!this.urgent) return;
     this.urgent.textContent = "";
     var urgent = this.urgent;
     setTimeout(function () { urgent.textContent = message; }, 30);  // a new node text: read even if the same

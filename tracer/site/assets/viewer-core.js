@@ -153,8 +153,25 @@
     keyboard.titleButtons();
     root.appendChild(bar);
 
+    // a slider: a click jumps, and with focus the arrow keys step, Page Up/Down move a tenth, Home/End the ends
     var progress = el("div", "lt-v-progress");
     progress.title = "click to jump to a step";
+    progress.tabIndex = 0;
+    progress.setAttribute("role", "slider");
+    progress.setAttribute("aria-label", "position in the lecture");
+    progress.setAttribute("aria-valuemin", "0");
+    progress.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      var span = self.span(Math.max(0, self.cur)), size = span[2] - span[1], tenth = Math.max(1, Math.round(size / 10));
+      var to = { ArrowRight: self.s.next[self.cur], ArrowUp: self.s.next[self.cur], ArrowLeft: self.s.prev[self.cur],
+                 ArrowDown: self.s.prev[self.cur], PageUp: self.nearestVisible(Math.min(span[2] - 1, self.cur + tenth)),
+                 PageDown: self.nearestVisible(Math.max(span[1], self.cur - tenth)),
+                 Home: self.nearestVisible(span[1]), End: self.nearestVisible(span[2] - 1) }[event.key];
+      if (to === undefined) return;
+      event.preventDefault();
+      if (to >= 0) self.go(to);
+    });
+    this.progressEl = progress;
     this.fillEl = progress.appendChild(el("div", "lt-v-fill"));
     var first = this.span(0), last = Math.max(1, first[2] - 1);
     d.sections.forEach(function (sec) {
@@ -175,6 +192,8 @@
     var main = el("div", "lt-v-main");
     var code = main.appendChild(el("section", "lt-v-code"));
     var side = main.appendChild(el("aside", "lt-v-side"));
+    side.setAttribute("aria-label", "values, call stack and output");
+    side.tabIndex = 0;  // it scrolls: the keyboard reaches it
     root.appendChild(main);
     this.rootEl = root;
     this.each("build", { root: root, bar: bar, main: main, code: code, side: side });
@@ -194,6 +213,9 @@
     this.posEl.innerHTML = span[0] + "step <b>" + at + "</b> / " + end + (s.call[step] ? " <span class=\"lt-v-call\">calling</span>" : "");
     // a transform, not a width: the compositor moves it without layout or paint
     this.fillEl.style.transform = "scaleX(" + (end > 0 ? at / end : 1) + ")";
+    this.progressEl.setAttribute("aria-valuemax", String(end));
+    this.progressEl.setAttribute("aria-valuenow", String(at));
+    this.progressEl.setAttribute("aria-valuetext", span[0] + "step " + at + " of " + end);
     var targets = { first: this.firstVisible(), last: this.lastVisible() };
     for (var k = 0; k < MOVES.length; k++) targets[MOVES[k]] = s[MOVES[k]][step];
     for (var key in targets) {

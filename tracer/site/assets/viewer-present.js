@@ -33,11 +33,18 @@
     this.v.buttons.present.setAttribute("aria-pressed", on ? "true" : "false");
     if (!on) this.setBlank(false);
     this.v.parts.code.scrollToCurrent(true);
+    var announce = this.v.parts.announce;
+    if (announce && this.v.active) announce.say(on ? "Present mode" : "Present mode off");
   };
 
   Present.prototype.blanked = function () { return !!this.blankEl && !this.blankEl.hidden; };
 
-  Present.prototype.setBlank = function (on) { this.blankEl.hidden = !on; };
+  Present.prototype.setBlank = function (on) {
+    if (this.blankEl.hidden === !on) return;
+    this.blankEl.hidden = !on;
+    var announce = this.v.parts.announce;
+    if (announce) announce.say(on ? "Screen blanked (b shows it again)" : "Screen shown");
+  };
 
   // Where the code panel puts the current line while presenting: in the middle third. A line leaving
   // it going down is put at the band's top (going up: its bottom), so the next scroll is a third of a

@@ -106,8 +106,9 @@
         entry = spare.get(name + " " + card);
         if (entry) spare.delete(name + " " + card);
         else {
-          entry = { el: el("div", "lt-v-card"), card: -1 };
+          entry = { el: el("div", "lt-v-card"), card: -1, changed: null };
           entry.el.setAttribute("data-name", name);
+          entry.el.setAttribute("role", "group");
         }
         cards.set(name, entry);
       }
@@ -115,7 +116,12 @@
         entry.card = card;
         entry.el.innerHTML = self.cardHtml(card);
       }
-      entry.el.classList.toggle("lt-changed", changed.has(name));
+      var isChanged = changed.has(name);
+      if (entry.changed !== isChanged) {  // the mark is seen (a border) and named (for a screen reader)
+        entry.changed = isChanged;
+        entry.el.classList.toggle("lt-changed", isChanged);
+        entry.el.setAttribute("aria-label", name + (isChanged ? " (changed on this step)" : ""));
+      }
       var wanted = previous ? previous.nextSibling : self.varsEl.firstChild;
       if (wanted !== entry.el) self.varsEl.insertBefore(entry.el, wanted);
       previous = entry.el;

@@ -41,7 +41,8 @@ def step_with(page: Any, *needles: str) -> int:
     return page.evaluate("""needles => {
         const v = window.CHALKTRACE_VIEWER;
         for (let step = 0; step < v.count; step++) {
-            const html = [...v.envAt(step).values()].map(card => v.cardHtml(card)).join("");
+            const values = v.parts.values;
+            const html = [...values.envAt(step).values()].map(card => values.cardHtml(card)).join("");
             if (needles.every(n => html.includes(n))) return step;
         }
         return -1;

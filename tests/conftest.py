@@ -24,6 +24,9 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# Tests never touch the network: a traced lecture's arXiv look-ups and remote images answer from the
+# course cache or not at all (tests that fetch point CHALKTRACE_FETCH_VIA at tests/fake_hosts.py).
+os.environ["CHALKTRACE_OFFLINE"] = "1"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
@@ -121,7 +124,7 @@ def browser():
 def trace_ok(lecture: Path, directory: Path) -> dict:
     """Trace ``lecture`` with the real tracer into ``directory`` and load it; fail if the lecture raised."""
     from tracer.capture.runner import run_lecture
-    from tracer.trace_format import load_trace
+    from tracer.contract.trace_format import load_trace
 
     out = directory / f"{lecture.stem}.json"
     result = run_lecture(lecture, output=out)

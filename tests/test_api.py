@@ -259,7 +259,8 @@ def test_star_import_is_the_whole_authoring_api():
     namespace: dict[str, Any] = {}
     exec("from tracer import *", namespace)
     exported = {name for name in namespace if not name.startswith("__")}
-    assert exported == {"text", "image", "link", "note", "plot", "system_text", "speaker_note"} == set(tracer.__all__)
+    assert exported == {"text", "image", "video", "link", "note", "plot", "table", "graph", "make_graph", "system_text",
+                        "speaker_note", "Reference", "url_reference"} == set(tracer.__all__)
     assert namespace["system_text"] is api.system_text
 
 

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tracer.trace_format import load_trace
+from tracer.contract.trace_format import load_trace
 
 from conftest import REPO, build_site, serve, served_fixture_site, viewer_context
 

@@ -85,9 +85,9 @@ def test_mode_keys_in_the_help_turn_their_modes_on_and_esc_goes_back_to_reading(
     blank = [row for row in help_rows(page) if row["command"] == "blank"][0]
     page.keyboard.press(keys_of(blank["keys"])[0])
     assert page.is_visible(".lt-v-blank")
-    page.keyboard.press("Escape")  # the help: "present mode, screen blanked: show it again"
+    page.keyboard.press("Escape")  # the help: "present mode: show a blanked screen, else leave present mode"
     assert not page.is_visible(".lt-v-blank") and "lt-present" in page.get_attribute(".lt-viewer", "class")
-    page.keyboard.press("Escape")  # "present mode: leave it"
+    page.keyboard.press("Escape")
     page.wait_for_function("!location.hash.includes('present=1')")
     page.keyboard.press(keys_of(rows["close"]["keys"])[0])
     page.wait_for_function("!location.hash")

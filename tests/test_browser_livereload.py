@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from tracer.new_course import create_course
+from tracer.commands.init import create_course
 
 PARAGRAPHS = "\n".join(f'    text("Paragraph {k}: filler so that the page scrolls.")' for k in range(60))
 

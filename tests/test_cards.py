@@ -2,8 +2,8 @@ import re
 
 import pytest
 
-from tracer.site.cards import HtmlRenderer, css_style, grid_view, highlight_lines, line_anchor, path_slug, template_env, values_tables
-from tracer.site.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
+from tracer.site.cards.render import HtmlRenderer, css_style, grid_view, highlight_lines, line_anchor, number_grid, path_slug, template_env, values_tables
+from tracer.site.cards.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
 
 MAIN = "lectures/demo.py"
 SOURCE = '''def main():
@@ -59,17 +59,18 @@ def test_units():
 
 
 def test_values_tables_keep_elisions_visible():
-    assert values_tables([1.0, "…", 9.0], [100]) == [{"label": None, "rows": [["1.0", "…", "9.0"]]}]
+    assert values_tables([1.0, "…", 9.0], [100]) == [{"label": None, "rows": [[1.0, "…", 9.0]]}]
     two_d = values_tables([[1, 2], "…", [7, 8]], [50, 2])
-    assert two_d[0]["rows"] == [["1", "2"], ["…"], ["7", "8"]]
+    assert two_d[0]["rows"] == [[1, 2], ["…"], [7, 8]]
     three_d = values_tables([[[1, 2]], "…", [[5, 6]]], [10, 1, 2])
     assert [t["label"] for t in three_d] == ["[0, :, :]", "[…]", "[9, :, :]"]
-    assert values_tables(3.5, []) == [{"label": None, "rows": [["3.5"]]}]
+    assert values_tables(3.5, []) == [{"label": None, "rows": [[3.5]]}]
+    assert number_grid(two_d[0]["rows"])["text"] == " 1 2\n …\n 7 8"
 
 
 def test_grid_view_pads_cells_to_one_width():
     # one <pre> per table: each cell a space and the value right-aligned in the widest value's width
-    assert grid_view([["1", "22"], ["…"], ["-3", "4"]]) == {"text": "  1 22\n  …\n -3  4", "width": 3}
+    assert grid_view([["1", "22"], ["…"], ["-3", "4"]]) == {"text": "  1 22\n  …\n -3  4", "width": 3, "cells": None, "exact": None}
 
 
 def test_tensor_card_shows_anatomy_and_jaxtyping_dims(renderer):
@@ -234,6 +235,10 @@ RENDERING_EXAMPLES = {
     "link": {"type": "link", "url": "https://example.org", "title": "Example", "internal": None},
     "plot": {"type": "plot", "spec": {"mark": "line", "data": {"values": [{"x": 1, "y": 2}]},
                                       "encoding": {"x": {"field": "x"}, "y": {"field": "y"}}}},
+    "video": {"type": "video", "data": "lectures/videos/clip.webm", "external": False, "width": 240},
+    "graph": {"type": "graph", "spec": {"nodes": [{"data": {"id": "a", "label": "a"}}], "edges": [],
+                                        "layout": {"name": "grid"}, "stylesheet": [], "width": 100, "height": 60}},
+    "table": {"type": "table", "columns": ["a"], "rows": [[1]], "total_rows": 1, "total_columns": 1},
 }
 
 
@@ -243,7 +248,7 @@ def test_every_rendering_kind_has_a_renderer_and_a_schema_entry(renderer):
 
     import jsonschema
 
-    from tracer.trace_format import RENDERING_TYPES, schema
+    from tracer.contract.trace_format import RENDERING_TYPES, schema
 
     assert set(RENDERING_EXAMPLES) == set(RENDERING_TYPES)
     rendering_schema = {**schema()["$defs"]["rendering"], "$defs": schema()["$defs"]}
@@ -259,6 +264,11 @@ def test_every_rendering_kind_has_a_renderer_and_a_schema_entry(renderer):
     assert emitted and emitted <= set(RENDERING_TYPES), emitted - set(RENDERING_TYPES)
 
 
+class _Viewed:
+    def __lecture_view__(self):
+        return [1, 2]
+
+
 def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
     # Real objects through the real encoder, one per kind: a new kind fails here until it is in
     # trace_format.VALUE_TYPES (the contract) and cards.value_view draws it (not an "unknown" card).
@@ -271,8 +281,8 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
     import torch
 
     from tracer.capture.values import ValueEncoder
-    from tracer.site.cards import value_view
-    from tracer.trace_format import VALUE_TYPES
+    from tracer.site.cards.render import value_view
+    from tracer.contract.trace_format import VALUE_TYPES
 
     @dataclasses.dataclass
     class Point:
@@ -284,7 +294,7 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
                np.zeros(2), np.float32(1), sympy.Symbol("x"), torch.finfo(torch.float32), torch.iinfo(torch.int32),
                torch.float32, torch.device("cpu"), torch.Size([2]), torch.nn.Linear(2, 2), value_view, Point,
                torch.zeros(2), object(), 10 ** 5000, torch.empty(2, device="meta"), torch.eye(2).to_sparse(),
-               torch.nested.nested_tensor([torch.ones(1), torch.ones(2)])]
+               torch.nested.nested_tensor([torch.ones(1), torch.ones(2)]), _Viewed()]
     encoded = [ValueEncoder().encode(obj) for obj in objects] + [{"type": "missing", "name": "x", "message": "gone"}]
 
     def kinds(value):
@@ -305,3 +315,93 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
                if isinstance(key, ast.Constant) and key.value == "type"
                and isinstance(node.values[node.keys.index(key)], ast.Constant)}
     assert literal <= set(VALUE_TYPES), literal - set(VALUE_TYPES)
+
+
+# -- exact numbers, NaN-aware statistics, whole-tensor heatmaps (real values through the encoder) --
+def _card(obj, name="v"):
+    from tracer.capture.values import ValueEncoder
+
+    value = ValueEncoder().encode(obj)
+    trace = {"lecture": {"name": "demo", "path": MAIN, "title": "Demo"}, "files": {MAIN: SOURCE},
+             "steps": [step(2, {name: value})]}
+    renderer = HtmlRenderer(trace, template_env())
+    return str(renderer.value(name, value, step_index=0)), renderer
+
+
+def test_number_cards_show_every_digit():
+    import numpy as np
+    import torch
+
+    assert "4,611,686,018,427,387,904" in text_of(_card(2**62)[0])
+    assert "9,007,199,254,740,992" in text_of(_card(2.0**53 + 1)[0])
+    assert " 5e-324 " in text_of(_card(5e-324)[0])
+    assert " 1000.1 " in text_of(_card(np.float32(1000.1))[0])
+    grid = text_of(_card(torch.tensor([1000.1, 5e-324 * 0 + 1e-45, -0.0]))[0])
+    assert "1000.1" in grid and "1e-45" in grid and "-0.0" in grid and "lt-r" not in _card(torch.tensor([1000.1]))[0]
+
+
+def test_a_grid_that_must_round_marks_each_rounded_cell_with_its_exact_value():
+    import torch
+
+    html, _ = _card(torch.tensor([[1 / 3, 2.0], [1000.1, 7.0]], dtype=torch.float32))
+    assert 'class="lt-grid lt-rounded"' in html
+    assert '<span class="lt-r" title="0.33333334">0.3333</span>' in html
+    assert '<span class="lt-r" title="1000.1">1000</span>' in html
+    assert html.count('class="lt-r"') == 2  # 2.0 and 7.0 are shown exactly: not marked
+    exact = re.search(r'<details class="lt-exact"><summary>exact values</summary><pre[^>]*>(.*?)</pre>', html, re.S).group(1)
+    assert exact.split() == ["0.33333334", "2.0", "1000.1", "7.0"]
+
+
+def test_statistics_say_of_finite_values_and_a_mean_with_nan_is_nan():
+    import torch
+
+    html, _ = _card(torch.tensor([float("nan"), float("inf"), float("-inf"), 0.0, -0.0]))
+    stats = text_of(re.search(r'<div class="lt-stats">.*?</div>', html).group(0))
+    assert stats.split() == ["mean", "nan", "std", "nan", "of", "finite", "values", "2", "of", "5:",
+                             "min", "-0.0", "max", "-0.0", "mean", "0.0", "std", "0.0", "nans", "1", "infs", "2"]
+    old = tensor([2, 3], [3, 1], stats={"min": 1.0, "max": 2.0, "mean": 1.5, "std": 0.5, "nan_count": 1, "inf_count": 0})
+    trace = {"lecture": {"name": "demo", "path": MAIN, "title": "Demo"}, "files": {MAIN: SOURCE}, "steps": [step(2, {"x": old})]}
+    assert "of finite values" in text_of(HtmlRenderer(trace, template_env()).value("x", old, step_index=0))
+
+
+def test_a_64_by_64_mask_draws_every_element_and_a_big_tensor_its_block_means():
+    import torch
+
+    html, renderer = _card(torch.tril(torch.ones(64, 64)))
+    assert 'alt="heatmap of the whole tensor"' in html and "sampled" not in text_of(html)
+    (png,) = renderer.heatmaps.values()
+    assert png.startswith(b"\x89PNG")
+    html, _ = _card(torch.eye(512) * 3)
+    assert "mean of 4×4 blocks · max |x| 3.0" in text_of(html)
+    assert re.search(r"<i>0\.0</i><b></b><i>3\.0</i>", html)  # the whole tensor's min and max
+
+
+def test_a_storage_badge_qualifies_a_name_from_another_function():
+    inner, outer, view = (tensor([2], [1], values=[1.0, 2.0], storage_id="s7") for _ in range(3))
+    callee = {"stack": [{"path": MAIN, "line": 3, "function": "main"}, {"path": MAIN, "line": 2, "function": "attention"}],
+              "env": {"out": inner}, "renderings": [], "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}}
+    trace = {"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {MAIN: SOURCE},
+             "steps": [callee, step(3, {"out": outer}), step(4, {"v": view})]}
+    r = HtmlRenderer(trace, template_env())
+    assert "shares storage with <code>attention.out</code>" in r.value("out", outer, step_index=1)
+    # a name of the same frame comes first, then the other function's, qualified
+    assert "shares storage with <code>out</code>, <code>attention.out</code>" in r.value("v", view, step_index=2)
+
+
+def test_a_compute_card_says_which_ops_the_flop_counter_counted():
+    import ast
+    import math
+
+    import torch
+
+    from tracer.capture.compute import LineMeter
+
+    q, k, d = torch.randn(8, 4), torch.randn(8, 4), 4
+    meter = LineMeter(ast.parse("s = q @ k.T / math.sqrt(d)").body[0])
+    meter.start()
+    s = q @ k.T / math.sqrt(d)  # noqa: F841
+    compute = meter.stop({"math": math}, {"q": q, "k": k, "d": d})
+    assert compute["by_op"] == {"aten.mm": 2 * 8 * 4 * 8} and compute["uncounted_ops"] == ["aten.div"]
+    trace = {"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {MAIN: SOURCE}, "steps": [step(2)]}
+    text = text_of(HtmlRenderer(trace, template_env()).compute(compute))
+    assert "PyTorch's FLOP counter counted aten.mm only; it does not count aten.div , which also ran." in text

@@ -1,4 +1,4 @@
-from tracer.site.citations import author_names, citation_label, details, surname
+from tracer.site.cards.citations import author_names, citation_label, details, surname
 
 
 def test_author_names_from_lists_and_strings():
@@ -16,6 +16,11 @@ def test_citation_label():
     assert citation_label({"authors": "Glorot", "year": 2010}) == "[Glorot 2010]"
     assert citation_label({"authors": "Paszke et al.", "date": "2019-12"}) == "[Paszke+ 2019]"
     assert citation_label({"date": "2017"}) == "[2017]"
+    # a record without authors: its organization, else a short title, stands for them
+    assert citation_label({"organization": "EleutherAI", "date": "2023-04-03"}, "Transformer Math 101") == "[EleutherAI 2023]"
+    assert citation_label({"date": "2097"}, "The Course Handbook of Executable Lectures") == "[The Course Handbook of… 2097]"
+    assert citation_label({"date": "2020"}, "GPT-J") == "[GPT-J 2020]"
+    assert citation_label({"authors": ["Kimi Team", "A B"], "date": "2025"}) == "[Kimi Team 2025]"  # a group, whole
     assert citation_label({"notes": "no authors, no date"}) is None
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from tracer.capture.directives import Directives, parse_comment, parse_source
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import load_trace, validation_error
+from tracer.contract.trace_format import load_trace, validation_error
 
 LECTURE = Path(__file__).resolve().parent / "lectures" / "directives_demo.py"
 SOURCE = LECTURE.read_text(encoding="utf-8")
@@ -244,7 +244,7 @@ def test_unknown_directive_warns_once_and_never_crashes(run, trace):
     _, _, stderr = run
     where = f"{PATH}:{line_of('odd = i')}"
     assert [w for w in trace["warnings"] if "frobnicate" in w] == [
-        f"{where}: unknown directive @frobnicate (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises)"]
+        f"{where}: unknown directive @frobnicate (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate)"]
     assert stderr.count("@frobnicate") == 1
     assert len(steps_at(trace, "odd = i")) == 3  # the loop body still ran and was stepped three times
 
@@ -299,3 +299,9 @@ def test_a_speaker_note_statement_is_hidden_and_its_note_recorded_on_its_step(tm
     notes = [(step["stack"][-1]["line"], step["speaker_notes"]) for step in trace["steps"] if step.get("speaker_notes")]
     assert notes == [(5, ["Say *this*."]), (9, ["then this"])]
     assert all(not step["renderings"] for step in trace["steps"] if step.get("speaker_notes"))
+
+
+def test_a_bare_inspect_asks_for_every_local_and_a_refused_name_does_not():
+    parsed = parse_source("def f(a):  # @inspect\n    b = a  # @inspect\n    c = b  # @inspect 3x\n    return c\n")
+    assert parsed.by_line[2].all_locals and not parsed.by_line[3].all_locals
+    assert parsed.entries[1] == (1, ("*",))

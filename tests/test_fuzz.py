@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from tracer import layout
+from tracer.contract import paths
 from tracer.capture.trace_writer import dumps
 from tracer.capture.values import ValueEncoder
-from tracer.site.cards import HtmlRenderer, template_env
-from tracer.trace_format import expand_stacks, validation_error
+from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.contract.trace_format import expand_stacks, validation_error
 from xss_attacks import attack, live_content
 
 FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
@@ -112,7 +112,7 @@ def _trace(value_record: dict) -> dict:
     return header, step
 
 
-_ENV = template_env(layout.TEMPLATES_DIR)
+_ENV = template_env(paths.TEMPLATES_DIR)
 
 
 @FUZZ
@@ -148,7 +148,7 @@ def _page_markdown():
     from mkdocs.config import load_config
 
     config = load_config(str(Path(__file__).resolve().parent.parent / "mkdocs.yml"))
-    extensions = [*config["markdown_extensions"], "tracer.site.sanitize"]
+    extensions = [*config["markdown_extensions"], "tracer.site.markdown_ext.sanitize"]
     return markdown.Markdown(extensions=extensions, extension_configs=config["mdx_configs"])
 
 
@@ -157,7 +157,7 @@ def _page_markdown():
 def test_attack_strings_never_reach_html_live(prose):
     """Generated XSS filter-evasion strings through both paths lecture prose takes to HTML: the
     read page's Markdown (every mkdocs.yml extension, then the sanitizer) and the step viewer's."""
-    from tracer.site.mathml import render_markdown
+    from tracer.site.markdown_ext.mathml import render_markdown
 
     for html in (render_markdown(prose), _page_markdown().convert(prose)):
         assert live_content(html) == [], (prose, html)

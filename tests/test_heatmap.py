@@ -1,4 +1,4 @@
-"""tracer/site/heatmap.py: colour scales, marks, sampling and the PNG it draws (decoded here by zlib)."""
+"""tracer/site/cards/heatmap.py: colour scales, marks, sampling and the PNG it draws (decoded here by zlib)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 import struct
 import zlib
 
-from tracer import layout
-from tracer.site.heatmap import DIVERGING_STOPS, SEQUENTIAL_STOPS, colour, css_gradient, heatmap
+from tracer.contract import paths
+from tracer.site.cards.heatmap import DIVERGING_STOPS, SEQUENTIAL_STOPS, colour, css_gradient, heatmap
 
 
 def pixels(png: bytes) -> tuple[int, int, list[list[tuple[int, int, int, int]]]]:
@@ -97,6 +97,6 @@ def test_equal_heatmaps_share_a_file_name():
 
 
 def test_site_css_legend_bars_use_the_same_stops():
-    css = (layout.ASSETS_DIR / "site.css").read_text(encoding="utf-8")
+    css = (paths.ASSETS_DIR / "site.css").read_text(encoding="utf-8")
     bars = dict(re.findall(r"\.lt-hm\.([ds]) > b \{ background: (linear-gradient\([^;]*\)); \}", css))
     assert bars == {"d": css_gradient(DIVERGING_STOPS), "s": css_gradient(SEQUENTIAL_STOPS)}

@@ -1,10 +1,10 @@
-"""tracer/helper_files.py: which helper modules opt in to being stepped into, and which decisions changed."""
+"""tracer/contract/helper_files.py: which helper modules opt in to being stepped into, and which decisions changed."""
 
 from __future__ import annotations
 
 import pytest
 
-from tracer.helper_files import MARKER, SettingsError, changed_decisions, has_marker, opted_in, trace_patterns
+from tracer.contract.helper_files import MARKER, SettingsError, changed_decisions, has_marker, opted_in, trace_patterns
 
 
 @pytest.mark.parametrize("source, marked", [

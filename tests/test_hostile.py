@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tracer import cli
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import load_trace
+from tracer.contract.trace_format import load_trace
 from xss_attacks import attack
 
 REPO = Path(__file__).resolve().parent.parent
@@ -135,14 +135,14 @@ def test_async_assigned_and_imported_mains_are_traced(tmp_path, capsys, lecture,
 
 
 def test_check_lists_every_file_it_skips_and_why(tmp_path):
-    from tracer import regen
+    from tracer.commands import freshness
 
     lectures = tmp_path / "lectures"
     lectures.mkdir()
     for name in ("main_assigned.py", "main_imported.py", "_main_source.py", "no_main.py", "plain.py"):
         shutil.copy(HOSTILE / name, lectures / name)
-    assert [p.name for p in regen.discover(lectures)] == ["main_assigned.py", "main_imported.py", "plain.py"]
-    assert [(p.name, why) for p, why in regen.skipped(lectures)] == [
+    assert [p.name for p in freshness.discover(lectures)] == ["main_assigned.py", "main_imported.py", "plain.py"]
+    assert [(p.name, why) for p, why in freshness.skipped(lectures)] == [
         ("_main_source.py", "helper module (name starts with _)"),
         ("no_main.py", "no main at module level (define `def main():`)")]
 
@@ -264,7 +264,7 @@ def test_plot_data_points_are_bounded_with_a_note(tmp_path, capsys):
 
 
 def test_max_plot_points_is_a_setting_noted_in_the_trace(tmp_path, capsys):
-    from tracer.trace_format import trace_notes, validation_error
+    from tracer.contract.trace_format import trace_notes, validation_error
 
     out = tmp_path / "t.json"
     got, err = run(capsys, "plot_extremes.py", out, "--max-plot-points", "10")
@@ -325,6 +325,7 @@ def hostile_site(tmp_path_factory):
                  "xss_text", "tensor_kinds"):
         run_lecture(HOSTILE / f"{name}.py", output=traces / f"{name}.json")
     (traces / "unreadable.json").write_text('{"schema_version": 1, "lecture": 5}', encoding="utf-8")
+    (traces / "deep.json").write_text(deep_trace(traces / "huge_int.json", 50_000, "deep"), encoding="utf-8")
     return build_site(tmp_path_factory.mktemp("hostile-site"), sorted(traces.glob("*.json")))
 
 
@@ -369,22 +370,31 @@ def test_statuses_and_placeholders_show_on_their_pages(hostile_site):
     assert "lt-page-error" in unreadable and "site/traces/unreadable.json: invalid trace" in unreadable
 
 
+def test_a_trace_nested_50000_deep_is_one_error_card_and_every_other_page_builds(hostile_site):
+    deep = (hostile_site / "lectures" / "deep" / "index.html").read_text(encoding="utf-8")
+    assert "lt-page-error" in deep
+    assert "site/traces/deep.json: nested deeper than the 100-level limit for a trace; not read" in deep
+    for name in ("script_title", "exit_zero", "huge_int", "tensor_kinds", "stderr_writer"):
+        page = (hostile_site / "lectures" / name / "index.html").read_text(encoding="utf-8")
+        assert "lt-page-error" not in page, name
+
+
 def test_site_work_per_value_is_bounded_by_the_preview_not_numel():
     """A 10-billion-element tensor (an expanded view: 4 bytes of storage) encodes and renders in well under a second."""
     import time
 
     import torch
 
-    from tracer import layout
+    from tracer.contract import paths
     from tracer.capture.values import ValueEncoder
-    from tracer.site.cards import HtmlRenderer, template_env
+    from tracer.site.cards.render import HtmlRenderer, template_env
 
     started = time.perf_counter()
     record = ValueEncoder().encode(torch.zeros(1).expand(100_000, 100_000))
     trace = {"lecture": {"path": "lectures/x.py"}, "files": {"lectures/x.py": "t = 1  # @inspect t\n"},
              "steps": [{"stack": [{"path": "lectures/x.py", "line": 1, "function": "main"}], "env": {"t": record},
                         "renderings": [], "stdout": "", "memory": {"nbytes": 4, "peak_nbytes": 4}}]}
-    html = str(HtmlRenderer(trace, template_env(layout.TEMPLATES_DIR)).value("t", record, step_index=0))
+    html = str(HtmlRenderer(trace, template_env(paths.TEMPLATES_DIR)).value("t", record, step_index=0))
     assert record["numel"] == 10_000_000_000 and record["truncated"]
     assert "10,000,000,000" in html or "10B" in html or "1e+10" in html or "10.0B" in html
     assert time.perf_counter() - started < 2.0
@@ -443,9 +453,9 @@ def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
 
 # -- lecture text never runs as script (issue 19) --------------------------------------------------
 OWN_SCRIPTS = (".min.js", "data.js", *(f"chalktrace/{name}" for name in (
-    "read.js", "quiz-parse.js", "viewer-core.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js", "viewer-location.js",
-    "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js", "viewer-sync.js", "viewer-announce.js",
-    "viewer-focus.js", "ranks.js")))
+    "read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
+    "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js", "viewer-sync.js",
+    "viewer-announce.js", "viewer-focus.js", "ranks.js")))
 
 
 def page_findings(site: Path) -> dict[str, list[str]]:
@@ -554,7 +564,7 @@ def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, bro
     ("bom_source.py", "naïve", "BOM first", '"""A UTF-8 source that starts with a BOM (as Windows editors write them)."""'),
 ])
 def test_a_coding_line_or_a_bom_is_read_as_python_reads_it(tmp_path, capsys, lecture, word, prose, first_line):
-    from tracer.trace_format import sha256_file
+    from tracer.contract.trace_format import sha256_file
 
     out = tmp_path / "t.json"
     got, err = run(capsys, lecture, out)
@@ -637,10 +647,193 @@ def test_a_tracer_removed_from_c_is_found_when_recording_stops(tmp_path, capsys)
     assert got == 0 and trace["warnings"][0] in err
 
 
-def test_lines_run_in_a_thread_the_lecture_starts_are_noted_once(tmp_path, capsys):
+def test_lines_run_in_a_thread_the_lecture_starts_are_counted_and_said_once(tmp_path, capsys):
     got, err = run(capsys, "thread_lines.py", tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
-    note = ("tests/lectures/hostile/thread_lines.py:6: work() runs in thread 'worker-1', which chalktrace does not "
-            "trace: its lines are not in the trace")
+    # work()'s two lines ran in the thread: both counted, said once on the terminal and in the trace
+    note = ("tests/lectures/hostile/thread_lines.py:6: work() ran in thread 'worker-1', which chalktrace does not "
+            "trace: its lines are not in the trace (2 lines run)")
     assert trace["warnings"] == [note] and err.count(note) == 1
     assert 7 not in lines_with_steps(trace) and steps_env(trace)["result"]["value"] == 45
+
+
+# -- deep stacks: a trace grows with its steps, not with their depth ------------------------------
+def test_a_recursion_error_trace_grows_with_its_steps_not_their_depth(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "recursion_error.py", out)
+    assert got == 1 and "recursion_error.py:4: RecursionError: maximum recursion depth exceeded" in err
+    trace = load_trace(out)
+    steps = trace["steps"]
+    assert trace["status"] == "error" and len(steps) > 500
+    assert max(len(step["stack"]) for step in steps) > 500
+    # every step names its position, each position is written once: a few hundred bytes a step
+    # (when each step held its whole stack this trace took 33 MB, about 33 KB a step)
+    assert out.stat().st_size < 400 * len(steps)
+
+
+def deep_trace(base: Path, depth: int, name: str) -> str:
+    """A committed-style trace: a real trace of ``base`` whose first value nests ``depth`` lists deep."""
+    trace = json.loads(base.read_text(encoding="utf-8"))
+    trace["lecture"]["name"] = name
+    step = next(s for s in trace["steps"] if s["env"])
+    step["env"][next(iter(step["env"]))] = "DEEP"
+    return json.dumps(trace).replace('"DEEP"', "[" * depth + "]" * depth, 1)
+
+
+def test_a_trace_nested_50000_deep_fails_check_naming_file_and_limit(tmp_path):
+    import subprocess
+
+    from tracer.contract.trace_format import MAX_TRACE_DEPTH
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    (tmp_path / "lectures").mkdir()
+    shutil.copy(HOSTILE / "plain.py", tmp_path / "lectures" / "plain.py")
+    traces = tmp_path / "site" / "traces"
+    traces.mkdir(parents=True)
+    run_lecture(tmp_path / "lectures" / "plain.py", output=traces / "plain.json")
+    (traces / "plain.json").write_text(deep_trace(traces / "plain.json", 50_000, "plain"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "tracer", "check", "-q"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    assert f"site/traces/plain.json: nested deeper than the {MAX_TRACE_DEPTH}-level limit for a trace" in done.stderr
+
+
+# -- where lectures are found: every file gets an answer --------------------------------------------
+@pytest.fixture
+def course(tmp_path):
+    root = tmp_path / "course"
+    (root / "lectures" / "a").mkdir(parents=True)
+    (root / "lectures" / "b").mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    plain = (HOSTILE / "plain.py").read_text(encoding="utf-8")
+    for name in ("intro.py", "a/intro.py", "b/intro.py", "my lecture.py", "señal.py"):
+        (root / "lectures" / name).write_text(plain, encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "linked.py").write_text(plain, encoding="utf-8")
+    (root / "lectures" / "linked.py").symlink_to(tmp_path / "elsewhere" / "linked.py")
+    return root
+
+
+@pytest.mark.parametrize("lecture, message", [
+    ("lectures/linked.py", "lectures/linked.py: a link to {elsewhere}/linked.py, outside the course ({root}); "
+                           "copy the lecture into the course to trace it"),
+    ("lectures/my lecture.py", "lectures/my lecture.py: the name 'my lecture' cannot be part of a page URL; rename "
+                               "the file with letters, digits, _ . - (e.g. my_lecture.py)"),
+    ("lectures/señal.py", "lectures/señal.py: the name 'señal' cannot be part of a page URL; rename the file with "
+                          "letters, digits, _ . - (e.g. senal.py)"),
+    ("lectures/a/intro.py", "lectures/a/intro.py: in a subfolder of lectures/: only lectures/*.py are published; "
+                            "move it up, or pass -o to trace it elsewhere"),
+])
+def test_run_refuses_a_lecture_that_cannot_have_its_own_trace_and_page(course, capsys, monkeypatch, lecture, message):
+    monkeypatch.chdir(course)
+    code = cli.main(["run", lecture, "-q"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message.format(elsewhere=course.parent / "elsewhere", root=course) in err.splitlines()
+    assert not (course / "site" / "traces").exists()  # nothing written
+
+
+def test_two_lectures_never_write_one_trace(course, capsys, monkeypatch):
+    monkeypatch.chdir(course)
+    assert cli.main(["run", "lectures/intro.py", "-q"]) == 0
+    written = (course / "site" / "traces" / "intro.json").read_bytes()
+    shutil.copy(course / "lectures" / "intro.py", course / "intro.py")  # same name, outside lectures/
+    assert cli.main(["run", "intro.py", "-q"]) == 2
+    assert ("intro.py: its trace site/traces/intro.json is the trace of lectures/intro.py; two lectures cannot "
+            "share a trace: rename one, or pass -o") in capsys.readouterr().err
+    assert (course / "site" / "traces" / "intro.json").read_bytes() == written
+    assert cli.main(["run", "lectures/a/intro.py", "-o", "a-intro.json", "-q"]) == 0  # -o: the author's choice
+
+
+def test_check_and_build_give_every_file_under_lectures_an_answer(course, capsys):
+    from tracer.commands.build import build
+    from tracer.commands.check import check
+    from tracer.commands.freshness import discover
+
+    assert [p.name for p in discover(course / "lectures")] == ["intro.py", "my lecture.py", "señal.py"]
+    report = check(course, jobs=2, timeout=120, show=False)
+    subfolder = ("skipped: in a subfolder of lectures/: only lectures/*.py are published (move it up to publish "
+                 "it; files in subfolders can be imported as helpers)")
+    assert report.skipped == [
+        f"lectures/linked.py: skipped: a link to {course.parent / 'elsewhere' / 'linked.py'}, outside the course "
+        "(copy the lecture into the course to trace it)",
+        f"lectures/a/intro.py: {subfolder}", f"lectures/b/intro.py: {subfolder}"]
+    # the names that cannot be URLs are refused by the run itself, so check fails before any build
+    assert sorted(p for p in report.problems if "page URL" in p) == [
+        "lectures/my lecture.py: lecture failed: lectures/my lecture.py: the name 'my lecture' cannot be part of a "
+        "page URL; rename the file with letters, digits, _ . - (e.g. my_lecture.py)",
+        "lectures/señal.py: lecture failed: lectures/señal.py: the name 'señal' cannot be part of a page URL; "
+        "rename the file with letters, digits, _ . - (e.g. senal.py)"]
+    assert not any("missing" in p for p in report.problems if "my lecture" in p or "señal" in p)
+    assert build(course, jobs=2, timeout=120, force=False, site=False, show=False) == 1
+    err = capsys.readouterr().err
+    assert f"lectures/a/intro.py: {subfolder}" in err and "lectures/linked.py: skipped: a link to" in err
+    assert sorted(p.name for p in (course / "site" / "traces").glob("*.json")) == ["intro.json"]
+
+
+def test_run_timeout_bounds_a_thread_that_outlives_main_and_names_it(tmp_path):
+    import subprocess
+
+    out = tmp_path / "t.json"
+    done = subprocess.run([sys.executable, "-m", "tracer", "run", str(HOSTILE / "lingering_thread.py"), "-o", str(out),
+                           "-q", "--timeout", "2"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 124, done.stderr
+    assert ("tests/lectures/hostile/lingering_thread.py: timeout: main() returned, but thread 'forever' that the "
+            "lecture started still ran after 2s; the trace is written; stopping it") in done.stderr
+    trace = load_trace(out)  # written before the wait, and whole
+    assert trace["status"] == "ok" and steps_env(trace)["started"]["value"] is True
+    note = [w for w in trace["warnings"] if "'forever'" in w]
+    assert len(note) == 1 and note[0].endswith("; it was still running when recording stopped)")
+    assert done.stderr.count(note[0]) == 1
+
+
+# -- init into a path that exists ----------------------------------------------------------------------
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p.symlink_to(p.parent / "nowhere"), "is a link to {parent}/nowhere, which does not exist; remove the "
+                                                   "link or choose a new directory"),
+    (lambda p: p.write_text("notes\n"), "already exists and is a file, not a folder; choose a new directory"),
+    (lambda p: (p.mkdir(), (p / "keep.txt").write_text("x")), "already exists and is not empty; choose a new directory"),
+    (lambda p: (p.parent.joinpath("afile").write_text(""), ), None),  # the parent is a file: see below
+])
+def test_init_answers_every_existing_path_with_one_line_and_exit_2(tmp_path, capsys, make, message):
+    target = tmp_path / "course"
+    make(target)
+    if message is None:
+        target = tmp_path / "afile" / "course"
+        message = f"{tmp_path}/afile is a file, not a folder; choose a new directory"
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    code = cli.main(["init", str(target), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err == f"chalktrace: {target}: {message.format(parent=tmp_path)}\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written
+
+
+def test_a_repr_raising_systemexit_keyboardinterrupt_or_cancelled_is_a_placeholder_and_the_lecture_goes_on(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "hostile_values.py", out)
+    assert got == 0, err
+    trace = load_trace(out)
+    env = steps_env(trace)
+    for name, exc in (("a", "SystemExit: 3"), ("b", "KeyboardInterrupt"), ("c", "CancelledError")):
+        assert env[name]["type"] == "unrepresentable" and exc in env[name]["reason"], env[name]
+    assert "hostile_values.py:35: Exits: cannot encode: SystemExit: 3" in err  # the warning names file:line
+    assert "hostile_values.py:36: Interrupts: cannot encode: KeyboardInterrupt" in err
+    assert env["done"] == {"type": "bool", "value": True}  # the lecture ran to its end
+    assert trace["status"] == "ok"
+
+
+def test_encoding_leaves_no_fingerprints_under_the_lectures_warnings_and_error_state(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    got, err = run(capsys, "hostile_values.py", out)
+    trace = load_trace(out)
+    env = steps_env(trace)
+    # warnings as errors and np.seterr(all="raise") are the lecture's: the array still encodes,
+    # its statistics in float64 (no overflow), and nothing lands in the lecture's stderr
+    assert env["big"]["type"] == "ndarray" and env["big"]["stats"]["finite"]["mean"] == 1e308
+    assert not any(step.get("stderr") for step in trace["steps"])
+    # a dotted @inspect never runs the property again: the lecture printed one read
+    stdout = "".join(step["stdout"] for step in trace["steps"])
+    assert stdout.count("property ran") == 1 and "reads 1" in stdout
+    assert env["counted.total"]["type"] == "missing" and "is a property" in env["counted.total"]["message"]
+    assert env["value"] == {"type": "int", "value": 42}

@@ -1,4 +1,4 @@
-from tracer.site.jaxtyping_dims import annotation_dims, name_dims
+from tracer.site.cards.jaxtyping_dims import annotation_dims, name_dims
 
 SOURCE = '''def main():
     x: Float[torch.Tensor, "batch seq hidden"] = torch.ones(2, 3, 4)

@@ -1,11 +1,15 @@
 """The two sides of the package stay apart: capture never imports rendering libraries, the site
-renderer never imports torch or the capture modules; no module of ``tracer`` is part of an import
-circle, and none imports another module's ``_private`` name. Checked on the import statements of
-every module (static, so an import hidden in a function body counts too)."""
+renderer never imports torch or the capture modules, the shared contract imports neither, and only
+the commands layer (``tracer.commands``, ``tracer.cli``) imports both; no module of ``tracer`` is part
+of an import circle, and none imports another module's ``_private`` name. Checked on the import
+statements of every module (static, so an import hidden in a function body counts too), and at run
+time: importing the MkDocs plugin in a fresh interpreter loads no capture module and no torch."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,23 +49,50 @@ def test_capture_modules_do_not_import_rendering(path: Path) -> None:
     assert forbidden(imported_modules(path), ("jinja2", "mkdocs", "markdown", "markupsafe", "pygments", "tracer.site")) == []
 
 
+@pytest.mark.parametrize("path", side("capture") + side("site") + side("contract"), ids=lambda p: p.name)
+def test_only_the_commands_layer_imports_the_commands(path: Path) -> None:
+    assert forbidden(imported_modules(path), ("tracer.commands", "tracer.cli")) == []
+
+
 def test_both_sides_exist() -> None:
-    # a rename that empties a side must not make the two tests above pass vacuously
-    assert len(side("site")) >= 5 and len(side("capture")) >= 5
+    # a rename that empties a side must not make the tests above pass vacuously
+    assert len(side("site")) >= 5 and len(side("capture")) >= 5 and len(side("contract")) >= 4
+    assert len(side("commands")) >= 7
+
+
+def fresh_interpreter_modules(statement: str) -> set[str]:
+    """The modules a fresh interpreter has loaded after ``statement``."""
+    done = subprocess.run([sys.executable, "-c", f"{statement}\nimport sys\nprint('\\n'.join(sys.modules))"],
+                          capture_output=True, text=True, timeout=120, cwd=PACKAGE.parent)
+    assert done.returncode == 0, done.stderr
+    return set(done.stdout.split())
+
+
+@pytest.mark.parametrize("module", ["tracer.site.mkdocs_plugin", "tracer.site.step_viewer.quiz", "tracer.contract.trace_format"])
+def test_the_site_side_loads_no_capture_module_and_no_torch_at_run_time(module: str) -> None:
+    # The static rules above see import statements; this sees what really loads (a package root that
+    # imports the authoring API eagerly would pull the capture side, and torch, into every site build).
+    loaded = fresh_interpreter_modules(f"import {module}")
+    assert module in loaded
+    assert sorted(m for m in loaded if m == "tracer.capture" or m.startswith("tracer.capture.") or m == "torch") == []
+
+
+def test_the_authoring_api_still_loads_from_the_package_root() -> None:
+    # the lazy root must still hand lectures the authoring API (and makes the runtime test able to fail)
+    loaded = fresh_interpreter_modules("from tracer import text\nassert callable(text)")
+    assert "tracer.capture.api" in loaded
 
 
 def test_checker_sees_imports() -> None:
     assert "torch" in imported_modules(PACKAGE / "capture" / "values.py") or "torch" in imported_modules(PACKAGE / "capture" / "memory.py")
 
 
-@pytest.mark.parametrize("name", ["source_map.py", "layout.py", "exit_codes.py", "trace_format.py", "helper_files.py"])
-def test_shared_modules_both_sides_import_stay_light(name: str) -> None:
+@pytest.mark.parametrize("path", side("contract") + [PACKAGE / "exit_codes.py"], ids=lambda p: p.name)
+def test_shared_modules_both_sides_import_stay_light(path: Path) -> None:
     # Imported by capture and site alike: standard library (and jsonschema, lazily) only, neither side.
-    import sys
-
-    imported = {n.split(".")[0] for n in imported_modules(PACKAGE / name)}
+    imported = {n.split(".")[0] for n in imported_modules(path)}
     assert imported - set(sys.stdlib_module_names) - {"tracer", "jsonschema"} == set()
-    assert forbidden(imported_modules(PACKAGE / name), ("tracer.capture", "tracer.site")) == []
+    assert forbidden(imported_modules(path), ("tracer.capture", "tracer.site", "tracer.commands")) == []
 
 
 # -- the import graph of tracer --------------------------------------------------------------------
@@ -156,4 +187,4 @@ def test_the_checkers_see_circles_and_private_names(tmp_path: Path) -> None:
     module.write_text("def f():\n    from tracer.capture.runner import _status\n    from tracer.capture import api\n",
                       encoding="utf-8")
     assert tracer_imports(module, "tracer.m") == {"tracer.capture.runner": {"_status"}, "tracer.capture.api": set()}
-    assert "tracer.capture.runner" in GRAPH["tracer.cli"] and "tracer.capture.ranks.spawn" in MODULES
+    assert "tracer.capture.runner" in GRAPH["tracer.commands.run"] and "tracer.capture.ranks.spawn" in MODULES

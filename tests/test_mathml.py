@@ -1,4 +1,4 @@
-from tracer.site.mathml import latex_to_mathml, render_markdown
+from tracer.site.markdown_ext.mathml import latex_to_mathml, render_markdown
 
 
 def test_inline_math_becomes_inline_mathml():

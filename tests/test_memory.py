@@ -11,7 +11,7 @@ import torch
 
 from tracer.capture.memory import CudaProbe, RecordedTensorsProbe, StorageRegistry, choose_probe
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import load_trace
+from tracer.contract.trace_format import load_trace
 
 LECTURES = Path(__file__).resolve().parent / "lectures"
 
@@ -204,7 +204,16 @@ def test_live_total_is_the_sum_of_distinct_live_storages(ops):
 
 def check_live_total(registry: StorageRegistry, probe: RecordedTensorsProbe, held: list[torch.Tensor]) -> None:
     ids = {id(t): registry.storage_id(t)[0] for t in held}
-    storages = {id(t.untyped_storage()): t.untyped_storage().nbytes() for t in held}
+    # what the allocator holds for them: their storages, and their bases' (a view keeps its base
+    # tensor alive, and with it the base's storage, even after the base's `.data =`)
+    reachable, todo, tensor = [], list(held), None
+    while todo:
+        tensor = todo.pop()
+        reachable.append(tensor)
+        if tensor._base is not None:
+            todo.append(tensor._base)
+    storages = {id(t.untyped_storage()): t.untyped_storage().nbytes() for t in reachable}
+    del tensor, todo, reachable
     assert probe.sample()[0] == sum(storages.values())
     by_storage: dict[int, set[str]] = {}
     for tensor in held:

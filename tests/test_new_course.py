@@ -1,4 +1,4 @@
-"""tracer/new_course.py (``chalktrace init DIR``): the files of a new course, and never overwriting.
+"""tracer/commands/init.py (``chalktrace init DIR``): the files of a new course, and never overwriting.
 
 That the new course traces and builds with chalktrace installed from a wheel is tests/test_packaging.py.
 """
@@ -15,7 +15,7 @@ import yaml
 from packaging.requirements import Requirement
 
 from tracer import cli
-from tracer.new_course import create_course, site_requirement
+from tracer.commands.init import create_course, site_requirement
 
 EXPECTED = [".ci/run", ".github/workflows/site.yml", ".gitignore", "README.md", "lectures/hello.py", "mkdocs.yml",
             "requirements-site.txt", "requirements.txt", "site/docs/index.md"]

@@ -1,7 +1,7 @@
 from traced import traced
 
-from tracer.site.line_records import collect_lines
-from tracer.site.page_model import (Annotation, CodeBlock, build_document, is_rendering_only, paragraph_groups,
+from tracer.site.read.line_records import collect_lines
+from tracer.site.read.page_model import (Annotation, CodeBlock, build_document, is_rendering_only, paragraph_groups,
                                     rendering_statement, section_headings)
 
 MAIN = "lectures/demo.py"
@@ -62,15 +62,26 @@ def test_collect_lines_counts_runs_and_keeps_last_values():
     assert records[6].runs == 3
 
 
-def test_document_follows_the_file():
+def test_document_follows_the_run():
     blocks = build_document(demo_trace())
     lines = shown_lines(blocks)
-    # helper's signature, docstring and body; main's signature; executed lines; no unused(), no @hide line
-    assert lines == [4, 5, 6, 13, 15, 16, 17, 19, 20]
-    # the text() line shows its rendering instead of code, in its place
+    # main's signature and executed lines; helper's signature, docstring and body where main first
+    # stepped into it (line 17, after its values); no unused(), no @hide line
+    assert lines == [13, 15, 16, 17, 4, 5, 6, 19, 20]
+    # the page opens with the lecture's prose: the text() line shows its rendering, in its place
     first_annotation = next(b for b in blocks if isinstance(b, Annotation))
     assert first_annotation.record.line == 14
-    assert blocks.index(first_annotation) == 2  # after helper's block and main's def line
+    assert blocks.index(first_annotation) == 1  # after main's def line, before any helper code
+    at_17 = next(k for k, b in enumerate(blocks) if isinstance(b, Annotation) and b.record.line == 17)
+    assert shown_lines([blocks[at_17 + 1]]) == [4, 5, 6]
+
+
+def test_a_helper_entered_from_an_unannotated_line_follows_that_line():
+    trace = demo_trace()
+    for s in trace["steps"]:
+        s["env"] = {}  # no values anywhere: line 17 has no annotation, its code block is split after it
+    lines = [shown_lines([b]) for b in build_document(trace) if isinstance(b, CodeBlock)]
+    assert lines[:3] == [[13], [15, 16, 17], [4, 5, 6]] and lines[3][0] == 19
 
 
 def test_values_follow_their_statement_and_multiline_statements_stay_whole():

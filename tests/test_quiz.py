@@ -1,4 +1,4 @@
-"""tracer/site/quiz.py: which steps quiz mode asks about, with what answer, choices and reason.
+"""tracer/site/step_viewer/quiz.py: which steps quiz mode asks about, with what answer, choices and reason.
 
 The rules are checked on value records as the tracer writes them (made by hand where a rule needs a
 specific case), on the real trace of tests/lectures/quiz_demo.py (@ask, @noask), and on the
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tracer.site.page_model import section_headings
-from tracer.site.quiz import (MIN_GAP_STEPS, ask_directives, auto_candidates, broadcast_shape, choose_questions,
+from tracer.site.read.page_model import section_headings
+from tracer.site.step_viewer.quiz import (MIN_GAP_STEPS, ask_directives, auto_candidates, broadcast_shape, choose_questions,
                               contiguous_stride, fact_question, flops_question, shape_text)
-from tracer.source_map import Ask, parse_ask
-from tracer.trace_format import step_frame
+from tracer.contract.source_facts import Ask, parse_ask
+from tracer.contract.trace_format import step_frame
 from traced import traced
 
 REPO = Path(__file__).resolve().parent.parent

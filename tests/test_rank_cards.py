@@ -1,4 +1,4 @@
-"""Read mode of a distributed trace (tracer/site/rank_cards.py via read_page): no JavaScript needed."""
+"""Read mode of a distributed trace (tracer/site/ranks/rank_cards.py via read_page): no JavaScript needed."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 
 from traced import traced
 
-from tracer.site.cards import HtmlRenderer, template_env
-from tracer.site.read_page import build_read_page
+from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.site.read.read_page import build_read_page
 
 
 def page_html() -> str:
@@ -77,8 +77,8 @@ def test_the_collective_card_splits_wait_from_transfer_and_shows_bus_bandwidth()
 
 
 def test_a_known_link_shows_the_share_of_its_peak():
-    from tracer.site.rank_cards import collective_view
-    from tracer.site.rank_model import CollectiveRow
+    from tracer.site.ranks.rank_cards import collective_view
+    from tracer.site.ranks.rank_model import CollectiveRow
 
     row = CollectiveRow(0, 0, "all_reduce", "bfloat16", [1 << 20], 2 << 20, "ring", "nccl")
     for rank, busbw in ((0, 300e9), (1, 225e9)):
@@ -91,7 +91,7 @@ def test_a_known_link_shows_the_share_of_its_peak():
 
 
 def test_a_ranks_heatmaps_reach_the_lecture_renderer_that_the_plugin_writes_out():
-    from tracer.site.rank_cards import RankCards
+    from tracer.site.ranks.rank_cards import RankCards
 
     trace = traced("ranks_allreduce")
     matrix = next(step["env"]["w"] for step in traced("classroom")["steps"] if "w" in step["env"])  # a real 2-D value

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from traced import REPO, traced
-from tracer.trace_format import Collective, load_trace
+from tracer.contract.trace_format import Collective, load_trace
 
 
 def tagged_processes(tag: str) -> list[int]:
@@ -148,7 +148,7 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
     import json
     from types import SimpleNamespace
 
-    from tracer.capture.ranks import Launch, SpawnRanks
+    from tracer.capture.ranks import SpawnLaunch, SpawnRanks
     from tracer.capture.session import SessionOptions
 
     boom = {"type": "ValueError", "message": "boom", "traceback": [{"path": "l.py", "line": 7, "function": "worker"}]}
@@ -164,7 +164,7 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
                                  on_process_start=lambda hook: None)
         session = SpawnRanks(traced)
         session._dir = directory
-        session.launches = [Launch(0, 0, None, 0.0, 1, [(0, SimpleNamespace(exitcode=0)), (1, SimpleNamespace(exitcode=1))])]
+        session.launches = [SpawnLaunch(0, 0, None, 0.0, 1, [(0, SimpleNamespace(exitcode=0)), (1, SimpleNamespace(exitcode=1))])]
         header = {"status": "error" if escaped else "ok"}
         step = ((), ("l.py", "main"), 3, {"error": {"type": "ProcessRaisedException", "message": "long"}} if escaped else None, (0, 0))
         return session.finish(header, [step], escaped), header
@@ -219,7 +219,7 @@ def test_a_ranks_output_is_kept_within_the_launchers_budget(tmp_path):
         assert "".join(output_by_line(stream, "stderr").values()).startswith(f"rank {rank} c")
         assert f"tests/lectures/ranks_output.py: rank {rank}: stderr: printed {written} characters" in \
             " ".join(stream["warnings"])
-    from tracer.trace_format import trace_notes
+    from tracer.contract.trace_format import trace_notes
 
     notes = trace_notes(trace)  # what the page says above the lecture
     assert any(note.startswith("tests/lectures/ranks_output.py: rank 1: stderr: printed") for note in notes)
@@ -245,7 +245,7 @@ def test_a_ranks_plot_is_bounded_by_the_launchers_max_plot_points(tmp_path):
 def test_a_crlf_helper_only_a_rank_loads_is_fresh_after_tracing(tmp_path):
     # The rank's shard hashes its files' bytes (as the launcher does) and names the helpers it stepped
     # into, so a CRLF helper that only the rank imported neither looks changed nor "now stepped into".
-    from tracer import regen
+    from tracer.commands import freshness
     from tracer.capture.runner import run_lecture
 
     project = tmp_path / "course"
@@ -264,6 +264,6 @@ def test_a_crlf_helper_only_a_rank_loads_is_fresh_after_tracing(tmp_path):
     assert trace["stepped_helpers"] == ["lectures/rank_helper.py"]
     rank_steps = trace["ranks"]["launches"][0]["streams"][0]["steps"]
     assert [s["env"]["y"]["value"] for s in rank_steps if "y" in s.get("env", {})] == [6]
-    assert regen.freshness(lecture, out, project) is None
+    assert freshness.freshness(lecture, out, project) is None
     helper.write_bytes(helper.read_bytes().replace(b"2 * x", b"3 * x"))
-    assert regen.freshness(lecture, out, project) == "stale (changed: lectures/rank_helper.py)"
+    assert freshness.freshness(lecture, out, project) == "stale (changed: lectures/rank_helper.py)"

@@ -1,13 +1,22 @@
 from markupsafe import Markup
 
-from tracer.site.read_page import ReadPage, fill_slots, note_markdown, relative_urls, root_for
+from tracer.site.read.read_page import ReadPage, fill_slots, note_markdown, relative_urls, root_for
 
 
 def test_slots_survive_markdown_paragraph_wrapping():
     page = ReadPage(markdown="")
     marker = page.slot('<img src="{root}assets/a.png">')
     html = f"<h2>Intro</h2>\n<p>{marker}</p>\n<p>after</p>"
-    assert fill_slots(html, page.slots, "../../") == '<h2>Intro</h2>\n<img src="../../assets/a.png">\n<p>after</p>'
+    assert fill_slots(html, page, "../../") == '<h2>Intro</h2>\n<img src="../../assets/a.png">\n<p>after</p>'
+
+
+def test_author_text_shaped_like_a_slot_marker_stays_text():
+    page = ReadPage(markdown="")
+    marker = page.slot("<b>internal</b>")
+    forged = "<p><!--lt-slot:0--> and <!--lt-slot:00000000:0--> and <!--lt-slot:%s:7--></p>" % page.nonce
+    html = fill_slots(forged + marker, page, "./")
+    assert html.count("<b>internal</b>") == 1 and html.startswith("<p><!--lt-slot:0--> and <!--lt-slot:00000000:0-->")
+    assert ReadPage(markdown="").nonce != page.nonce  # a new nonce for every page built
 
 
 def test_root_placeholder_only_in_urls():
@@ -23,3 +32,22 @@ def test_root_for_page_urls():
 
 def test_note_markdown_is_an_admonition():
     assert note_markdown("one\n\ntwo") == "!!! note\n\n    one\n\n    two"
+
+
+def test_a_loop_written_on_one_line_says_it_is_one_step(tmp_path):
+    from tracer.capture.runner import run_lecture
+    from tracer.site.cards.render import HtmlRenderer, template_env
+    from tracer.site.read.read_page import build_read_page
+    from tracer.contract.trace_format import load_trace
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    (tmp_path / "lectures").mkdir()
+    lecture = tmp_path / "lectures" / "loops.py"
+    lecture.write_text("def main():\n    for i in range(3): y = i * 2  # @inspect y\n"
+                       "    for j in range(2):\n        z = j  # @inspect z\n", encoding="utf-8")
+    run_lecture(lecture, output=tmp_path / "t.json")
+    trace = load_trace(tmp_path / "t.json")
+    env = template_env()
+    slots = [str(slot) for slot in build_read_page(trace, HtmlRenderer(trace, env), env).slots]
+    noted = [slot for slot in slots if "a loop on one line is one step" in slot]
+    assert len(noted) == 1 and "values after its last iteration" in noted[0]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import load_trace
+from tracer.contract.trace_format import load_trace
 
 LECTURES = Path(__file__).resolve().parent / "lectures"
 

@@ -1,4 +1,4 @@
-"""Regeneration (tracer/regen.py): staleness by content hash, incremental and parallel builds,
+"""Regeneration (tracer/commands/: build, check, freshness, gpu_runs, worker_protocol): staleness by content hash, incremental and parallel builds,
 CUDA-trace protection, timeouts, missing modules, and `check` never touching site/traces/.
 
 Each test builds a tiny throwaway project (a pyproject.toml marker, lectures/, site/traces/) in
@@ -15,8 +15,8 @@ import textwrap
 from pathlib import Path
 
 
-from tracer import regen
-from tracer.trace_format import load_trace
+from tracer.commands import build as build_command, check, freshness, gpu_runs, worker_protocol
+from tracer.contract.trace_format import load_trace
 
 LECTURE_A = '''
 import _shared
@@ -49,7 +49,7 @@ def make_project(root: Path, lectures: dict[str, str] | None = None) -> Path:
 
 
 def build(root: Path, jobs: int = 2, force: bool = False) -> int:
-    return regen.build(root, jobs=jobs, timeout=60, force=force, site=False, show=False)
+    return build_command.build(root, jobs=jobs, timeout=60, force=force, site=False, show=False)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
@@ -58,7 +58,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 def test_discover_skips_helpers_and_files_without_main(tmp_path):
     root = make_project(tmp_path, {"a.py": LECTURE_A, "_shared.py": SHARED, "notes.py": "X = 1\n"})
-    assert [p.name for p in regen.discover(root / "lectures")] == ["a.py"]
+    assert [p.name for p in freshness.discover(root / "lectures")] == ["a.py"]
 
 
 def test_build_traces_everything_then_nothing(tmp_path, capsys):
@@ -83,11 +83,11 @@ def test_editing_a_helper_makes_the_dependent_lecture_stale(tmp_path, capsys):
     helper = root / "lectures" / "_shared.py"
     helper.write_text(helper.read_text().replace("a + b", "b + a"))
     lecture_a, lecture_b = root / "lectures" / "a.py", root / "lectures" / "b.py"
-    why = regen.freshness(lecture_a, root / "site" / "traces" / "a.json", root)
+    why = freshness.freshness(lecture_a, root / "site" / "traces" / "a.json", root)
     assert why is not None and "lectures/_shared.py" in why
-    assert regen.freshness(lecture_b, root / "site" / "traces" / "b.json", root) is None
+    assert freshness.freshness(lecture_b, root / "site" / "traces" / "b.json", root) is None
 
-    report = regen.check(root, jobs=2, timeout=60, show=False)
+    report = check.check(root, jobs=2, timeout=60, show=False)
     assert len(report.problems) == 1
     assert report.problems[0].startswith("site/traces/a.json: stale") and "_shared.py" in report.problems[0]
     assert snapshot(root) == before  # check never modifies site/traces/
@@ -97,7 +97,7 @@ def test_editing_a_helper_makes_the_dependent_lecture_stale(tmp_path, capsys):
     assert "re-tracing 1 of 2" in capsys.readouterr().err
     after = snapshot(root)
     assert after["b.json"] == before["b.json"] and after["a.json"] != before["a.json"]
-    assert regen.check(root, jobs=2, timeout=60, show=False).problems == []
+    assert check.check(root, jobs=2, timeout=60, show=False).problems == []
 
 
 def test_check_reports_missing_invalid_and_orphan_traces(tmp_path):
@@ -106,7 +106,7 @@ def test_check_reports_missing_invalid_and_orphan_traces(tmp_path):
     (root / "site" / "traces" / "a.json").unlink()
     (root / "site" / "traces" / "b.json").write_text('{"schema_version": 1}')
     (root / "site" / "traces" / "gone.json").write_text("{}")
-    problems = regen.check(root, jobs=2, timeout=60, show=False).problems
+    problems = check.check(root, jobs=2, timeout=60, show=False).problems
     assert any(p.startswith("site/traces/a.json: missing") for p in problems)
     assert any(p.startswith("site/traces/b.json") and "invalid trace" in p for p in problems)
     assert any(p.startswith("site/traces/gone.json: no lecture") for p in problems)
@@ -154,9 +154,9 @@ def test_fresh_cuda_trace_is_kept_and_stale_one_is_refused_without_force(tmp_pat
     kept = cuda_trace.read_bytes()
     lecture = root / "lectures" / "b.py"
 
-    refusal = regen.cuda_guard(lecture, None, force=False, has_cuda=False)
+    refusal = gpu_runs.cuda_guard(lecture, None, force=False, has_cuda=False)
     assert refusal is not None and refusal.skip and not refusal.blocking
-    assert regen.cuda_guard(lecture, None, force=False, has_cuda=True) is None  # a GPU machine may replace it
+    assert gpu_runs.cuda_guard(lecture, None, force=False, has_cuda=True) is None  # a GPU machine may replace it
 
     lecture.write_text(lecture.read_text() + "\n# edited\n")
     capsys.readouterr()
@@ -175,7 +175,7 @@ def test_fresh_cuda_trace_is_kept_and_stale_one_is_refused_without_force(tmp_pat
     assert json.loads(cuda_trace.read_text())["environment"]["device"] == "cpu"
     # nothing is lost: the replaced CUDA trace is kept, byte for byte, and `check` accepts it
     assert (root / "site" / "traces" / "gpu" / "b.json").read_bytes() == kept
-    assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
+    assert check.check(root, jobs=1, timeout=60, show=False).problems == []
 
 
 def test_force_to_another_output_keeps_no_gpu_run(tmp_path):
@@ -212,27 +212,27 @@ def test_a_new_gpu_trace_retires_the_kept_gpu_run(tmp_path):
     assert build(root, force=True) == 0
     kept = root / "site" / "traces" / "gpu" / "b.json"
     lecture = root / "lectures" / "b.py"
-    assert regen.retire_gpu_run(root, lecture) is None and kept.exists()  # the current trace is a CPU one
+    assert gpu_runs.retire_gpu_run(root, lecture) is None and kept.exists()  # the current trace is a CPU one
     fake_cuda_trace(root, "b.json")  # as if a GPU machine had traced it again
-    assert regen.retire_gpu_run(root, lecture) == "site/traces/gpu/b.json: removed; this GPU trace supersedes it"
+    assert gpu_runs.retire_gpu_run(root, lecture) == "site/traces/gpu/b.json: removed; this GPU trace supersedes it"
     assert not kept.exists()
 
 
 def test_check_names_every_kept_gpu_run_that_cannot_be_published(tmp_path):
     root = make_project(tmp_path, {"b.py": LECTURE_B})
     assert build(root) == 0
-    gpu_runs = root / "site" / "traces" / "gpu"
-    gpu_runs.mkdir()
-    (gpu_runs / "b.json").write_bytes((root / "site" / "traces" / "b.json").read_bytes())  # a CPU trace
-    (gpu_runs / "broken.json").write_text("{")
-    problems = regen.check(root, jobs=1, timeout=60, show=False).problems
+    kept_dir = root / "site" / "traces" / "gpu"
+    kept_dir.mkdir()
+    (kept_dir / "b.json").write_bytes((root / "site" / "traces" / "b.json").read_bytes())  # a CPU trace
+    (kept_dir / "broken.json").write_text("{")
+    problems = check.check(root, jobs=1, timeout=60, show=False).problems
     assert "site/traces/gpu/b.json: not a CUDA trace; only GPU runs are kept here" in problems
     assert any(p.startswith("site/traces/gpu/broken.json") for p in problems)
 
     cuda = fake_cuda_trace(root, "b.json").read_bytes()
-    (gpu_runs / "b.json").write_bytes(cuda)  # the current trace is a CUDA trace too
-    (gpu_runs / "gone.json").write_bytes(cuda)
-    problems = regen.check(root, jobs=1, timeout=60, show=False).problems
+    (kept_dir / "b.json").write_bytes(cuda)  # the current trace is a CUDA trace too
+    (kept_dir / "gone.json").write_bytes(cuda)
+    problems = check.check(root, jobs=1, timeout=60, show=False).problems
     assert ("site/traces/gpu/b.json: superseded by the CUDA trace site/traces/b.json; delete it") in problems
     assert "site/traces/gpu/gone.json: kept GPU run of no lecture lectures/gone.py" in problems
 
@@ -242,14 +242,14 @@ def test_changing_trace_helpers_makes_the_traces_it_affects_stale(tmp_path, caps
     assert build(root) == 0
     trace_a = root / "site" / "traces" / "a.json"
     assert json.loads(trace_a.read_text())["stepped_helpers"] == []
-    assert regen.freshness(root / "lectures" / "a.py", trace_a, root) is None
+    assert freshness.freshness(root / "lectures" / "a.py", trace_a, root) is None
 
     (root / "pyproject.toml").write_text("[project]\nname = 'scratch'\n\n[tool.chalktrace]\n"
                                          "trace_helpers = ['lectures/_shared.py']\n")
-    assert regen.freshness(root / "lectures" / "a.py", trace_a, root) == \
+    assert freshness.freshness(root / "lectures" / "a.py", trace_a, root) == \
         "stale ([tool.chalktrace] trace_helpers: lectures/_shared.py now stepped into)"
-    assert regen.freshness(root / "lectures" / "b.py", root / "site" / "traces" / "b.json", root) is None
-    problems = regen.check(root, jobs=1, timeout=60, show=False).problems
+    assert freshness.freshness(root / "lectures" / "b.py", root / "site" / "traces" / "b.json", root) is None
+    problems = check.check(root, jobs=1, timeout=60, show=False).problems
     assert problems == ["site/traces/a.json: stale ([tool.chalktrace] trace_helpers: lectures/_shared.py now stepped "
                         "into); run `chalktrace build` and commit the trace"]
 
@@ -259,12 +259,13 @@ def test_changing_trace_helpers_makes_the_traces_it_affects_stale(tmp_path, caps
     trace = load_trace(trace_a)
     assert trace["stepped_helpers"] == ["lectures/_shared.py"]
     assert any(step["stack"][-1]["path"] == "lectures/_shared.py" for step in trace["steps"])  # now stepped into
-    assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
+    assert check.check(root, jobs=1, timeout=60, show=False).problems == []
 
 
 def test_a_run_that_writes_a_gpu_trace_retires_the_kept_gpu_run(tmp_path, monkeypatch, capsys):
     # `build` runs `chalktrace run -o site/traces/NAME.json`; on a GPU machine that run writes a CUDA trace
     from tracer import cli
+    from tracer.commands import run as run_command_module
 
     root = make_project(tmp_path, {"b.py": LECTURE_B})
     assert build(root) == 0
@@ -279,7 +280,7 @@ def test_a_run_that_writes_a_gpu_trace_retires_the_kept_gpu_run(tmp_path, monkey
         (root / "site" / "traces" / "b.json").write_bytes(cuda)
         return 0
 
-    monkeypatch.setattr(cli, "_run_one", run_on_a_gpu)
+    monkeypatch.setattr(run_command_module, "_run_one", run_on_a_gpu)
     monkeypatch.chdir(root)
     assert cli.main(["run", "lectures/b.py", "-o", "site/traces/b.json"]) == 0
     assert "site/traces/gpu/b.json: removed; this GPU trace supersedes it" in capsys.readouterr().err
@@ -290,17 +291,17 @@ def test_the_run_command_is_what_chalktrace_run_parses_and_the_outcome_reads_it_
     from tracer import cli
     from tracer.exit_codes import ExitCode
 
-    request = regen.RunRequest(Path("lectures/b.py"), tmp_path / "b.json", timeout=12.5, force=True, seed=3)
-    command = regen.run_command(request)
+    request = worker_protocol.RunRequest(Path("lectures/b.py"), tmp_path / "b.json", timeout=12.5, force=True, seed=3)
+    command = worker_protocol.run_command(request)
     assert command[:3] == [sys.executable, "-m", "tracer"]
     args = cli.build_parser().parse_args(command[3:])  # a renamed option of `run` fails here, not in a build
-    assert (args.func, args.lectures, args.output, args.timeout, args.force, args.seed, args.quiet) == \
-        (cli.cmd_run, ["lectures/b.py"], str(tmp_path / "b.json"), 12.5, True, 3, True)
-    assert "--force" not in regen.run_command(regen.RunRequest(Path("b.py"), tmp_path / "b.json", timeout=1))
+    assert (args.command, args.lectures, args.output, args.timeout, args.force, args.seed, args.quiet) == \
+        ("run", ["lectures/b.py"], str(tmp_path / "b.json"), 12.5, True, 3, True)
+    assert "--force" not in worker_protocol.run_command(worker_protocol.RunRequest(Path("b.py"), tmp_path / "b.json", timeout=1))
 
-    killed = regen.read_outcome(request, None, "", 72.6)
+    killed = worker_protocol.read_outcome(request, None, "", 72.6)
     assert (killed.returncode, killed.message) == (ExitCode.TIMEOUT, "lectures/b.py: timeout: killed after 72.5s")
-    failed = regen.read_outcome(request, ExitCode.LECTURE_FAILED, "chalktrace: warning: slow\none\n\ntwo\nthree\nfour\n", 1.0)
+    failed = worker_protocol.read_outcome(request, ExitCode.LECTURE_FAILED, "chalktrace: warning: slow\none\n\ntwo\nthree\nfour\n", 1.0)
     assert not failed.ok and failed.message == "two\nthree\nfour"  # the last three lines, warnings left out
 
 
@@ -316,12 +317,12 @@ def test_guarded_run_traces_only_what_the_cuda_guard_lets_through(tmp_path, caps
         return 0
 
     capsys.readouterr()
-    assert regen.guarded_run(lecture, None, force=False, trace=trace) == 0  # fresh CUDA trace: kept, nothing run
+    assert gpu_runs.guarded_run(lecture, None, force=False, trace=trace) == 0  # fresh CUDA trace: kept, nothing run
     assert ran == [] and "kept: fresh trace made on CUDA" in capsys.readouterr().err
     lecture.write_text(LECTURE_B + "\n# edited\n")
-    assert regen.guarded_run(lecture, None, force=False, trace=trace) == 2  # stale: refused without --force
+    assert gpu_runs.guarded_run(lecture, None, force=False, trace=trace) == 2  # stale: refused without --force
     assert ran == [] and "pass --force" in capsys.readouterr().err
-    assert regen.guarded_run(lecture, None, force=True, trace=trace) == 0
+    assert gpu_runs.guarded_run(lecture, None, force=True, trace=trace) == 0
     # the forced run wrote nothing (trace() is a stand-in), so the CUDA trace is still current: no copy kept
     assert ran == ["traced"] and not (root / "site" / "traces" / "gpu" / "b.json").exists()
     assert cuda_trace.exists()
@@ -351,7 +352,7 @@ def test_check_fails_on_a_value_that_drifted_from_the_committed_trace(tmp_path):
     root = make_project(tmp_path, {"b.py": LECTURE_B})
     assert build(root) == 0
     edit_value(root / "site" / "traces" / "b.json", "count", 3)
-    assert regen.freshness(root / "lectures" / "b.py", root / "site" / "traces" / "b.json", root) is None
+    assert freshness.freshness(root / "lectures" / "b.py", root / "site" / "traces" / "b.json", root) is None
     done = subprocess.run([sys.executable, "-m", "tracer", "check", "-q"], cwd=root, capture_output=True, text=True)
     assert done.returncode == 3
     assert "lectures/b.py:4 count: 3 committed, 2 now" in done.stderr.splitlines()
@@ -362,9 +363,9 @@ def test_check_passes_on_timings_that_differ_from_the_committed_trace(tmp_path):
     root = make_project(tmp_path, {"t.py": TIMED})
     assert build(root) == 0
     edit_value(root / "site" / "traces" / "t.json", "elapsed_seconds", 1234.5)  # no run takes that long
-    assert regen.check(root, jobs=1, timeout=60, show=False).problems == []
+    assert check.check(root, jobs=1, timeout=60, show=False).problems == []
     edit_value(root / "site" / "traces" / "t.json", "count", 1)
-    assert regen.check(root, jobs=1, timeout=60, show=False).problems[0] == \
+    assert check.check(root, jobs=1, timeout=60, show=False).problems[0] == \
         "lectures/t.py:7 count: 1 committed, 499,500 now"
 
 
@@ -372,7 +373,7 @@ def test_a_cuda_trace_is_not_value_checked_on_a_machine_without_gpu_and_check_sa
     root = make_project(tmp_path, {"b.py": LECTURE_B})
     assert build(root) == 0
     edit_value(fake_cuda_trace(root, "b.json"), "count", 3)
-    report = regen.check(root, jobs=1, timeout=60, show=False)
+    report = check.check(root, jobs=1, timeout=60, show=False)
     assert report.problems == []
     assert report.notes == ["site/traces/b.json: values not checked: a CUDA trace (NVIDIA H100 80GB HBM3), "
                             "and this machine has no GPU"]

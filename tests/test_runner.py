@@ -14,7 +14,7 @@ import pytest
 
 from tracer.capture import api, runner
 from tracer.capture.runner import LectureError, find_project_root, run_lecture
-from tracer.trace_format import load_trace, validation_error
+from tracer.contract.trace_format import load_trace, validation_error
 
 REPO = Path(__file__).resolve().parent.parent
 LECTURES = REPO / "tests" / "lectures"

@@ -1,4 +1,4 @@
-"""tracer/site/sanitize.py: the allowlist sanitizer, the URL rule and the pages' Content-Security-Policy."""
+"""tracer/site/markdown_ext/sanitize.py: the allowlist sanitizer, the URL rule and the pages' Content-Security-Policy."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import hashlib
 
 import pytest
 
-from tracer.site.mathml import render_markdown
-from tracer.site.sanitize import clean_html, content_security_policy, safe_url
+from tracer.site.markdown_ext.mathml import render_markdown
+from tracer.site.markdown_ext.sanitize import clean_html, content_security_policy, safe_url
 from xss_attacks import live_content
 
 
@@ -91,7 +91,7 @@ def test_ids_stay_only_where_markdown_puts_them():
 
 
 def test_speaker_notes_are_sanitized_like_prose():
-    from tracer.site.speaker_notes import speaker_notes
+    from tracer.site.step_viewer.speaker_notes import speaker_notes
 
     trace = {"steps": [{"speaker_notes": ["say <img src=x onerror=alert(1)> [this](javascript:alert(2)) *now*"]}]}
     [[step, html]] = speaker_notes(trace)  # type: ignore[arg-type]

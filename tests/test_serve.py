@@ -1,4 +1,4 @@
-"""tracer/serve.py: ``chalktrace serve`` re-traces a saved lecture and the MkDocs plugin's ``on_serve``
+"""tracer/commands/serve.py: ``chalktrace serve`` re-traces a saved lecture and the MkDocs plugin's ``on_serve``
 watch makes the running server rebuild from the new trace (``serve`` passes no --watch of its own).
 """
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from test_regen import make_project
-from tracer.trace_format import load_trace
+from tracer.contract.trace_format import load_trace
 
 
 def free_port() -> int:

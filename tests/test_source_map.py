@@ -1,4 +1,4 @@
-"""tracer/source_map.py: one parse per source, shared by the capture side and the site side."""
+"""tracer/contract/source_facts.py: one parse per source, shared by the capture side and the site side."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tracer import source_map as sm
+from tracer.contract import source_facts as sf
 from tracer.capture import api
 
 SOURCE = '''"""Doc."""
@@ -40,7 +40,7 @@ def main():
 
 
 def test_facts_of_one_walk():
-    facts = sm.source_map(SOURCE)
+    facts = sf.source_facts(SOURCE)
     assert facts.error is None
     assert facts.owner[5] == facts.owner[6] == 6  # decorator and def line belong to the def
     assert facts.owner[9] == 8  # the assignment's second line
@@ -51,13 +51,13 @@ def test_facts_of_one_walk():
     assert (20, 21) in facts.strings
     assert 24 in facts.handlers
     assert [d.name for d in facts.definitions] == ["helper", "Outer", "main", "Inner"]
-    assert sm.docstring_node(facts.definitions[0]).lineno == 7
-    assert sm.header_end(facts.statements[6]) == 6 and sm.definition_start(facts.definitions[0]) == 5
+    assert sf.docstring_node(facts.definitions[0]).lineno == 7
+    assert sf.header_end(facts.statements[6]) == 6 and sf.definition_start(facts.definitions[0]) == 5
 
 
 def test_cached_by_text_and_syntax_errors_kept():
-    assert sm.source_map(SOURCE) is sm.source_map(SOURCE)
-    broken = sm.source_map("def main(:\n")
+    assert sf.source_facts(SOURCE) is sf.source_facts(SOURCE)
+    broken = sf.source_facts("def main(:\n")
     assert isinstance(broken.error, SyntaxError) and broken.tree.body == [] and broken.statements == {}
 
 
@@ -67,37 +67,37 @@ def test_rendering_calls_are_the_api_functions_that_emit():
     emitting = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
                 and not node.name.startswith("_")
                 and any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "_emit" for n in ast.walk(node))}
-    assert emitting == set(sm.RENDERING_CALLS), emitting ^ set(sm.RENDERING_CALLS)
+    assert emitting == set(sf.RENDERING_CALLS), emitting ^ set(sf.RENDERING_CALLS)
 
 
 def test_no_module_parses_lecture_sources_on_its_own():
-    # Lecture text is parsed in source_map only (regen's has_main reads files it has not traced).
-    package = Path(sm.__file__).resolve().parent
+    # Lecture text is parsed in source_facts only (lecture discovery reads files it has not traced).
+    package = Path(sf.__file__).resolve().parent.parent
     offenders = [str(p.relative_to(package)) for p in package.rglob("*.py")
-                 if "ast.parse(" in p.read_text(encoding="utf-8") and p.name != "source_map.py"]
+                 if "ast.parse(" in p.read_text(encoding="utf-8") and p.name != "source_facts.py"]
     assert offenders == []
 
 
 def test_every_directive_is_parsed_handled_and_documented():
     # A new directive name fails here until the parser keeps it (a Directives field), a line using it
-    # parses to something, and the README documents it; the site hides it from code by the same list.
+    # parses to something, and the authoring guide documents it; the site hides it from code by the same list.
     import dataclasses
 
     from tracer.capture.directives import KNOWN, Directives, parse_source
-    from tracer.site.directive_comments import DIRECTIVE_NAMES as SITE_NAMES
+    from tracer.site.read.directive_comments import DIRECTIVE_NAMES as SITE_NAMES
 
-    assert KNOWN == SITE_NAMES == sm.DIRECTIVE_NAMES
-    assert {f.name for f in dataclasses.fields(Directives)} == set(sm.DIRECTIVE_NAMES)
-    readme = (Path(sm.__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    for name in sm.DIRECTIVE_NAMES:
+    assert KNOWN == SITE_NAMES == sf.DIRECTIVE_NAMES
+    assert {f.name for f in dataclasses.fields(Directives)} == set(sf.DIRECTIVE_NAMES)
+    readme = (Path(sf.__file__).resolve().parents[2] / "site" / "docs" / "guide" / "authoring.md").read_text(encoding="utf-8")
+    for name in sf.DIRECTIVE_NAMES:
         parsed = parse_source(f"def main():\n    x = 1  # @{name} x\n")
         assert parsed.warnings == [], name
         assert parsed.by_line[2] != Directives() or parsed.hidden_lines, name
-        assert f"@{name}" in readme, f"README does not document @{name}"
+        assert f"@{name}" in readme, f"the authoring guide does not document @{name}"
 
 
 def test_read_source_decodes_as_python_does(tmp_path):
-    from tracer.source_map import read_source
+    from tracer.contract.source_facts import read_source
 
     (tmp_path / "latin.py").write_bytes(b"# coding: latin-1\nx = '\xe9'\r\n")
     (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbfx = '\xc3\xa9'\n")

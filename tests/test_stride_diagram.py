@@ -1,4 +1,4 @@
-from tracer.site.stride_diagram import CELLS_PER_ROW, MAX_CELLS, index_formula, logical_grid, stride_diagram
+from tracer.site.cards.stride_diagram import CELLS_PER_ROW, MAX_CELLS, index_formula, logical_grid, stride_diagram
 
 
 def labels(diagram):
@@ -113,7 +113,7 @@ def test_labels_are_one_text_run_per_row_centred_on_their_cells():
 def test_first_indices_follow_row_major_order_and_stop_at_the_limit():
     import itertools
 
-    from tracer.site.stride_diagram import first_indices
+    from tracer.site.cards.stride_diagram import first_indices
 
     for shape in ([3], [2, 3], [2, 1, 3], [0, 2], [], [4, 0], [2, 2, 2, 2]):
         for limit in (0, 1, 5, 100):

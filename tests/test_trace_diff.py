@@ -1,4 +1,4 @@
-"""tracer/trace_diff.py (``chalktrace diff A B``): two real traces of a lecture before and after an edit,
+"""tracer/commands/trace_diff.py (``chalktrace diff A B``): two real traces of a lecture before and after an edit,
 and hand-edited copies of a trace, compared line by line."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tracer import cli, trace_diff
+from tracer import cli
+from tracer.commands import trace_diff
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import load_trace
+from tracer.contract.trace_format import load_trace
 
 BEFORE = '''
 import torch

@@ -1,4 +1,4 @@
-"""tracer/trace_format.py: every produced trace validates; bad trace files fail with one line naming the file."""
+"""tracer/contract/trace_format.py: every produced trace validates; bad trace files fail with one line naming the file."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tracer.capture.runner import run_lecture
-from tracer.trace_format import (MAX_TRACE_DEPTH, MAX_TRACE_NBYTES, SCHEMA_VERSION, TraceError, expand_stacks,
+from tracer.contract.trace_format import (MAX_TRACE_DEPTH, MAX_TRACE_NBYTES, SCHEMA_VERSION, TraceError, expand_stacks,
                                   load_trace, upgrade, validation_error, write_atomic)
 
 LECTURES = Path(__file__).resolve().parent / "lectures"
@@ -156,7 +156,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def typed_keys(typed_dict) -> tuple[set[str], set[str]]:
     """(all keys, required keys) of a TypedDict."""
-    from tracer.trace_format import optional_keys
+    from tracer.contract.trace_format import optional_keys
 
     keys = set(typed_dict.__annotations__)
     return keys, keys - optional_keys(typed_dict)
@@ -173,8 +173,8 @@ def real_traces(traces) -> list[dict]:
 
 
 def test_schema_and_typeddicts_name_the_same_fields():
-    from tracer import trace_format as tf
-    from tracer.trace_format import schema
+    from tracer.contract import trace_format as tf
+    from tracer.contract.trace_format import schema
 
     s = schema()
     defs = s["$defs"]
@@ -185,7 +185,9 @@ def test_schema_and_typeddicts_name_the_same_fields():
              "Environment": (tf.Environment, s["properties"]["environment"]),
              "RanksInfo": (tf.RanksInfo, defs["ranks"]), "Launch": (tf.Launch, defs["launch"]),
              "RankStream": (tf.RankStream, defs["stream"]), "Collective": (tf.Collective, defs["collective"]),
-             "ShardInfo": (tf.ShardInfo, defs["shard"])}
+             "ShardInfo": (tf.ShardInfo, defs["shard"]), "Stats": (tf.Stats, defs["stats"]["oneOf"][1]),
+             "FiniteStats": (tf.FiniteStats, defs["stats"]["oneOf"][1]["properties"]["finite"]),
+             "Heatmap": (tf.Heatmap, defs["heatmap"]["oneOf"][1])}
     for name, (typed, node) in pairs.items():
         keys, required = typed_keys(typed)
         schema_all, schema_required = schema_keys(node)
@@ -197,16 +199,16 @@ def test_schema_and_typeddicts_name_the_same_fields():
     assert set(rendering["properties"]["type"]["enum"]) == set(tf.RENDERING_TYPES)
     branches = {b["if"]["properties"]["type"]["const"] for b in rendering["allOf"]}
     assert branches == set(tf.RENDERING_TYPES)
-    rendering_fields = set().union(*(b["then"].get("properties", {}) for b in rendering["allOf"])) | {"type"}
+    rendering_fields = set().union(*(b["then"].get("properties", {}) for b in rendering["allOf"])) | set(rendering["properties"])
     assert rendering_fields == set(tf.Rendering.__annotations__)
     tensor = next(b["then"] for b in defs["value"]["allOf"] if b["if"]["properties"]["type"].get("const") == "tensor")
     keys, required = typed_keys(tf.TensorValue)
     assert set(tensor["required"]) | {"type", "stats"} == required
-    assert keys - required == {"quantized", "subclass"} <= set(tensor["properties"])  # optional: quantized, subclasses
+    assert keys - required == {"quantized", "subclass", "heatmap"} <= set(tensor["properties"])  # optional: quantized, subclasses, whole-tensor heatmaps
 
 
 def test_writer_output_uses_only_declared_fields(traces):
-    from tracer import trace_format as tf
+    from tracer.contract import trace_format as tf
 
     seen_step_keys: set[str] = set()
     for trace in real_traces(traces):
@@ -229,7 +231,7 @@ def test_writer_output_uses_only_declared_fields(traces):
 
 
 def test_read_side_accessors(traces):
-    from tracer import trace_format as tf
+    from tracer.contract import trace_format as tf
 
     trace = load_trace(traces["renderings_demo"])
     kinds = {rendering["type"] for _i, rendering in tf.iter_renderings(trace)}
@@ -255,7 +257,7 @@ def test_write_atomic_respects_umask_without_changing_it(tmp_path):
 
 
 def test_trace_notes_add_each_ranks_warnings_once_and_its_step_cap():
-    from tracer.trace_format import trace_notes
+    from tracer.contract.trace_format import trace_notes
 
     shared = "l.py:3: unknown directive @foo"  # every rank parses the same lecture
     streams = [{"rank": 0, "warnings": [shared]},
@@ -348,7 +350,7 @@ def test_a_trace_nested_past_the_limit_is_one_line(tmp_path):
 def test_a_trace_over_the_size_limit_is_not_parsed(tmp_path, monkeypatch):
     path = tmp_path / "big.json"
     path.write_text('{"schema_version": 2}' + " " * 2000, encoding="utf-8")
-    monkeypatch.setattr("tracer.trace_format.MAX_TRACE_NBYTES", 1000)
+    monkeypatch.setattr("tracer.contract.trace_format.MAX_TRACE_NBYTES", 1000)
     monkeypatch.setattr("json.loads", lambda *a, **k: pytest.fail("parsed a trace over the size limit"))
     with pytest.raises(TraceError) as info:
         load_trace(path)

@@ -1,8 +1,8 @@
-"""tracer/trace_problems.py: what a trace must not show students, and the @raises mark that allows an error."""
+"""tracer/commands/trace_problems.py: what a trace must not show students, and the @raises mark that allows an error."""
 
 from __future__ import annotations
 
-from tracer.trace_problems import trace_problems
+from tracer.commands.trace_problems import trace_problems
 
 SOURCE = "def main():\n    w = 1  # @inspect w\n    x = (1 +\n         w_q)  # @inspect x\n    return x\n"
 

@@ -148,7 +148,8 @@ def test_numpy_array():
 def test_numpy_float_array_has_stats_and_safe_non_finite():
     record = encode(np.array([1.0, 3.0, np.nan, np.inf]))
     assert record["values"] == [1.0, 3.0, "nan", "inf"]
-    assert record["stats"]["min"] == 1.0 and record["stats"]["max"] == 3.0
+    assert record["stats"]["mean"] == "nan" and record["stats"]["min"] == "nan"  # as numpy says of all values
+    assert record["stats"]["finite"] == {"min": 1.0, "max": 3.0, "mean": 2.0, "std": pytest.approx(2 ** 0.5), "count": 2}
     assert record["stats"]["nan_count"] == 1 and record["stats"]["inf_count"] == 1
 
 
@@ -333,9 +334,10 @@ def test_large_tensor_preview_is_bounded_and_marked():
     assert record["truncated"] is True and record["numel"] == 10**7
     assert ELLIPSIS in record["values"]
     assert len(json.dumps(record)) < 10_000
-    record = encode(torch.zeros(2000, 3000))
+    record = encode(torch.randn(2000, 3000))
     assert ELLIPSIS in record["values"] and all(ELLIPSIS in row for row in record["values"] if row != ELLIPSIS)
-    assert len(json.dumps(record)) < 20_000
+    # the preview, plus the whole-tensor heatmap's 128 x 128 one-byte cells (base64)
+    assert len(json.dumps(record)) < 20_000 + 4 * 128 * 128 // 3 + 200
 
 
 def test_large_tensor_preview_keeps_head_and_tail():
@@ -354,7 +356,26 @@ def test_non_finite_tensor_values_and_counts():
     record = encode(torch.tensor([math.nan, math.inf, -math.inf, 2.0]))
     assert record["values"] == ["nan", "inf", "-inf", 2.0]
     assert record["stats"]["nan_count"] == 1 and record["stats"]["inf_count"] == 2
-    assert record["stats"]["min"] == 2.0 and record["stats"]["max"] == 2.0
+    assert record["stats"]["finite"] == {"min": 2.0, "max": 2.0, "mean": 2.0, "std": 0.0, "count": 1}
+
+
+def test_statistics_of_a_tensor_holding_nan_say_nan_as_torch_does_and_the_finite_ones_apart():
+    t = torch.tensor([math.nan, math.inf, -math.inf, 0.0, -0.0])
+    stats = encode(t)["stats"]
+    assert stats["mean"] == "nan" and math.isnan(float(t.mean()))
+    assert stats["nan_count"] == 1 and stats["inf_count"] == 2
+    assert stats["finite"]["count"] == 2 and stats["finite"]["mean"] == 0.0
+    only_inf = encode(torch.tensor([1.0, math.inf]))["stats"]
+    assert only_inf["mean"] == "inf" == str(float(torch.tensor([1.0, math.inf]).mean()))
+
+
+def test_statistics_of_finite_data_never_overflow_to_inf():
+    huge32 = encode(torch.tensor([3e38, 3e38], dtype=torch.float32))["stats"]
+    assert huge32["mean"] == pytest.approx(3e38, rel=1e-6)  # float32 sums overflow; float64 does not
+    huge64 = encode(torch.tensor([1e308, 1.7e308], dtype=torch.float64))["stats"]
+    assert huge64["mean"] == pytest.approx(1.35e308) and huge64["std"] != "inf"
+    array = encode(np.array([1.7e308, 1.7e308]))["stats"]
+    assert array["mean"] == pytest.approx(1.7e308) and array["std"] == 0.0
 
 
 @pytest.mark.parametrize("dtype, element_size", [
@@ -370,10 +391,45 @@ def test_tensor_dtypes(dtype, element_size):
     assert (record["stats"] is not None) == dtype.is_floating_point
 
 
-def test_low_precision_values_show_the_rounded_number():
-    # bfloat16 cannot hold 0.1: the card shows what is stored (to 8 significant digits), not 0.1.
-    (shown,) = encode(torch.tensor([0.1], dtype=torch.bfloat16))["values"]
-    assert shown != 0.1 and shown == pytest.approx(float(torch.tensor(0.1, dtype=torch.bfloat16)), rel=1e-7)
+def _neighbours(dtype, x):
+    """x rounded to dtype and the next representable values below and above it."""
+    bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32}[torch.tensor([], dtype=dtype).element_size()]
+    stored = torch.tensor([x], dtype=dtype)
+    as_int = stored.view(bits).to(torch.int64)
+    return torch.cat([as_int - 1, as_int, as_int + 1]).to(bits).view(dtype)
+
+
+@pytest.mark.parametrize("dtype, x, shown", [
+    (torch.float32, 1000.1, 1000.1), (torch.float16, 1000.1, 1000.0), (torch.float16, 0.1, 0.1),
+    (torch.bfloat16, 0.1, 0.1), (torch.bfloat16, 1 / 3, 0.334), (torch.float8_e4m3fn, 0.1, 0.1),
+    (torch.float8_e5m2, 3.14159, 3.0), (torch.float32, 1 / 3, 0.33333334),
+    # a whole number is written whole: the stored value, not a shorter decimal that rounds to it
+    (torch.float8_e4m3fn, 300.0, 288.0), (torch.float32, 123456789, 123456792.0), (torch.bfloat16, 257.0, 256.0),
+])
+def test_low_precision_values_are_the_shortest_decimal_that_reads_back_in_their_dtype(dtype, x, shown):
+    assert encode(torch.tensor([x], dtype=dtype))["values"] == [shown]
+    # and each neighbour reads back as itself, never as the value beside it
+    trio = _neighbours(dtype, x)
+    values = encode(trio)["values"]
+    assert torch.equal(torch.tensor(values, dtype=torch.float64).to(dtype), trio)
+    assert len(set(values)) == 3
+    for value in (v for v in values if not v.is_integer()):  # none has a digit it does not need
+        text = repr(value).removesuffix(".0")
+        digits = len(text.replace("-", "").replace(".", "").split("e")[0].strip("0"))
+        if digits > 1:
+            fewer = float(f"{value:.{digits - 1}g}")
+            assert torch.tensor([fewer], dtype=dtype).item() != torch.tensor([value], dtype=dtype).item()
+
+
+def test_float_extremes_are_exact():
+    values = encode(torch.tensor([5e-324, -0.0, 2.0 ** 53 + 1, 1.7976931348623157e308], dtype=torch.float64))["values"]
+    assert values == [5e-324, -0.0, 2.0 ** 53, 1.7976931348623157e308] and math.copysign(1, values[1]) == -1
+    assert encode(torch.tensor([1e-45, -0.0], dtype=torch.float32))["values"] == [1e-45, -0.0]  # float32's subnormal
+    assert encode(np.array([1000.1, 1e-45], dtype=np.float32))["values"] == [1000.1, 1e-45]
+    info = torch.iinfo(torch.int64)
+    assert encode(torch.tensor([info.min, info.max, 2 ** 53 + 1]))["values"] == [info.min, info.max, 2 ** 53 + 1]
+    assert encode(np.array([info.min, info.max]))["values"] == [info.min, info.max]
+    assert encode(2 ** 62) == {"type": "int", "value": 2 ** 62}
 
 
 def test_complex_tensor_values_are_pairs():
@@ -449,3 +505,154 @@ def test_nested_quantized_and_subclassed_tensors():
     tagged = ValueEncoder().encode(torch.arange(3.0).as_subclass(Tagged))
     assert tagged["type"] == "tensor" and tagged["subclass"].endswith("Tagged") and tagged["values"] == [0.0, 1.0, 2.0]
     assert "subclass" not in ValueEncoder().encode(torch.nn.Parameter(torch.ones(1)))
+
+
+# -- the encoder leaves no fingerprints and survives any __repr__ ------------------------------
+def test_encoding_under_the_lectures_warnings_as_errors_and_numpy_raise_still_encodes(capsys):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        old = np.seterr(all="raise")
+        try:
+            tensor = encode(torch.tensor([3e38, 3e38, math.nan]))
+            array = encode(np.array([1e308, 1e308, np.inf, np.nan]))
+            assert warnings.filters[0][0] == "error" and np.geterr()["over"] == "raise"  # the lecture's, back
+        finally:
+            np.seterr(**old)
+    assert tensor["type"] == "tensor" and tensor["stats"]["finite"]["mean"] == pytest.approx(3e38, rel=1e-6)
+    assert array["type"] == "ndarray" and array["stats"]["finite"]["mean"] == pytest.approx(1e308)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("exc", [SystemExit(3), KeyboardInterrupt(), GeneratorExit()])
+def test_a_base_exception_from_repr_becomes_that_values_placeholder(exc):
+    import asyncio
+
+    class Hostile:
+        def __repr__(self):
+            raise exc
+
+    class Cancelled:
+        def __repr__(self):
+            raise asyncio.CancelledError()
+
+    encoder = ValueEncoder()
+    for value in (Hostile(), Cancelled(), [1, Hostile()]):
+        record = encoder.encode(value)
+        assert record["type"] == "unrepresentable" and "cannot encode" in record["reason"]
+    assert any(type(exc).__name__ in problem for problem in encoder.problems)
+
+
+def test_the_traces_own_abort_passes_through_encoding():
+    class Abort(BaseException):
+        pass
+
+    class Quits:
+        def __repr__(self):
+            raise Abort()
+
+    with pytest.raises(Abort):
+        ValueEncoder(aborts=(Abort,)).encode(Quits())
+
+
+def test_a_class_chooses_what_its_objects_show_with_lecture_view():
+    class Point:
+        def __init__(self):
+            self.x, self.y = 1, 2
+
+        def __lecture_view__(self):
+            return {"x": self.x, "y": self.y}
+
+    class Big:
+        def __lecture_view__(self):
+            return list(range(10_000))
+
+    class Broken:
+        def __lecture_view__(self):
+            raise ValueError("no view")
+
+    point = encode(Point())
+    assert point["type"] == "view" and point["class"].endswith("Point")
+    assert point["value"]["type"] == "dict" and point["value"]["items"][1][1] == {"type": "int", "value": 2}
+    big = encode(Big())["value"]
+    assert big["length"] == 10_000 and len(big["items"]) == Limits().container_items  # the same bounds
+    encoder = ValueEncoder()
+    assert encoder.encode(Broken())["type"] == "object" and "ValueError: no view" in encoder.problems[0]
+
+
+def test_dotted_inspection_never_runs_a_property_or_getattr():
+    runs = []
+
+    class Lazy:
+        def __init__(self):
+            self.plain = 7
+
+        @property
+        def computed(self):
+            runs.append("property")
+            return 1
+
+        def __getattr__(self, name):
+            runs.append(name)
+            return 2
+
+    lazy = Lazy()
+    assert lookup("lazy.plain", {"lazy": lazy}, {}) == 7
+    with pytest.raises(AttributeError, match="is a property: reading it runs the lecture's code"):
+        lookup("lazy.computed", {"lazy": lazy}, {})
+    with pytest.raises(AttributeError, match="could only come from __getattr__"):
+        lookup("lazy.other", {"lazy": lazy}, {})
+    assert runs == []
+    t = torch.ones(2, 3)
+    assert lookup("t.shape", {"t": t}, {}) == (2, 3) and lookup("t.T.shape", {"t": t}, {}) == (3, 2)
+    assert lookup("math.pi", {}, {"math": math}) == math.pi
+
+
+# -- heatmaps of the whole tensor -----------------------------------------------------------------
+def _cells(heatmap):
+    import base64
+    import zlib
+
+    raw = zlib.decompress(base64.b64decode(heatmap["codes"]))
+    return [list(raw[r * heatmap["cols"]:(r + 1) * heatmap["cols"]]) for r in range(heatmap["rows"])]
+
+
+def test_a_64_by_64_tensor_has_a_heatmap_of_every_element():
+    mask = torch.tril(torch.ones(64, 64))
+    heatmap = encode(mask)["heatmap"]
+    assert (heatmap["rows"], heatmap["cols"], heatmap["block"]) == (64, 64, None)
+    cells = _cells(heatmap)
+    assert all(cells[r][c] == (252 if c <= r else 0) for r in range(64) for c in range(64))
+    assert (heatmap["min"], heatmap["max"]) == (0.0, 1.0)
+
+
+def test_a_big_tensor_is_pooled_whole_into_at_most_128_by_128_block_means():
+    eye = torch.eye(512)
+    eye[500, 3] = 9.0  # outside any preview corner: the whole-tensor min/max must see it
+    heatmap = encode(eye)["heatmap"]
+    assert (heatmap["rows"], heatmap["cols"], heatmap["block"]) == (128, 128, [4, 4])
+    assert heatmap["max"] == 9.0 and heatmap["max_abs"] == 9.0 and heatmap["min"] == 0.0
+    expected = torch.nn.functional.adaptive_avg_pool2d(eye[None, None], (128, 128))[0, 0]
+    assert heatmap["cell_max"] == pytest.approx(float(expected.max()))
+    cells = _cells(heatmap)
+    lo, hi = heatmap["cell_min"], heatmap["cell_max"]
+    assert all(abs(lo + cells[r][c] / 252 * (hi - lo) - float(expected[r, c])) <= (hi - lo) / 252
+               for r in range(128) for c in range(128))
+    array = encode(eye.numpy())["heatmap"]  # numpy's block sums give the same cells
+    assert array["rows"] == 128 and _cells(array) == cells
+
+
+def test_heatmap_cells_mark_nan_and_infinities_and_small_tensors_have_none():
+    t = torch.zeros(30, 30)
+    t[0, 0], t[0, 1], t[0, 2], t[1, 1] = math.nan, math.inf, -math.inf, 5.0
+    heatmap = encode(t)["heatmap"]
+    assert _cells(heatmap)[0][:3] == [253, 254, 255] and heatmap["max"] == 5.0
+    assert "heatmap" not in encode(torch.zeros(10, 10))  # the preview holds every element already
+
+
+def test_statistics_are_written_in_the_tensors_own_precision_whatever_the_layout():
+    x = torch.arange(40, dtype=torch.float32).reshape(4, 10) * 1.0
+    assert encode(x)["stats"]["mean"] == encode(x.T)["stats"]["mean"] == 19.5
+    third = encode(torch.tensor([1.0, 2.0, 2.0], dtype=torch.float32))["stats"]["mean"]
+    assert third == 1.6666666 and torch.tensor(third, dtype=torch.float32) == torch.tensor([1.0, 2.0, 2.0]).mean()

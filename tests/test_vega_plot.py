@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from tracer.site.vega_plot import MAX_PLOT_POINTS, PlotError, bound_data, draw, external_data, render_svg
+from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, PlotError, bound_data, draw, external_data, render_svg
 
 POINTS = [{"x": i, "y": i * i, "c": "odd" if i % 2 else "even"} for i in range(8)]
 ENC = {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}}

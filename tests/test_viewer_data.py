@@ -1,4 +1,4 @@
-"""tracer/site/viewer_data.py on traces made by the real tracer from tiny fixture lectures."""
+"""tracer/site/step_viewer/viewer_data.py on traces made by the real tracer from tiny fixture lectures."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from tracer.site.cards import HtmlRenderer, template_env
-from tracer.site.viewer_data import (SNAPSHOT_EVERY, accumulated_env, build_viewer_data, card_html, navigation,
+from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.site.step_viewer.viewer_data import (SNAPSHOT_EVERY, accumulated_env, build_viewer_data, card_html, navigation,
                                 reveal_steps, write_viewer_data)
 from traced import trace_all, trace_path, traced
 
@@ -245,3 +245,25 @@ def test_rendering_only_lines_and_helper_renderings_in_step_mode():
     assert 'href="https://einops.rocks"' in data["renderings"][block]
     line = main["lines"][27]  # line 28: the directive is kept for raw mode, wrapped for CSS to hide
     assert '<span class="lt-dir">' in line and "@inspect params" in line.split('<span class="lt-dir">')[1]
+
+
+def test_values_named_on_a_def_line_stay_while_the_call_runs():
+    trace = traced("def_line_values")
+    data = build_viewer_data(trace, HtmlRenderer(trace, template_env()))
+    steps = data["steps"]
+    in_attention = [i for i in range(data["count"]) if data["functions"][steps["fn"][i]] == "attention"]
+    lines = [steps["line"][i] for i in in_attention]
+    assert lines == [6, 7, 8, 9, 10] * 2  # def line (entry), body, body, body, return: per call
+    first, second = in_attention[:5], in_attention[5:]
+    assert [names(data, i) for i in first] == [["k", "q", "v"], ["k", "q", "scores", "v"], ["k", "q", "scores", "v"],
+                                               ["q", "scores", "v"], ["q", "scores", "v"]]
+    assert names(data, second[0]) == ["k", "q", "v"] and "4" in card_of(data, second[2], "q")  # a new call: its own
+    assert names(data, step_at(data, 16, call=False)) == ["a", "b"]
+
+
+def test_a_statement_over_several_lines_has_its_extent_for_the_speaker_views_next_line():
+    trace = traced("def_line_values")
+    trace["files"][trace["lecture"]["path"]] = 'def main():\n    text("""one\ntwo\n""")\n    for i in (\n        1, 2):\n        pass\n'
+    data = build_viewer_data(trace, HtmlRenderer(trace, template_env()))
+    main = next(f for f in data["files"] if f["path"] == trace["lecture"]["path"])
+    assert main["extents"] == {"2": 4, "5": 6}  # the whole text(...) call; the for loop's header only

@@ -1,7 +1,7 @@
 """The ``chalktrace`` command's exit codes, in one place.
 
 Every command returns one of these; ``cli`` prints :data:`EPILOG` (made from the same table) in its
-help, and ``regen``, ``serve`` and the timeout watchdog use the names, never bare numbers. This
+help, and the commands (``tracer.commands``) and the timeout watchdog use the names, never bare numbers. This
 module must stay free of imports beyond the standard library.
 """
 
@@ -29,7 +29,8 @@ MEANINGS = {
                         "serve's address in use; nothing written",
     ExitCode.PROBLEMS: "check: a trace is missing, stale, invalid or drifted, a lecture raised, or an @inspect "
                        "names nothing",
-    ExitCode.TIMEOUT: "a lecture ran past --timeout; nothing written, the previous trace is kept",
+    ExitCode.TIMEOUT: "a lecture ran past --timeout; nothing written, the previous trace is kept (when only threads "
+                      "it started outlive main(), its trace is written and they are named)",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C, or a KeyboardInterrupt in the lecture: its trace is written with "
                           "status interrupted); traces written so far are complete",
 }

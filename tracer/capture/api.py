@@ -1,4 +1,4 @@
-"""The authoring API that lectures import: text, image, link, note, plot, system_text, speaker_note.
+"""The authoring API that lectures import: text, image, video, link, note, plot, table, graph, system_text, speaker_note.
 
 Each call turns its arguments into a plain rendering record (see ``trace_format.Rendering``) and
 hands it to the active recorder, which attaches it to the lecture line being executed (for a call
@@ -25,7 +25,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Iterator, Protocol
 
-from tracer.source_map import read_source, source_map
+from tracer.capture import graphs, media_cache, references, remote, tables
+from tracer.contract.source_facts import read_source, source_facts
 
 
 class RenderingSink(Protocol):
@@ -167,39 +168,100 @@ def system_text(command: str | list[str], timeout_s: float = SYSTEM_TEXT_TIMEOUT
     _emit(rendering)
 
 
+_PACKAGE_DIR = str(Path(__file__).resolve().parent.parent) + os.sep
+
+
 def _caller_dir() -> Path:
-    # The first frame outside this module is the lecture line that called us.
+    # The first frame outside chalktrace (this module, the edtrace names) is the lecture line that called us.
     frame: FrameType | None = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename == __file__:
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     return Path(frame.f_code.co_filename).resolve().parent if frame else Path.cwd()
 
 
-def image(path_or_url: str | os.PathLike[str], width: float | str | None = None, style: dict[str, Any] | None = None) -> None:
-    """Show an image: a URL (recorded as is, never fetched) or a local file.
-
-    A local path is looked up relative to the calling lecture file, then to the project root.
-    """
-    target = os.fspath(path_or_url)
-    rendering: dict[str, Any] = {"type": "image", "width": width}
-    if style:
-        rendering["style"] = dict(style)
-    if _is_url(target):
-        rendering.update(data=target, external=True)
-        _emit(rendering)
-        return
+def _local_file(target: str, what: str) -> tuple[Path, str | None]:
+    """A local image or video: the file (relative to the calling lecture, then the project root)
+    and its project-relative path (None outside a run)."""
     candidates = [_caller_dir() / target]
     if _sink is not None:
         candidates.append(_sink.project_root / target)
     found = next((c for c in candidates if c.is_file()), None)
     if found is None:
-        raise FileNotFoundError(f"image not found: {target}")
+        raise FileNotFoundError(f"{what} not found: {target}")
     relative = _sink.relpath(found) if _sink is not None else None
     if _sink is not None and relative is None:
-        # The site publishes images from the project only; say so now, not at build time.
-        raise ImageOutsideProject(f"image {target}: the file is outside the project ({found.resolve()}); "
+        # The site publishes files from the project only; say so now, not at build time.
+        raise ImageOutsideProject(f"{what} {target}: the file is outside the project ({found.resolve()}); "
                                   "copy it under the project and show it from there")
-    rendering.update(data=relative if relative is not None else target, external=False)
+    return found, relative
+
+
+def _remote_media(kind: str, url: str, rendering: dict[str, Any]) -> None:
+    """A URL shown by image()/video(): the course cache's copy (fetched now if need be), else a link
+    (over the size limit) or a placeholder (cannot be had, with a warning naming file:line)."""
+    fetcher = remote.current()
+    if _sink is None or fetcher is None or url.startswith("data:"):
+        rendering.update(data=url, external=True)
+        return
+    got = media_cache.cached(url, fetcher)
+    relative = _sink.relpath(got.path) if got.path is not None else None
+    if relative is not None:
+        rendering.update(data=relative, external=False, source_url=url)
+    elif got.too_large is not None:
+        rendering.update(data=url, external=True, too_large=got.too_large)
+    else:
+        rendering.update(data=url, external=True, missing=True)
+        fetcher.warn(f"{fetcher.where()}: {kind}({url}): not in the course cache and cannot be fetched "
+                     f"({got.error or 'outside the project'}); the page shows a placeholder")
+
+
+def _media_rendering(kind: str, path_or_url: str | os.PathLike[str], width: float | str | None,
+                     style: dict[str, Any] | None, alt: str | None, caption: str | None) -> dict[str, Any]:
+    target = os.fspath(path_or_url)
+    rendering: dict[str, Any] = {"type": kind, "width": width}
+    if style:
+        rendering["style"] = dict(style)
+    for key, value in (("alt", alt), ("caption", caption)):
+        if value is not None:
+            if not isinstance(value, str):
+                raise TypeError(f"{kind}(): {key}= takes a string, got {type(value).__name__}")
+            rendering[key] = value
+    if _is_url(target):
+        _remote_media(kind, target, rendering)
+    else:
+        _found, relative = _local_file(target, kind)
+        rendering.update(data=relative if relative is not None else target, external=False)
+    return rendering
+
+
+def image(path_or_url: str | os.PathLike[str], width: float | str | None = None, style: dict[str, Any] | None = None,
+          *, alt: str | None = None, caption: str | None = None) -> None:
+    """Show an image: a local file or a URL.
+
+    A local path is looked up relative to the calling lecture file, then to the project root. A URL
+    is fetched when the lecture is traced into the course cache (``lectures/cache/``, committed)
+    and the page shows that copy; one over the size limit is linked instead, and one that cannot
+    be had shows as a placeholder (with a warning). ``alt`` is the text a screen reader reads
+    (default: the caption); ``caption`` shows under the image.
+    """
+    _emit(_media_rendering("image", path_or_url, width, style, alt, caption))
+
+
+def video(path_or_url: str | os.PathLike[str], width: float | str | None = None, style: dict[str, Any] | None = None,
+          *, caption: str | None = None) -> None:
+    """Show a video with playback controls: a local file (published with the site) or a URL
+    (kept in the course cache, as for ``image()``). ``caption`` shows under it."""
+    _emit(_media_rendering("video", path_or_url, width, style, None, caption))
+
+
+def graph(spec: dict[str, Any] | None, style: dict[str, Any] | None = None) -> None:
+    """Show a graph made by ``make_graph`` (nodes and edges, drawn as SVG when the site is built).
+    ``None`` shows nothing."""
+    if spec is None:
+        return
+    rendering: dict[str, Any] = {"type": "graph", "spec": graphs.checked_spec(spec)}
+    if style:
+        rendering["style"] = dict(style)
     _emit(rendering)
 
 
@@ -238,7 +300,7 @@ def _record_attrs(record: Any) -> dict[str, Any]:
 @functools.lru_cache(maxsize=64)
 def _class_lines(filename: str, _mtime_ns: int) -> dict[str, int]:
     """Qualified class name -> line of its ``class`` statement, parsed once per file."""
-    return source_map(read_source(filename)).class_lines
+    return source_facts(read_source(filename)).class_lines
 
 
 def _definition(obj: Any) -> tuple[str | None, int]:
@@ -291,12 +353,14 @@ def link(target: Any = None, *, title: str | None = None, url: str | None = None
     given = {"authors": authors, "organization": organization, "date": date, "description": description, "notes": notes}
     given = {k: _jsonable(v) for k, v in given.items() if v is not None}
     rendering: dict[str, Any] = {"type": "link", "internal": None}
-    if target is None:
-        if url is None:
+    if target is None or isinstance(target, str):
+        address = url if target is None else target
+        if address is None:
             raise TypeError("link() needs a url, a function or class, or a record with title/url")
-        rendering.update(url=url, title=title or url)
-    elif isinstance(target, str):
-        rendering.update(url=target, title=title or target)
+        paper = references.arxiv_fields(address) if _sink is not None else {}  # arXiv: title, authors, date
+        paper_title = paper.pop("title", None)
+        rendering.update(url=address, title=title or paper_title or address)
+        given = {**{k: _jsonable(v) for k, v in paper.items()}, **given}
     elif inspect.isclass(target) or inspect.isroutine(target) or isinstance(target, functools.partial) \
             or (callable(target) and not (hasattr(target, "url") or hasattr(target, "title"))):
         code = _code_target(target)
@@ -319,10 +383,22 @@ def link(target: Any = None, *, title: str | None = None, url: str | None = None
     _emit(rendering)
 
 
-def plot(spec: dict[str, Any]) -> None:
-    """Record a chart as a Vega-Lite spec (plain data; the site draws it)."""
+def plot(spec: Any) -> None:
+    """Record a chart: a Vega-Lite spec (plain data; the site draws it), or a matplotlib figure
+    (drawn to SVG now, while traced: the site needs no matplotlib)."""
+    if tables.is_figure(spec):
+        if _sink is None:
+            return
+        svg = tables.figure_svg(spec)
+        if len(svg) > tables.MAX_FIGURE_SVG_CHARS:
+            raise ValueError(f"plot(): the figure is {len(svg):,} characters as SVG (at most "
+                             f"{tables.MAX_FIGURE_SVG_CHARS:,}); plot fewer points or rasterize the artists")
+        suptitle = getattr(spec, "_suptitle", None)
+        title = suptitle.get_text() if suptitle is not None else ""
+        _emit({"type": "plot", "svg": svg, "title": title or "matplotlib figure"})
+        return
     if not isinstance(spec, dict):
-        raise TypeError(f"plot() takes a Vega-Lite spec dict, got {type(spec).__name__}")
+        raise TypeError(f"plot() takes a Vega-Lite spec dict or a matplotlib figure, got {type(spec).__name__}")
     rendering: dict[str, Any] = {"type": "plot", "spec": _jsonable(spec)}
     data = rendering["spec"].get("data")
     values = data.get("values") if isinstance(data, dict) else None
@@ -333,4 +409,13 @@ def plot(spec: dict[str, Any]) -> None:
         rendering["truncated"] = {"data_points": len(values)}
         _warn(f"plot(): {len(values):,} data points; kept every {step:,}th ({len(data['values']):,}), "
               f"a plot keeps at most {limit:,}")
+    _emit(rendering)
+
+
+def table(data: Any, max_rows: int = tables.MAX_TABLE_ROWS) -> None:
+    """Show data as a table: a pandas DataFrame or Series, a 1-D or 2-D array or tensor, a list of
+    records (dicts or dataclasses) or of rows. The first ``max_rows`` rows are kept, with the count."""
+    rendering = tables.table_rendering(data, max_rows)
+    if rendering["total_rows"] > len(rendering["rows"]):
+        _warn(f"table(): {rendering['total_rows']:,} rows; the page shows the first {len(rendering['rows']):,}")
     _emit(rendering)

@@ -27,6 +27,7 @@ REPLAY_BUDGET_SECONDS = 0.2  # stop replaying once this much time was spent ...
 REPLAY_MAX_REPEATS = 100  # ... or this many replays ran, ...
 REPLAY_MIN_REPEATS = 3  # ... but never fewer than this.
 LONG_LINE_SECONDS = 1.0  # a line this slow is timed once: replays would add seconds per step
+MAX_UNCOUNTED_OPS = 12  # ops a compute card names as run but not counted
 
 # --- the purity rule --------------------------------------------------------------------------
 # A replay re-evaluates the right-hand side in the frame's namespaces, so it must not change
@@ -207,12 +208,18 @@ def _op_probe_class() -> Any:
         def __init__(self) -> None:
             super().__init__()
             self.flops_by_kind: dict[tuple[str, str], int] = {}
+            # ops that computed something PyTorch's counter does not count (views and metadata aside),
+            # in the order they first ran: the card says the line's FLOPs leave them out
+            self.uncounted: dict[str, None] = {}
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
             count = flop_registry.get(func._overloadpacket)
-            if count is not None:
+            if count is None:
+                if not func.is_view and func._overloadpacket not in _metadata_ops():
+                    self.uncounted.setdefault(str(func._overloadpacket), None)
+            else:
                 tensors = [a for a in args if isinstance(a, torch.Tensor)]
                 if tensors:
                     # The first operand with a matrix shape (addmm's bias comes first).
@@ -223,6 +230,17 @@ def _op_probe_class() -> Any:
             return out
 
     return OpProbe
+
+
+@functools.cache
+def _metadata_ops() -> frozenset[Any]:
+    """Ops that move or describe data without arithmetic (not worth naming as "not counted")."""
+    import torch
+
+    aten = torch.ops.aten
+    return frozenset({aten.detach, aten._to_copy, aten.clone, aten.copy_, aten.empty_like, aten.lift_fresh,
+                      aten.zeros_like, aten.ones_like, aten.new_empty, aten.new_zeros, aten.empty, aten.zeros,
+                      aten.ones, aten.full, aten._local_scalar_dense, aten.contiguous, aten._unsafe_view})
 
 
 @functools.cache
@@ -279,12 +297,14 @@ class LineMeter:
         counted = self._counter is not None
         counts: dict[Any, int] = {}
         kinds: dict[Any, int] = {}
+        uncounted: list[str] = []
         if counted:
             # Dispatch modes form a stack: leave them in the reverse order of entering.
             self._probe.__exit__(None, None, None)
             self._counter.__exit__(None, None, None)
             counts = self._counter.get_flop_counts().get("Global", {})
             kinds = self._probe.flops_by_kind
+            uncounted = list(self._probe.uncounted)[:MAX_UNCOUNTED_OPS]
             self._counter = self._probe = None
         by_op = {str(op): int(n) for op, n in counts.items() if n}
         flops = sum(by_op.values())
@@ -317,6 +337,7 @@ class LineMeter:
             "flops": flops, "seconds": seconds, "flop_per_s": flop_per_s, "by_op": by_op,
             "peak_flop_per_s": peak, "mfu": mfu, "dtype": dtype, "device_name": device_name,
             "timing": timing, "repeats": repeats, "peak_note": peak_note,
+            **({"uncounted_ops": uncounted} if counted else {}),
         }
 
     def cancel(self) -> None:

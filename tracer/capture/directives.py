@@ -1,11 +1,12 @@
 """Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``,
-``@ask``, ``@noask``, ``@raises`` (read from the trace by ``tracer.trace_problems``).
+``@ask``, ``@noask``, ``@raises`` (read from the trace by ``tracer.commands.trace_problems``), ``@animate``.
 
-A file is parsed once (a direct scan for comments; statement extents from ``tracer.source_map``)
+A file is parsed once (a direct scan for comments; statement extents from ``tracer.contract.source_facts``)
 into a map from the line that Python reports for a statement (its first line) to a ``Directives``
 record, so the recorder's per-line callback only does a dict lookup. A directive written on any
 physical line of a multi-line simple statement applies to the whole statement; ``@inspect`` on a
-``def`` line names arguments to record when the function is entered (``FileDirectives.entries``). This module must not
+``def`` line names arguments to record when the function is entered (``FileDirectives.entries``); a
+bare ``# @inspect`` (no names) records every local of its line's frame (on a ``def`` line: every argument). This module must not
 evaluate anything or touch frames: it only reads source text.
 
 Which ``@word`` is a directive: a ``@`` followed by a name, at the comment's start or after a space
@@ -24,9 +25,10 @@ import io
 import tokenize
 from dataclasses import dataclass, field
 
-from tracer.source_map import DIRECTIVE_NAMES, NAME_PATH, parse_ask, parse_directive_comment, source_map
+from tracer.contract.source_facts import DIRECTIVE_NAMES, NAME_PATH, parse_ask, parse_directive_comment, source_facts
 
-KNOWN = DIRECTIVE_NAMES  # one list for both sides (tracer.source_map)
+ALL_LOCALS = "*"  # in ``FileDirectives.entries``: a bare ``@inspect`` on a def line (every argument)
+KNOWN = DIRECTIVE_NAMES  # one list for both sides (tracer.contract.source_facts)
 _NAME = NAME_PATH
 # One way to split a comment into directives and arguments, for both sides (the site reads @ask).
 parse_comment = parse_directive_comment
@@ -35,6 +37,7 @@ parse_comment = parse_directive_comment
 @dataclass(frozen=True)
 class Directives:
     inspect: tuple[str, ...] = ()
+    all_locals: bool = False  # a bare ``# @inspect``: every local of the line's frame
     clear: tuple[str, ...] = ()
     stepover: bool = False
     hide: bool = False
@@ -44,6 +47,7 @@ class Directives:
     ask: tuple[str, ...] = ()
     noask: bool = False  # quiz mode asks nothing about this line (the site reads it)
     raises: bool = False  # the lecture teaches the error this statement raises (check/build accept it)
+    animate: bool = False  # the line's renderings show one at a time in step mode (marked on each)
 
 
 @dataclass
@@ -59,7 +63,8 @@ class FileDirectives:
     warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
     # ``def f(a, b):  # @inspect a b``: keyed by the function's first line as its code object reports
     # it (``co_firstlineno``: the first decorator's line, else the ``def`` line) -> (the ``def``
-    # line, names to record when the function is entered).
+    # line, names to record when the function is entered; ``ALL_LOCALS`` among them for a bare
+    # ``# @inspect``: every argument).
     entries: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
 
 
@@ -117,12 +122,13 @@ def _is_speaker_note(node: ast.stmt) -> bool:
 
 def parse_source(source: str) -> FileDirectives:
     """Parse a whole file's directives. Raises SyntaxError for source Python cannot parse."""
-    facts = source_map(source)  # the one parse of this text, shared with the site side
+    facts = source_facts(source)  # the one parse of this text, shared with the site side
     if facts.error is not None:
         raise facts.error
     owner, statements, strings = facts.owner, facts.statements, list(facts.strings)
     result = FileDirectives()
     collected: dict[int, dict[str, list[str]]] = {}
+    bare: set[int] = set()
     for line, comment in _comments(source, strings):
         found, unknown = parse_comment(comment)
         for name in unknown:
@@ -139,10 +145,15 @@ def parse_source(source: str) -> FileDirectives:
             # enclosing scope at the moment the def statement runs.
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
             names = result.entries.get(first, (node.lineno, ()))[1]
-            names += tuple(a for a in found.pop("inspect") if _NAME.match(a) and a not in names)
+            asked = found.pop("inspect")
+            names += tuple(a for a in asked if _NAME.match(a) and a not in names)
+            if not asked and ALL_LOCALS not in names:
+                names += (ALL_LOCALS,)
             result.entries[first] = (node.lineno, names)
             if not found:
                 continue
+        if "inspect" in found and not found["inspect"]:
+            bare.add(start)  # "# @inspect" with no names at all (not names that were all refused)
         merged = collected.setdefault(start, {})
         for name, args in found.items():
             merged.setdefault(name, []).extend(args if name == "ask" else (a for a in args if _NAME.match(a)))
@@ -159,6 +170,7 @@ def parse_source(source: str) -> FileDirectives:
         flops = "flops" in merged or any(ask.fact == "flops" for ask in asks)
         result.by_line[start] = Directives(
             inspect=tuple(dict.fromkeys(list(merged.get("inspect", ())) + asked)),
+            all_locals=start in bare,
             clear=tuple(dict.fromkeys(merged.get("clear", ()))),
             stepover="stepover" in merged,
             hide="hide" in merged,
@@ -166,6 +178,7 @@ def parse_source(source: str) -> FileDirectives:
             ask=tuple(merged.get("ask", ())),
             noask="noask" in merged,
             raises="raises" in merged,
+            animate="animate" in merged,
         )
         if flops and start in statements:
             result.statements[start] = statements[start]

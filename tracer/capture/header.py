@@ -16,19 +16,20 @@ from typing import Any, Iterable, Literal
 
 from tracer.capture.directives import parse_source
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
-from tracer.capture.session import Session
-from tracer.helper_files import opted_in
-from tracer.source_map import read_source
-from tracer.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Trace, sha256_file
+from tracer.capture.session import Session, hash_seed
+from tracer.contract.helper_files import opted_in
+from tracer.contract.source_facts import read_source
+from tracer.contract.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Trace, sha256_file
 
 Status = Literal["ok", "error", "exited", "interrupted"]
 
 
 def environment(seed: int, memory_source: str) -> Environment:
-    """Versions and device; libraries the lecture never imported are reported as null."""
+    """Versions and device; libraries the lecture never imported are reported as null. ``hash_seed``:
+    the process's PYTHONHASHSEED (the order of sets and dicts of strings), null when it was random."""
     env: dict[str, Any] = {"python": platform.python_version(), "torch": None, "numpy": None, "device": "cpu",
                            "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": memory_source,
-                           "seed": seed}
+                           "seed": seed, "hash_seed": hash_seed()}
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         env["numpy"] = numpy.__version__
@@ -66,12 +67,19 @@ def loaded_files(session: Session, module_files: Iterable[str]) -> list[LectureF
 
 
 def trace_header(session: Session, steps: list[RecordedStep], *, status: Status, files: list[LectureFile],
-                 title: str, error: ErrorInfo | None = None) -> Trace:
-    """The header of ``session``'s trace (its ``steps`` field is empty: the writer adds the steps)."""
+                 title: str, error: ErrorInfo | None = None, reads: Iterable[str] = ()) -> Trace:
+    """The header of ``session``'s trace (its ``steps`` field is empty: the writer adds the steps).
+    ``reads``: other project files the run read (``file_reads``), hashed into ``sources`` too."""
     shown = session.shown
     project_root = session.project_root
     with_steps = {step[KEY][0] for step in steps}
     sources = {f.path: sha256_file(project_root / f.path) for f in files}
+    for read in reads:
+        if read not in sources:
+            try:
+                sources[read] = sha256_file(project_root / read)
+            except OSError:
+                pass  # gone again since: nothing to compare later
     for image in sorted(session.sink.images):
         try:
             sources[image] = sha256_file(project_root / image)

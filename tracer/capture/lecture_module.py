@@ -33,6 +33,9 @@ def lecture_attribute(path: str, qualname: str) -> Any:
     """``qualname`` in the lecture at ``path``, loading the lecture first in a process that has not (a rank's)."""
     module = sys.modules.get(LECTURE_MODULE)
     if module is None or getattr(module, "__file__", None) != path:
+        from tracer.capture import import_alias  # edtrace's names, as in the parent's run
+
+        import_alias.install_for_process()
         module = load_lecture(Path(path))
     value: Any = module
     for part in qualname.split("."):

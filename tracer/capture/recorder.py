@@ -35,12 +35,13 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any, Callable, Final, Mapping, NamedTuple, cast
 
-from tracer import layout
-from tracer.capture.directives import Directives, FileDirectives, parse_source
-from tracer.helper_files import opted_in
-from tracer.source_map import read_source
+from tracer.contract import paths
+from tracer.capture.directives import ALL_LOCALS, Directives, FileDirectives, parse_source
+from tracer.contract.helper_files import opted_in
+from tracer.contract.source_facts import read_source
 from tracer.capture.memory import Probe
 from tracer.capture.output_budget import OutputBudget
+from tracer.capture.terminal import say
 from tracer.capture.trace_guard import TraceGuard
 from tracer.capture.values import ValueEncoder, lookup
 
@@ -157,7 +158,7 @@ class Recorder:
     """Collects steps for lecture files under ``lecture_root`` while ``start()``..``stop()``."""
 
     def __init__(self, lecture_root: Path, project_root: Path, encoder: ValueEncoder, probe: Probe, *,
-                 inspect_all: bool = False, max_steps: int = layout.DEFAULT_MAX_STEPS,
+                 inspect_all: bool = False, max_steps: int = paths.DEFAULT_MAX_STEPS,
                  meter_factory: Callable[..., Any] | None = None,
                  warn: Callable[[str], None] | None = None, trace_helpers: tuple[str, ...] = (),
                  output: OutputBudget | None = None) -> None:
@@ -168,9 +169,9 @@ class Recorder:
         self.inspect_all = inspect_all
         self.max_steps = max_steps
         self.meter_factory = meter_factory
-        # The terminal as it is now: while the lecture runs, sys.stderr is the lecture's own (captured).
-        stream = sys.stderr
-        self._warn = warn or (lambda message: print(f"chalktrace: warning: {message}", file=stream))
+        # chalktrace's own stderr, saved before the lecture ran: while it runs, sys.stderr and fd 2 are
+        # the lecture's own (captured), and it may have patched print.
+        self._warn = warn or (lambda message: say(f"chalktrace: warning: {message}"))
         self.steps: list[RecordedStep] = []  # plain tuples in RecordedStep's field order (see RecordedStep)
         self._append = cast(Callable[[tuple[Any, ...]], None], self.steps.append)  # appends a RecordedStep
         self.files: dict[str, LectureFile] = {}  # absolute filename -> info, traced lecture files only
@@ -203,6 +204,10 @@ class Recorder:
         self._stdout: list[str] = []
         self._stderr: list[str] = []
         self._pending = False  # renderings or stdout wait for the current line's step
+        # Reads what reached file descriptors 1 and 2 since the last call into write_stdout/write_stderr
+        # (the session's descriptor capture); called off the per-line path: when a line already takes
+        # the slow path, and when the outermost traced frame returns.
+        self.drain: Callable[[], None] | None = None
         self._active = False
         self._warned: set[str] = set()
         self._resume: Any = None  # the tracer to put back when recording stops (see start())
@@ -264,7 +269,7 @@ class Recorder:
 
     def relpath(self, path: Any) -> str | None:
         """Project-relative forward-slash path, or None for files outside the project."""
-        return layout.project_relpath(path, self.project_root)
+        return paths.project_relpath(path, self.project_root)
 
     def location(self) -> str | None:
         """``path:line`` of the innermost traced frame now running (for progress and timeouts), or None."""
@@ -435,6 +440,8 @@ class Recorder:
                 return local_trace
             if event == "return":
                 top = stack.pop()
+                if not stack and recorder.drain is not None:
+                    recorder.drain()  # what child processes wrote to fd 1/2 during the outermost call
                 if top.suspends and top.exc is None and frame.f_code.co_code[frame.f_lasti] == _YIELD_VALUE:
                     # A yield or await suspends the frame mid-line: its step waits for the resume.
                     top.lasti = frame.f_lasti
@@ -483,6 +490,8 @@ class Recorder:
 
     def _finish_line(self, state: _Frame, frame: FrameType, unwinding: Any = None) -> None:
         extras: dict[str, Any] = {}
+        if self.drain is not None:
+            self.drain()
         current = state.current
         if state.meter is not None:
             meter, state.meter = state.meter, None
@@ -492,11 +501,14 @@ class Recorder:
                 self.warn_once(f"{state.key[0]}:{state.line}: @flops failed: {type(exc).__name__}: {exc}")
         if current is not None and not isinstance(unwinding, GeneratorExit):
             # (a generator closed at its yield bound nothing there: its names hold older values)
-            if current is _INSPECT_ALL:
+            # A line that raised may not have bound its names: no warning for those.
+            quiet = unwinding is not None
+            if current is _INSPECT_ALL or current.all_locals:  # --inspect-all, or a bare # @inspect
                 env = self._all_locals(frame)
+                for name in current.inspect:  # names an @ask on the line needs (dotted ones too)
+                    if name not in env:
+                        env[name] = self._inspect(name, frame.f_locals, frame.f_globals, state, quiet)
             else:
-                # A line that raised may not have bound its names: no warning for those.
-                quiet = unwinding is not None
                 f_locals, f_globals = frame.f_locals, frame.f_globals
                 env = {}
                 for name in current.inspect:
@@ -515,6 +527,9 @@ class Recorder:
         if self._pending:
             if self._renderings:
                 extras["renderings"], self._renderings = self._renderings, []
+                if current is not None and current.animate:  # @animate: the site shows them one at a time
+                    for rendering in extras["renderings"]:
+                        rendering["animate"] = True
             if self._speaker_notes:
                 extras["speaker_notes"], self._speaker_notes = self._speaker_notes, []
             if self._stdout:
@@ -541,7 +556,8 @@ class Recorder:
         line, names = entry
         f_locals, f_globals = frame.f_locals, frame.f_globals
         saved, state.line = state.line, line  # so that warnings name the def line
-        env = {name: self._inspect(name, f_locals, f_globals, state) for name in names}
+        env = self._all_locals(frame) if ALL_LOCALS in names else {}  # a bare @inspect: every argument
+        env.update({name: self._inspect(name, f_locals, f_globals, state) for name in names if name != ALL_LOCALS})
         self._report_problems(state)
         state.line = saved
         state.snapshot = True

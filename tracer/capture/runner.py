@@ -1,7 +1,8 @@
 """Run one lecture under a capture session and write its trace (the collector: owns the lifecycle).
 
 ``run_lecture`` checks the file, imports the lecture module untraced (its directory first on
-``sys.path``, its modules isolated from any earlier run), runs ``main()`` in a
+``sys.path``, its modules isolated from any earlier run, edtrace's names served by chalktrace's
+API through ``import_alias``, fetches going to the course cache through ``remote``), runs ``main()`` in a
 ``session.Session`` (which owns the recorder and every piece of process state tracing changes),
 lets the ranks it started add themselves (``ranks.follow``), builds the header
 (``header.trace_header``) and writes the trace. Writing is atomic, and nothing is written when the
@@ -24,18 +25,21 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, Callable, Final, Iterable, Iterator
 
-from tracer import layout
-from tracer.capture import api, ranks
+from tracer.contract import paths
+from tracer.capture import api, import_alias, ranks, remote
 from tracer.capture.lecture_module import load_lecture
+from tracer.capture.file_reads import FileReads
 from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
-from tracer.capture.session import LectureExited, Outcome, Session, SessionOptions, lecture_modules, seed_generators
+from tracer.capture.session import LectureExited, CallOutcome, Session, SessionOptions, lecture_modules, seeded_imports
+from tracer.capture.terminal import save as save_own_stderr
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.values import replace_surrogates
-from tracer.helper_files import SettingsError, trace_patterns
-from tracer.layout import find_project_root
-from tracer.source_map import read_source, source_map
-from tracer.trace_format import Trace, write_atomic
+from tracer.contract.helper_files import SettingsError, trace_patterns
+from tracer.contract.lecture_files import place_problem
+from tracer.contract.paths import find_project_root
+from tracer.contract.source_facts import read_source, source_facts
+from tracer.contract.trace_format import Trace, write_atomic
 
 __all__ = ["LectureError", "LectureExited", "RunResult", "SessionOptions", "check_output", "find_project_root",
            "run_lecture"]
@@ -106,7 +110,7 @@ def check_output(out_path: Path, lecture: Path, shown: str, out_shown: str | Non
 def _main_line(path: Path) -> int:
     """The line where ``main`` is bound at module level (for messages), else 1."""
     try:
-        facts = source_map(read_source(path))
+        facts = source_facts(read_source(path))
     except (OSError, UnicodeDecodeError, SyntaxError):
         return 1
     if facts.error is not None:
@@ -130,6 +134,13 @@ def _check_main(module: ModuleType, path: Path, shown: str) -> Callable[[], Any]
     if inspect.isgeneratorfunction(main) or inspect.isasyncgenfunction(main):
         raise LectureError(f"{where}: main() is a generator function (it contains `yield`): calling it runs "
                            "nothing; make it a plain function")
+    try:
+        inspect.signature(main).bind()
+    except TypeError as exc:  # chalktrace calls main() with no arguments
+        raise LectureError(f"{where}: main() cannot be called without arguments ({exc}); chalktrace calls "
+                           "main() with none: give its parameters defaults") from None
+    except ValueError:  # no signature to read (a builtin): let the call decide
+        pass
     if inspect.iscoroutinefunction(main):
         return lambda: asyncio.run(main())
     return main
@@ -150,8 +161,8 @@ def _import_error_line(exc: BaseException, tb: TracebackType | None, project_roo
     where = f"{default}:1"
     for frame_summary, line in traceback.walk_tb(tb):
         filename = frame_summary.f_code.co_filename
-        rel = layout.project_relpath(filename, project_root)
-        if rel is None or Path(filename).resolve().is_relative_to(layout.PACKAGE_DIR):
+        rel = paths.project_relpath(filename, project_root)
+        if rel is None or Path(filename).resolve().is_relative_to(paths.PACKAGE_DIR):
             continue
         where = f"{rel}:{line}"
     message = str(exc).replace(str(project_root.resolve()) + os.sep, "")
@@ -170,18 +181,30 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     cannot be read, parsed, imported, or has no ``main()``. A lecture whose ``main()`` raises still
     yields a trace, with ``status == "error"`` and the failing step's ``error``.
     """
+    save_own_stderr()  # before the lecture can patch print or sys.stderr
     path, project_root, shown = _locate(lecture)
+    name_problem = paths.lecture_name_problem(path.stem)
+    if name_problem is not None:
+        raise LectureError(f"{shown}: {name_problem}")
     _check_source(path, shown)
+    place = place_problem(Path(lecture).absolute(), project_root, shown, default_output=output is None)
+    if place:
+        raise LectureError(place)
     options = _with_helpers(options or SessionOptions(**settings), project_root)
     # Resolved now, against the invoking directory: the lecture may os.chdir() while it runs.
-    out_path = (Path(output) if output is not None else layout.trace_path(project_root, path)).absolute()
+    out_path = (Path(output) if output is not None else paths.trace_path(project_root, path)).absolute()
     out_shown = os.fspath(output) if output is not None else None
     if write:
         check_output(out_path, path, shown, out_shown)
-    with _isolated(path) as loaded:
+    fetcher = remote.Remote.for_lecture(path, project_root)
+    reads = FileReads(project_root)
+    with _isolated(path) as loaded, import_alias.installed(), remote.opened(fetcher), reads.recording():
         main, module = _import_lecture(path, project_root, shown, options.seed)
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
+        # Seeded before the import (not again now): the lecture's own module-level seeding wins.
+        options.seed_at_run = False
         session = Session(path, project_root, options)
+        _pass_on_warnings(fetcher, session)
         followed = ranks.follow(session, shard_dir)  # ranks the lecture starts are traced too
         if on_session is not None:
             on_session(session)
@@ -189,22 +212,37 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
             on_recorder(session.recorder)
         outcome = session.run(main)
     steps = session.recorder.steps
-    trace, error_line = _lecture_trace(session, outcome, module.__doc__, loaded.values())
+    reads.add_modules([vars(module), *(vars(m) for m in loaded.values())])
+    trace, error_line = _lecture_trace(session, outcome, module.__doc__, loaded.values(),
+                                       reads.project_files(exclude=(out_path, path.parent / remote.CACHE_DIR)))
     error_line = followed.finish(trace, steps, outcome.escaped) or error_line
     out_path = followed.shard_path or out_path
     text = _trace_text(session, trace)
     if write:
         check_output(out_path, path, shown, out_shown)  # again: the lecture itself may have made that file
-        write_atomic(out_path, text)
+        try:
+            write_atomic(out_path, text)
+        except OSError as exc:  # a full disk, a read-only folder: the message names the trace
+            if exc.filename is None and exc.errno is not None:
+                exc.filename = str(out_path)
+            raise
     return RunResult(lecture=shown, output=out_path if write else None, status=trace["status"], steps=len(steps),
                      error_line=error_line, warnings=list(session.recorder.warnings), trace_text=text)
+
+
+def _pass_on_warnings(fetcher: remote.Remote, session: Session) -> None:
+    """What fetching said while the lecture was imported (a references.py of arXiv papers) goes to
+    the run's warnings, and so does all it says from now on."""
+    for message in fetcher.warnings:
+        session.recorder.warn_once(message)
+    fetcher.warn_hook = session.recorder.warn_once
 
 
 def _locate(lecture: str | os.PathLike[str]) -> tuple[Path, Path, str]:
     """The lecture's resolved path, its project root, and its path as messages show it."""
     path = Path(lecture).absolute()
     project_root = find_project_root(path.parent)
-    shown = layout.project_relpath(path, project_root) or os.fspath(lecture)
+    shown = paths.project_relpath(path, project_root) or os.fspath(lecture)
     return path.resolve(), project_root, shown
 
 
@@ -241,17 +279,18 @@ def _isolated(path: Path) -> Iterator[dict[str, ModuleType]]:
 
 
 def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tuple[Callable[[], Any], ModuleType]:
-    """Import the lecture module untraced (seeded, as its run will be); its ``main`` and the module."""
-    seed_generators(seed)
+    """Import the lecture module untraced, seeded first (numpy and torch as soon as they load), so that
+    its own seeding comes after chalktrace's; its ``main`` and the module."""
     try:
-        module = load_lecture(path)
+        with seeded_imports(seed):
+            module = load_lecture(path)
     except (Exception, SystemExit) as exc:
         raise LectureError(_import_error_line(exc, exc.__traceback__, project_root, default=shown)) from None
     return _check_main(module, path, shown), module
 
 
-def _lecture_trace(session: Session, outcome: Outcome, doc: str | None,
-                   modules: Iterable[ModuleType]) -> tuple[Trace, str | None]:
+def _lecture_trace(session: Session, outcome: CallOutcome, doc: str | None, modules: Iterable[ModuleType],
+                   reads: Iterable[str] = ()) -> tuple[Trace, str | None]:
     """The lecture's trace header, and the run's error line (``path:line: Type: message``) if it failed."""
     recorder, shown, escaped = session.recorder, session.shown, outcome.escaped
     steps = recorder.steps
@@ -273,7 +312,7 @@ def _lecture_trace(session: Session, outcome: Outcome, doc: str | None,
         mark_error(steps, escaped, error, session.recorder.raised_at(escaped))
     files = loaded_files(session, [getattr(module, "__file__", None) or "" for module in modules])
     trace = trace_header(session, steps, status=_status(escaped), files=files,
-                         title=lecture_title(steps, doc, session.lecture.stem), error=error)
+                         title=lecture_title(steps, doc, session.lecture.stem), error=error, reads=reads)
     return trace, error_line
 
 

@@ -7,20 +7,24 @@ guard, ``multiprocessing``'s ``BaseProcess.start`` (patched only while a process
 registered, the way coverage.py follows subprocesses), and the tracer that was installed before
 (``sys.gettrace()`` at start: a debugger's or coverage's), which it puts back when it stops.
 Extensions (the ranks, ``tracer.capture.ranks``) plug in through :meth:`Session.add_extension` and
-:meth:`Session.on_process_start`; :meth:`Session.abort` is the handle the CLI's timeout watchdog
+:meth:`Session.on_process_start`; :meth:`Session.abort` is the handle the timeout watchdog (``watchdog``)
 calls. This module must not import the lecture, build the trace header (``header`` does) or write
 files (``runner`` and the ranks do).
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import functools
+import importlib.abc
 import io
 import multiprocessing.process
 import os
 import random
+import signal
 import sys
+import tempfile
 import threading
 import traceback
 import warnings
@@ -29,16 +33,17 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, Callable, Iterator, NoReturn, Protocol
 
-from tracer import layout
-from tracer.capture import api
+from tracer.contract import paths
+from tracer.capture import api, audit
 from tracer.capture.compute import LineMeter
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
 from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.portable_paths import library_name, path_scrubber
 from tracer.capture.recorder import Recorder
+from tracer.capture.terminal import stderr as own_stderr
 from tracer.capture.values import Limits, ValueEncoder
-from tracer.trace_format import ErrorInfo, Frame
+from tracer.contract.trace_format import ErrorInfo, Frame
 
 
 class LectureExited(BaseException):
@@ -58,7 +63,7 @@ class SessionOptions:
 
     seed: int = 0
     inspect_all: bool = False
-    max_steps: int = layout.DEFAULT_MAX_STEPS
+    max_steps: int = paths.DEFAULT_MAX_STEPS
     limits: Limits | None = None
     probe_factory: Callable[[StorageRegistry], Probe] | None = None
     measure_flops: bool = True
@@ -66,6 +71,8 @@ class SessionOptions:
     max_plot_points: int = api.PLOT_DATA_POINTS
     trace_helpers: tuple[str, ...] = ()  # [tool.chalktrace] trace_helpers patterns
     guard_exit: bool = True  # os._exit unwinds the traced function (False in a rank: it exits for real)
+    capture_fds: bool = True  # capture file descriptors 1 and 2 (False in a rank: its launcher captures them)
+    seed_at_run: bool = True  # seed the generators when the run starts (False: seeded before the import)
 
 
 class Extension(Protocol):
@@ -120,7 +127,7 @@ class Sink:
     def add_rendering(self, rendering: dict[str, Any]) -> None:
         if rendering.get("type") == "plot" and rendering.get("truncated"):
             self.plots_sampled = True
-        if rendering.get("type") == "image" and not rendering.get("external"):
+        if rendering.get("type") in ("image", "video") and not rendering.get("external"):
             self.images.add(rendering["data"])
         if "command" in rendering:  # system_text: no absolute project paths in traces
             scrub = self._recorder.encoder.scrub
@@ -149,6 +156,67 @@ def seed_generators(seed: int) -> None:
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.manual_seed(seed)
+
+
+class _SeedOnImport(importlib.abc.MetaPathFinder):
+    """Seeds numpy's or torch's global generator right after the lecture's import loads it, before the
+    lecture's next statement (its own ``np.random.seed(…)`` among them) runs."""
+
+    SEEDED = {"numpy": lambda module, seed: module.random.seed(seed),
+              "torch": lambda module, seed: module.manual_seed(seed)}
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._busy = False
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name not in self.SEEDED or self._busy:
+            return None
+        self._busy = True
+        try:
+            spec = None
+            for finder in sys.meta_path:
+                if finder is not self and hasattr(finder, "find_spec"):
+                    spec = finder.find_spec(name, path, target)
+                    if spec is not None:
+                        break
+        finally:
+            self._busy = False
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run_module, seed, seeder = loader.exec_module, self.seed, self.SEEDED[name]
+
+        def exec_module(module: ModuleType) -> None:
+            run_module(module)
+            seeder(module, seed)
+
+        loader.exec_module = exec_module  # this spec's loader object only (made for this import)
+        return spec
+
+
+@contextlib.contextmanager
+def seeded_imports(seed: int) -> Iterator[None]:
+    """Seed now, and seed numpy and torch when they are first imported while the block runs: the
+    lecture is imported inside it, so its own module-level seeding comes after ours and wins."""
+    seed_generators(seed)
+    finder = _SeedOnImport(seed)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(finder)
+
+
+def hash_seed() -> int | None:
+    """The string-hash seed of this process: PYTHONHASHSEED's number, or None when hashing is randomised."""
+    if not sys.flags.hash_randomization:
+        return 0
+    try:
+        return int(os.environ.get("PYTHONHASHSEED", ""))
+    except ValueError:
+        return None
 
 
 class ExitGuard:
@@ -183,6 +251,141 @@ class ExitGuard:
         self._real(0)
 
 
+class FdCapture:
+    """Output that bypasses ``sys.stdout``/``sys.stderr`` (child processes, ``os.write(1, …)``, C code)
+    reaches the lecture's steps: file descriptors 1 and 2 point at unlinked temporary files while it
+    runs (as pytest's ``capfd`` does; a file never blocks a writer, a pipe would). ``drain`` hands
+    what arrived since the last call to the recorder; the recorder calls it off its per-line path.
+    Starting a child process or calling ``os.write`` on 1 or 2 marks the line as having output, so
+    its step drains it exactly; anything else written there (C code, a ``write`` bound before the run)
+    shows on the next step that drains, and the recorder says so once."""
+
+    CHILD_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
+                              "os.forkpty", "pty.spawn"})
+
+    def __init__(self, recorder: Recorder) -> None:
+        self._recorder = recorder
+        self._files: list[tuple[int, Any, int, Any, Callable[[str], None]]] = []  # fd, file, saved fd, decoder, write
+        self._offsets: dict[int, int] = {}
+        self._expected = False  # a child process ran, or os.write was called, since the last drain
+        self._active = False
+        self._real_write = os.write
+
+    def __enter__(self) -> "FdCapture":
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            with contextlib.suppress(Exception):
+                stream.flush()  # what was written before the run stays where it was going
+        for fd, write in ((1, self._recorder.write_stdout), (2, self._recorder.write_stderr)):
+            try:
+                saved = os.dup(fd)
+            except OSError:  # no such descriptor (a daemon): nothing to capture there
+                continue
+            file = tempfile.TemporaryFile(prefix="chalktrace-fd-")
+            os.dup2(file.fileno(), fd)
+            self._files.append((fd, file, saved, codecs.getincrementaldecoder("utf-8")("replace"), write))
+            self._offsets[fd] = 0
+        self._active = True
+        self._listening = audit.listening(self.on_audit)
+        self._listening.__enter__()
+        os.write = self._write  # type: ignore[assignment]
+        return self
+
+    def _write(self, fd: int, data: Any) -> int:
+        if self._active and fd in (1, 2) and self._recorder._active:
+            self._expected = True
+            self._recorder._pending = True  # the line that wrote takes the slow path: its step drains
+        return self._real_write(fd, data)
+
+    def child_starting(self, process: Any = None) -> None:
+        """A ``multiprocessing`` process is starting (no audit event says so for spawn)."""
+        self.on_audit("os.fork")
+
+    def on_audit(self, event: str, args: Any = ()) -> None:
+        if self._active and event in self.CHILD_EVENTS and self._recorder._active:
+            self._expected = True
+            self._recorder._pending = True
+
+    def drain(self) -> None:
+        expected, self._expected = self._expected, False
+        for fd, file, _, decoder, write in self._files:
+            start = self._offsets[fd]
+            try:
+                size = os.fstat(file.fileno()).st_size
+                if size <= start:
+                    continue
+                data = os.pread(file.fileno(), size - start, start)
+            except OSError:
+                continue
+            self._offsets[fd] = start + len(data)
+            text = decoder.decode(data)
+            if text:
+                write(text)
+                if not expected:
+                    self._recorder.warn_once(
+                        "output written straight to file descriptor 1 or 2 (by C code, or a write bound before "
+                        "the run) is shown on the next step chalktrace looked at, which may come after the line "
+                        "that wrote it")
+
+    def __exit__(self, *exc: Any) -> None:
+        with contextlib.suppress(Exception):
+            sys.__stdout__.flush()  # type: ignore[union-attr]
+            sys.__stderr__.flush()  # type: ignore[union-attr]
+        os.write = self._real_write
+        self._active = False
+        self._listening.__exit__(None, None, None)
+        for fd, file, saved, _, _ in self._files:
+            with contextlib.suppress(OSError):
+                os.dup2(saved, fd)
+            with contextlib.suppress(OSError):
+                os.close(saved)
+        late = 0  # what arrived after the last step (a child process still writing when main() returned)
+        for fd, file, _, _, _ in self._files:
+            with contextlib.suppress(OSError):
+                late += max(0, os.fstat(file.fileno()).st_size - self._offsets[fd])
+            file.close()
+        if late:
+            self._recorder.warn_once(f"{late:,} bytes written to file descriptor 1 or 2 after the lecture's last "
+                                     "step (a child process still running?) are not in the trace")
+        self._files = []
+
+
+@contextlib.contextmanager
+def _lecture_signals(recorder: Recorder) -> Iterator[None]:
+    """Signal handlers and interval timers the lecture sets are its own: when it ends, its timers are
+    disarmed and every handler is as before, so a timer left armed cannot fire while the trace is
+    written (a pending signal is discarded, not delivered)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    catchable = [sig for sig in signal.valid_signals() if sig not in (signal.SIGKILL, signal.SIGSTOP)]
+    before = {}
+    for sig in catchable:
+        with contextlib.suppress(ValueError, OSError):
+            before[sig] = signal.getsignal(sig)
+    try:
+        yield
+    finally:
+        timers = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+        alarm_signals = {signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF}
+        signal.pthread_sigmask(signal.SIG_BLOCK, alarm_signals)
+        try:
+            armed = [timer for timer in timers if signal.getitimer(timer)[0] > 0]
+            for timer in armed:
+                signal.setitimer(timer, 0)
+            if armed:
+                recorder.warn_once(f"{recorder._lecture_path()}: the lecture left an interval timer armed; "
+                                   "chalktrace disarmed it before writing the trace")
+            for sig in alarm_signals:
+                with contextlib.suppress(ValueError, OSError):
+                    signal.signal(sig, signal.SIG_IGN)  # a signal already pending is dropped on unblock
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, alarm_signals)
+        for sig, handler in before.items():
+            if handler is not None and signal.getsignal(sig) is not handler:
+                with contextlib.suppress(ValueError, OSError, TypeError):
+                    signal.signal(sig, handler)
+
+
 @contextlib.contextmanager
 def _process_start_hooks(hooks: list[Callable[[Any], None]]) -> Iterator[None]:
     """``BaseProcess.start`` calls every hook with the process before starting it; the original is
@@ -205,7 +408,7 @@ def _process_start_hooks(hooks: list[Callable[[Any], None]]) -> Iterator[None]:
 
 
 @dataclass
-class Outcome:
+class CallOutcome:
     """How the traced function ended: what it returned, or what escaped it."""
 
     value: Any = None
@@ -218,12 +421,13 @@ class Session:
     def __init__(self, lecture: Path, project_root: Path, options: SessionOptions | None = None) -> None:
         self.lecture = lecture  # the lecture's main file (absolute)
         self.project_root = project_root
-        self.shown = layout.shown_path(lecture, project_root)  # the lecture as messages and the trace name it
+        self.shown = paths.shown_path(lecture, project_root)  # the lecture as messages and the trace name it
         self.options = options = options or SessionOptions()
         root = project_root.resolve()
         registry = StorageRegistry()
         self.encoder = ValueEncoder(registry, options.limits, scrub=functools.partial(_scrub, paths=path_scrubber(root)),
-                                    relpath=functools.partial(layout.project_relpath, root=root))
+                                    relpath=functools.partial(paths.project_relpath, root=root),
+                                    aborts=(LectureExited,))
         self.probe = (options.probe_factory or choose_probe)(registry)
         self.recorder = Recorder(lecture.parent, project_root, self.encoder, self.probe,
                                  inspect_all=options.inspect_all, max_steps=options.max_steps,
@@ -248,14 +452,22 @@ class Session:
         """Call ``hook(process)`` whenever the traced function starts a ``multiprocessing`` process."""
         self._start_hooks.append(hook)
 
-    def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome:
+    def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> CallOutcome:
         """Trace ``fn(*args, **kwargs)``; every exception (SystemExit, KeyboardInterrupt too) is caught
         into the outcome. The process state is as it was before when this returns."""
-        outcome = Outcome()
-        seed_generators(self.options.seed)
+        outcome = CallOutcome()
+        if self.options.seed_at_run:
+            seed_generators(self.options.seed)
         recorder = self.recorder
+        own_stderr()  # chalktrace's messages: saved (if not yet) before fd 2 and sys.stderr become the lecture's
+        fds: FdCapture | None = None
         with contextlib.ExitStack() as stack:
+            stack.enter_context(_lecture_signals(recorder))
             stack.enter_context(api.rendering_sink(self.sink))
+            if self.options.capture_fds:
+                fds = stack.enter_context(FdCapture(recorder))
+                recorder.drain = fds.drain
+                stack.callback(setattr, recorder, "drain", None)
             stack.enter_context(contextlib.redirect_stdout(_Capture(recorder.write_stdout)))
             stack.enter_context(contextlib.redirect_stderr(_Capture(recorder.write_stderr)))
             stack.enter_context(warnings.catch_warnings())
@@ -265,7 +477,9 @@ class Session:
             if self.options.guard_exit:
                 self._guard = stack.enter_context(ExitGuard())
             try:
-                with _process_start_hooks(self._start_hooks), self._extensions_running():
+                # a process the lecture starts writes to the captured descriptors like any child
+                hooks = self._start_hooks + ([fds.child_starting] if fds is not None else [])
+                with _process_start_hooks(hooks), self._extensions_running():
                     self.previous_tracer = sys.gettrace()
                     recorder.start(resume=self.previous_tracer)
                     try:

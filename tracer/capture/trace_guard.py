@@ -12,10 +12,12 @@ debugger, a profiler or the lecture itself goes through it) and watches ``thread
 * A tracer replaced behind its back (C code calling ``PyEval_SetTrace``) is found when recording
   stops and named by the last recorded line.
 * Lines run in threads the lecture starts are not traced (the recorder follows one thread): a thread
-  whose target (or ``run``) is lecture code is noted once when it starts, naming the thread. No trace
-  hook is set for new threads: another tool's (coverage's) stays as it was.
+  whose target (or ``run``) is lecture code counts the lecture lines it runs, and when recording
+  stops one warning per thread names it, its function and how many lines are missing from the trace.
+  The count is kept by a tracer set inside that thread only, which passes every event on to the
+  tracer another tool (coverage) had set there; no trace hook is set for other new threads.
 
-Nothing here runs per traced line: the per-line callback is untouched. This module must not record
+Nothing here runs per traced line of the recorded thread: its per-line callback is untouched. This module must not record
 steps or encode values; it only reports through the recorder's ``warn_once``.
 """
 
@@ -43,6 +45,9 @@ class TraceGuard:
         self.pid = os.getpid()  # a forked child (a rank) inherits the guard; there it stands aside
         self.replaced_by: Any = None  # the other tool's tracer while it holds the thread
         self.noted_threads: set[str] = set()
+        # thread name -> (the thread, "path:line: function()" of its lecture code, [lines run]): counted
+        # in that thread, reported when recording stops
+        self.thread_lines: dict[str, tuple[threading.Thread, str, list[int]]] = {}
         self._real_settrace = _SETTRACE
         self._real_thread_start = _THREAD_START
 
@@ -66,6 +71,7 @@ class TraceGuard:
         self._real_settrace(resume)
         sys.settrace = self._real_settrace
         threading.Thread.start = self._real_thread_start  # type: ignore[method-assign]
+        self.report_threads()
         if (current is not self.global_trace and self.replaced_by is None and self.recorder._active
                 and not self.recorder.truncated):
             last = self.recorder.steps[-1] if self.recorder.steps else None
@@ -126,7 +132,7 @@ class TraceGuard:
 
     # -- threads ---------------------------------------------------------------------------------
     def note_thread(self, thread: threading.Thread) -> None:
-        """Note once a thread that will run lecture code: its lines are not in the trace."""
+        """Count the lecture lines of a thread that will run lecture code (they are not in the trace)."""
         if os.getpid() != self.pid or not self.recorder._active:
             return
         run = type(thread).run
@@ -140,5 +146,52 @@ class TraceGuard:
         if found is None or thread.name in self.noted_threads:
             return  # library code (a pool's worker), or noted already
         self.noted_threads.add(thread.name)
-        self.recorder.warn_once(f"{found[1][0]}:{code.co_firstlineno}: {found[1][1]}() runs in thread "
-                                f"{thread.name!r}, which chalktrace does not trace: its lines are not in the trace")
+        count = [0]
+        self.thread_lines[thread.name] = (thread, f"{found[1][0]}:{code.co_firstlineno}: {found[1][1]}()", count)
+        run = thread.run
+        counting = self._counting_tracer
+
+        def counted_run() -> None:
+            other = sys.gettrace()  # what another tool set for new threads (coverage's hook), kept
+            _SETTRACE(counting(other, count))
+            try:
+                run()
+            finally:
+                _SETTRACE(other)
+
+        thread.run = counted_run  # type: ignore[method-assign]
+
+    def _counting_tracer(self, other: Any, count: list[int]) -> Callable[..., Any]:
+        """A tracer for a lecture thread: counts its lecture lines and passes every event to ``other``."""
+        codes = self.recorder._codes
+        classify = self.recorder._classify
+
+        def global_trace(frame: FrameType, event: str, arg: Any) -> Any:
+            inner = other(frame, event, arg) if other is not None else None
+            try:
+                found = codes[id(frame.f_code)]
+            except KeyError:
+                found = classify(frame.f_code)
+            if found is None:
+                return inner
+
+            def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
+                nonlocal inner
+                if event == "line":
+                    count[0] += 1
+                if inner is not None:
+                    inner = inner(frame, event, arg)
+                return local_trace
+
+            return local_trace
+
+        return global_trace
+
+    def report_threads(self) -> None:
+        """Say once per lecture thread how many of its lines are missing from the trace."""
+        for name, (thread, where, count) in self.thread_lines.items():
+            running = "; it was still running when recording stopped" if thread.is_alive() else ""
+            lines = f"{count[0]:,} line{'s' if count[0] != 1 else ''} run"
+            self.recorder.warn_once(f"{where} ran in thread {name!r}, which chalktrace does not trace: its lines "
+                                    f"are not in the trace ({lines}{running})")
+        self.thread_lines.clear()

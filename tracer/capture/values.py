@@ -12,19 +12,27 @@ and must not write files.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
+import inspect
 import math
 import re
 import sys
-from typing import Any, Callable
+import types
+import warnings
+from typing import Any, Callable, Iterator
 
 from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.memory import StorageRegistry
+from tracer.capture.numeric import array_heatmap, array_stats, shortest_array_floats, shortest_floats, tensor_heatmap, tensor_stats
 
 ELLIPSIS = "…"
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 _SURROGATES = re.compile("[\ud800-\udfff]")
+# The method a class defines to choose what its objects show as: it returns any value, which is
+# encoded (with the same bounds) in the object's place.
+VIEW_METHOD = "__lecture_view__"
 # Ints beyond this many decimal digits are shown by size: str() refuses past 4,300 digits, and a
 # page has no use for a thousand-digit number anyway.
 INT_DIGITS = 1000
@@ -46,8 +54,12 @@ class ValueEncoder:
 
     def __init__(self, registry: StorageRegistry | None = None, limits: Limits | None = None,
                  scrub: Callable[[str], str] | None = None,
-                 relpath: Callable[[str], str | None] | None = None) -> None:
+                 relpath: Callable[[str], str | None] | None = None,
+                 aborts: tuple[type[BaseException], ...] = ()) -> None:
         self.registry = registry or StorageRegistry()
+        # BaseExceptions that are the trace's own way of stopping (they pass through encoding); any
+        # other exception raised while encoding (SystemExit from a __repr__ too) becomes a placeholder.
+        self.aborts = aborts
         self.limits = limits or Limits()
         self._scrub_paths = scrub or (lambda s: s)
         self._relpath = relpath or (lambda p: None)
@@ -65,8 +77,11 @@ class ValueEncoder:
         if kind is float:
             return {"type": "float", "value": json_float(value)}
         try:
-            return self._encode(value, 0, set())
-        except Exception as exc:  # a value must never break the trace
+            with isolated():
+                return self._encode(value, 0, set())
+        except BaseException as exc:  # a value must never break the trace (nor end the lecture)
+            if isinstance(exc, self.aborts):
+                raise
             return self.placeholder(value, f"cannot encode: {describe_exception(exc)}")
 
     def placeholder(self, value: Any, reason: str, preview: str | None = None) -> dict[str, Any]:
@@ -123,6 +138,9 @@ class ValueEncoder:
                 return encoded
         if module.startswith("sympy"):
             return self._sympy(value)
+        view = inspect.getattr_static(type(value), VIEW_METHOD, None)
+        if view is not None and not isinstance(value, type):
+            return self._lecture_view(value, depth, seen)
         if isinstance(value, (list, tuple, set, frozenset, dict)) or (
                 dataclasses.is_dataclass(value) and not isinstance(value, type)):
             if id(value) in seen:
@@ -142,6 +160,21 @@ class ValueEncoder:
         if callable(value) and hasattr(value, "__code__") or isinstance(value, type):
             return self._callable(value)
         return self._object(value)
+
+    def _lecture_view(self, value: Any, depth: int, seen: set[int]) -> dict[str, Any]:
+        """An object whose class defines ``__lecture_view__``: what that returns, encoded in its place
+        (the same bounds as any value), with the object's class. A view that returns the object
+        itself, or raises, falls back to the object's ordinary card."""
+        if id(value) in seen or depth >= self.limits.depth:
+            return self._object(value)
+        try:
+            shown = getattr(value, VIEW_METHOD)()
+        except Exception as exc:
+            self.problems.append(f"{safe_class_name(value)}: {VIEW_METHOD}() raised {describe_exception(exc)}")
+            return self._object(value)
+        if shown is value:
+            return self._object(value)
+        return {"type": "view", "class": _class_name(value), "value": self._encode(shown, depth + 1, seen | {id(value)})}
 
     def _str(self, value: str) -> dict[str, Any]:
         limit = self.limits.str_chars
@@ -271,6 +304,10 @@ class ValueEncoder:
             "truncated": truncated,
             "stats": self._stats(t) if (t.is_floating_point() and numel > 0) else None,
         }
+        if truncated and t.dim() == 2 and not t.is_quantized and not t.is_complex():
+            # the preview shows corners: the heatmap shows the whole tensor
+            with torch.no_grad():
+                record["heatmap"] = tensor_heatmap(t)
         if quantized is not None:
             record["quantized"] = quantized  # "values" are the stored integers
         return record
@@ -348,23 +385,18 @@ class ValueEncoder:
                 step = max(2, math.ceil(sample.numel() / self.limits.stats_elements))
                 sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
                 sampled = True
-            x = sample if sample.dtype in (torch.float32, torch.float64) else sample.to(torch.float32)
-            if bool(torch.isfinite(x).all()):
-                nan_count = inf_count = 0
-                values = x
-            else:
-                nan_count = int(torch.isnan(x).sum())
-                inf_count = int(torch.isinf(x).sum())
-                values = x[torch.isfinite(x)]
-            stats: dict[str, Any]
-            if values.numel():
-                lo, hi = torch.aminmax(values)
-                std, mean = torch.std_mean(values) if values.numel() > 1 else (torch.zeros(()), values.reshape(()))
-                stats = {"min": json_float(float(lo)), "max": json_float(float(hi)),
-                         "mean": json_float(float(mean)), "std": json_float(float(std))}
-            else:
-                stats = {"min": None, "max": None, "mean": None, "std": None}
-            stats.update(nan_count=nan_count, inf_count=inf_count)
+            stats = tensor_stats(sample)
+            if sample.dtype != torch.float64:
+                # Computed in float64, written in the tensor's own precision (where it fits): min and
+                # max are elements, and a mean is not shown with digits that the summation order
+                # decides (a transposed view's mean is its original's).
+                largest = torch.finfo(sample.dtype).max
+                for part in (stats, stats.get("finite") or {}):
+                    keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float)
+                            and abs(part[k]) <= largest]
+                    if keys:
+                        rounded = shortest_floats(torch.tensor([part[k] for k in keys], dtype=sample.dtype))
+                        part.update(zip(keys, rounded))
             if sampled:
                 stats["sampled"] = True
             return stats
@@ -381,14 +413,24 @@ class ValueEncoder:
                 # An even sample of at most stats_elements values, never a copy of the whole array.
                 step = max(1, math.ceil(value.size / self.limits.stats_elements))
                 sample = np.asarray(value.flat[::step], dtype=np.float64)
-                out["stats"] = _ndarray_stats(np, sample)
+                out["stats"] = array_stats(sample)
+                if value.dtype.itemsize < 8:  # written in the array's own precision, as for tensors
+                    largest = float(np.finfo(value.dtype).max)
+                    for part in (out["stats"], out["stats"].get("finite") or {}):
+                        keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float)
+                                and abs(part[k]) <= largest]
+                        if keys:
+                            rounded = shortest_array_floats(np.array([part[k] for k in keys], dtype=value.dtype))
+                            part.update(zip(keys, rounded))
                 if step > 1:
                     out["stats"]["sampled"] = True
+            if value.size > limit and value.ndim == 2:
+                out["heatmap"] = array_heatmap(value)
             return out
         if isinstance(value, np.generic):
             item = value.item()
-            if isinstance(item, float):
-                item = json_float(item)
+            if isinstance(item, float):  # float16/float32: the shortest decimal in its own dtype
+                item = json_float(shortest_array_floats(np.asarray(value))[0] if value.dtype.itemsize < 8 else item)
             elif isinstance(item, complex):
                 item = [json_float(item.real), json_float(item.imag)]
             elif not isinstance(item, (int, bool, str)):
@@ -425,6 +467,9 @@ class ValueEncoder:
         kind = part.dtype.kind
         if kind == "c":
             listed = np.stack([part.real, part.imag], axis=-1).tolist()
+        elif kind == "f" and part.dtype.itemsize < 8:
+            # float16/float32: each element's shortest decimal in its own dtype, not float64's digits
+            listed = np.reshape(np.array(shortest_array_floats(part), dtype=np.float64), part.shape).tolist()
         elif kind in "biuf":
             listed = part.tolist()
         else:  # objects, strings, dates: each entry as (bounded) text
@@ -518,22 +563,6 @@ def _seq_kind(value: Any) -> str:
     return "list"
 
 
-def _ndarray_stats(np: Any, sample: Any) -> dict[str, Any]:
-    """A tensor's ``stats`` record for a float64 numpy sample, computed by numpy alone: a numpy
-    lecture never imports torch (which need not be installed). std is the sample std, as torch's."""
-    finite = np.isfinite(sample)
-    values = sample if bool(finite.all()) else sample[finite]
-    stats: dict[str, Any]
-    if values.size:
-        std = float(values.std(ddof=1)) if values.size > 1 else 0.0
-        stats = {"min": json_float(float(values.min())), "max": json_float(float(values.max())),
-                 "mean": json_float(float(values.mean())), "std": json_float(std)}
-    else:
-        stats = {"min": None, "max": None, "mean": None, "std": None}
-    stats.update(nan_count=int(np.isnan(sample).sum()), inf_count=int(np.isinf(sample).sum()))
-    return stats
-
-
 def _sorted_if_possible(values: Any) -> list[Any]:
     try:
         return sorted(values)
@@ -542,28 +571,20 @@ def _sorted_if_possible(values: Any) -> list[Any]:
 
 
 def _host_values(t: Any) -> Any:
-    """A Python nested list of ``t``'s values (complex as [re, im]); ``t`` is already small."""
+    """A Python nested list of ``t``'s values (complex as [re, im]); ``t`` is already small. Floats
+    are each the shortest decimal that round-trips in ``t``'s own dtype (``numeric.shortest_floats``)."""
     import torch
 
     t = t.cpu()
-    if t.dtype.is_floating_point and t.dtype != torch.float64:
-        # Print single and lower precision with the digits they have, not float64's noise.
-        return _round_floats(t.float().tolist())
     if t.is_complex():
         return torch.view_as_real(t.resolve_conj()).tolist()
-    if t.dtype in (torch.bfloat16, torch.float16) or "float8" in str(t.dtype):
-        return t.float().tolist()
-    if t.dtype.is_floating_point and t.dtype not in (torch.float32, torch.float64):
-        return t.float().tolist()
+    if t.dtype.is_floating_point:
+        if t.dtype == torch.float64:
+            return t.tolist()
+        return torch.tensor(shortest_floats(t), dtype=torch.float64).reshape(t.shape).tolist()
     if t.dtype in (torch.uint16, torch.uint32, torch.uint64):
         return t.to(torch.int64).tolist()
     return t.tolist()
-
-
-def _round_floats(values: Any) -> Any:
-    if isinstance(values, list):
-        return [_round_floats(v) for v in values]
-    return float(f"{values:.8g}") if math.isfinite(values) else values
 
 
 def _to_json_list(values: Any) -> Any:
@@ -588,8 +609,74 @@ def _insert_ellipses(values: Any, keep: list[tuple[int, int] | None], dim: int =
     return inner[: k[0]] + [ELLIPSIS] + inner[k[0]:]
 
 
+@contextlib.contextmanager
+def isolated() -> Iterator[None]:
+    """The encoder's own warnings filter and numeric error state: whatever the lecture set (even
+    ``warnings.simplefilter("error")`` or ``np.seterr(all="raise")``), encoding neither raises nor
+    prints a warning into the lecture's stderr, and the lecture's settings are back afterwards."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        numpy = sys.modules.get("numpy")
+        if numpy is None:
+            yield
+            return
+        with numpy.errstate(all="ignore"):
+            yield
+
+
+class StaticAttributeError(AttributeError):
+    """A dotted ``@inspect`` that would have to run the lecture's own code (a property, a
+    ``__getattr__``) to read the attribute: it is not run, and the card says so."""
+
+
+_C_DESCRIPTORS = (types.GetSetDescriptorType, types.MemberDescriptorType)
+
+
+def _instance_dict(obj: Any) -> dict[str, Any] | None:
+    """The object's own ``__dict__``, read past any ``__getattribute__`` the lecture defined."""
+    try:
+        found = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def static_attribute(obj: Any, attr: str) -> Any:
+    """``getattr(obj, attr)`` without running code the lecture wrote: an instance's own ``__dict__``,
+    a class attribute, a bound method, or a descriptor implemented in C (``tensor.shape``,
+    ``tensor.T``: no lecture code runs). A Python ``property`` or other Python-level descriptor, and
+    an attribute only ``__getattr__`` provides, raise ``StaticAttributeError`` (an ``nn.Module``'s
+    parameters, buffers and submodules are read from its own tables)."""
+    try:
+        found = inspect.getattr_static(obj, attr)
+    except AttributeError:
+        tables = _instance_dict(obj)
+        for table in ("_parameters", "_buffers", "_modules"):  # torch.nn.Module keeps these out of __dict__
+            entries = tables.get(table) if isinstance(tables, dict) else None
+            if isinstance(entries, dict) and attr in entries:
+                return entries[attr]
+        if isinstance(tables, dict) and "_parameters" in tables:
+            raise  # an nn.Module without it: its __getattr__ would say no too
+        if inspect.getattr_static(type(obj), "__getattr__", None) is not None:
+            raise StaticAttributeError(f"{safe_class_name(obj)}.{attr} could only come from __getattr__, which "
+                                       "chalktrace does not run (it is the lecture's code)") from None
+        raise
+    instance_dict = _instance_dict(obj)
+    if isinstance(instance_dict, dict) and attr in instance_dict:
+        return instance_dict[attr]
+    if isinstance(found, (types.FunctionType, classmethod, staticmethod, types.BuiltinFunctionType,
+                          types.MethodDescriptorType, types.WrapperDescriptorType)) or isinstance(obj, types.ModuleType):
+        return getattr(obj, attr)  # a method object: binding it runs no lecture code
+    if isinstance(found, _C_DESCRIPTORS) or not hasattr(type(found), "__get__"):
+        return getattr(obj, attr) if isinstance(found, _C_DESCRIPTORS) else found
+    kind = "property" if isinstance(found, property) else f"{type(found).__name__} descriptor"
+    raise StaticAttributeError(f"{safe_class_name(obj)}.{attr} is a {kind}: reading it runs the lecture's code, "
+                               "which chalktrace does not run again; bind it to a name and inspect that")
+
+
 def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> Any:
-    """Resolve a (dotted) name in a frame; raises NameError/AttributeError when it does not exist."""
+    """Resolve a (dotted) name in a frame; raises NameError/AttributeError when it does not exist.
+    Attributes are read with ``static_attribute``: inspecting never runs a property again."""
     head, *rest = name.split(".")
     if head in f_locals:
         obj = f_locals[head]
@@ -602,5 +689,5 @@ def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> An
         hint = f". Did you mean: {close[0]!r}?" if close else ""  # as Python's own NameError suggests
         raise NameError(f"name {head!r} is not defined{hint}")
     for attr in rest:
-        obj = getattr(obj, attr)
+        obj = static_attribute(obj, attr)
     return obj

@@ -1,7 +1,7 @@
 """What a lecture's page and its kept GPU run's page say about each other.
 
 A lecture traced on CUDA and later re-traced on a machine without a GPU keeps its CUDA trace as a
-GPU run (``site/traces/gpu/NAME.json``, see ``tracer.regen``); the site publishes it as a second
+GPU run (``site/traces/gpu/NAME.json``, see ``tracer.commands.gpu_runs``); the site publishes it as a second
 page, so the GPU memory figures and timings stay readable while the lecture moves on. This module
 decides whether a kept run can be published beside a lecture's trace and computes the plain data
 the two pages' notes show (the GPU's name, the links, how many source lines differ). It reads
@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from tracer.trace_format import Trace, source_text
+from tracer.contract.trace_format import Trace, source_text
 
 
 def publishable(current: Trace, gpu_run: Trace) -> str | None:

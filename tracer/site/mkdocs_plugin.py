@@ -11,7 +11,7 @@ writes the step viewer's ``data.js`` beside each page and the ``plot()`` charts'
 ``on_serve`` makes ``mkdocs serve`` watch the traces, templates and assets. A lecture's kept GPU run
 (``site/traces/gpu/NAME.json``) gets its own page at ``lectures/NAME/gpu/``, out of the nav, and the
 two pages link to each other (``tracer.site.gpu_run``). Glue only: this module must not decide how
-values look (``tracer.site.cards``) or what the document holds (``tracer.site.page_model``).
+values look (``tracer.site.cards.render``) or what the document holds (``tracer.site.read.page_model``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,18 +33,19 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.utils.templates import TemplateContext
 
-from tracer import layout
-from tracer.site.cards import HtmlRenderer, template_env, template_macros
+from tracer.contract import paths
+from tracer.site.cards.render import HtmlRenderer, template_env, template_macros
 from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
-from tracer.site.memory_chart import memory_chart
-from tracer.site.page_model import section_headings
-from tracer.site.rank_cards import RankCards
-from tracer.site.rank_model import steps_text
-from tracer.site.sanitize import csp_meta
-from tracer.site.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
-from tracer.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
-from tracer.site.units import human_bytes
-from tracer.site.viewer_data import write_viewer_data
+from tracer.site.read.memory_chart import memory_chart
+from tracer.site.read.page_model import section_headings
+from tracer.site.ranks.rank_cards import RankCards
+from tracer.site.ranks.rank_model import steps_text
+from tracer.site.markdown_ext.sanitize import csp_meta
+from tracer.site.read.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
+from tracer.site.step_viewer.animate import expand_animations
+from tracer.contract.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
+from tracer.site.cards.units import human_bytes
+from tracer.site.step_viewer.viewer_data import write_viewer_data
 
 log = logging.getLogger("mkdocs.plugins.chalktrace")
 HOME_MARKER = "<!-- chalktrace:lectures -->"
@@ -53,15 +55,18 @@ FIRST_H1 = re.compile(r"<h1\b.*?</h1>", re.S)
 class ChalktraceConfig(Config):
     # Paths are relative to mkdocs.yml. Templates and assets default to the ones shipped with the
     # package; a course may point either at its own copy.
-    traces_dir = c.Dir(default=layout.TRACES_DIR)
+    traces_dir = c.Dir(default=paths.TRACES_DIR)
     templates_dir = c.Optional(c.Dir(exists=True))
     assets_dir = c.Optional(c.Dir(exists=True))
     project_root = c.Dir(exists=True, default=".")  # trace paths (lecture files, images) are relative to it
     step_mode = c.Type(bool, default=True)  # write data.js for the step viewer
+    # A lecture page that could not be built fails the build (it always shows an error card); also
+    # when the environment names paths.FAIL_ON_BROKEN_PAGES_ENV, as `chalktrace build` does.
+    fail_on_broken_pages = c.Type(bool, default=False)
 
 
 @dataclass
-class Lecture:
+class LecturePage:
     name: str
     trace: Trace
     trace_path: Path
@@ -80,7 +85,7 @@ class Lecture:
 
     @property
     def src_uri(self) -> str:
-        return layout.lecture_src_uri(self.name)
+        return paths.lecture_src_uri(self.name)
 
 
 def environment_text(environment: Environment) -> str:
@@ -107,9 +112,9 @@ def device_text(environment: Environment) -> str:
 # is plain scripts: the core first, then its controllers (their order is the URL's flag order), then
 # plugins that use only its public surface.
 STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
-SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
-           "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js",
-           "viewer-sync.js", "viewer-announce.js", "viewer-focus.js", "ranks.js")
+SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js",
+           "viewer-keyboard.js", "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js",
+           "viewer-speaker.js", "viewer-sync.js", "viewer-announce.js", "viewer-focus.js", "ranks.js")
 
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
 
@@ -117,7 +122,7 @@ LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/ass
 def reload_script_tag(mount_path: str, epoch: int) -> bytes:
     """The tag the development server puts before ``</body>`` instead of MkDocs' inline reload script,
     which the lecture pages' Content-Security-Policy refuses: a file of the site's own origin."""
-    src = html.escape(mount_path.rstrip("/") + "/" + layout.ASSETS_URL + LIVERELOAD_ASSET)
+    src = html.escape(mount_path.rstrip("/") + "/" + paths.ASSETS_URL + LIVERELOAD_ASSET)
     return f'<script src="{src}" data-epoch="{int(epoch)}"></script>'.encode()
 
 
@@ -131,21 +136,21 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     def on_config(self, config: Any) -> Any:
         self.project_root = Path(self.config.project_root).resolve()
         self.traces_dir = Path(self.config.traces_dir)
-        self.assets_dir = Path(self.config.assets_dir or layout.ASSETS_DIR)
-        self.env = template_env(Path(self.config.templates_dir or layout.TEMPLATES_DIR))
+        self.assets_dir = Path(self.config.assets_dir or paths.ASSETS_DIR)
+        self.env = template_env(Path(self.config.templates_dir or paths.TEMPLATES_DIR))
         # The site's own CSS/JS is linked from every page without the course listing it.
         for attr, names in (("extra_css", STYLESHEETS), ("extra_javascript", SCRIPTS)):
             listed = [str(entry) for entry in config[attr]]
             for name in names:
-                if layout.ASSETS_URL + name not in listed:
-                    config[attr].append(layout.ASSETS_URL + name)
-        # Lecture prose is sanitized after Markdown, on every page (tracer.site.sanitize).
-        if "tracer.site.sanitize" not in config["markdown_extensions"]:
-            config["markdown_extensions"].append("tracer.site.sanitize")
-        self.lectures: dict[str, Lecture] = {}
+                if paths.ASSETS_URL + name not in listed:
+                    config[attr].append(paths.ASSETS_URL + name)
+        # LecturePage prose is sanitized after Markdown, on every page (tracer.site.markdown_ext.sanitize).
+        if "tracer.site.markdown_ext.sanitize" not in config["markdown_extensions"]:
+            config["markdown_extensions"].append("tracer.site.markdown_ext.sanitize")
+        self.lectures: dict[str, LecturePage] = {}
         for path in sorted(self.traces_dir.glob("*.json")):
             self._add_lecture(path)
-        for path in sorted((self.traces_dir / layout.GPU_RUNS_SUBDIR).glob("*.json")):
+        for path in sorted((self.traces_dir / paths.GPU_RUNS_SUBDIR).glob("*.json")):
             self._add_gpu_run(path)
         return config
 
@@ -155,7 +160,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         try:
             if lecture is None or lecture.failure is not None:
                 raise TraceError(f"no page for lecture {path.stem!r} to keep it beside")
-            trace = load_trace(path)
+            trace = expand_animations(load_trace(path))
             why = publishable(lecture.trace, trace)
             if why:
                 raise TraceError(why)
@@ -164,14 +169,14 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             log.info("chalktrace: %s: GPU run not published (%s)", self._shown(path),
                      str(exc).replace(str(self.project_root) + "/", ""))
             return
-        slug = layout.gpu_run_slug(lecture.name)
-        self.lectures[slug] = Lecture(slug, trace, self._shown(path), renderer, gpu_run_of=lecture.name)
+        slug = paths.gpu_run_slug(lecture.name)
+        self.lectures[slug] = LecturePage(slug, trace, self._shown(path), renderer, gpu_run_of=lecture.name)
         lecture.gpu_run = slug
 
     def _add_lecture(self, path: Path) -> None:
         fallback = re.sub(r"[^A-Za-z0-9_.-]", "_", path.stem) or "trace"
         try:
-            trace = load_trace(path)
+            trace = expand_animations(load_trace(path))  # step numbers on the site count @animate's parts
         except TraceError as exc:
             # Name the trace as the course sees it, not by this machine's absolute path.
             self._broken(fallback, path, str(exc).replace(str(self.project_root) + "/", ""))
@@ -189,19 +194,19 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         except Exception as exc:  # noqa: BLE001 (any rendering bug stays on this lecture's page)
             self._broken(name, path, f"{self._shown(path)}: cannot render ({type(exc).__name__}: {exc})")
             return
-        self.lectures[name] = Lecture(name, trace, self._shown(path), renderer)
+        self.lectures[name] = LecturePage(name, trace, self._shown(path), renderer)
 
     def _broken(self, name: str, path: Path, why: str) -> None:
         if name in self.lectures:
             log.info("chalktrace: %s (no page: the name %s is taken)", why, name)
             return
         log.info("chalktrace: %s; its page shows an error card", why)
-        self.lectures[name] = Lecture(name, {}, self._shown(path), None, failure=why)  # type: ignore[typeddict-item]
+        self.lectures[name] = LecturePage(name, {}, self._shown(path), None, failure=why)  # type: ignore[typeddict-item]
 
     def _shown(self, path: Path) -> Path:
-        return Path(layout.shown_path(path, self.project_root))
+        return Path(paths.shown_path(path, self.project_root))
 
-    def _fail(self, lecture: Lecture, what: str, exc: BaseException) -> None:
+    def _fail(self, lecture: LecturePage, what: str, exc: BaseException) -> None:
         lecture.failure = f"{lecture.trace_path}: {what} ({type(exc).__name__}: {exc})"
         lecture.page = None
         log.info("chalktrace: %s; its page shows an error card", lecture.failure)
@@ -215,7 +220,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 try:
                     assert lecture.renderer is not None  # every lecture without a failure has one
                     lecture.page = build_read_page(lecture.trace, lecture.renderer, self.env)
-                    extra.append(File.generated(config, layout.source_url(lecture.name),
+                    extra.append(File.generated(config, paths.source_url(lecture.name),
                                                 content=self._source_page(lecture, config)))
                     for image_path in self._local_images(lecture):
                         if files.get_file_from_path(f"assets/{image_path}") is None:
@@ -237,11 +242,11 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             for asset in sorted(p for p in self.assets_dir.rglob("*") if p.is_file()):
                 if asset.name == LIVERELOAD_ASSET and not self.serving:
                     continue  # a published site never polls a development server
-                uri = layout.ASSETS_URL + asset.relative_to(self.assets_dir).as_posix()
+                uri = paths.ASSETS_URL + asset.relative_to(self.assets_dir).as_posix()
                 files.append(File.generated(config, uri, abs_src_path=str(asset)))
         return files
 
-    def _local_images(self, lecture: Lecture) -> list[str]:
+    def _local_images(self, lecture: LecturePage) -> list[str]:
         found = local_images(lecture.trace)
         for path in found:
             if ".." in Path(path).parts or Path(path).is_absolute():
@@ -250,17 +255,17 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 raise PluginError(f"image {path} not found under {self.project_root}")
         return found
 
-    def _source_page(self, lecture: Lecture, config: Any) -> str:
+    def _source_page(self, lecture: LecturePage, config: Any) -> str:
         main = lecture.trace["lecture"]["path"]
         assert lecture.renderer is not None  # called only for a lecture without a failure
         lines = [Markup(html) for html in lecture.renderer.code_lines(main, directives="keep")]  # as traced
         return self.env.get_template("source.html.j2").render(
             path=main, title=lecture.title, site_name=config.site_name,
-            root=root_for(layout.source_url(lecture.name).rsplit("/", 1)[0] + "/"), lines=lines)
+            root=root_for(paths.source_url(lecture.name).rsplit("/", 1)[0] + "/"), lines=lines)
 
     # --- pages -------------------------------------------------------------------------------
 
-    def _lecture_of(self, page: Any) -> Lecture | None:
+    def _lecture_of(self, page: Any) -> LecturePage | None:
         if page.file.src_uri.startswith("lectures/") and page.file.src_uri.endswith(".md"):
             return self.lectures.get(page.file.src_uri[len("lectures/"):-3])
         return None
@@ -281,9 +286,9 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         return self.env.get_template("broken_page.html.j2").render(
             title=lecture.title, message=lecture.failure or "unknown error", trace_path=str(lecture.trace_path))
 
-    def _lecture_content(self, lecture: Lecture, html: str, root: str) -> str:
+    def _lecture_content(self, lecture: LecturePage, html: str, root: str) -> str:
         assert lecture.page is not None and lecture.renderer is not None  # a page was built: no failure
-        content = fill_slots(html, lecture.page.slots, root)
+        content = fill_slots(html, lecture.page, root)
         heading = ""
         # The lecture's title goes on top even when code (helpers defined before main) precedes it.
         match = FIRST_H1.search(content)
@@ -296,7 +301,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             lecture_name=lecture.name,
             root=root,
             source_path=trace["lecture"]["path"],
-            source_url=root + layout.source_url(lecture.name),
+            source_url=root + paths.source_url(lecture.name),
             environment_text=environment_text(trace["environment"]),
             steps_text=steps_text(trace),
             status_error=trace["status"] != "ok",
@@ -308,14 +313,14 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             gpu_run=self._gpu_run_note(lecture, root),
         )
 
-    def _gpu_run_note(self, lecture: Lecture, root: str) -> dict[str, Any] | None:
+    def _gpu_run_note(self, lecture: LecturePage, root: str) -> dict[str, Any] | None:
         if lecture.gpu_run_of is not None:
             current = self.lectures[lecture.gpu_run_of]
-            return gpu_run_note(current.trace, lecture.trace, url=root + layout.lecture_url(current.name),
+            return gpu_run_note(current.trace, lecture.trace, url=root + paths.lecture_url(current.name),
                                 on_gpu_run_page=True)
         if lecture.gpu_run is not None:
             return gpu_run_note(lecture.trace, self.lectures[lecture.gpu_run].trace,
-                                url=root + layout.lecture_url(lecture.gpu_run), on_gpu_run_page=False)
+                                url=root + paths.lecture_url(lecture.gpu_run), on_gpu_run_page=False)
         return None
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
@@ -324,14 +329,14 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         early = str(template_macros(self.env, "page_parts.html.j2").early_step_mode())
         # lecture pages are large: the theme's indentation alone is kilobytes (issue 10's size budget)
         output = compact_whitespace(output.replace("<head>", "<head>\n" + early, 1))
-        # first in <head>, before any script it governs (tracer.site.sanitize)
+        # first in <head>, before any script it governs (tracer.site.markdown_ext.sanitize)
         return output.replace("<head>", "<head>\n" + csp_meta(output), 1)
 
     def on_page_context(self, context: TemplateContext, page: Any, config: Any, nav: Any) -> TemplateContext:
         lecture = self._lecture_of(page)
         if lecture is not None and lecture.failure is None:
             # the edit action opens the lecture's traced source (there is no repository to edit in)
-            page.edit_url = root_for(page.url) + layout.source_url(lecture.name)
+            page.edit_url = root_for(page.url) + paths.source_url(lecture.name)
         return context
 
     def _home_listing(self, root: str) -> str:
@@ -340,12 +345,12 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             if lecture.gpu_run_of is not None:
                 continue  # listed with its lecture
             trace = lecture.trace
-            entry: dict[str, Any] = {"title": lecture.title, "url": root + layout.lecture_url(lecture.name),
+            entry: dict[str, Any] = {"title": lecture.title, "url": root + paths.lecture_url(lecture.name),
                                      "broken": lecture.failure is not None, "sections": [], "gpu_run": None}
             if lecture.failure is None:
                 try:
                     entry.update({
-                        "source_url": root + layout.source_url(lecture.name),
+                        "source_url": root + paths.source_url(lecture.name),
                         "source_path": trace["lecture"]["path"],
                         "steps": steps_text(trace),
                         "device": device_text(trace["environment"]),
@@ -355,7 +360,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                     })
                     if lecture.gpu_run is not None:
                         gpu_run = self.lectures[lecture.gpu_run]
-                        entry["gpu_run"] = {"url": root + layout.lecture_url(gpu_run.name),
+                        entry["gpu_run"] = {"url": root + paths.lecture_url(gpu_run.name),
                                             "device": device_text(gpu_run.trace["environment"])}
                 except Exception as exc:  # noqa: BLE001
                     self._fail(lecture, "cannot list", exc)
@@ -367,7 +372,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         # Plain `mkdocs serve` rebuilds when a trace is (re-)written or a template or asset is edited.
-        for directory in (self.traces_dir, Path(self.config.templates_dir or layout.TEMPLATES_DIR), self.assets_dir):
+        for directory in (self.traces_dir, Path(self.config.templates_dir or paths.TEMPLATES_DIR), self.assets_dir):
             if directory.is_dir():
                 server.watch(str(directory))
         # MkDocs puts its reload script inline into every page it serves; the lecture pages' policy
@@ -394,18 +399,22 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 continue
             try:
                 if self.config.step_mode:
-                    write_viewer_data(lecture.trace, lecture.renderer, layout.data_js_path(site_dir, lecture.name),
+                    write_viewer_data(lecture.trace, lecture.renderer, paths.data_js_path(site_dir, lecture.name),
                                       title=lecture.title)
                 # plot() charts drawn by the read page and the step data (equal charts share one file)
                 for name, svg in lecture.renderer.charts.items():
-                    path = site_dir / layout.PLOTS_URL / name
+                    path = site_dir / paths.PLOTS_URL / name
                     if not path.exists():
                         write_atomic(path, svg)
                 for name, png in lecture.renderer.heatmaps.items():
-                    path = site_dir / layout.HEATMAPS_URL / name
+                    path = site_dir / paths.HEATMAPS_URL / name
                     if not path.exists():
                         path.parent.mkdir(parents=True, exist_ok=True)
                         path.write_bytes(png)
             except Exception as exc:  # noqa: BLE001 (the read page stands; step mode says it has no data)
                 log.info("chalktrace: %s: cannot write step data (%s: %s); step mode is unavailable on its page",
                          lecture.trace_path, type(exc).__name__, exc)
+        broken = [lecture.failure for lecture in self.lectures.values() if lecture.failure is not None]
+        if broken and (self.config.fail_on_broken_pages or os.environ.get(paths.FAIL_ON_BROKEN_PAGES_ENV)):
+            raise PluginError(f"{len(broken)} lecture page(s) could not be built (each shows an error card): "
+                              + "; ".join(broken))

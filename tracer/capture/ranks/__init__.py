@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tracer.capture.ranks.spawn import Launch, SpawnRanks, describe_hang, free_port
+from tracer.capture.ranks.spawn import SpawnLaunch, SpawnRanks, describe_hang, free_port
 from tracer.capture.ranks.worker import TorchrunRank
 from tracer.capture.session import Session
 
-__all__ = ["Launch", "SpawnRanks", "TorchrunRank", "describe_hang", "follow", "free_port"]
+__all__ = ["SpawnLaunch", "SpawnRanks", "TorchrunRank", "describe_hang", "follow", "free_port"]
 
 
 def follow(session: Session, shard_dir: str | os.PathLike[str] | None = None) -> SpawnRanks | TorchrunRank:

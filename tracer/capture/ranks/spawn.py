@@ -36,7 +36,7 @@ from tracer.capture.ranks import shards
 from tracer.capture.ranks.worker import RankConfig, RankTarget
 from tracer.capture.recorder import EXTRAS, RecordedStep
 from tracer.capture.session import Session
-from tracer.trace_format import stream_last_frame
+from tracer.contract.trace_format import stream_last_frame
 
 REAP_SECONDS = 10.0  # how long a finished lecture waits for its ranks before killing them
 STOP_SECONDS = 5.0  # how long desynchronised ranks get to write their shards before they are killed
@@ -53,7 +53,7 @@ def _is_torch_spawn_wrapper(target: Any) -> bool:
 
 
 @dataclass
-class Launch:
+class SpawnLaunch:
     number: int
     step: int  # the parent's step count when the first process started (the launching line's step)
     where: str | None
@@ -76,7 +76,7 @@ class SpawnRanks:
         self.options: dict[str, Any] = dict(seed=options.seed, inspect_all=options.inspect_all,
                                             max_steps=options.max_steps, measure_flops=options.measure_flops,
                                             max_plot_points=options.max_plot_points)
-        self.launches: list[Launch] = []
+        self.launches: list[SpawnLaunch] = []
         self._dir: Path | None = None
         self._lecture_dir = str(self.lecture.parent.resolve()) + os.sep
         self._watch: DesyncWatch | None = None
@@ -131,13 +131,13 @@ class SpawnRanks:
             return
         launch.processes.append((index, process))
 
-    def _launch(self) -> Launch:
+    def _launch(self) -> SpawnLaunch:
         step, where = len(self.recorder.steps), self.recorder.location()
         if self.launches and (self.launches[-1].step, self.launches[-1].where) == (step, where):
             return self.launches[-1]
         if self._dir is None:
             self._dir = Path(tempfile.mkdtemp(prefix="chalktrace-ranks-"))
-        launch = Launch(number=len(self.launches), step=step, where=where, t0=time.time(), port=free_port())
+        launch = SpawnLaunch(number=len(self.launches), step=step, where=where, t0=time.time(), port=free_port())
         self.launches.append(launch)
         if self._watch is None:
             self._watch = DesyncWatch(self._running_launches, self._on_desync)
@@ -145,7 +145,7 @@ class SpawnRanks:
         return launch
 
     # -- desynchronised ranks ------------------------------------------------------------------------
-    def _members(self, launch: Launch, exitcodes: bool = False) -> list[Member]:
+    def _members(self, launch: SpawnLaunch, exitcodes: bool = False) -> list[Member]:
         assert self._dir is not None
         base = self._dir / f"launch{launch.number}-"
         return [Member(index, Path(f"{base}{index}.seq"), Path(f"{base}{index}.where"), getattr(process, "pid", None),
@@ -179,7 +179,7 @@ class SpawnRanks:
             except Exception:
                 pass
 
-    def _config(self, launch: Launch, index: int) -> RankConfig:
+    def _config(self, launch: SpawnLaunch, index: int) -> RankConfig:
         assert self._dir is not None
         return RankConfig(lecture=str(self.lecture), project_root=str(self.session.project_root),
                           shard_path=str(self._dir / f"launch{launch.number}-{index}.json"), t0=launch.t0,
@@ -202,7 +202,7 @@ class SpawnRanks:
                 shutil.rmtree(self._dir, ignore_errors=True)
         return line
 
-    def _merge(self, launch: Launch, header: Any, steps: list[RecordedStep],
+    def _merge(self, launch: SpawnLaunch, header: Any, steps: list[RecordedStep],
                escaped: BaseException | None) -> str | None:
         assert self._dir is not None
         streams = []

@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracer import layout
+from tracer.contract import paths
 from tracer.capture.ranks import shards
 from tracer.capture.trace_writer import dumps
-from tracer.trace_format import validation_error, write_atomic
+from tracer.contract.trace_format import validation_error, write_atomic
 
 
 @dataclass
@@ -55,8 +55,8 @@ def merge(directory: Path, output: Path | None) -> LaunchResult:
     """Merge the shards in ``directory`` into one trace at ``output`` (default: the lecture's trace)."""
     trace, failure = shards.merge_directory(directory)
     if output is None:
-        root = layout.find_project_root(Path.cwd())
-        output = layout.trace_path(root, Path(trace["lecture"]["path"]))
+        root = paths.find_project_root(Path.cwd())
+        output = paths.trace_path(root, Path(trace["lecture"]["path"]))
     problem = validation_error(trace)
     if problem:
         raise shards.ShardError(f"{directory}: merged trace is invalid {problem}")
@@ -70,8 +70,8 @@ def run_torchrun(lecture: Path, nproc: int, *, output: Path | None, seed: int = 
                  extra: list[str] | None = None) -> LaunchResult:
     """Trace ``lecture`` as ``nproc`` torchrun ranks on this machine and merge them into one trace."""
     lecture = Path(lecture).absolute()
-    root = layout.find_project_root(lecture.parent)
-    output = output or layout.trace_path(root, lecture)
+    root = paths.find_project_root(lecture.parent)
+    output = output or paths.trace_path(root, lecture)
     with tempfile.TemporaryDirectory(prefix="chalktrace-shards-") as tmp:
         command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes", "1",
                    "--nproc-per-node", str(nproc), "--max-restarts", "0", "--monitor-interval", "0.2",

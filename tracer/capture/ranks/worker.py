@@ -40,8 +40,8 @@ from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
 from tracer.capture.recorder import EXTRAS, KEY, LINE, RecordedStep, Recorder, mark_error
 from tracer.capture.session import Session, SessionOptions, lecture_modules
 from tracer.capture.trace_writer import trace_json
-from tracer.helper_files import SettingsError, trace_patterns
-from tracer.trace_format import ErrorInfo, write_atomic
+from tracer.contract.helper_files import SettingsError, trace_patterns
+from tracer.contract.trace_format import ErrorInfo, write_atomic
 
 STOPPED_EXIT = 128 + signal.SIGTERM
 
@@ -348,7 +348,7 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
     options = SessionOptions(seed=config.seed, inspect_all=config.inspect_all, max_steps=config.max_steps,
                              measure_flops=config.measure_flops, trace_helpers=helpers,
                              output_budget=OutputBudget(config.output_head_chars, config.output_tail_chars),
-                             max_plot_points=config.max_plot_points, guard_exit=False)
+                             max_plot_points=config.max_plot_points, guard_exit=False, capture_fds=False)
     session = Session(lecture, project_root, options)
     rank = RankTracing(session, Path(config.shard_path), index=config.index, t0=config.t0, port=config.port,
                        parent_pid=config.parent_pid, launch=config.launch)

@@ -223,13 +223,13 @@
   Code.prototype.setRaw = function (on) {
     this.raw = on;
     this.v.rootEl.classList.toggle("lt-raw", on);
-    this.v.buttons.raw.setAttribute("aria-pressed", on ? "true" : "false");
+    this.v.parts.bar.pressed("raw", on);
     this.scrollToCurrent();
   };
 
   Code.prototype.setReveal = function (on) {
     this.reveal = on;
-    this.v.buttons.reveal.setAttribute("aria-pressed", on ? "true" : "false");
+    this.v.parts.bar.pressed("reveal", on);
     var f = this.fileShown;
     if (f >= 0) this.updateReveal(this.files[f], f, this.v.cur);
     this.scrollToCurrent();

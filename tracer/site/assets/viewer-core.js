@@ -2,7 +2,7 @@
 
    Reads window.CHALKTRACE_DATA (data.js beside the page, built by tracer/site/viewer_data.py) and does
    nothing on pages without #lt-stepper. The core holds the position (`cur`), `go`, `render`, the
-   skeleton of the viewer and the bar, and the registries the controllers fill in: commands (what a key
+   viewer's skeleton, and the registries the controllers fill in: commands (what a key
    or a button does), modes (raw, reveal, quiz, present, speaker: each a URL flag) and key bindings
    (through the keyboard controller). After every move it fires "chalktrace:step" on the viewer
    (bubbling to the document) with {step, previous, viewer}. All navigation targets are precomputed in
@@ -32,25 +32,6 @@
     });
   }
 
-  // The bar's buttons, in order: [command, icon (SVG path in a 16x16 box) or text]. Their titles name
-  // their keys and come from the keymap (viewer-keyboard.js); a button whose command nobody
-  // registered, or was registered without a button (quiz on a lecture without questions), is left out.
-  var BUTTONS = [
-    ["first", "M3 3v10M13 3 6 8l7 5z"],
-    ["back_over", "M8 13V4M4 7l4-4 4 4M3 14h10"],
-    ["prev", "M11 3 4 8l7 5z"],
-    ["next", "M5 3l7 5-7 5z"],
-    ["over", "M8 3v9M4 9l4 4 4-4M3 2h10"],
-    ["out", "M8 13V3M4 7l4-4 4 4M3 14h4"],
-    ["last", "M13 3v10M3 3l7 5-7 5z"],
-    ["raw", "raw"],
-    ["reveal", "reveal"],
-    ["present", "present"],
-    ["speaker", "speaker"],
-    ["quiz", "quiz"],
-    ["help", "?"],
-    ["close", "M3 3l10 10M13 3 3 13"]
-  ];
   var MOVES = ["next", "prev", "over", "back_over", "out"];  // data.steps arrays of precomputed targets
 
   function Viewer(data, host) {
@@ -67,7 +48,6 @@
     this.queued = false;        // a frame is asked for to show `pending`
     this.readScrollY = 0;       // where the read page was when step mode opened
     this.rootEl = null;
-    this.buttons = {};          // command -> its button in the bar
     this.commands = {};         // command name -> function (repeat)
     this.buttonless = {};       // commands that have no button in the bar
     this.modes = [];            // {name, get, set, early}, in registration order (the URL's flag order)
@@ -131,70 +111,17 @@
   // --- DOM skeleton (built on first entry) ---------------------------------------------------
 
   Viewer.prototype.build = function () {
-    var self = this, d = this.data, keyboard = this.parts.keyboard;
+    var d = this.data;
     var root = el("div", "lt-viewer md-typeset");
     root.setAttribute("role", "dialog");
     root.setAttribute("aria-label", "Step through " + (d.lecture.title || d.lecture.name));
     root.hidden = true;
-    var bar = el("div", "lt-v-bar");
-    bar.appendChild(el("span", "lt-v-title", escapeHtml(d.lecture.title || d.lecture.name)));
-    this.sectionEl = bar.appendChild(el("span", "lt-v-section"));
-    this.posEl = bar.appendChild(el("span", "lt-v-pos"));
-    var nav = bar.appendChild(el("span", "lt-v-buttons"));
-    BUTTONS.forEach(function (b) {
-      if (!self.commands[b[0]] || self.buttonless[b[0]]) return;
-      var icon = b[1].charAt(0) === "M" ? "<svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"" + b[1] + "\"/></svg>" : b[1];
-      var button = el("button", "lt-v-btn lt-v-b-" + b[0], icon);
-      button.type = "button";
-      button.addEventListener("click", function () { self.command(b[0]); });
-      nav.appendChild(button);
-      self.buttons[b[0]] = button;
-    });
-    keyboard.titleButtons();
-    root.appendChild(bar);
-
-    // a slider: a click jumps, and with focus the arrow keys step, Page Up/Down move a tenth, Home/End the ends
-    var progress = el("div", "lt-v-progress");
-    progress.title = "click to jump to a step";
-    progress.tabIndex = 0;
-    progress.setAttribute("role", "slider");
-    progress.setAttribute("aria-label", "position in the lecture");
-    progress.setAttribute("aria-valuemin", "0");
-    progress.addEventListener("keydown", function (event) {
-      if (event.ctrlKey || event.metaKey || event.altKey) return;
-      var span = self.span(Math.max(0, self.cur)), size = span[2] - span[1], tenth = Math.max(1, Math.round(size / 10));
-      var to = { ArrowRight: self.s.next[self.cur], ArrowUp: self.s.next[self.cur], ArrowLeft: self.s.prev[self.cur],
-                 ArrowDown: self.s.prev[self.cur], PageUp: self.nearestVisible(Math.min(span[2] - 1, self.cur + tenth)),
-                 PageDown: self.nearestVisible(Math.max(span[1], self.cur - tenth)),
-                 Home: self.nearestVisible(span[1]), End: self.nearestVisible(span[2] - 1) }[event.key];
-      if (to === undefined) return;
-      event.preventDefault();
-      if (to >= 0) self.go(to);
-    });
-    this.progressEl = progress;
-    this.fillEl = progress.appendChild(el("div", "lt-v-fill"));
-    var first = this.span(0), last = Math.max(1, first[2] - 1);
-    d.sections.forEach(function (sec) {
-      if (sec[0] >= first[2]) return;  // ranks: every rank's timeline repeats the first one's sections
-      var tick = el("span", "lt-v-tick");
-      tick.style.left = (100 * sec[0] / last) + "%";
-      tick.title = sec[1] + " (step " + sec[0] + ")";
-      progress.appendChild(tick);
-    });
-    progress.addEventListener("click", function (event) {
-      var rect = progress.getBoundingClientRect();
-      var fraction = Math.min(1, Math.max(0, (event.clientX - rect.left) / rect.width));
-      var span = self.span(Math.max(0, self.cur));
-      self.go(self.nearestVisible(span[1] + Math.round(fraction * (span[2] - span[1] - 1))));
-    });
-    root.appendChild(progress);
-
-    var main = el("div", "lt-v-main");
+    var bar = root.appendChild(el("div", "lt-v-bar"));
+    var main = root.appendChild(el("div", "lt-v-main"));
     var code = main.appendChild(el("section", "lt-v-code"));
     var side = main.appendChild(el("aside", "lt-v-side"));
     side.setAttribute("aria-label", "values, call stack and output");
     side.tabIndex = 0;  // it scrolls: the keyboard reaches it
-    root.appendChild(main);
     this.rootEl = root;
     this.each("build", { root: root, bar: bar, main: main, code: code, side: side });
     document.body.appendChild(root);
@@ -204,23 +131,10 @@
   // --- moving -----------------------------------------------------------------------------------
 
   Viewer.prototype.render = function (step) {
-    var s = this.s, d = this.data, code = this.parts.code;
+    var code = this.parts.code;
     var moved = code.show(step, this.cur < 0);
     this.parts.values.show(step);
-    var section = s.section[step];
-    this.sectionEl.textContent = section >= 0 ? d.sections[section][1] : "";
-    var span = this.span(step), at = step - span[1], end = span[2] - span[1] - 1;
-    this.posEl.innerHTML = span[0] + "step <b>" + at + "</b> / " + end + (s.call[step] ? " <span class=\"lt-v-call\">calling</span>" : "");
-    // a transform, not a width: the compositor moves it without layout or paint
-    this.fillEl.style.transform = "scaleX(" + (end > 0 ? at / end : 1) + ")";
-    this.progressEl.setAttribute("aria-valuemax", String(end));
-    this.progressEl.setAttribute("aria-valuenow", String(at));
-    this.progressEl.setAttribute("aria-valuetext", span[0] + "step " + at + " of " + end);
-    var targets = { first: this.firstVisible(), last: this.lastVisible() };
-    for (var k = 0; k < MOVES.length; k++) targets[MOVES[k]] = s[MOVES[k]][step];
-    for (var key in targets) {
-      if (this.buttons[key]) this.buttons[key].disabled = targets[key] < 0 || targets[key] === step;
-    }
+    this.parts.bar.show(step);
     this.cur = step;
     code.scrollToCurrent(moved);  // reads layout once, after all of this step's writes
   };

@@ -46,8 +46,8 @@
     { keys: ["PageUp", "Shift+Space"], command: "prev", when: presenting, help: "present mode and speaker view: step back" },
     { keys: ["b", "B", "."], label: "b / .", command: "blank", when: present, help: "present mode: blank the screen, or show it again" },
     { keys: ["Escape"], command: "help", when: helpOpen },
-    { keys: ["Escape"], command: "blank", when: blanked, help: "present mode, screen blanked: show it again" },
-    { keys: ["Escape"], command: "unpresent", when: present, help: "present mode: leave it" },
+    { keys: ["Escape"], command: "blank", when: blanked },  // listed with the next row
+    { keys: ["Escape"], command: "unpresent", when: present, help: "present mode: show a blanked screen, else leave present mode" },
     { keys: ["s"], command: "speaker", when: notSpeaker, help: "open the speaker view (notes, next line, timer) in a second window",
       title: "open the speaker view in a second window" },
     { keys: ["q"], command: "quiz", help: "quiz mode: predict a value before it shows (Esc skips)",
@@ -152,7 +152,7 @@
   };
 
   Keyboard.prototype.titleButtons = function () {
-    var buttons = this.v.buttons;
+    var buttons = this.v.parts.bar.buttons;
     for (var command in buttons) {
       var title = this.title(command);
       if (title === null) continue;

@@ -30,7 +30,7 @@
   Present.prototype.set = function (on) {
     this.on = on;
     this.v.rootEl.classList.toggle("lt-present", on);
-    this.v.buttons.present.setAttribute("aria-pressed", on ? "true" : "false");
+    this.v.parts.bar.pressed("present", on);
     if (!on) this.setBlank(false);
     this.v.parts.code.scrollToCurrent(true);
     var announce = this.v.parts.announce;

@@ -55,7 +55,7 @@
 
   Quiz.prototype.set = function (on) {
     this.on = on;
-    if (this.v.buttons.quiz) this.v.buttons.quiz.setAttribute("aria-pressed", on ? "true" : "false");
+    this.v.parts.bar.pressed("quiz", on);
     if (!on) this.clear();
   };
 

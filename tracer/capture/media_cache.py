@@ -1,0 +1,99 @@
+"""Remote images and videos kept with the course: fetched once at trace time into a content-addressed cache.
+
+``cached(url, remote)`` answers from the course cache when the URL is there (no network): the file
+``cache/media/<sha256>.<ext>`` named by its content, found through the index ``cache/media.json``
+(URL -> file, size, content type; sorted, readable JSON the course commits beside the files).
+Otherwise it fetches the file, at most ``Remote.max_media_bytes``: a larger one is noted in the
+index as too large (the page links to it instead of embedding it), a file that cannot be had is
+reported to the caller, which warns and shows a placeholder. It never raises for a fetch. This
+module must not build renderings: it returns paths and reasons.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mimetypes
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from tracer.capture.remote import FetchError, Remote, TooLarge
+from tracer.contract.trace_format import write_atomic
+
+INDEX_FILE = "media.json"
+MEDIA_DIR = "media"
+
+
+@dataclass
+class Cached:
+    path: Path | None = None  # the cached file (absolute)
+    too_large: int | None = None  # bytes (0 when unknown) of a file over the limit: link to it instead
+    error: str | None = None  # why there is neither
+
+
+def _extension(url: str, content_type: str | None) -> str:
+    suffix = Path(urlsplit(url).path).suffix.lower()
+    if re.fullmatch(r"\.[a-z0-9]{1,5}", suffix):
+        return suffix
+    guessed = mimetypes.guess_extension(content_type or "") if content_type else None
+    return guessed or ".bin"
+
+
+def _read_index(path: Path) -> tuple[dict[str, dict[str, Any]], str | None]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, ValueError) as exc:
+        return {}, str(exc)
+    if not isinstance(data, dict):
+        return {}, "not a JSON object"
+    return {str(k): v for k, v in data.items() if isinstance(v, dict)}, None
+
+
+def cached(url: str, remote: Remote) -> Cached:
+    """The cached copy of ``url`` (fetched now if needed), or why it is not embedded."""
+    index_path = remote.cache_dir / INDEX_FILE
+    index, problem = _read_index(index_path)
+    if problem is not None:
+        remote.warn(f"{remote.where()}: {INDEX_FILE}: cannot read the media cache index ({problem}); "
+                    "fix or delete it")
+    entry = index.get(url)
+    if entry is not None:
+        if entry.get("too_large"):
+            return Cached(too_large=int(entry.get("nbytes") or 0))
+        path = remote.cache_dir / str(entry.get("file", ""))
+        if entry.get("file") and path.is_file():
+            return Cached(path=path)
+    try:
+        fetched = remote.fetch(url, max_bytes=remote.max_media_bytes)
+    except TooLarge as exc:
+        index[url] = {"too_large": True, "nbytes": exc.nbytes}
+        if problem is None:
+            _write_index(index_path, index)
+        return Cached(too_large=exc.nbytes or 0)
+    except FetchError as exc:
+        return Cached(error=str(exc))
+    digest = hashlib.sha256(fetched.body).hexdigest()
+    relative = f"{MEDIA_DIR}/{digest}{_extension(url, fetched.content_type)}"
+    path = remote.cache_dir / relative
+    if not path.is_file():
+        write_atomic_bytes(path, fetched.body)
+    index[url] = {"file": relative, "nbytes": len(fetched.body), "content_type": fetched.content_type}
+    if problem is None:  # never overwrite an index we could not read: its entries would be lost
+        _write_index(index_path, index)
+    return Cached(path=path)
+
+
+def _write_index(path: Path, index: dict[str, dict[str, Any]]) -> None:
+    write_atomic(path, json.dumps(index, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def write_atomic_bytes(path: Path, body: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_bytes(body)
+    partial.replace(path)

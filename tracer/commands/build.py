@@ -1,0 +1,132 @@
+"""``chalktrace build``: re-trace the lectures whose traces are not fresh (in parallel), then build the site.
+
+The plan (``plan_build``) asks the CUDA guard (``gpu_runs``) and freshness (``freshness``) per
+lecture; the lectures are traced through the worker protocol; one build runs at a time per project
+(``build_lock``). This module must not record steps or render pages: MkDocs builds the site.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+from tracer.commands.course import course_root
+from tracer.commands.freshness import discover, freshness, rel, skipped
+from tracer.commands.gpu_runs import cuda_guard
+from tracer.commands.trace_problems import trace_problems
+from tracer.commands.worker_protocol import WorkerOutcome, run_many
+from tracer.contract import paths
+from tracer.contract.lecture_files import course_path
+from tracer.contract.trace_format import TraceError, load_trace
+from tracer.exit_codes import ExitCode
+
+
+@contextlib.contextmanager
+def build_lock(project_root: Path) -> Iterator[None]:
+    """One build at a time per project: a second waits instead of racing on the same traces."""
+    import fcntl
+
+    lock_dir = project_root / "build"
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with open(lock_dir / ".chalktrace.lock", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("chalktrace: another build is running; waiting for it to finish", file=sys.stderr)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+def plan_build(project_root: Path, lectures: list[Path], *, force: bool,
+               has_cuda: bool | None = None) -> tuple[list[Path], list[str], list[str]]:
+    """(lectures to re-trace, notes to print, blocking problems)."""
+    todo: list[Path] = []
+    notes: list[str] = []
+    problems: list[str] = []
+    for lecture in lectures:
+        target = paths.trace_path(project_root, lecture)
+        refusal = cuda_guard(lecture, target, force=force, has_cuda=has_cuda)
+        if refusal is not None:
+            if refusal.blocking:
+                problems.append(refusal.message)
+                continue
+            notes.append(refusal.message)
+            if refusal.skip:
+                continue
+        why = freshness(lecture, target, project_root)
+        if why is None and not (refusal is not None and force):
+            continue
+        todo.append(lecture)
+    return todo, notes, problems
+
+def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: bool, show: bool = True) -> int:
+    lectures = discover(project_root / paths.LECTURES_DIR)
+    with build_lock(project_root):
+        todo, notes, problems = plan_build(project_root, lectures, force=force)
+        for path, why in skipped(project_root / paths.LECTURES_DIR):
+            if not path.name.startswith("_"):  # helpers are said to be helpers by their name
+                print(f"{course_path(path, project_root)}: skipped: {why}", file=sys.stderr)
+        for note in notes:
+            print(note, file=sys.stderr)
+        if not todo:
+            print(f"chalktrace: all {len(lectures)} traces fresh; nothing to re-trace", file=sys.stderr)
+            outcomes: list[WorkerOutcome] = []
+        else:
+            print(f"chalktrace: re-tracing {len(todo)} of {len(lectures)} lectures with {min(jobs, len(todo))} "
+                  f"process(es)", file=sys.stderr)
+            outcomes = run_many(todo, [paths.trace_path(project_root, p) for p in todo], jobs=jobs, timeout=timeout,
+                                force=force, project_root=project_root, show=show)
+        # A run that raised wrote its error trace: the published traces' problems below name it.
+        failed = [o for o in outcomes if not o.ok and o.returncode != ExitCode.LECTURE_FAILED]
+        for outcome in failed:
+            print(outcome.message or f"{rel(outcome.lecture, project_root)}: exit {outcome.returncode}",
+                  file=sys.stderr)
+        students_would_see = published_problems(project_root, lectures)
+        for problem in students_would_see:
+            print(problem, file=sys.stderr)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if site:
+            code = build_site(project_root)
+            if code:
+                return code
+        return ExitCode.LECTURE_FAILED if (failed or problems or students_would_see) else ExitCode.OK
+
+
+def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
+    """What the committed traces of ``lectures`` would show students that they should not see
+    (``trace_problems``), each ``path:line: what``."""
+    problems = []
+    for lecture in lectures:
+        committed = paths.trace_path(project_root, lecture)
+        try:
+            trace = load_trace(committed, validate=False)
+        except TraceError:
+            continue  # missing or unreadable: the site build reports it on the lecture's page
+        problems.extend(trace_problems(trace))
+    return problems
+
+def build_site(project_root: Path, strict: bool = True) -> int:
+    command = [sys.executable, "-m", "mkdocs", "build", "--quiet"] + (["--strict"] if strict else [])
+    # a lecture page that could not be built fails the build (it still shows an error card on the site)
+    done = subprocess.run(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1",
+                                                              **{paths.FAIL_ON_BROKEN_PAGES_ENV: "1"}))
+    if done.returncode:
+        print("chalktrace: site build failed (see above)", file=sys.stderr)
+    else:
+        print(f"chalktrace: site built in {rel(project_root / paths.BUILD_DIR, project_root)}/", file=sys.stderr)
+    return done.returncode
+
+
+def main(args: argparse.Namespace) -> int:
+    root = course_root("build", site=not args.no_site)
+    if root is None:
+        return ExitCode.BAD_INPUT
+    return build(root, jobs=args.jobs, timeout=args.timeout, force=args.force, site=not args.no_site, show=not args.quiet)

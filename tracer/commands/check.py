@@ -1,0 +1,130 @@
+"""``chalktrace check``: re-trace every lecture into a temporary directory and compare with the committed traces.
+
+Every lecture must run, every committed trace must be valid and fresh (``freshness``), no value may
+have drifted (``drift``), the kept GPU runs must be sound (``gpu_runs``) and no trace may lack its
+lecture. This module reports problems; it must not write into the committed traces.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tracer.commands.course import course_root
+from tracer.commands.drift import value_drift
+from tracer.commands.edtrace_names import unported_names
+from tracer.commands.freshness import discover, freshness, rel, skipped
+from tracer.commands.gpu_runs import gpu_run_problems
+from tracer.commands.trace_problems import trace_problems
+from tracer.commands.worker_protocol import WorkerOutcome, run_many
+from tracer.contract import paths
+from tracer.contract.lecture_files import course_path
+from tracer.contract.source_facts import read_source
+from tracer.contract.trace_format import Trace, TraceError, load_trace, read_header
+from tracer.exit_codes import ExitCode
+
+
+@dataclass
+class CheckReport:
+    lectures: int = 0
+    problems: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "path: reason" for each .py that is not traced
+    notes: list[str] = field(default_factory=list)  # what was not checked, and why
+
+def _written_trace(output: Path, outcome: WorkerOutcome) -> Trace | None:
+    """The trace a run wrote (it completed, or main() raised and its error trace was written), else None."""
+    if not (outcome.ok or outcome.returncode == ExitCode.LECTURE_FAILED) or not output.exists():
+        return None
+    try:
+        return load_trace(output, validate=False)
+    except TraceError:
+        return None
+
+
+def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -> CheckReport:
+    """Re-trace every lecture into a temporary directory and compare with the committed traces."""
+    lectures_dir = project_root / paths.LECTURES_DIR
+    lectures = discover(lectures_dir)
+    report = CheckReport(lectures=len(lectures),
+                         skipped=[f"{course_path(p, project_root)}: skipped: {why}" for p, why in skipped(lectures_dir)])
+    traces_dir = project_root / paths.TRACES_DIR
+    with tempfile.TemporaryDirectory(prefix="chalktrace-check-") as tmp:
+        outputs = [Path(tmp) / f"{p.stem}.json" for p in lectures]
+        outcomes = run_many(lectures, outputs, jobs=jobs, timeout=timeout, force=True,
+                            project_root=project_root, show=show)
+        for lecture, output, outcome in zip(lectures, outputs, outcomes):
+            name = rel(lecture, project_root)
+            committed = paths.trace_path(project_root, lecture)
+            committed_rel = rel(committed, project_root)
+            ran = _written_trace(output, outcome)
+            if ran is not None:  # what students would see: an error or a name an @inspect did not find
+                report.problems.extend(trace_problems(ran))
+            elif not outcome.ok:
+                reason = outcome.message or f"exit {outcome.returncode}"
+                report.problems.append(f"{name}: lecture failed: {reason.splitlines()[-1]}")
+            if not committed.exists():
+                if outcome.returncode != ExitCode.BAD_INPUT:  # a refused run already says why there is none
+                    report.problems.append(f"{committed_rel}: missing; run `chalktrace build` and commit the trace")
+                continue
+            try:
+                load_trace(committed)
+            except TraceError as exc:
+                report.problems.append(str(exc).replace(str(project_root) + os.sep, ""))
+                continue
+            why = freshness(lecture, committed, project_root)
+            if why:
+                report.problems.append(f"{committed_rel}: {why}; run `chalktrace build` and commit the trace")
+                continue
+            fresh = read_header(output) if ran is not None else None
+            if fresh is not None:
+                drifted, notes = value_drift(committed, output, project_root, lecture)
+                report.problems.extend(drifted)
+                report.notes.extend(notes)
+                now_sources = set(fresh.get("sources") or {})
+                then_sources = set((read_header(committed) or {}).get("sources") or {})
+                if now_sources != then_sources:
+                    added = sorted(now_sources - then_sources)
+                    removed = sorted(then_sources - now_sources)
+                    report.problems.append(f"{committed_rel}: stale (sources now {'+' + ', +'.join(added) if added else ''}"
+                                           f"{' ' if added and removed else ''}{'-' + ', -'.join(removed) if removed else ''});"
+                                           " run `chalktrace build` and commit the trace")
+    report.problems.extend(gpu_run_problems(project_root, lectures))
+    report.problems.extend(unported_uses(project_root, lectures_dir))
+    known = {p.stem for p in lectures}
+    for orphan in sorted(traces_dir.glob("*.json")):
+        if orphan.stem not in known:
+            report.problems.append(f"{rel(orphan, project_root)}: no lecture lectures/{orphan.stem}.py for this trace")
+    return report
+
+
+
+def unported_uses(project_root: Path, lectures_dir: Path) -> list[str]:
+    """Each edtrace name a lecture or helper uses that chalktrace has no equivalent for yet, at its file:line."""
+    found = []
+    for path in sorted(lectures_dir.rglob("*.py")) if lectures_dir.is_dir() else []:
+        try:
+            source = read_source(path)
+        except (OSError, UnicodeDecodeError, SyntaxError):
+            continue  # the lecture's own run reports it
+        found.extend(unported_names(rel(path, project_root), source))
+    return found
+
+def main(args: argparse.Namespace) -> int:
+    root = course_root("check", site=False)
+    if root is None:
+        return ExitCode.BAD_INPUT
+    report = check(root, jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
+    for line in report.skipped + report.notes:
+        print(line, file=sys.stderr)
+    for problem in report.problems:
+        print(problem, file=sys.stderr)
+    if report.problems:
+        print(f"chalktrace check: {len(report.problems)} problem(s) in {report.lectures} lecture(s)", file=sys.stderr)
+        return ExitCode.PROBLEMS
+    print(f"chalktrace check: {report.lectures} lecture(s) run, every committed trace fresh and valid, no value drifted",
+          file=sys.stderr)
+    return ExitCode.OK

@@ -1,0 +1,37 @@
+"""``chalktrace diff A B``: what changed between two traces, as lines or JSON records (exit 0 equal, 1 different).
+
+The comparison itself is ``trace_diff``; this module prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tracer.exit_codes import ExitCode
+
+
+def main(args: argparse.Namespace) -> int:
+    import json
+
+    from tracer.commands import trace_diff
+    from tracer.contract.trace_format import TraceError, load_trace
+
+    try:
+        old, new = load_trace(args.old), load_trace(args.new)
+    except TraceError as exc:
+        print(f"chalktrace diff: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    changes = trace_diff.diff_traces(old, new)
+    shown = changes if args.all else [c for c in changes if not c.run_dependent]
+    hidden = len(changes) - len(shown)
+    if args.json:
+        print(json.dumps({"old": args.old, "new": args.new, "equal": not shown, "run_dependent_hidden": hidden,
+                          "changes": trace_diff.to_json(shown)}, indent=1, ensure_ascii=False))
+    else:
+        for change in shown:
+            print(trace_diff.format_change(change))
+        if not args.quiet:
+            left_out = f"; {hidden} run-dependent difference(s) left out (timings; --all shows them)" if hidden else ""
+            print(f"chalktrace diff: {len(shown)} difference(s){left_out}", file=sys.stderr)
+    return ExitCode.DIFFERENT if shown else ExitCode.OK

@@ -1,0 +1,123 @@
+"""``chalktrace run``: trace lectures into ``site/traces/NAME.json`` (or ``-o``), one at a time or as torchrun ranks.
+
+Each run goes through the kept-GPU-run protocol (``gpu_runs.guarded_run``), shows progress and
+answers to the timeout watchdog (``capture.watchdog``). This module must not record steps itself: the
+runner does; it imports the capture side (and so torch) only inside the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from functools import partial
+from pathlib import Path
+
+from tracer.capture import terminal
+from tracer.capture.terminal import say
+from tracer.exit_codes import ExitCode
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.output and len(args.lectures) > 1:
+        say("chalktrace: -o/--output takes a single lecture")
+        return ExitCode.BAD_INPUT
+    worst: int = ExitCode.OK
+    from tracer.commands import gpu_runs
+
+    if args.nproc_per_node:
+        return _run_torchrun(args)
+    for lecture in args.lectures:
+        # gpu_runs owns the CUDA guard and the kept GPU run around the run itself
+        worst = max(worst, gpu_runs.guarded_run(Path(lecture), Path(args.output) if args.output else None,
+                                                force=args.force, trace=partial(_run_one, args, lecture)))
+    return worst
+
+def _run_one(args: argparse.Namespace, lecture: str) -> int:
+    """Trace one lecture for ``main``; its exit code."""
+    from tracer.capture.output_budget import OutputBudget
+    from tracer.capture.runner import LectureError, run_lecture
+    from tracer.capture.session import SessionOptions
+    from tracer.capture.values import Limits
+    from tracer.capture.watchdog import show_progress, start_timeout
+
+    box: list = []
+    stop = threading.Event()
+    stream = terminal.stderr()  # saved at start: while the lecture runs, sys.stderr and fd 2 are its own
+    show = stream.isatty() and not args.quiet
+    thread = threading.Thread(target=show_progress, args=(box, stop, lecture, stream), daemon=True) if show else None
+    if thread:
+        thread.start()
+    from tracer.capture import lingering_threads
+
+    before = set(threading.enumerate())
+    timer = start_timeout(args.timeout, box, lecture)
+    started = time.perf_counter()
+    deadline = time.monotonic() + args.timeout if args.timeout else None
+    try:
+        options = SessionOptions(seed=args.seed, inspect_all=args.inspect_all, max_steps=args.max_steps,
+                                 measure_flops=not args.no_flops, limits=Limits(tensor_elements=args.preview_elements),
+                                 output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
+                                 max_plot_points=args.max_plot_points)
+        result = run_lecture(lecture, output=args.output, shard_dir=args.shard_dir, options=options,
+                             on_session=box.append)
+    except LectureError as exc:
+        say(str(exc))
+        return ExitCode.BAD_INPUT
+    finally:
+        if timer:
+            timer.cancel()
+        stop.set()
+        if thread:
+            thread.join()
+    seconds = time.perf_counter() - started
+    # the lecture's threads that outlive main(): named, and bounded by --timeout like the rest of the run
+    lingering_threads.bound(before, lecture, deadline=deadline, seconds=args.timeout, stream=stream)
+    worst = ExitCode.OK
+    if result.error_line:
+        say(result.error_line)
+        # Anything but "ok" means main() did not complete: never exit 0 for it.
+        worst = ExitCode.INTERRUPTED if result.status == "interrupted" else ExitCode.LECTURE_FAILED
+    if not args.quiet:
+        status = {"ok": "ok", "error": "raised", "exited": "exited before main() returned",
+                  "interrupted": "interrupted"}.get(result.status, result.status)
+        shown = result.output
+        if shown is not None:
+            try:
+                shown = shown.resolve().relative_to(Path.cwd().resolve())
+            except ValueError:
+                pass
+        say(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}")
+    return worst
+
+def _run_torchrun(args: argparse.Namespace) -> int:
+    """``run --nproc-per-node N``: the lecture is a torchrun script; trace every rank and merge them."""
+    from tracer.capture.ranks.torchrun import run_torchrun
+    from tracer.capture.ranks.shards import ShardError
+
+    if len(args.lectures) > 1:
+        say("chalktrace: --nproc-per-node takes a single lecture")
+        return ExitCode.BAD_INPUT
+    lecture = Path(args.lectures[0])
+    if not lecture.is_file():
+        say(f"{lecture}: no such lecture file")
+        return ExitCode.BAD_INPUT
+    extra = (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if args.no_flops else [])
+    extra += ["--max-steps", str(args.max_steps)]
+    started = time.perf_counter()
+    try:
+        result = run_torchrun(lecture, args.nproc_per_node, output=Path(args.output) if args.output else None,
+                              seed=args.seed, timeout=args.timeout, extra=extra)
+    except ShardError as exc:
+        say(str(exc))
+        return ExitCode.LECTURE_FAILED
+    if result.message:
+        say(result.message)
+    if result.status == "timeout":
+        return ExitCode.TIMEOUT
+    if result.status == "failed":
+        return ExitCode.LECTURE_FAILED
+    if not args.quiet:
+        say(f"{lecture}: {'raised' if result.status == 'error' else 'ok'}, {result.ranks} ranks, "
+            f"{result.steps:,} steps in {time.perf_counter() - started:.1f}s -> {result.output}")
+    return ExitCode.LECTURE_FAILED if result.status == "error" else ExitCode.OK

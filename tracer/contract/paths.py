@@ -1,0 +1,113 @@
+"""The project layout and the site's URLs, in one place.
+
+A chalktrace course repository holds ``lectures/NAME.py`` (plus helpers and images), committed traces
+in ``site/traces/NAME.json``, MkDocs pages in ``site/docs/`` and builds into ``build/site/``. The site
+serves each lecture at ``lectures/NAME/`` with its traced source at ``lectures/NAME/source.html``
+and the step data at ``lectures/NAME/data.js``. A lecture whose CUDA trace was replaced by a CPU one
+keeps that GPU run in ``site/traces/gpu/NAME.json``, published at ``lectures/NAME/gpu/``. Templates and the viewer's JS/CSS ship inside the
+package (``tracer/site/templates``, ``tracer/site/assets``), so an installed wheel builds a site
+with no source checkout. Every module asks this one for paths and URLs; it must stay free of
+imports beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # tracer/
+
+# Inside a course repository, relative to its root.
+LECTURES_DIR = "lectures"
+TRACES_DIR = "site/traces"
+GPU_RUNS_SUBDIR = "gpu"  # under TRACES_DIR: the last CUDA trace of a lecture re-traced without a GPU
+DOCS_DIR = "site/docs"
+BUILD_DIR = "build/site"
+
+# Shipped with the package.
+TEMPLATES_DIR = PACKAGE_DIR / "site" / "templates"
+ASSETS_DIR = PACKAGE_DIR / "site" / "assets"
+ASSETS_URL = "assets/chalktrace/"  # where the package's assets land in the built site
+PLOTS_URL = ASSETS_URL + "plots/"  # plot() charts drawn at build time, one SVG file each
+HEATMAPS_URL = "assets/hm/"  # tensor heatmaps drawn at build time, one PNG each (short: every card names it)
+
+DEFAULT_MAX_STEPS = 100_000
+DEFAULT_TIMEOUT_SECONDS = 300.0  # per lecture, for check/build/serve
+
+# A course repository's root is the nearest directory holding one of these.
+PROJECT_MARKERS = ("mkdocs.yml", "pyproject.toml", ".git")
+
+
+def find_project_root(start: Path) -> Path:
+    for directory in [start, *start.parents]:
+        if any((directory / marker).exists() for marker in PROJECT_MARKERS):
+            return directory
+    return start
+
+
+def project_relpath(path: str | Path, root: Path) -> str | None:
+    """``path`` relative to the project ``root``, forward slashes; None when outside it. The one place
+    a project-relative path is computed (what traces, messages and freshness name files by)."""
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        if root.is_absolute() and root == root.resolve():
+            return None
+        return project_relpath(path, root.resolve())  # an unresolved root (a symlink, a relative path)
+
+
+def shown_path(path: str | Path, root: Path) -> str:
+    """``path`` as messages name it: project-relative, else as given."""
+    return project_relpath(path, root) or str(path)
+
+
+def trace_path(project_root: Path, lecture: Path) -> Path:
+    """Where the committed trace of ``lecture`` lives."""
+    return project_root / TRACES_DIR / f"{lecture.stem}.json"
+
+
+def gpu_run_path(project_root: Path, name: str) -> Path:
+    """Where the kept GPU run of lecture ``name`` lives (see :data:`GPU_RUNS_SUBDIR`)."""
+    return project_root / TRACES_DIR / GPU_RUNS_SUBDIR / f"{name}.json"
+
+
+def gpu_run_slug(name: str) -> str:
+    """The page name of a kept GPU run: its URL is ``lecture_url(gpu_run_slug(name))``."""
+    return f"{name}/{GPU_RUNS_SUBDIR}"
+
+
+# Set (to anything) in the environment of `mkdocs build`: a lecture page that could not be built
+# fails the build instead of only showing its error card (`chalktrace build` sets it).
+FAIL_ON_BROKEN_PAGES_ENV = "CHALKTRACE_FAIL_ON_BROKEN_PAGES"
+
+# Lecture names the site cannot give a page of its own: MkDocs serves lectures/index.md and
+# lectures/README.md as the lectures/ directory itself, so lectures/NAME/ would lead nowhere.
+RESERVED_LECTURE_NAMES = ("index", "README")
+LECTURE_NAME = re.compile(r"[A-Za-z0-9_.-]+")  # a lecture's name is one URL path segment
+
+
+def lecture_name_problem(name: str) -> str | None:
+    """Why ``name`` (a lecture file's stem) cannot be a lecture's page, or None when it can."""
+    if name in RESERVED_LECTURE_NAMES:
+        return (f"the name {name!r} is reserved by the site (its page would not be at {lecture_url(name)}); "
+                f"reserved names: {', '.join(RESERVED_LECTURE_NAMES)}; rename the file")
+    if not LECTURE_NAME.fullmatch(name):
+        return f"the name {name!r} cannot be a URL; use letters, digits, _ . - (rename the file)"
+    return None
+
+
+def lecture_url(name: str) -> str:
+    return f"lectures/{name}/"
+
+
+def lecture_src_uri(name: str) -> str:
+    """The MkDocs source URI of the generated page (served at :func:`lecture_url`)."""
+    return f"lectures/{name}.md"
+
+
+def source_url(name: str) -> str:
+    return f"lectures/{name}/source.html"
+
+
+def data_js_path(site_dir: Path, name: str) -> Path:
+    return site_dir / "lectures" / name / "data.js"

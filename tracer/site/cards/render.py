@@ -1,0 +1,739 @@
+"""HTML for one trace's pieces: value cards, renderings, compute cards, errors, highlighted code.
+
+``HtmlRenderer(trace, env)`` is shared by read mode (the MkDocs page) and step mode (the viewer's
+``data.js``). Python here turns trace records into plain "view" dicts (strings and numbers ready to
+show); the Jinja macros in ``site/templates/cards.html.j2`` turn views into markup, autoescaped.
+Every method returns a ``markupsafe.Markup`` (safe HTML). Image sources start with the literal
+placeholder ``{root}`` (the relative URL of the site root), which the caller replaces; so do
+``plot()`` charts, whose SVG files (``charts``) the caller writes under ``paths.PLOTS_URL``.
+
+Code line anchors: a line of the lecture's main file is ``id="L{line}"``; a line of any other file
+is ``id="{slug}-L{line}"`` where slug is the path lowercased with every run of characters other
+than letters and digits replaced by "-" (``lectures/helpers/util.py`` -> ``lectures-helpers-util-py``).
+This module must not read or write files (the caller passes the trace) nor know page layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import math
+import re
+import shlex
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+import jinja2
+from markupsafe import Markup
+from pygments.lexers import PythonLexer
+from pygments.token import STANDARD_TYPES
+
+from tracer.contract import paths
+from tracer.site.cards.citations import citation_label, details
+from tracer.site.read.directive_comments import directive_cuts
+from tracer.site.cards.graph_svg import graph_view
+from tracer.site.cards.heatmap import heatmap, whole_heatmap
+from tracer.site.cards.jaxtyping_dims import annotation_dims, name_dims
+from tracer.site.markdown_ext.mathml import latex_to_mathml, render_markdown
+from tracer.site.read.page_model import paragraph_groups
+from tracer.site.markdown_ext.sanitize import clean_html, safe_url
+from tracer.site.cards.stride_diagram import stride_diagram
+from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
+from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
+from tracer.site.cards.units import exact_cell, exact_number, format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds, readable_number
+
+ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
+MAX_SHARED_NAMES = 3
+MAX_SPEC_CHARS = 20_000  # a chart that cannot be drawn shows its spec, cut here
+EXACT_CELL_CHARS = 8  # a grid whose every element is this short shows them all exactly; else 4 digits
+SCALAR_TYPES = {"int", "float", "bool", "str", "none", "complex", "numpy_scalar", "dtype", "device", "size",
+                "function", "class", "cycle"}
+
+
+def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
+    """The Jinja environment for chalktrace templates: autoescape on, undefined variables are errors."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir or paths.TEMPLATES_DIR)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+class Macros(Protocol):
+    """A template's exported macros, as attributes: what ``Template.module`` holds (jinja2 types it
+    as a ``TemplateModule`` whose names, set from the template at runtime, it cannot declare)."""
+
+    def __getattr__(self, name: str) -> jinja2.runtime.Macro: ...
+
+
+def template_macros(env: jinja2.Environment, name: str) -> Macros:
+    """The macros of template ``name`` (``cards.html.j2``, ...), called as ``macros.value_card(...)``."""
+    return cast(Macros, env.get_template(name).module)
+
+
+def path_slug(path: str) -> str:
+    """``lectures/helpers.py`` -> ``lectures-helpers-py`` (see the module docstring)."""
+    return re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-")
+
+
+def line_anchor(path: str, line: int, main_path: str) -> str:
+    """The id of a code line in read mode: ``L12`` in the main file, ``{slug}-L12`` elsewhere."""
+    return f"L{line}" if path == main_path else f"{path_slug(path)}-L{line}"
+
+
+# --- values -----------------------------------------------------------------------------------
+
+
+def values_tables(values: Any, shape: list[int]) -> list[dict[str, Any]]:
+    """A tensor/array preview as tables: ``[{"label": "[0, :, :]" or None, "rows": [[element]]}]``
+    (elements as the preview holds them; ``number_grid`` turns rows into text).
+
+    0-d and 1-d previews give one single-row table; 2-d one table; higher ranks one table per
+    leading index, labelled. An elided run (the string "…") stays visible as a "…" cell, row or table.
+    """
+    if len(shape) == 0:
+        return [{"label": None, "rows": [[values]]}]
+    if len(shape) == 1:
+        return [{"label": None, "rows": [list(values)]}]
+    if len(shape) == 2:
+        rows = [["…"] if row == "…" else list(row) for row in values]
+        return [{"label": None, "rows": rows, "block": values}]
+    tables: list[dict[str, Any]] = []
+
+    def walk(block: Any, prefix: list[str], depth: int) -> None:
+        if depth == len(shape) - 2:
+            label = "[" + ", ".join(prefix + [":", ":"]) + "]"
+            tables.extend({**t, "label": label} for t in values_tables(block, shape[-2:]))
+            return
+        index = 0
+        for sub in block:
+            if sub == "…":
+                tables.append({"label": "[" + ", ".join(prefix + ["…"]) + "]", "rows": [["…"]]})
+                # the next preview entries come from the end of this dimension
+                index = shape[depth] - (len(block) - block.index("…") - 1)
+                continue
+            walk(sub, prefix + [str(index)], depth + 1)
+            index += 1
+
+    walk(values, [], 0)
+    return tables
+
+
+def grid_view(rows: list[list[Any]]) -> dict[str, Any]:
+    """A table of short cells as one block of text: every cell a space and the value right-aligned
+    in the widest value's width, so site.css can rule the columns (a monospace ``ch`` grid, ``width``
+    characters a column) without an element per cell. An elision row (``["…"]``) stays one cell."""
+    cells = [[str(cell) for cell in row] for row in rows]
+    width = max((len(cell) for row in cells for cell in row), default=1)
+    text = "\n".join("".join(f" {cell:>{width}}" for cell in row) for row in cells)
+    return {"text": text, "width": width + 1, "cells": None, "exact": None}
+
+
+def number_grid(rows: list[list[Any]]) -> dict[str, Any]:
+    """A table of elements as a ruled grid (``grid_view``). When every element's exact text is at
+    most ``EXACT_CELL_CHARS`` long the grid shows them exactly; otherwise elements are rounded to 4
+    significant digits and each rounded cell carries its exact text (``cells``: per row, per cell
+    ``(padding, text, exact or None)``, for the hover title), and ``exact`` is the whole grid exactly
+    (shown on demand and in raw mode)."""
+    exact = [["…"] if row == ["…"] else [exact_cell(v) for v in row] for row in rows]
+    if max((len(cell) for row in exact for cell in row), default=0) <= EXACT_CELL_CHARS:
+        return grid_view(exact)
+    shown = [["…"] if row == ["…"] else [format_number(v) for v in row] for row in rows]
+    view = grid_view(shown)
+    pad = view["width"]
+    cells = [[(" " * (pad - len(text)), text, whole if whole != text else None) for text, whole in zip(row, exact_row)]
+             for row, exact_row in zip(shown, exact)]
+    if not any(whole for row in cells for _pad, _text, whole in row):
+        return view
+    return {**view, "cells": cells, "exact": grid_view(exact)}
+
+
+def _stats_number(value: Any, rounded: bool) -> tuple[str, str | None]:
+    """(text, exact text or None): min and max are elements, shown exactly; mean and std are
+    computed in float64 and shown to 6 significant digits with their exact value on hover."""
+    if not isinstance(value, float):
+        return format_number(value), None
+    exact = readable_number(value)
+    text = readable_number(value, significant=6) if rounded and len(exact) > 10 else exact
+    return text, (exact if exact != text else None)
+
+
+def _stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str, str | None]]:
+    """The statistics row: ``(label, text, exact or None)``. When NaN or ±Inf are present, the
+    mean and std of every value (NaN when any is NaN, as torch says) come first, then the four of
+    the finite values alone under "of finite values", then the counts."""
+    if not stats:
+        return []
+    rows: list[tuple[str, str, str | None]] = []
+    finite = stats.get("finite")
+    special = bool(stats.get("nan_count") or stats.get("inf_count"))
+    if finite is not None:
+        rows += [(key, *_stats_number(stats[key], True)) for key in ("mean", "std") if key in stats]
+        total = finite.get("count", 0) + stats.get("nan_count", 0) + stats.get("inf_count", 0)
+        rows.append(("of finite values", f"{finite.get('count', 0):,} of {total:,}:", None))
+        source = finite
+    else:
+        if special:  # traces before the "finite" record: their four figures left NaN and ±Inf out
+            rows.append(("of finite values", ":", None))
+        source = stats
+    rows += [(key, *_stats_number(source[key], key in ("mean", "std"))) for key in ("min", "max", "mean", "std")
+             if key in source]
+    for key in ("nan_count", "inf_count"):
+        if stats.get(key):
+            rows.append((key.replace("_count", "s"), f"{stats[key]:,}", None))
+    return rows
+
+
+def _scalar_text(value: dict[str, Any]) -> str:
+    kind = value["type"]
+    if kind == "str":
+        return repr(value["value"]) + ("…" if value.get("truncated") else "")
+    if kind == "none":
+        return "None"
+    if kind == "bool":
+        return "True" if value["value"] else "False"
+    if kind == "float":
+        v = value["value"]
+        return v if isinstance(v, str) else repr(float(v))
+    if kind == "complex":
+        return format_number([value.get("real", 0.0), value.get("imag", 0.0)])
+    if kind == "numpy_scalar":
+        number = value.get("value")
+        text = readable_number(number) if isinstance(number, (int, float)) else format_number(number)
+        return f"{text} ({value.get('dtype')})"
+    if kind == "dtype":
+        return f"torch.{value['value']}" if "itemsize" in value else str(value["value"])
+    if kind == "device":
+        return f"device({value['value']!r})"
+    if kind == "size":
+        return "torch.Size([" + ", ".join(str(n) for n in value["value"]) + "])"
+    if kind in ("function", "class"):
+        return f"{kind} {value.get('name', '?')}"
+    if kind == "cycle":
+        return value.get("repr") or "<cycle>"
+    return str(value.get("value"))
+
+
+def _with_grids(tables: list[dict[str, Any]], shape: list[int] | None = None,
+                whole: dict[str, Any] | None = None, integral: bool = False) -> list[dict[str, Any]]:
+    """Each table with its ruled grid and, for a 2-D block (a matrix or a slice's last two dims), its
+    heatmap (``site/heatmap.py``; None when there is nothing to draw). ``whole`` is the capture
+    side's heatmap record of the whole 2-D tensor: drawn in place of the preview's corners."""
+    plane = (shape[-2], shape[-1]) if shape is not None and len(shape) >= 2 else None
+    out = []
+    for table in tables:
+        drawn = None
+        if whole is not None and "block" in table:
+            drawn = whole_heatmap(whole, integral)
+        elif plane and "block" in table:
+            drawn = heatmap(table["block"], plane)
+        out.append({**table, "grid": number_grid(table["rows"]), "heatmap": drawn})
+    return out
+
+
+def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = None,
+                shares: list[str] | None = None) -> dict[str, Any]:
+    """Plain data for a tensor anatomy card."""
+    element_size = value["element_size"] or 1
+    storage_numel = value["storage_nbytes"] // element_size
+    diagram = stride_diagram(value["shape"], value["stride"], value["storage_offset"], storage_numel,
+                             [name for name, _ in dims] if dims else None)
+    return {
+        "kind": "tensor",
+        "dtype": value["dtype"],
+        "shape": "(" + ", ".join(str(n) for n in value["shape"]) + ")",
+        "device": value["device"],
+        "stride": "(" + ", ".join(str(s) for s in value["stride"]) + ")",
+        "storage_offset": value["storage_offset"],
+        "contiguous": value["contiguous"],
+        "element_size": f"{value['element_size']} B",
+        "numel": human_count(value["numel"]),
+        "nbytes": human_bytes(value["nbytes"]),
+        "storage_nbytes": human_bytes(value["storage_nbytes"]),
+        "storage_id": value["storage_id"],
+        "requires_grad": value["requires_grad"],
+        "grad_fn": value.get("grad_fn"),
+        "tables": _with_grids(values_tables(value["values"], value["shape"]), value["shape"], value.get("heatmap"),
+                              not value["dtype"].startswith(("float", "bfloat", "complex"))) if value["values"] is not None else [],
+        "truncated": value["truncated"],
+        "stats": _stats_view(value.get("stats")),
+        "dims": dims or [],
+        "shares": shares or [],
+        "diagram": diagram,
+        "diagram_ref": None,  # id of a page-level drawing to <use> instead of drawing it here
+        "index_grid": grid_view(diagram["grid"]) if diagram and diagram["grid"] else None,
+        "subclass": value.get("subclass"),
+        "quantized": _quantized_rows(value.get("quantized")),
+    }
+
+
+def _shape_text(shape: list[int]) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + ")"
+
+
+def _quantized_rows(quantized: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """A quantized tensor's mapping from stored integers to numbers, as anatomy rows."""
+    if not quantized:
+        return []
+    rows = [("qscheme", str(quantized.get("qscheme")))]
+    if "scale" in quantized:
+        rows += [("scale", format_number(quantized["scale"])), ("zero point", str(quantized.get("zero_point")))]
+    else:
+        rows += [("axis", str(quantized.get("axis"))),
+                 ("scales", ", ".join(format_number(s) for s in quantized.get("scales", []))),
+                 ("zero points", ", ".join(str(z) for z in quantized.get("zero_points", [])))]
+    return rows
+
+
+def other_tensor_view(value: dict[str, Any]) -> dict[str, Any]:
+    """Plain data for the tensor kinds that have no strided storage of their own: meta (no data),
+    sparse (its index and value arrays) and nested (a shape per component)."""
+    kind = value["type"]
+    view: dict[str, Any] = {"kind": kind, "dtype": value.get("dtype"), "device": value.get("device", "meta")}
+    if kind == "meta_tensor":
+        view.update(shape=_shape_text(value["shape"]), stride=_shape_text(value["stride"]),
+                    numel=human_count(value["numel"]), nbytes=human_bytes(value["nbytes"]))
+    elif kind == "sparse_tensor":
+        view.update(shape=_shape_text(value["shape"]), layout=value.get("layout"), nnz=human_count(value["nnz"]),
+                    nbytes=human_bytes(value.get("nbytes", 0)),
+                    components=[{"name": c.get("name"), "shape": _shape_text(c.get("shape", [])), "dtype": c.get("dtype"),
+                                 "tables": _with_grids(values_tables(c.get("values"), c.get("shape", []))),
+                                 "truncated": c.get("truncated", False)} for c in value.get("components", [])])
+    else:
+        view.update(shape=None, length=value.get("length", 0), shapes=[_shape_text(s) for s in value.get("shapes", [])],
+                    truncated=value.get("truncated", False))
+    return view
+
+
+def diagram_key(value: Value) -> tuple[Any, ...] | None:
+    """What a tensor's storage drawing depends on (equal keys draw the same SVG), or None."""
+    if value.get("type") != "tensor":
+        return None
+    storage_numel = value["storage_nbytes"] // (value["element_size"] or 1)
+    return (tuple(value["shape"]), tuple(value["stride"]), value["storage_offset"], storage_numel)
+
+
+def number_view(kind: str, number: int | float, depth: int = 0) -> dict[str, Any]:
+    """A scalar number for reading (``units.readable_number``), with its exact repr when that differs."""
+    # inside containers, full repr digits drown the structure (a list of 30 losses)
+    text = readable_number(number, significant=6 if depth > 0 and isinstance(number, float) else None)
+    exact = exact_number(number)
+    return {"kind": "scalar", "type": kind, "text": text, "exact": exact if exact != text else None}
+
+
+def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
+    """Plain data for any encoded value (see trace_format's docstring); nested values recurse."""
+    kind = value.get("type", "?")
+    if kind in ("int", "float") and isinstance(value.get("value"), (int, float)) and not isinstance(value["value"], bool):
+        return number_view(kind, float(value["value"]) if kind == "float" else value["value"], depth)
+    if kind in SCALAR_TYPES:
+        return {"kind": "scalar", "type": kind, "text": _scalar_text(value), "exact": None}
+    if kind == "sympy":
+        mathml = Markup(clean_html(latex_to_mathml(value["latex"], display=False))) if value.get("latex") else None
+        return {"kind": "sympy", "text": value.get("repr", ""), "mathml": mathml}
+    if kind in ("list", "tuple", "set", "frozenset"):
+        items = [value_view(v, depth + 1) for v in value.get("items", [])]
+        return {"kind": "sequence", "type": kind, "items": items, "length": value["length"],
+                "truncated": value.get("truncated", False), "inline": all(i["kind"] == "scalar" for i in items)}
+    if kind == "dict":
+        pairs = [(value_view(k, depth + 1), value_view(v, depth + 1)) for k, v in value.get("items", [])]
+        return {"kind": "mapping", "pairs": pairs, "length": value["length"], "truncated": value.get("truncated", False)}
+    if kind == "dataclass":
+        fields = [(name, value_view(v, depth + 1)) for name, v in value.get("fields", {}).items()]
+        return {"kind": "dataclass", "class": value.get("class", "?"), "fields": fields}
+    if kind in ("meta_tensor", "sparse_tensor", "nested_tensor"):
+        if depth > 0:
+            shape = _shape_text(value["shape"]) if "shape" in value else f"{value.get('length', 0)} components"
+            return {"kind": "scalar", "type": kind, "exact": None,
+                    "text": f"{kind.replace('_', ' ')}({value.get('dtype')}, {shape})"}
+        return other_tensor_view(value)
+    if kind == "tensor":
+        if depth > 0:
+            return {"kind": "scalar", "type": "tensor", "exact": None,
+                    "text": f"tensor({value['dtype']}, shape=({', '.join(str(n) for n in value['shape'])}), {value['device']})"}
+        return tensor_view(value)
+    if kind == "ndarray":
+        shape = value.get("shape", [])
+        return {"kind": "ndarray", "dtype": value.get("dtype"), "shape": "(" + ", ".join(str(n) for n in shape) + ")",
+                "tables": _with_grids(values_tables(value.get("values"), shape), shape, value.get("heatmap"),
+                                      str(value.get("dtype", "")).startswith(("int", "uint", "bool"))),
+                "truncated": value.get("truncated", False),
+                "stats": _stats_view(value.get("stats"))}
+    if kind in ("finfo", "iinfo"):
+        keys = ("bits", "eps", "min", "max", "smallest_normal", "resolution") if kind == "finfo" else ("bits", "min", "max")
+        return {"kind": "info", "type": kind, "dtype": value.get("dtype"),
+                "rows": [(k, format_number(value[k])) for k in keys if k in value]}
+    if kind == "module":
+        params = [{"name": p.get("name"), "shape": "(" + ", ".join(str(n) for n in p.get("shape", [])) + ")",
+                   "dtype": p.get("dtype")} for p in value.get("parameters", [])]
+        return {"kind": "module", "class": value.get("class"), "num_parameters": human_count(value.get("num_parameters", 0)),
+                "parameters": params, "repr": value.get("repr")}
+    if kind == "view":  # the object's __lecture_view__: what it chose to show, and its class
+        return {**value_view(value.get("value") or {}, depth), "view_of": value.get("class", "?")}
+    if kind == "object":
+        return {"kind": "object", "class": value.get("class"), "repr": value.get("repr"), "repr_error": value.get("repr_error")}
+    if kind == "unrepresentable":  # a value the tracer could not show as itself: its class, why, a hint
+        return {"kind": "unrepresentable", "class": value.get("class"), "preview": value.get("preview"),
+                "reason": value.get("reason")}
+    if kind == "missing":
+        return {"kind": "missing", "message": value.get("message", "")}
+    return {"kind": "unknown", "type": kind, "text": json.dumps(value, ensure_ascii=False)[:500]}
+
+
+# --- code -------------------------------------------------------------------------------------
+
+
+def _token_class(ttype: Any) -> str:
+    # Pygments' short class names ("k", "nf", ...); site.css colours them from Material's variables.
+    while ttype not in STANDARD_TYPES:
+        ttype = ttype.parent
+    return STANDARD_TYPES[ttype]
+
+
+def _span(css: str, text: str) -> str:
+    escaped = html.escape(text, quote=False)
+    return f'<span class="{css}">{escaped}</span>' if css else escaped
+
+
+# Token classes site.css colours (by their first letters); other tokens (plain names, operators and
+# punctuation, whitespace) are left as text: a span for each of those would be most of a long
+# lecture page's elements and a third of its bytes. "ow" (and, or, not, in, is) are keywords.
+COLOURED_TOKEN_PREFIXES = ("k", "s", "m", "c", "ow", "nf", "fm", "nc", "nn", "nb", "bp", "nd", "ne", "il", "dl")
+
+
+def _coloured(css: str) -> bool:
+    return css.startswith(COLOURED_TOKEN_PREFIXES)
+
+
+def highlight_lines(source: str, directives: str = "keep") -> list[str]:
+    """Pygments-highlighted HTML for each line of ``source`` (spans never cross a line).
+
+    Neighbouring tokens of one colour share a span and uncoloured tokens (plain names, whitespace)
+    are plain text, to keep the element count of a long lecture's page down.
+    ``directives`` says what happens to directive comments (``tracer.site.read.directive_comments``):
+    ``"keep"`` them as written, ``"drop"`` them (read mode), or ``"wrap"`` them in
+    ``<span class="lt-dir">`` for CSS to show only in raw mode (step mode).
+    """
+    lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
+    lines: list[list[tuple[str, str]]] = [[]]  # per line: [(class or "", text)]
+    for ttype, text in lexer.get_tokens(source):
+        css = _token_class(ttype)
+        css = css if _coloured(css) else ""
+        for k, part in enumerate(text.split("\n")):
+            if k > 0:
+                lines.append([])
+            if not part:
+                continue
+            line = lines[-1]
+            if line and line[-1][0] == css:
+                line[-1] = (css, line[-1][1] + part)
+            else:
+                line.append((css, part))
+    cuts = directive_cuts(source) if directives != "keep" else {}
+    out = []
+    for number, parts in enumerate(lines, start=1):
+        cut = cuts.get(number)
+        if cut is None:
+            out.append("".join(_span(css, text) for css, text in parts))
+            continue
+        shown, hidden, column = [], [], 0
+        for css, text in parts:
+            if column + len(text) <= cut:
+                shown.append(_span(css, text))
+            elif column >= cut:
+                hidden.append(_span(css, text))
+            else:
+                shown.append(_span(css, text[:cut - column]))
+                hidden.append(_span(css, text[cut - column:]))
+            column += len(text)
+        if directives == "wrap" and hidden:
+            shown.append('<span class="lt-dir">' + "".join(hidden) + "</span>")
+        out.append("".join(shown))
+    count = len(source.splitlines())
+    return (out + [""] * count)[:count]
+
+
+# --- the renderer -----------------------------------------------------------------------------
+
+
+class HtmlRenderer:
+    """Render pieces of one trace as HTML (the contract with the step viewer; see module docstring)."""
+
+    max_plot_points = MAX_PLOT_POINTS  # rows per inline dataset a chart draws (vega_plot)
+
+    def __init__(self, trace: Trace, env: jinja2.Environment, heatmaps: dict[str, bytes] | None = None) -> None:
+        self.trace = trace
+        self.env = env  # a rank's steps get their own renderer over the same templates
+        self.main_path: str = trace["lecture"]["path"]
+        self.macros = template_macros(env, "cards.html.j2")
+        self._code_cache: dict[tuple[str, str], list[str]] = {}
+        self._plot_views: dict[str, dict[str, Any]] = {}
+        self.charts: dict[str, str] = {}  # file name -> SVG text of each plot() chart rendered so far
+        # file name -> PNG of each tensor heatmap drawn so far, for the plugin to write under paths.HEATMAPS_URL
+        # (a rank's renderer shares its lecture renderer's, so the plugin sees every one)
+        self.heatmaps: dict[str, bytes] = heatmaps if heatmaps is not None else {}
+        # storage id -> [(step index, name, function)] of every recorded tensor, for "shares storage" badges
+        self._storage_users: dict[str, list[tuple[int, str, str]]] = {}
+        for index, step in enumerate(trace["steps"]):
+            for name, value in step["env"].items():
+                if value.get("type") == "tensor":
+                    function = step_frame(step)["function"]
+                    self._storage_users.setdefault(value["storage_id"], []).append((index, name, function))
+
+    # contract methods
+
+    def value(self, name: str, value: Value, *, step_index: int,
+              shared_diagrams: dict[tuple[Any, ...], str] | None = None) -> Markup:
+        """A value card. ``shared_diagrams`` (diagram_key -> id, read mode) names storage drawings
+        the page holds once (``diagram_defs``): the card then <use>s it instead of drawing it."""
+        view_of = None
+        if value.get("type") == "view":  # __lecture_view__: the card of what the object chose to show
+            view_of, value = value.get("class", "?"), value.get("value") or {"type": "none"}
+        view = value_view(value)
+        if view["kind"] == "tensor":
+            view = tensor_view(value, dims=self.dims_for(name, value, step_index),
+                               shares=self.shared_with(name, value, step_index))
+            if shared_diagrams and view["diagram"] and (key := diagram_key(value)) is not None:
+                view["diagram_ref"] = shared_diagrams.get(key)
+        for table in view.get("tables", ()):
+            if table.get("heatmap"):
+                self.heatmaps[table["heatmap"]["name"]] = table["heatmap"]["png"]
+        view["view_of"] = view_of
+        return Markup(self.macros.value_card(name, view, ROOT + paths.HEATMAPS_URL))
+
+    def diagram_defs(self, shared_diagrams: dict[tuple[Any, ...], str]) -> Markup:
+        """The drawings ``shared_diagrams`` names, each once, for cards to <use> (read mode)."""
+        drawings = [(ref, stride_diagram(list(key[0]), list(key[1]), key[2], key[3])) for key, ref in shared_diagrams.items()]
+        return Markup(self.macros.diagram_defs(drawings)) if drawings else Markup("")
+
+    def rendering(self, rendering: Rendering) -> Markup:
+        kind = rendering.get("type")
+        if kind == "markdown":
+            if rendering.get("command"):  # system_text(): the command's output, as recorded when traced
+                body = Markup(self.macros.command_output(" ".join(shlex.quote(part) for part in rendering["command"]),
+                                                         rendering["data"], rendering.get("exit_status")))
+            elif rendering.get("verbatim"):
+                body = Markup("<pre class=\"lt-verbatim\">{}</pre>").format(rendering["data"])
+            else:
+                body = Markup(render_markdown(rendering["data"]))
+            return Markup(self.macros.markdown_block(body, css_style(rendering.get("style"))))
+        if kind == "note":
+            return Markup(self.macros.note(Markup(render_markdown(rendering["data"]))))
+        if kind in ("image", "video"):
+            return Markup(self.macros.media(self.image_view(rendering)))
+        if kind == "graph":
+            return Markup(self.macros.graph(graph_view(rendering.get("spec") or {}), css_style(rendering.get("style"))))
+        if kind == "link":
+            return self.paragraph([rendering])
+        if kind == "table":
+            return Markup(self.macros.table(table_view(rendering)))
+        if kind == "plot" and isinstance(rendering.get("svg"), str):
+            return Markup(self.macros.plot(self.figure_view(rendering["svg"], str(rendering.get("title") or ""))))
+        if kind == "plot":
+            view = self.plot_view(rendering.get("spec") or {})
+            truncated = rendering.get("truncated")  # the capture side's sample of a long data.values
+            recorded = truncated.get("data_points") if isinstance(truncated, dict) else None
+            return Markup(self.macros.plot({**view, "recorded_points": recorded}))
+        return Markup(self.macros.unknown_rendering(str(kind)))
+
+    def inline(self, rendering: Rendering) -> Markup:
+        """Inline HTML of a rendering that ``page_model.inline_rendering`` accepts (prose or a link)."""
+        if rendering.get("type") == "link":
+            return Markup(self.macros.link(self.link_view(rendering)))
+        html_text = render_markdown(rendering["data"].strip()).strip()
+        if html_text.startswith("<p>") and html_text.endswith("</p>"):
+            html_text = html_text[3:-4]
+        return Markup(html_text)
+
+    def paragraph(self, group: list[Rendering]) -> Markup:
+        """One paragraph of inline renderings (``text("See"), link(paper)``)."""
+        return Markup(self.macros.paragraph([self.inline(r) for r in group]))
+
+    def rendering_blocks(self, renderings: list[Rendering]) -> list[Markup]:
+        """HTML blocks of one step's renderings: inline runs as one paragraph, the rest one each."""
+        return [self.paragraph(group) if len(group) > 1 or group[0].get("type") == "link" else self.rendering(group[0])
+                for group in paragraph_groups(renderings)]
+
+    def compute(self, compute: Compute) -> Markup:
+        return Markup(self.macros.compute_card(compute_view(compute)))
+
+    def error(self, error: ErrorInfo) -> Markup:
+        frames = [{"label": f"{f['path']}:{f['line']}", "function": f.get("function", ""),
+                   "href": "#" + line_anchor(f["path"], f["line"], self.main_path)} for f in error.get("traceback", [])]
+        return Markup(self.macros.error_card(error.get("type", "Error"), error.get("message", ""), frames))
+
+    def code_lines(self, path: str, directives: str = "drop") -> list[str]:
+        """Highlighted lines of a traced file; directive comments dropped by default (see highlight_lines)."""
+        key = (path, directives)
+        if key not in self._code_cache:
+            self._code_cache[key] = highlight_lines(source_text(self.trace, path), directives)
+        return self._code_cache[key]
+
+    # helpers (also used by read mode)
+
+    def dims_for(self, name: str, value: Value, step_index: int) -> list[tuple[str, str]] | None:
+        """Dim names from a jaxtyping annotation on the step's line, paired with the tensor's shape."""
+        steps = self.trace["steps"]
+        if not 0 <= step_index < len(steps):
+            return None
+        frame = step_frame(steps[step_index])
+        source = self.trace["files"].get(frame["path"])
+        if source is None:
+            return None
+        dims = annotation_dims(source, frame["line"], name)
+        return name_dims(dims, value["shape"]) if dims else None
+
+    def shared_with(self, name: str, value: Value, step_index: int) -> list[str]:
+        """Other names recorded before this one (earlier steps, or earlier on this step) on the same
+        storage, latest first: a name of the same function as is, ahead of any other function's,
+        which is qualified with its function (``attention.out``) so it is never mistaken for a local."""
+        steps = self.trace["steps"]
+        here = step_frame(steps[step_index])["function"] if 0 <= step_index < len(steps) else None
+        users = self._storage_users.get(value["storage_id"], [])
+        same_step = [(other, fn) for index, other, fn in users if index == step_index]
+        before_here = same_step[:[other for other, _fn in same_step].index(name)] if any(
+            other == name for other, _fn in same_step) else same_step
+        earlier = [(other, fn) for index, other, fn in users if index < step_index]
+        local: list[str] = []
+        elsewhere: list[str] = []
+        for other, fn in reversed(earlier + before_here):
+            if fn == here:
+                if other != name and other not in local:
+                    local.append(other)
+            elif (label := f"{fn}.{other}") not in elsewhere:
+                elsewhere.append(label)
+        return (local + elsewhere)[:MAX_SHARED_NAMES]
+
+    def plot_view(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """A chart drawn once per distinct spec; its SVG waits in ``self.charts`` for the plugin to write."""
+        key = json.dumps(spec, sort_keys=True, ensure_ascii=False)
+        if key not in self._plot_views:
+            chart = draw(spec, self.max_plot_points)
+            width = height = None
+            if chart.svg is not None:
+                self.charts[chart.name] = chart.svg
+                size = re.search(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"', chart.svg[:600])
+                width, height = (size.group(1), size.group(2)) if size else (None, None)
+            self._plot_views[key] = {
+                "src": ROOT + paths.PLOTS_URL + chart.name if chart.svg is not None else None,
+                "title": chart.title, "width": width, "height": height, "dropped": chart.dropped_points, "max_points": self.max_plot_points,
+                "error": chart.error,
+                "spec_json": json.dumps(spec, indent=1, ensure_ascii=False)[:MAX_SPEC_CHARS] if chart.error else "",
+            }
+        return self._plot_views[key]
+
+    def figure_view(self, svg: str, title: str) -> dict[str, Any]:
+        """A matplotlib figure drawn when traced: its SVG file (shown as an image: no script in it
+        can run), named by a hash of its text so equal figures share one file."""
+        name = "fig-" + hashlib.sha1(svg.encode("utf-8")).hexdigest()[:12] + ".svg"
+        self.charts[name] = svg
+        size = re.search(r'<svg[^>]*?\swidth="([\d.]+)(?:pt)?"[^>]*?\sheight="([\d.]+)(?:pt)?"', svg[:2000])
+        width, height = (size.group(1), size.group(2)) if size else (None, None)
+        return {"src": ROOT + paths.PLOTS_URL + name, "title": title, "width": width, "height": height,
+                "dropped": 0, "max_points": self.max_plot_points, "error": None, "spec_json": "", "recorded_points": None}
+
+    def image_view(self, rendering: Rendering) -> dict[str, Any]:
+        """An image or video: the published file (a local one, or the course cache's copy of a URL),
+        else a link to a URL over the size limit, else a placeholder for one that could not be had.
+        Alt text is the author's, else the caption, else none (a file name or URL tail says nothing)."""
+        data = rendering["data"]
+        external = bool(rendering.get("external"))
+        src = safe_url(data) if external else ROOT + "assets/" + data
+        width = rendering.get("width")
+        if isinstance(width, (int, float)):
+            width = f"{width}px" if width > 1 else f"{width * 100:g}%"
+        caption = rendering.get("caption") or ""
+        state = "missing" if rendering.get("missing") else "linked" if rendering.get("too_large") is not None else "shown"
+        return {"kind": rendering.get("type", "image"), "src": src, "alt": rendering.get("alt") or caption,
+                "caption": caption, "width": width, "style": css_style(rendering.get("style")), "state": state,
+                "url": safe_url(rendering.get("source_url") or data) if (external or rendering.get("source_url")) else None,
+                "nbytes": human_bytes(rendering["too_large"]) if rendering.get("too_large") else None}
+
+    def link_view(self, rendering: Rendering) -> dict[str, Any]:
+        """A link: to code (``internal``), to a URL, or a citation with a details panel when the
+        record had attributes (``citations``)."""
+        internal = rendering.get("internal")
+        if internal:
+            href = "#" + line_anchor(internal["path"], internal["line"], self.main_path)
+        else:
+            href = safe_url(rendering.get("url") or "")
+        attrs = dict(rendering.get("attrs") or {})
+        for key in ("authors", "date", "notes"):  # also accepted at the top level of the record
+            if (value := rendering.get(key)) not in (None, "", []):
+                attrs.setdefault(key, value)
+        title = rendering.get("title") or href or "link"
+        return {"href": href or None, "title": title, "internal": bool(internal),
+                "path": internal["path"] if internal else None, "line": internal["line"] if internal else None,
+                "label": citation_label(attrs, title), "details": details(attrs), "style": css_style(rendering.get("style"))}
+
+
+_CSS_KEY = re.compile(r"^[a-z-]+$")
+_CSS_VALUE = re.compile(r"^[#%.,()\w\s-]+$")
+
+
+def css_style(style: dict[str, Any] | None) -> str:
+    """A ``style`` dict from text()/image() as a CSS declaration list; unsafe entries are dropped."""
+    if not style:
+        return ""
+    parts = []
+    for key, val in style.items():
+        key = re.sub(r"(?<!^)([A-Z])", r"-\1", str(key)).lower().replace("_", "-")
+        text = f"{val}px" if isinstance(val, (int, float)) and not isinstance(val, bool) and key not in ("opacity", "font-weight", "z-index", "line-height") else str(val)
+        if _CSS_KEY.match(key) and _CSS_VALUE.match(text):
+            parts.append(f"{key}: {text}")
+    return "; ".join(parts)
+
+
+def table_cell(value: Any) -> str:
+    """A table() cell as text: numbers exactly (``readable_number``), None as an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, int, float)):
+        return readable_number(value)
+    return str(value)
+
+
+def table_view(rendering: Rendering) -> dict[str, Any]:
+    """Plain data for a ``table()`` rendering: header, rows of text, and what was left out."""
+    rows = rendering.get("rows") or []
+    index = rendering.get("index")
+    total_rows, total_columns = rendering.get("total_rows", len(rows)), rendering.get("total_columns", 0)
+    columns = [table_cell(c) for c in rendering.get("columns") or []]
+    numeric = [all(isinstance(row[k], (int, float)) and not isinstance(row[k], bool) or row[k] is None
+                   for row in rows if k < len(row)) for k in range(len(columns))]
+    return {
+        "columns": columns,
+        "numeric": numeric,
+        "index": [table_cell(i) for i in index] if isinstance(index, list) else None,
+        "rows": [[table_cell(cell) for cell in row] for row in rows],
+        "more_rows": max(0, total_rows - len(rows)),
+        "more_columns": max(0, total_columns - len(columns)),
+        "total_rows": total_rows,
+    }
+
+
+def compute_view(compute: Compute) -> dict[str, Any]:
+    """Plain data for a compute card (from a ``# @flops`` step)."""
+    mfu = compute.get("mfu")
+    by_op = sorted(compute.get("by_op", {}).items(), key=lambda kv: -kv[1])
+    total = compute.get("flops") or 0
+    return {
+        "flops": human_flops(compute["flops"]),
+        "seconds": human_seconds(compute.get("seconds")),
+        "flop_per_s": human_flop_per_s(compute.get("flop_per_s")),
+        "peak": human_flop_per_s(compute.get("peak_flop_per_s")) if compute.get("peak_flop_per_s") else None,
+        "mfu_percent": None if mfu is None or (isinstance(mfu, float) and math.isnan(mfu)) else round(100 * mfu, 1),
+        "mfu_bar_percent": None if mfu is None else max(0.0, min(100.0, 100 * mfu)),
+        "peak_note": compute.get("peak_note") or ("peak FLOP/s unknown for this device" if mfu is None else None),
+        "dtype": compute.get("dtype"),
+        "device_name": compute.get("device_name"),
+        "timing": compute.get("timing"),
+        "repeats": compute.get("repeats"),
+        "by_op": [{"op": op, "flops": human_flops(n), "percent": round(100 * n / total, 1) if total else 0.0} for op, n in by_op],
+        # None for traces from before the record: the card then says nothing about what was left out
+        "uncounted": compute.get("uncounted_ops"),
+    }

@@ -1,0 +1,191 @@
+"""Read mode: turn a lecture's document (``page_model``) into page Markdown plus HTML slots.
+
+``text()`` and ``note()`` renderings become real Markdown, so MkDocs builds the table of contents
+from their headings and search indexes the prose. Everything else (highlighted code, value cards,
+images, compute and error cards) is HTML rendered by ``HtmlRenderer`` and the Jinja macros; it
+is kept out of the Markdown as a ``<!--lt-slot:NONCE:N-->`` comment and put back into the converted
+page by ``fill_slots``, so Markdown never rewrites it. NONCE is new for every page built: text an
+author writes cannot name a slot, so prose shaped like a marker stays prose (a comment). Storage drawings that several cards show are
+held once at the end of the page (``<use>``d by the cards), and heavy annotation bodies are "lazy"
+(see ``page_parts.html.j2``), so a long lecture starts with a small DOM. This module must not touch
+files or MkDocs.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import secrets
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from tracer.site.cards.render import ROOT, HtmlRenderer, diagram_key, line_anchor, template_macros
+from tracer.site.read.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
+from tracer.site.ranks.rank_cards import RankCards
+from tracer.contract.source_facts import source_facts
+from tracer.contract.trace_format import Rendering, Trace
+
+LAZY_MIN_CHARS = 1200  # annotation bodies longer than this (tensor cards) are put in place by assets/read.js
+LINE_PX = 17  # rendered height per line of a body's markup, on average (measured on lecture_02)
+DRAWING_HEIGHT = re.compile(r'<svg class="lt-stride-svg"[^>]* height="(\d+)"')
+
+
+@dataclass
+class ReadPage:
+    markdown: str  # page Markdown: prose from text()/note() and slot comments
+    slots: list[Markup] = field(default_factory=list)  # HTML for each slot, image/link URLs start with {root}
+    nonce: str = field(default_factory=lambda: secrets.token_hex(8))  # this page's slot markers, unguessable
+
+    def slot(self, html: str) -> str:
+        self.slots.append(Markup(html))
+        return f"<!--lt-slot:{self.nonce}:{len(self.slots) - 1}-->"
+
+
+def note_markdown(text: str) -> str:
+    """A note() as a Markdown admonition (indented body)."""
+    body = "\n".join(("    " + line) if line.strip() else "" for line in text.splitlines())
+    return "!!! note\n\n" + body
+
+
+def _plain_markdown(rendering: Rendering) -> bool:
+    return rendering.get("type") == "markdown" and not rendering.get("verbatim") and not rendering.get("style")
+
+
+def _step_groups(renderings: list[tuple[int, Rendering]]) -> list[tuple[int, list[Rendering]]]:
+    """(step, group) in order: each step's renderings split by ``page_model.paragraph_groups``."""
+    by_step: list[tuple[int, list[Rendering]]] = []
+    for step, rendering in renderings:
+        if by_step and by_step[-1][0] == step:
+            by_step[-1][1].append(rendering)
+        else:
+            by_step.append((step, [rendering]))
+    return [(step, group) for step, same_step in by_step for group in paragraph_groups(same_step)]
+
+
+def _paragraph_markdown(group: list[Rendering], page: ReadPage, renderer: HtmlRenderer) -> str:
+    """One paragraph of prose and links: the prose stays Markdown, each link an inline slot."""
+    if all(r.get("type") == "link" for r in group):
+        # nothing for Markdown to wrap: the slot brings its own paragraph
+        return page.slot(renderer.paragraph(group))
+    return " ".join(r["data"].strip() if r.get("type") == "markdown" else page.slot(renderer.inline(r)) for r in group)
+
+
+def shared_diagrams(blocks: list[Any]) -> dict[tuple[Any, ...], str]:
+    """Storage drawings more than one card of the page shows (diagram_key -> element id)."""
+    counts: Counter[tuple[Any, ...]] = Counter()
+    for block in blocks:
+        if isinstance(block, Annotation):
+            counts.update(key for _step, value in block.record.env.values() if (key := diagram_key(value)) is not None)
+    return {key: f"lt-sd-{k}" for k, key in enumerate(key for key, n in counts.items() if n > 1)}
+
+
+def estimated_height_px(body: str) -> int:
+    """A guess of an annotation body's rendered height, for its placeholder before it is rendered:
+    the templates put about one line of text per source line, and storage drawings say their height."""
+    drawings = sum(int(h) for h in DRAWING_HEIGHT.findall(body))
+    return 30 + LINE_PX * body.count("\n") + drawings
+
+
+def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environment) -> ReadPage:
+    """The Markdown and slots of one lecture page."""
+    page = ReadPage(markdown="")
+    macros = template_macros(env, "page_parts.html.j2")
+    main = trace["lecture"]["path"]
+    code = renderer.code_lines(main)
+    one_line_loops = _one_line_loops(trace["files"].get(main, ""))
+    ranked = RankCards(trace, env, renderer.heatmaps) if trace.get("ranks") else None
+    parts: list[str] = []
+    blocks = build_document(trace)
+    shared = shared_diagrams(blocks)
+    for block in blocks:
+        if isinstance(block, CodeBlock):
+            lines = [{"number": c.line, "anchor": line_anchor(main, c.line, main), "html": Markup(code[c.line - 1]),
+                      "ran": c.ran, "runs": c.runs} for c in block.lines]
+            parts.append(page.slot(macros.code_block(lines)))
+            continue
+        assert isinstance(block, Annotation)
+        record = block.record
+        renderings = record.renderings[:MAX_RENDERINGS_PER_LINE]
+        for _step, group in _step_groups(renderings):
+            if len(group) > 1 or group[0].get("type") == "link":
+                parts.append(_paragraph_markdown(group, page, renderer))
+                continue
+            rendering = group[0]
+            if _plain_markdown(rendering):
+                parts.append(rendering["data"])
+            elif rendering.get("type") == "note":
+                parts.append(note_markdown(rendering["data"]))
+            else:
+                parts.append(page.slot(renderer.rendering(rendering)))
+        if len(record.renderings) > len(renderings):
+            parts.append(page.slot(macros.more_renderings(len(record.renderings) - len(renderings))))
+        cards = [renderer.value(name, value, step_index=step, shared_diagrams=shared)
+                 for name, (step, value) in record.env.items()]
+        if record.ranks is not None and ranked is not None:
+            cards += ranked.line(record.ranks)  # every rank's values side by side, its collectives
+        computes = [renderer.compute(record.compute[1])] if record.compute else []
+        errors = [renderer.error(error) for _step, error in record.errors]
+        if record.shows_something() or record.ranks is not None:
+            body = str(macros.annotation_body(cards=cards, computes=computes, errors=errors, stdout=record.stdout,
+                                              stderr=record.stderr))
+            parts.append(page.slot(macros.annotation(
+                step=record.last_step if record.last_step >= 0 else record.first_step, runs=record.runs,
+                one_line_loop=record.line in one_line_loops,
+                body=Markup(body), lazy=len(body) > LAZY_MIN_CHARS, height_px=estimated_height_px(body))))
+    if shared:
+        parts.append(page.slot(renderer.diagram_defs(shared)))
+    page.markdown = "\n\n".join(parts) + "\n"
+    return page
+
+
+def _one_line_loops(source: str) -> frozenset[int]:
+    """Lines of loops written on one line (``for i in range(3): y = i``): the tracer records one step
+    per line, so such a loop is one step, its values those after the last iteration."""
+    facts = source_facts(source)
+    return frozenset(line for line, node in facts.statements.items()
+                     if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.body
+                     and node.body[0].lineno == node.lineno)
+
+
+def fill_slots(html: str, page: ReadPage, root: str) -> str:
+    """Put ``page``'s slots back into the converted page, with ``{root}`` URLs made relative to it.
+    Only markers with the page's nonce are slots."""
+    slots = page.slots
+    marker = f"<!--lt-slot:{re.escape(page.nonce)}:(\\d+)-->"
+
+    def replace(match: re.Match[str]) -> str:
+        index = int(match.group(1))
+        return relative_urls(slots[index], root) if index < len(slots) else ""
+
+    # Markdown may wrap a lone comment in a paragraph; take the paragraph away with it.
+    html = re.sub(rf"<p>\s*({marker})\s*</p>", r"\1", html)
+    return re.sub(marker, replace, html)
+
+
+def relative_urls(html: str, root: str) -> str:
+    """Replace the ``{root}`` placeholder at the start of src/href attributes."""
+    html = str(html)  # Markup.replace would escape the quotes we put back
+    return html.replace(f'src="{ROOT}', f'src="{root}').replace(f'href="{ROOT}', f'href="{root}')
+
+
+# Where whitespace is content: left exactly as it is.
+_KEEP_WHITESPACE = re.compile(r"(<(pre|textarea|script|noscript|style)\b.*?</\2>)", re.S | re.I)
+_INDENT = re.compile(r"\n[ \t]+")
+
+
+def compact_whitespace(html: str) -> str:
+    """Drop the indentation after line breaks outside <pre>, <textarea>, <script>, <noscript> and
+    <style>: the theme's templates indent deeply, and a line break followed by spaces renders as
+    the line break alone (both are one collapsible space)."""
+    parts = _KEEP_WHITESPACE.split(html)
+    # split() with two groups yields: text, whole kept block, tag name, text, ...
+    return "".join(part if k % 3 else _INDENT.sub("\n", part) for k, part in enumerate(parts) if k % 3 != 2)
+
+
+def root_for(url: str) -> str:
+    """Relative URL from a page URL (``lectures/x/``) to the site root (``../../``)."""
+    return "../" * url.count("/") if url else "./"

@@ -1,4 +1,4 @@
-"""Build time and peak memory of a site made from the hostile lectures (issue 13's "Done when").
+"""Build time and peak memory of a site made from the hostile lectures against its budget (60 s, 1.5 GB, no live script).
 
 Traces every lecture in ``tests/lectures/hostile/`` that completes or stops with a status (the
 40,000-line printer and the 100-million-element tensor among them; the ones that are bad input

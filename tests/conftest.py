@@ -1,118 +1,17 @@
-"""Shared test helpers: build the real MkDocs site from traces into a temp dir, serve it, open Chromium.
-
-``build_site(root, traces)`` copies the project's ``mkdocs.yml`` and ``site/`` pieces plus the test
-lectures (for their images) under ``root``, puts the given trace files in ``site/traces``, runs
-``mkdocs build --strict`` and returns the built site's directory. ``serve(directory)`` serves a
-directory on 127.0.0.1 (a free port, in a thread) and yields its base URL. ``chromium()`` launches
-Debian's Chromium through playwright, or skips the test when it is not installed.
-"""
+"""Fixtures for every test: no test touches the network, and ``browser`` is one headless Chromium
+per test module that asks for it. Helpers the tests import live in ``tests/helpers/``."""
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import http.server
 import os
-import shutil
-import subprocess
-import sys
-import threading
-from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from helpers.site import chromium
+
 # Tests never touch the network: a traced lecture's arXiv look-ups and remote images answer from the
-# course cache or not at all (tests that fetch point CHALKTRACE_FETCH_VIA at tests/fake_hosts.py).
+# course cache or not at all (tests that fetch point CHALKTRACE_FETCH_VIA at tests/helpers/fake_hosts.py).
 os.environ["CHALKTRACE_OFFLINE"] = "1"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
-
-
-def build_site(root: Path, traces: list[Path], gpu_runs: Sequence[Path] = ()) -> Path:
-    """Build the real site (real plugin, real templates and assets) for ``traces`` (and kept GPU runs) under ``root``."""
-    root.mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
-    for part in ("docs",):
-        shutil.copytree(REPO / "site" / part, root / "site" / part)
-    shutil.copytree(REPO / "tests" / "lectures", root / "tests" / "lectures", dirs_exist_ok=True)
-    shutil.copytree(REPO / "lectures" / "images", root / "lectures" / "images", dirs_exist_ok=True)
-    (root / "site" / "traces").mkdir(parents=True, exist_ok=True)
-    for trace in traces:
-        shutil.copy(trace, root / "site" / "traces" / trace.name)
-    for trace in gpu_runs:
-        (root / "site" / "traces" / "gpu").mkdir(exist_ok=True)
-        shutil.copy(trace, root / "site" / "traces" / "gpu" / trace.name)
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=root, capture_output=True,
-                            text=True, timeout=180, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
-    if result.returncode != 0:
-        raise RuntimeError(f"mkdocs build failed in {root}:\n{result.stderr[-3000:]}")
-    return root / "build" / "site"
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
-        pass
-
-
-@contextlib.contextmanager
-def serve(directory: Path) -> Iterator[str]:
-    """Serve ``directory`` over HTTP on 127.0.0.1; yields the base URL (ending in "/")."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(_QuietHandler, directory=str(directory)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@contextlib.contextmanager
-def chromium() -> Iterator[object]:
-    """A headless Chromium (playwright Browser); skips the calling test when it cannot run."""
-    if not CHROMIUM.exists():
-        if os.environ.get("CHALKTRACE_REQUIRE_BROWSER"):  # CI installs it: a missing browser is a failure there
-            pytest.fail("chromium not installed but CHALKTRACE_REQUIRE_BROWSER is set (CI): apt-get install -y chromium")
-        pytest.skip("chromium not installed: apt-get install -y chromium")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright not installed: pip install playwright")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-
-@contextlib.contextmanager
-def served_fixture_site(root: Path, *names: str) -> Iterator[str]:
-    """Trace the fixture lectures ``names``, build them into one real site under ``root``, serve it."""
-    from traced import trace_all, trace_path
-
-    trace_all(*names)
-    with serve(build_site(root, [trace_path(name) for name in names])) as url:
-        yield url
-
-
-@contextlib.contextmanager
-def viewer_context(browser: Any, **options: Any) -> Iterator[Any]:
-    """A browser context for the viewer's tests; an uncaught error on any of its pages fails the test.
-
-    It bypasses the pages' Content-Security-Policy: playwright's ``wait_for_function`` polls with
-    eval() in the page, which the policy refuses (test_hostile.py steps the viewer with it on)."""
-    context = browser.new_context(bypass_csp=True, **options)
-    errors: list[str] = []
-    context.on("page", lambda page: page.on("pageerror", lambda exc: errors.append(str(exc))))
-    try:
-        yield context
-    finally:
-        context.close()
-    assert not errors, errors
 
 
 @pytest.fixture(scope="module")
@@ -120,13 +19,3 @@ def browser():
     """One headless Chromium per test module that asks for it."""
     with chromium() as browser:
         yield browser
-
-def trace_ok(lecture: Path, directory: Path) -> dict:
-    """Trace ``lecture`` with the real tracer into ``directory`` and load it; fail if the lecture raised."""
-    from tracer.capture.runner import run_lecture
-    from tracer.contract.trace_format import load_trace
-
-    out = directory / f"{lecture.stem}.json"
-    result = run_lecture(lecture, output=out)
-    assert result.status == "ok", result.error_line
-    return load_trace(out)

@@ -1,6 +1,6 @@
 """A course written for edtrace runs unchanged: tests/courses/edtrace_course, traced and built for real.
 
-Remote hosts are a local server (tests/fake_hosts.py); tests never touch the network.
+Remote hosts are a local server (tests/helpers/fake_hosts.py); tests never touch the network.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, chromium, serve, viewer_context
-from fake_hosts import PAPERS, hosts
+from helpers.site import REPO, chromium, serve, viewer_context
+from helpers.fake_hosts import PAPERS, hosts
 from tracer.contract.trace_format import load_trace
 
 COURSE = REPO / "tests" / "courses" / "edtrace_course"

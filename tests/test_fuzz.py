@@ -1,4 +1,4 @@
-"""Fuzzing the value path (issue 13): generated values -> encoder -> trace JSON -> schema -> page card.
+"""Fuzzing the value path: generated values -> encoder -> trace JSON -> schema -> page card.
 
 Hypothesis generates nested containers, huge and tiny numbers, NaN/Inf, odd strings (lone
 surrogates, markup, control characters), numpy arrays and torch tensors of every dtype (complex,
@@ -26,7 +26,7 @@ from tracer.capture.trace_writer import dumps
 from tracer.capture.values import ValueEncoder
 from tracer.site.cards.render import HtmlRenderer, template_env
 from tracer.contract.trace_format import expand_stacks, validation_error
-from xss_attacks import attack, live_content
+from helpers.xss_attacks import attack, live_content
 
 FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -140,7 +140,7 @@ def test_every_torch_dtype_and_zero_size_shape(dtype, shape):
     json.dumps(record, allow_nan=False)
 
 
-# -- lecture prose: the sanitizer (issue 19) ------------------------------------------------------
+# -- lecture prose: the sanitizer keeps no live script ------------------------------------------------------
 def _page_markdown():
     """A Markdown converter with the extensions a lecture page is built with (mkdocs.yml plus the
     sanitizer the plugin adds)."""

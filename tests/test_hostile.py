@@ -1,4 +1,4 @@
-"""Hostile lectures (issue 13): each case gives its expected message and exit code, loses no file,
+"""Hostile lectures: each case gives its expected message and exit code, loses no file,
 and leaves a valid trace (or, for bad input, none). Fixtures are in tests/lectures/hostile/.
 
 Runs go through ``cli.main`` in this process (the real command, minus a torch import per case);
@@ -21,7 +21,7 @@ from tracer import cli
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.runner import run_lecture
 from tracer.contract.trace_format import load_trace
-from xss_attacks import attack
+from helpers.xss_attacks import attack
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = REPO / "tests" / "lectures" / "hostile"
@@ -318,7 +318,7 @@ def test_stderr_and_warnings_are_kept_on_their_steps_within_the_output_bound(tmp
 # -- the site built from hostile traces ----------------------------------------------------------
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory):
-    from conftest import build_site
+    from helpers.site import build_site
 
     traces = tmp_path_factory.mktemp("hostile-traces")
     for name in ("script_title", "exit_zero", "interrupted", "huge_int", "lone_surrogate", "numpy_odd", "stderr_writer",
@@ -400,7 +400,7 @@ def test_site_work_per_value_is_bounded_by_the_preview_not_numel():
     assert time.perf_counter() - started < 2.0
 
 
-BUILD_BUDGET_SECONDS = 60.0  # generous: the build takes ~2 s here; before issue 19 it took 30 s
+BUILD_BUDGET_SECONDS = 60.0  # generous: the build takes ~2 s here; copying a 10^8-long dimension took 30 s
 BUILD_BUDGET_NBYTES = 600e6  # and peaked at ~4 GB: itertools.product copied the 1e8-long dimension
 
 
@@ -411,7 +411,7 @@ def test_a_100_million_element_storage_seen_through_views_of_rank_1_to_4_builds_
     import subprocess
     import sys
 
-    from conftest import REPO as repo
+    from helpers.site import REPO as repo
 
     traces = tmp_path / "traces"
     traces.mkdir()
@@ -451,7 +451,7 @@ def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
     assert env["flipped"]["values"] == [[1160, "…", 1199], "…", [0, "…", 39]] and env["flipped"]["truncated"]
 
 
-# -- lecture text never runs as script (issue 19) --------------------------------------------------
+# -- lecture text never runs as script --------------------------------------------------
 OWN_SCRIPTS = (".min.js", "data.js", *(f"chalktrace/{name}" for name in (
     "read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
     "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js", "viewer-sync.js",
@@ -460,7 +460,7 @@ OWN_SCRIPTS = (".min.js", "data.js", *(f"chalktrace/{name}" for name in (
 
 def page_findings(site: Path) -> dict[str, list[str]]:
     """Live content (handlers, script URLs, injected scripts) in every page and step-data fragment."""
-    from xss_attacks import live_content
+    from helpers.xss_attacks import live_content
 
     found: dict[str, list[str]] = {}
     for page in site.rglob("*.html"):
@@ -501,7 +501,7 @@ def test_hostile_prose_links_and_notes_never_become_live_markup(hostile_site):
 @given(st.lists(attack(), min_size=12, max_size=12))
 def test_generated_attacks_through_text_never_reach_the_built_page(tmp_path_factory, attacks):
     """text() -> trace -> the real MkDocs build: no handler attribute, script or script URL in any page."""
-    from conftest import build_site
+    from helpers.site import build_site
 
     work = tmp_path_factory.mktemp("attack")
     body = "".join(f"    text({a!r})\n    note({a!r})\n" for a in attacks)
@@ -514,7 +514,7 @@ def test_generated_attacks_through_text_never_reach_the_built_page(tmp_path_fact
 
 def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, browser):
     """Read mode and step mode (at every step) of the xss_text page: every link clicked, no dialog."""
-    from conftest import serve
+    from helpers.site import serve
     from playwright.sync_api import Error as PlaywrightError
 
     lecture_url = "lectures/xss_text/"
@@ -558,7 +558,7 @@ def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, bro
     assert dialogs == [] and refused == []
 
 
-# -- sources read as Python reads them (issue 19) --------------------------------------------------
+# -- sources read as Python reads them --------------------------------------------------
 @pytest.mark.parametrize("lecture,word,prose,first_line", [
     ("latin1_source.py", "café", "déjà vu", "# -*- coding: latin-1 -*-"),
     ("bom_source.py", "naïve", "BOM first", '"""A UTF-8 source that starts with a BOM (as Windows editors write them)."""'),
@@ -613,7 +613,7 @@ def test_meta_sparse_nested_quantized_and_subclassed_tensors_are_cards_not_place
     assert "unrepresentable" not in html and "not shown:" not in html
 
 
-# -- steps are never lost without a word (issue 19) --------------------------------------------------
+# -- steps are never lost without a word --------------------------------------------------
 def lines_with_steps(trace: dict) -> list[int]:
     return [step["stack"][-1]["line"] for step in trace["steps"]]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import trace_ok
+from helpers.site import trace_ok
 
 
 LECTURE = Path(__file__).resolve().parent.parent / "lectures" / "lecture_02.py"

@@ -26,7 +26,9 @@ _AUTHORING_API = {
     "make_graph": "graphs", "system_text": "api", "speaker_note": "api",
     "Reference": "references", "url_reference": "references",
 }
-__all__ = list(_AUTHORING_API)
+__all__ = ["text", "image", "video", "link", "note", "plot", "table", "graph", "make_graph", "system_text", "speaker_note",
+           "Reference", "url_reference"]
+assert sorted(__all__) == sorted(_AUTHORING_API)
 
 if TYPE_CHECKING:
     from tracer.capture.api import graph, image, link, note, plot, speaker_note, system_text, table, text, video

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 from tracer.capture import terminal
 from tracer.capture.terminal import say
+from tracer import __version__
 from tracer.contract import paths
 from tracer.exit_codes import EPILOG, ExitCode
 
@@ -179,6 +180,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[ar
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chalktrace", description="Trace executable lectures and publish them.",
                                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"chalktrace {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for add, run in COMMANDS.values():
         command_parser = add(sub)

@@ -17,6 +17,7 @@ from typing import Any, Iterable, Literal
 from tracer.capture.directives import parse_source
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
 from tracer.capture.session import Session, hash_seed
+from tracer import __version__
 from tracer.contract.helper_files import opted_in
 from tracer.contract.source_facts import read_source
 from tracer.contract.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Trace, sha256_file
@@ -25,10 +26,10 @@ Status = Literal["ok", "error", "exited", "interrupted"]
 
 
 def environment(seed: int, memory_source: str) -> Environment:
-    """Versions and device; libraries the lecture never imported are reported as null. ``hash_seed``:
+    """Versions (chalktrace's own too) and device; libraries the lecture never imported are reported as null. ``hash_seed``:
     the process's PYTHONHASHSEED (the order of sets and dicts of strings), null when it was random."""
-    env: dict[str, Any] = {"python": platform.python_version(), "torch": None, "numpy": None, "device": "cpu",
-                           "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": memory_source,
+    env: dict[str, Any] = {"chalktrace": __version__, "python": platform.python_version(), "torch": None, "numpy": None,
+                           "device": "cpu", "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": memory_source,
                            "seed": seed, "hash_seed": hash_seed()}
     numpy = sys.modules.get("numpy")
     if numpy is not None:

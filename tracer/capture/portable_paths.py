@@ -16,7 +16,7 @@ import site
 import sys
 import sysconfig
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 SITE_PACKAGES = "<site-packages>/"
 STDLIB = "<stdlib>/"

@@ -73,7 +73,7 @@ class RecordedStep(NamedTuple):
 
 
 # RecordedStep's field positions, as literals so a type checker knows what step[EXTRAS] holds
-# (tests/test_recorder.py checks them against RecordedStep._fields).
+# (tests/capture/test_recorder.py checks them against RecordedStep._fields).
 PREFIX: Final = 0
 KEY: Final = 1
 LINE: Final = 2

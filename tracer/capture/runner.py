@@ -183,9 +183,6 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     """
     save_own_stderr()  # before the lecture can patch print or sys.stderr
     path, project_root, shown = _locate(lecture)
-    name_problem = paths.lecture_name_problem(path.stem)
-    if name_problem is not None:
-        raise LectureError(f"{shown}: {name_problem}")
     _check_source(path, shown)
     place = place_problem(Path(lecture).absolute(), project_root, shown, default_output=output is None)
     if place:

@@ -15,7 +15,8 @@ import sys
 from typing import Any, TextIO
 
 _saved: TextIO | None = None
-_owned = False  # _saved is our duplicate of a file descriptor (closed when replaced)
+_owned = False  # _saved is our duplicate of a file descriptor
+_earlier: list[TextIO] = []  # duplicates saved before, kept open for whoever holds them
 
 
 def save(stream: Any = None) -> TextIO:
@@ -34,10 +35,7 @@ def save(stream: Any = None) -> TextIO:
     except (AttributeError, OSError, ValueError):  # no descriptor (a StringIO, a test's capture): itself
         pass
     if _owned and _saved is not None:
-        try:
-            _saved.close()
-        except OSError:
-            pass
+        _earlier.append(_saved)  # never closed: a caller may still hold it (one descriptor per save)
     _saved, _owned = kept, owned
     return kept
 

@@ -8,7 +8,6 @@ watchdog ends a run that passes its time limit through :meth:`Session.abort` (no
 from __future__ import annotations
 
 import os
-import sys
 import threading
 from typing import Any
 

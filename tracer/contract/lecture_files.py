@@ -7,7 +7,8 @@ and discovery lists it as skipped with the reason instead of leaving it unmentio
 * a link to a file outside the course (its steps would name a path outside the project);
 * a file in a subfolder of ``lectures/`` (only ``lectures/*.py`` are published; two subfolders may
   hold the same name, and both would write ``site/traces/NAME.json``);
-* a name that cannot be a URL path segment (``my lecture.py``, ``señal.py``);
+* a name that cannot be a URL path segment (``my lecture.py``, ``señal.py``), or that the site
+  reserves (``index``, ``README``: MkDocs serves those as the folder itself);
 * a trace file that already belongs to another lecture.
 
 This module only reads paths and trace headers; it must not run lectures or render anything.
@@ -33,6 +34,10 @@ def url_safe(stem: str) -> str:
 
 def name_problem(path: Path) -> str | None:
     """Why ``path``'s name cannot name a lecture page, or None."""
+    if path.stem in paths.RESERVED_LECTURE_NAMES:
+        return (f"the name {path.stem!r} is reserved by the site (its page would not be at "
+                f"{paths.lecture_url(path.stem)}); reserved names: {', '.join(paths.RESERVED_LECTURE_NAMES)}; "
+                "rename the file")
     if URL_NAME.fullmatch(path.stem):
         return None
     return (f"the name {path.stem!r} cannot be part of a page URL; rename the file with letters, digits, _ . - "

@@ -12,7 +12,6 @@ imports beyond the standard library.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # tracer/
@@ -81,19 +80,9 @@ def gpu_run_slug(name: str) -> str:
 FAIL_ON_BROKEN_PAGES_ENV = "CHALKTRACE_FAIL_ON_BROKEN_PAGES"
 
 # Lecture names the site cannot give a page of its own: MkDocs serves lectures/index.md and
-# lectures/README.md as the lectures/ directory itself, so lectures/NAME/ would lead nowhere.
+# lectures/README.md as the lectures/ directory itself, so lectures/NAME/ would lead nowhere
+# (lecture_files.name_problem refuses them).
 RESERVED_LECTURE_NAMES = ("index", "README")
-LECTURE_NAME = re.compile(r"[A-Za-z0-9_.-]+")  # a lecture's name is one URL path segment
-
-
-def lecture_name_problem(name: str) -> str | None:
-    """Why ``name`` (a lecture file's stem) cannot be a lecture's page, or None when it can."""
-    if name in RESERVED_LECTURE_NAMES:
-        return (f"the name {name!r} is reserved by the site (its page would not be at {lecture_url(name)}); "
-                f"reserved names: {', '.join(RESERVED_LECTURE_NAMES)}; rename the file")
-    if not LECTURE_NAME.fullmatch(name):
-        return f"the name {name!r} cannot be a URL; use letters, digits, _ . - (rename the file)"
-    return None
 
 
 def lecture_url(name: str) -> str:

@@ -2,7 +2,7 @@
 
 This module is the single source of truth for what a trace is. The TypedDicts below describe the
 JSON that the recorder writes and the site reads; ``trace.schema.json`` (shipped beside this file)
-says the same thing to a validator (``tests/test_trace_format.py`` checks that the two and the
+says the same thing to a validator (``tests/contract/test_trace_format.py`` checks that the two and the
 writer's real output agree), and ``SCHEMA_VERSION`` goes up on every incompatible change. The read
 side is :func:`load_trace` (read + validate, bounded in size and nesting depth before anything else
 runs) and :func:`read_header` (no validation, for freshness checks), plus small typed accessors (:func:`step_frame`, :func:`iter_renderings`,
@@ -383,6 +383,7 @@ class Lecture(TypedDict):
 
 
 class Environment(TypedDict, total=False):
+    chalktrace: str  # the chalktrace version that made the trace (tracer.__version__); absent in older traces
     python: str
     torch: str | None
     numpy: str | None
@@ -434,7 +435,7 @@ RUN_DEPENDENT: dict[str, str] = {
     "memory (memory_source cuda_allocated)": "CUDA allocator figures (caching allocator, library workspaces)",
     "memory (rank streams)": "a rank's recorded-tensor bytes: when its peers release shared buffers varies",
     "values named *seconds, *_per_s, *mfu": "timings a lecture measures itself (names say the unit)",
-    "environment": "python, torch, numpy versions and the device: reported by diff, never drift",
+    "environment": "chalktrace, python, torch, numpy versions and the device: reported by diff, never drift",
 }
 # Value names a lecture uses for what it timed itself (see RUN_DEPENDENT); matched at the name's end.
 TIMING_NAME_SUFFIXES: tuple[str, ...] = ("seconds", "_per_s", "mfu")

@@ -327,7 +327,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         if self._lecture_of(page) is None:
             return output
         early = str(template_macros(self.env, "page_parts.html.j2").early_step_mode())
-        # lecture pages are large: the theme's indentation alone is kilobytes (issue 10's size budget)
+        # lecture pages are large: the theme's indentation alone is kilobytes (the lecture page's size budget, bench/README.md)
         output = compact_whitespace(output.replace("<head>", "<head>\n" + early, 1))
         # first in <head>, before any script it governs (tracer.site.markdown_ext.sanitize)
         return output.replace("<head>", "<head>\n" + csp_meta(output), 1)

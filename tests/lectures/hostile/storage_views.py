@@ -1,4 +1,4 @@
-"""A 100-million-element storage inspected through views of rank 1 to 4 (issue 19: work bounded by the preview)."""
+"""A 100-million-element storage inspected through views of rank 1 to 4 (the site's work is bounded by the preview)."""
 
 import torch
 

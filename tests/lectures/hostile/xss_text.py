@@ -1,4 +1,4 @@
-"""Lecture text that tries to run script in the reader's page (issue 19)."""
+"""Lecture text that tries to run script in the reader's page."""
 
 from tracer import link, note, text
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Iterator, Union
 
 from tracer.site.read.line_records import LineRecord, document_lines
 from tracer.contract.source_facts import RENDERING_CALLS, source_facts
@@ -144,6 +144,29 @@ def _first_line(block: Block) -> int:
     return block.lines[0].line if isinstance(block, CodeBlock) else block.record.line
 
 
+def _main_calls(trace: Trace, main: str) -> Iterator[tuple[Any, Any]]:
+    """(caller, callee) frames of ``main`` (the lecture file) adjacent in some step's stack once helper
+    frames between them are left out, in the order steps first show them.
+
+    Read from the frame table, where each position appears once (first seen first): walking every
+    step's whole stack instead costs the steps times their depth (a deep recursion's page)."""
+    frames = trace.get("frames")
+    if not frames:  # a trace made in memory (tests) without a frame table
+        for step in trace["steps"]:
+            in_main = [f for f in step["stack"] if f["path"] == main]
+            yield from zip(in_main, in_main[1:])
+        return
+    caller_in_main: list[int | None] = []  # per position: its nearest caller position in main
+    for position in frames:
+        parent = position["parent"]
+        if parent is None:
+            caller_in_main.append(None)
+            continue
+        caller_in_main.append(parent if frames[parent]["path"] == main else caller_in_main[parent])
+        if position["path"] == main and caller_in_main[-1] is not None:
+            yield frames[caller_in_main[-1]], position
+
+
 def _in_run_order(trace: Trace, tree: ast.Module, blocks: list[Block], statements: dict[int, _Statement]) -> list[Block]:
     """The file-order blocks regrouped by top-level function: the one the first step ran in (and
     module-level code, and functions that never ran) in file order; every other function's blocks
@@ -157,16 +180,13 @@ def _in_run_order(trace: Trace, tree: ast.Module, blocks: list[Block], statement
 
     entered: dict[int, tuple[int | None, int]] = {}  # owner -> (caller's owner, caller's statement line)
     root: int | None = None
-    for step in trace["steps"]:
-        frames = [f for f in step["stack"] if f["path"] == main]
-        if not frames:
-            continue
-        if root is None:
-            root = owner(frames[0]["line"])
-        for caller, callee in zip(frames, frames[1:]):
-            into = owner(callee["line"])
-            if into is not None and into != root and into not in entered and owner(caller["line"]) != into:
-                entered[into] = (owner(caller["line"]), caller["line"])
+    first = next((step for step in trace["steps"] if any(f["path"] == main for f in step["stack"])), None)
+    if first is not None:
+        root = owner(next(f for f in first["stack"] if f["path"] == main)["line"])
+    for caller, callee in _main_calls(trace, main):
+        into = owner(callee["line"])
+        if into is not None and into != root and into not in entered and owner(caller["line"]) != into:
+            entered[into] = (owner(caller["line"]), caller["line"])
     if not entered:
         return blocks
     groups: dict[int | None, list[Block]] = {}

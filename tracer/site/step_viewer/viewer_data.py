@@ -29,6 +29,7 @@ Layout of the returned dict (``version`` goes up on incompatible changes)::
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import os
 from dataclasses import dataclass, field
@@ -147,36 +148,55 @@ def navigation(depths: list[int], visible: list[bool], calls: list[bool] | None 
     depth), out (shallower, forward). -1 where there is none.
 
     Stepping over a "call" step lands on the line's completion, not on the same line's next
-    call (``f(1) + f(2)`` has one call step per call)."""
+    call (``f(1) + f(2)`` has one call step per call). Linear in the steps whatever their depth."""
     count = len(depths)
     calls = calls or [False] * count
-    levels = (max(depths) + 2) if depths else 1
     nav = {key: [-1] * count for key in ("next", "prev", "over", "back_over", "out")}
-    nearest = [-1] * levels  # nearest visible step (in scan direction) with depth <= d
-    completed = [-1] * levels  # the same, among steps that are not call steps
+    # nearest visible step (in scan direction) with depth <= d, and the same among steps that are
+    # not call steps: each a _Nearest (a stack of steps by depth, not a slot per depth per step)
+    nearest, completed = _Nearest(), _Nearest()
     following = -1
     for i in range(count - 1, -1, -1):
         d = depths[i]
         nav["next"][i] = following
-        nav["over"][i] = completed[d] if calls[i] else nearest[d]
-        nav["out"][i] = nearest[d - 1] if d >= 1 else -1
+        nav["over"][i] = completed.at_most(d) if calls[i] else nearest.at_most(d)
+        nav["out"][i] = nearest.at_most(d - 1) if d >= 1 else -1
         if visible[i]:
             following = i
-            for level in range(d, levels):
-                nearest[level] = i
-                if not calls[i]:
-                    completed[level] = i
-    nearest = [-1] * levels
+            nearest.add(d, i)
+            if not calls[i]:
+                completed.add(d, i)
+    nearest = _Nearest()
     preceding = -1
     for i in range(count):
         d = depths[i]
         nav["prev"][i] = preceding
-        nav["back_over"][i] = nearest[d]
+        nav["back_over"][i] = nearest.at_most(d)
         if visible[i]:
             preceding = i
-            for level in range(d, levels):
-                nearest[level] = i
+            nearest.add(d, i)
     return nav
+
+
+class _Nearest:
+    """The latest step added with depth at most d, for any d: a stack whose depths rise toward its
+    top (a new step removes the entries at its depth or deeper, which it supersedes for every d)."""
+
+    __slots__ = ("depths", "steps")
+
+    def __init__(self) -> None:
+        self.depths: list[int] = []
+        self.steps: list[int] = []
+
+    def add(self, depth: int, step: int) -> None:
+        cut = bisect.bisect_left(self.depths, depth)
+        del self.depths[cut:], self.steps[cut:]
+        self.depths.append(depth)
+        self.steps.append(step)
+
+    def at_most(self, depth: int) -> int:
+        k = bisect.bisect_right(self.depths, depth)
+        return self.steps[k - 1] if k else -1
 
 
 def statement_extents(source: str) -> dict[str, int]:

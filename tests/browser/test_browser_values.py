@@ -1,0 +1,107 @@
+"""The value cards in Chromium: whole-tensor heatmaps drawn pixel-true, exact numbers on hover and
+in raw mode, def-line values kept in step mode, a table() on a phone. Real site, real browser."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers.site import served_fixture_site, viewer_context
+
+LECTURE = "exact_values"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    with served_fixture_site(tmp_path_factory.mktemp("site"), LECTURE) as url:
+        yield url
+
+
+def open_page(context, site: str, hash_: str = ""):
+    page = context.new_page()
+    page.goto(f"{site}lectures/{LECTURE}/{hash_}")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
+    if not hash_:  # read mode: scroll past every annotation so that its lazy body is put in place
+        page.evaluate("""async () => { for (const a of document.querySelectorAll('.lt-annotation')) {
+            a.scrollIntoView(); await new Promise(done => setTimeout(done, 40)); } }""")
+        page.wait_for_function("document.querySelectorAll('.lt-lazy').length === 0")
+    return page
+
+
+# The heatmap image's cells, read back from its pixels: the mean luminance of each cell (0 dark, 255 light).
+CELLS = """async ([name, rows, cols]) => {
+    const img = document.querySelector(`.lt-card[data-name="${name}"] .lt-hm-whole img`);
+    await img.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+    const ctx = canvas.getContext('2d');
+    ctx.drawImage(img, 0, 0);
+    const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    const cw = canvas.width / cols, ch = canvas.height / rows, out = [];
+    for (let r = 0; r < rows; r++) {
+        const row = [];
+        for (let c = 0; c < cols; c++) {
+            const x = Math.floor((c + 0.5) * cw), y = Math.floor((r + 0.5) * ch), k = 4 * (y * canvas.width + x);
+            row.push(Math.round(0.299 * data[k] + 0.587 * data[k + 1] + 0.114 * data[k + 2]));
+        }
+        out.push(row);
+    }
+    return out;
+}"""
+
+
+def test_a_64_by_64_causal_mask_is_a_triangle_and_a_512_identity_a_diagonal(browser, site):
+    with viewer_context(browser, viewport={"width": 1280, "height": 720}) as context:
+        page = open_page(context, site)
+        page.query_selector('.lt-card[data-name="eye"]').scroll_into_view_if_needed()
+        mask = page.evaluate(CELLS, ["mask", 64, 64])
+        dark, light = max(v for r, row in enumerate(mask) for c, v in enumerate(row) if c <= r), \
+            min(v for r, row in enumerate(mask) for c, v in enumerate(row) if c > r)
+        assert dark + 100 < light  # every 1 (on and below the diagonal) darker than every 0 above it
+        eye = page.evaluate(CELLS, ["eye", 128, 128])  # 512 x 512 pooled into 128 x 128 block means
+        on = max(eye[k][k] for k in range(128))
+        off = min(v for r, row in enumerate(eye) for c, v in enumerate(row) if r != c)
+        assert on + 20 < off  # the diagonal, and only the diagonal, stands out
+        legend = page.inner_text('.lt-card[data-name="eye"] .lt-hm-whole')
+        assert "mean of 4×4 blocks" in legend and "max |x| 1.0" in legend
+
+
+def test_rounded_cells_show_their_exact_value_on_hover_and_raw_mode_shows_the_exact_grid(browser, site):
+    with viewer_context(browser, viewport={"width": 1280, "height": 720}) as context:
+        page = open_page(context, site)
+        card = '.lt-card[data-name="rounded"]'
+        assert page.get_attribute(f"{card} .lt-r >> nth=0", "title") == "0.33333334"
+        summary = page.locator(f"{card} details.lt-exact > summary")
+        summary.focus()
+        page.keyboard.press("Enter")  # the exact grid is one key away
+        assert page.inner_text(f"{card} details.lt-exact pre").split() == ["0.33333334", "2.0", "1000.1", "7.0"]
+        line = page.evaluate("window.CHALKTRACE_DATA.steps.line").index(23)
+        page.goto(f"{site}lectures/{LECTURE}/#step={line}")
+        page.wait_for_function("document.querySelector('.lt-viewer') !== null")
+        page.keyboard.press("r")
+        viewer_card = f".lt-viewer {card}"
+        page.wait_for_function("document.querySelector('.lt-viewer.lt-raw')")
+        assert not page.is_visible(f"{viewer_card} pre.lt-rounded")
+        assert page.locator(f"{viewer_card} details.lt-exact pre").is_visible()
+
+
+def test_numbers_cards_and_def_line_values_in_step_mode(browser, site):
+    with viewer_context(browser, viewport={"width": 1280, "height": 720}) as context:
+        page = open_page(context, site)
+        text = page.text_content(".md-content")  # textContent: cards off screen skip rendering (content-visibility)
+        for exact in ("4,611,686,018,427,387,904", "-9,223,372,036,854,775,808", "1000.1", "9,007,199,254,740,992", "5e-324"):
+            assert exact in text
+        data = page.evaluate("(() => { const d = window.CHALKTRACE_DATA; return [d.steps.line, d.steps.fn.map(k => d.functions[k])]; })()")
+        body = next(i for i, (line, fn) in enumerate(zip(*data)) if fn == "attention" and line == 12)
+        page.goto(f"{site}lectures/{LECTURE}/#step={body}")
+        page.wait_for_function("document.querySelector('.lt-viewer') !== null")
+        names = page.evaluate("[...document.querySelectorAll('.lt-viewer .lt-card.lt-value')].map(c => c.dataset.name)")
+        assert {"q", "k", "v", "scores"} <= set(names)  # the def line's values, still in view
+
+
+def test_a_table_fits_a_phone(browser, site):
+    with viewer_context(browser, viewport={"width": 390, "height": 844}) as context:
+        page = open_page(context, site)
+        table = page.locator("table.lt-table").first
+        table.scroll_into_view_if_needed()
+        assert table.is_visible() and page.inner_text("table.lt-table thead") .split() == ["dtype", "bits", "eps"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -1,0 +1,307 @@
+"""tracer/capture/directives.py: comment directives, parsed alone and as seen in a real trace."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
+
+from tracer.capture.directives import Directives, parse_comment, parse_source
+from tracer.capture.runner import run_lecture
+from tracer.contract.trace_format import load_trace, validation_error
+
+LECTURE = Path(__file__).resolve().parents[1] / "lectures" / "directives_demo.py"
+SOURCE = LECTURE.read_text(encoding="utf-8")
+PATH = "tests/lectures/directives_demo.py"
+
+
+def line_of(fragment: str) -> int:
+    (line,) = [i for i, text in enumerate(SOURCE.splitlines(), 1) if fragment in text]
+    return line
+
+
+# -- parsing ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("comment, expected", [
+    ("# @inspect x y", {"inspect": ["x", "y"]}),
+    ("# @inspect x, @inspect y", {"inspect": ["x", "y"]}),
+    ("#@inspect model.weight x.grad", {"inspect": ["model.weight", "x.grad"]}),
+    ("# @stepover @inspect ones", {"stepover": [], "inspect": ["ones"]}),
+    ("# @clear a b", {"clear": ["a", "b"]}),
+    ("# @hide", {"hide": []}),
+    ("# @flops @inspect z", {"flops": [], "inspect": ["z"]}),
+    ("# email me @ alice", {}),
+    ("# see `@inspect` in the docs", {}),  # quoted: prose that merely mentions a directive
+    # after prose, anywhere in the comment
+    ("# the number of parameters @inspect num_parameters", {"inspect": ["num_parameters"]}),
+    ("# float32  @inspect total_nbytes", {"inspect": ["total_nbytes"]}),
+    ("# slow, @stepover", {"stepover": []}),
+    ("# a, b @inspect a, @inspect b", {"inspect": ["a", "b"]}),
+    # sentence punctuation is not part of a name
+    ("# @inspect: x", {"inspect": ["x"]}),
+    ("# the count @inspect n.", {"inspect": ["n"]}),
+    ("# (see @inspect model.weight)", {"inspect": ["model.weight"]}),
+    # not directive tokens: e-mail addresses, decorator calls or attributes, parenthesised, matmul
+    ("# ask alice@example.com", {}),
+    ("# @torch.no_grad()", {}),
+    ("# @functools.cache", {}),
+    ("# TODO(@alice): check", {}),
+    ("# y = a @ b", {}),
+    ("# y = a@b", {}),
+])
+def test_parse_comment(comment, expected):
+    found, unknown = parse_comment(comment)
+    assert found == expected and unknown == []
+
+
+@pytest.mark.parametrize("comment, unknown", [
+    ("# cc @alice", ["alice"]),
+    ("# @property", ["property"]),  # a commented-out bare decorator is a @word token: it warns
+    ("# x @inpsect x", ["inpsect"]),  # a typo after prose is reported, not silently dropped
+])
+def test_parse_comment_reports_any_unknown_word_token(comment, unknown):
+    assert parse_comment(comment)[1] == unknown
+
+
+def test_parse_comment_reports_unknown_directives():
+    found, unknown = parse_comment("# @inspect x @frobnicate y")
+    assert found == {"inspect": ["x"]} and unknown == ["frobnicate"]
+
+
+SNIPPET = '''\
+def f():
+    a = 1  # @inspect a @bogus
+    b = (1 +
+         2)  # @inspect b
+    c = 1  # @hide
+    d = [  # @hide
+        1,
+    ]
+    if a:  # @inspect a
+        pass
+    e = 2  # @inspect 3x
+    g = 2  # @inspect a, @inspect a
+'''
+
+
+def test_parse_source_keys_directives_by_statement_start():
+    parsed = parse_source(SNIPPET)
+    assert parsed.by_line[2] == Directives(inspect=("a",))
+    assert parsed.by_line[3] == Directives(inspect=("b",))  # written on line 4, the statement starts on 3
+    assert 4 not in parsed.by_line
+    assert parsed.by_line[9] == Directives(inspect=("a",))
+    assert parsed.by_line[12] == Directives(inspect=("a",))  # duplicates collapse
+
+
+def test_parse_source_maps_continuation_lines_to_their_statement():
+    parsed = parse_source(SNIPPET)
+    assert parsed.starts == {4: 3, 7: 6, 8: 6}
+
+
+def test_parse_source_hidden_lines_cover_the_whole_statement():
+    assert parse_source(SNIPPET).hidden_lines == [5, 6, 7, 8]
+
+
+def test_parse_source_warnings_name_the_line():
+    warnings = dict(parse_source(SNIPPET).warnings)
+    assert "unknown directive @bogus" in warnings[2]
+    assert "'3x'" in warnings[11]
+    assert parse_source(SNIPPET).by_line[11] == Directives()  # the bad name is dropped, not inspected
+
+
+DEFS = '''\
+def plain(a, b):  # @inspect a b
+    return a + b
+
+
+@staticmethod
+@functools.cache
+def decorated(
+    x,
+    y,
+):  # the inputs @inspect x, @inspect y
+    return x
+
+
+async def later(n):  # @inspect n @hide
+    return n
+
+
+def main():
+    z = plain(1, 2)  # @inspect z
+'''
+
+
+def test_def_line_inspect_names_arguments_on_entry():
+    parsed = parse_source(DEFS)
+    # keyed by co_firstlineno (the first decorator's line), naming the def line to step on
+    assert parsed.entries == {1: (1, ("a", "b")), 5: (7, ("x", "y")), 14: (14, ("n",))}
+    # not a value of the enclosing scope when the def statement runs
+    assert 1 not in parsed.by_line and 7 not in parsed.by_line
+    assert parsed.by_line[14] == Directives(hide=True)  # other directives on a def line keep their meaning
+    assert parsed.by_line[19] == Directives(inspect=("z",))
+    assert parsed.warnings == []
+
+
+def test_parse_source_raises_syntax_error():
+    with pytest.raises(SyntaxError):
+        parse_source("def broken(:\n")
+
+
+# -- in a trace -------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("directives") / "directives_demo.json"
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        result = run_lecture(LECTURE, output=out)
+    return result, load_trace(out), stderr.getvalue()
+
+
+@pytest.fixture(scope="module")
+def trace(run):
+    return run[1]
+
+
+def steps_at(trace, fragment: str, function: str = "main") -> list[dict]:
+    line = line_of(fragment)
+    return [s for s in trace["steps"] if s["stack"][-1]["line"] == line and s["stack"][-1]["function"] == function]
+
+
+def only_step(trace, fragment: str) -> dict:
+    (step,) = steps_at(trace, fragment)
+    return step
+
+
+def test_trace_is_valid_and_completes(run, trace):
+    result, _, _ = run
+    assert result.status == "ok" and trace["status"] == "ok"
+    assert validation_error(trace) is None
+    assert steps_at(trace, "done = True")  # ran to the end despite the problems below
+
+
+def test_inspect_space_separated(trace):
+    env = only_step(trace, "b = 2")["env"]
+    assert env == {"a": {"type": "int", "value": 1}, "b": {"type": "int", "value": 2}}
+
+
+def test_inspect_comma_repeated(trace):
+    env = only_step(trace, "c = a + b")["env"]
+    assert env == {"a": {"type": "int", "value": 1}, "c": {"type": "int", "value": 3}}
+
+
+def test_inspect_dotted_names(trace):
+    weight = only_step(trace, "model = nn.Linear")["env"]["model.weight"]
+    assert weight["type"] == "tensor" and weight["shape"] == [1, 2] and weight["requires_grad"] is True
+    grad = only_step(trace, ".backward()")["env"]["x.grad"]
+    assert grad["type"] == "tensor" and grad["shape"] == [2] and grad["requires_grad"] is False
+
+
+def test_missing_name_is_visible_and_warned(run, trace):
+    _, _, stderr = run
+    missing = only_step(trace, "ghost = 0")["env"]["nowhere"]
+    assert missing["type"] == "missing" and "nowhere" in missing["message"]
+    where = f"{PATH}:{line_of('ghost = 0')}"
+    assert any(w.startswith(where) and "nowhere" in w for w in trace["warnings"])
+    assert f"{where}: @inspect nowhere" in stderr
+
+
+def test_clear(trace):
+    assert only_step(trace, "gone = 5")["env"]["gone"] == {"type": "int", "value": 5}
+    step = only_step(trace, "del gone")
+    assert step["clear"] == ["gone"] and step["env"] == {}
+    assert all("clear" not in s for s in trace["steps"] if s is not step)
+
+
+def test_stepover_records_no_steps_inside_the_callee(trace):
+    inside = [s for s in trace["steps"] if s["stack"][-1]["function"] == "make_pair"]
+    # make_pair runs twice; only the call without @stepover is stepped into (three lines).
+    assert [s["stack"][-1]["line"] for s in inside] == [line_of("left = 1"), line_of("right = 2"),
+                                                       line_of("return left, right")]
+    assert all(s["stack"][0]["line"] == line_of("first = make_pair()") for s in inside)
+    step = only_step(trace, "pair = make_pair()")
+    assert "call" not in step
+    assert step["env"]["pair"]["type"] == "tuple"
+
+
+def test_hide(trace):
+    assert trace["hidden_lines"] == {PATH: [line_of("secret = 42")]}
+    assert only_step(trace, "secret = 42")  # hidden from the page, still executed and stepped
+
+
+def test_directive_on_last_line_of_multiline_statement(trace):
+    start = line_of("total = (a +")
+    steps = [s for s in trace["steps"] if start <= s["stack"][-1]["line"] <= start + 2]
+    assert len(steps) == 1 and steps[0]["stack"][-1]["line"] == start
+    assert steps[0]["env"] == {"total": {"type": "int", "value": 6}}
+    labels = only_step(trace, "labels = dict(")["env"]["labels"]
+    assert labels["type"] == "dict" and labels["length"] == 2
+    assert not any("total" in w or "labels" in w for w in trace["warnings"])
+
+
+def test_unknown_directive_warns_once_and_never_crashes(run, trace):
+    _, _, stderr = run
+    where = f"{PATH}:{line_of('odd = i')}"
+    assert [w for w in trace["warnings"] if "frobnicate" in w] == [
+        f"{where}: unknown directive @frobnicate (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate)"]
+    assert stderr.count("@frobnicate") == 1
+    assert len(steps_at(trace, "odd = i")) == 3  # the loop body still ran and was stepped three times
+
+
+def test_comment_scan_respects_strings_and_falls_back_inside_multiline_strings():
+    from tracer.capture.directives import parse_source
+
+    source = (
+        's = "a # @inspect nope"  # @inspect s\n'
+        "t = 'it\\'s # @hide'  # @clear t\n"
+        'doc = """\n'
+        "x = 1  # @inspect x\n"
+        '"""  # @inspect doc\n'
+    )
+    parsed = parse_source(source)
+    assert parsed.by_line[1].inspect == ("s",) and not parsed.by_line[1].hide
+    assert parsed.by_line[2].clear == ("t",) and not parsed.by_line[2].hide
+    assert 4 not in parsed.by_line  # that "comment" is text inside a string literal
+    assert parsed.by_line[3].inspect == ("doc",)  # the literal's statement starts on line 3
+
+
+def test_ask_records_what_it_names_and_noask_is_kept():
+    parsed = parse_source("def main():\n    z = y.T  # @ask z shares x\n    w = a @ b  # @ask flops\n"
+                          "    v = 1  # @noask @inspect v\n    u = 2  # @ask\n    t = 3  # @ask 3+\n")
+    assert parsed.by_line[2] == Directives(inspect=("z", "x"), ask=("z", "shares", "x"))
+    assert parsed.by_line[3].flops and parsed.by_line[3].inspect == () and 3 in parsed.statements
+    assert parsed.by_line[4] == Directives(inspect=("v",), noask=True)
+    assert [line for line, _message in parsed.warnings] == [5, 6]
+
+
+NOTES_LECTURE = '''from tracer import speaker_note, text
+
+def main():
+    text('hi')
+    speaker_note("""
+        Say *this*.
+    """)
+    x = 1
+    speaker_note('then this')  # a comment
+    y = (speaker_note, 2)
+'''
+
+
+def test_a_speaker_note_statement_is_hidden_and_its_note_recorded_on_its_step(tmp_path):
+    lecture = tmp_path / "notes.py"
+    lecture.write_text(NOTES_LECTURE, encoding="utf-8")
+    assert parse_source(NOTES_LECTURE).hidden_lines == [5, 6, 7, 9]
+    result = run_lecture(lecture, output=tmp_path / "notes.json")
+    assert result.status == "ok"
+    trace = load_trace(tmp_path / "notes.json")
+    assert validation_error(trace) is None
+    notes = [(step["stack"][-1]["line"], step["speaker_notes"]) for step in trace["steps"] if step.get("speaker_notes")]
+    assert notes == [(5, ["Say *this*."]), (9, ["then this"])]
+    assert all(not step["renderings"] for step in trace["steps"] if step.get("speaker_notes"))
+
+
+def test_a_bare_inspect_asks_for_every_local_and_a_refused_name_does_not():
+    parsed = parse_source("def f(a):  # @inspect\n    b = a  # @inspect\n    c = b  # @inspect 3x\n    return c\n")
+    assert parsed.by_line[2].all_locals and not parsed.by_line[3].all_locals
+    assert parsed.entries[1] == (1, ("*",))

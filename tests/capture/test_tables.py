@@ -1,0 +1,68 @@
+"""table() and matplotlib figures in plot(): bounded records at capture, an HTML table and an SVG at build."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from helpers.traced import traced
+from tracer.site.cards.render import HtmlRenderer, table_view, template_env
+
+pytest.importorskip("pandas")
+pytest.importorskip("matplotlib")
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return traced("tables_and_figures")
+
+
+def renderings(trace, kind):
+    return [r for step in trace["steps"] for r in step["renderings"] if r["type"] == kind]
+
+
+def test_a_dataframe_keeps_its_columns_index_and_exact_numbers(trace):
+    frame = renderings(trace, "table")[0]
+    assert frame["columns"] == ["model", "params", "loss"] and frame["index"] == ["a", "b"]
+    assert frame["rows"] == [["small", 124_000_000, 3.25], ["large", 2**62, 2.5]]
+    html = str(HtmlRenderer(trace, template_env()).rendering(frame))
+    assert "<th scope=\"col\">params</th>" in html and "4,611,686,018,427,387,904" in html
+    assert "<th scope=\"row\">b</th>" in html
+
+
+def test_a_long_array_is_bounded_and_says_how_many_rows_it_had(trace):
+    array = renderings(trace, "table")[1]
+    assert array["total_rows"] == 100 and len(array["rows"]) == 50
+    assert array["rows"][0] == [0.1, 1.1]  # float32 elements written as float32 writes them
+    view = table_view(array)
+    assert view["more_rows"] == 50 and view["numeric"] == [True, True]
+    html = str(HtmlRenderer(trace, template_env()).rendering(array))
+    assert "the first 50 of 100 rows" in html
+
+
+def test_records_take_every_key_as_a_column(trace):
+    records = renderings(trace, "table")[2]
+    assert records["columns"] == ["name", "lr", "momentum"]
+    assert records["rows"] == [["adam", 0.001, None], ["sgd", 0.1, 0.9]]
+
+
+def test_a_matplotlib_figure_is_drawn_to_svg_when_traced_and_shown_as_an_image(trace):
+    (figure,) = renderings(trace, "plot")
+    assert figure["svg"].lstrip().startswith(("<?xml", "<svg")) and figure["title"] == "A figure"
+    assert "<script>alert" not in figure["svg"]  # matplotlib escapes the label's text
+    renderer = HtmlRenderer(trace, template_env())
+    html = str(renderer.rendering(figure))
+    name = re.search(r'src="\{root\}[^"]*/(fig-[0-9a-f]+\.svg)"', html).group(1)
+    assert renderer.charts[name] == figure["svg"] and '<img class="lt-plot-img"' in html
+
+
+def test_table_refuses_what_it_cannot_show():
+    from tracer.capture.tables import table_rendering
+
+    with pytest.raises(TypeError, match="table\\(\\) takes a DataFrame"):
+        table_rendering(object())
+    with pytest.raises(ValueError, match="1-D or 2-D"):
+        import numpy as np
+
+        table_rendering(np.zeros((2, 2, 2)))

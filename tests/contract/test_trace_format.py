@@ -1,0 +1,358 @@
+"""tracer/contract/trace_format.py: every produced trace validates; bad trace files fail with one line naming the file."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tracer.capture.runner import run_lecture
+from tracer.contract.trace_format import (MAX_TRACE_DEPTH, MAX_TRACE_NBYTES, SCHEMA_VERSION, TraceError, expand_stacks,
+                                  load_trace, upgrade, validation_error, write_atomic)
+
+LECTURES = Path(__file__).resolve().parents[1] / "lectures"
+# Every fixture lecture of the tracer-core tests (others' fixtures are validated by their own tests).
+FIXTURES = ["directives_demo", "raises_midway", "uses_helper", "calls_and_comprehensions", "renderings_demo",
+            "missing_image", "many_steps", "random_values", "paths_and_addresses", "inspect_all_demo",
+            "tensor_views", "classroom"]
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory):
+    out = tmp_path_factory.mktemp("format")
+    made = {}
+    for name in FIXTURES:
+        path = out / f"{name}.json"
+        run_lecture(LECTURES / f"{name}.py", output=path, inspect_all=(name == "inspect_all_demo"),
+                    max_steps=60 if name == "many_steps" else 100_000)
+        made[name] = path
+    made["stderr_writer"] = out / "stderr_writer.json"  # the optional step field "stderr"
+    with contextlib.redirect_stderr(io.StringIO()):
+        run_lecture(LECTURES / "hostile" / "stderr_writer.py", output=made["stderr_writer"])
+    return made
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_every_produced_trace_validates(traces, name):
+    text = traces[name].read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert validation_error(data) is None
+    assert data["schema_version"] == SCHEMA_VERSION
+    assert load_trace(traces[name]) == expand_stacks(json.loads(text))
+    json.dumps(data, allow_nan=False)  # strict JSON all the way down
+
+
+def test_validation_error_points_at_the_problem(traces):
+    data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
+    data["steps"][0]["memory"]["nbytes"] = -1
+    problem = validation_error(data)
+    assert problem.startswith("at steps/0/memory/nbytes:") and "\n" not in problem
+    del data["steps"][0]["memory"]
+    assert "memory" in validation_error(data)
+
+
+def test_schema_rejects_absolute_paths(traces):
+    data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
+    data["frames"][0]["path"] = "/home/someone/lectures/a.py"
+    assert validation_error(data).startswith("at frames/0/path")
+
+
+def test_schema_requires_tensor_fields(traces):
+    data = json.loads(traces["tensor_views"].read_text(encoding="utf-8"))
+    tensor = next(v for s in data["steps"] for v in s["env"].values() if v["type"] == "tensor")
+    del tensor["storage_id"]
+    assert "storage_id" in validation_error(data)
+
+
+def _one_line_naming(path: Path, exc: TraceError) -> str:
+    message = str(exc)
+    assert message.startswith(f"{path}: ") and "\n" not in message
+    return message
+
+
+def test_load_trace_corrupt_json(tmp_path):
+    path = tmp_path / "corrupt.json"
+    path.write_text('{"schema_version": 1, "steps": [', encoding="utf-8")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "not valid JSON" in _one_line_naming(path, info.value)
+
+
+def test_load_trace_binary_garbage(tmp_path):
+    path = tmp_path / "garbage.json"
+    path.write_bytes(b"\xff\xfe\x00junk")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    _one_line_naming(path, info.value)
+
+
+def test_load_trace_not_an_object(tmp_path):
+    path = tmp_path / "list.json"
+    path.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "expected an object" in _one_line_naming(path, info.value)
+
+
+def test_load_trace_wrong_schema_version(tmp_path, traces):
+    data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
+    data["schema_version"] = SCHEMA_VERSION + 1
+    path = tmp_path / "future.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert f"schema_version {SCHEMA_VERSION + 1}" in _one_line_naming(path, info.value)
+
+
+def test_load_trace_schema_violation(tmp_path, traces):
+    data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
+    data["status"] = "maybe"
+    path = tmp_path / "invalid.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "invalid trace at status" in _one_line_naming(path, info.value)
+    assert load_trace(path, validate=False)["status"] == "maybe"
+
+
+def test_load_trace_missing_file(tmp_path):
+    path = tmp_path / "absent.json"
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "no such trace file" in _one_line_naming(path, info.value)
+
+
+# -- write_atomic ---------------------------------------------------------------------------------
+def test_write_atomic_creates_parents_and_replaces(tmp_path):
+    path = tmp_path / "a" / "b" / "t.json"
+    write_atomic(path, "one")
+    write_atomic(path, "two")
+    assert path.read_text(encoding="utf-8") == "two"
+    assert [p.name for p in path.parent.iterdir()] == ["t.json"]
+
+
+def test_write_atomic_crash_keeps_old_file_and_no_temp(tmp_path, monkeypatch):
+    path = tmp_path / "t.json"
+    path.write_text("old", encoding="utf-8")
+
+    def crash(*args):
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="disk on fire"):
+        write_atomic(path, "new")
+    monkeypatch.undo()
+    assert path.read_text(encoding="utf-8") == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
+
+
+# -- the contract is written once: schema, TypedDicts and the writer's real output agree -------------
+REPO = Path(__file__).resolve().parents[2]
+
+
+def typed_keys(typed_dict) -> tuple[set[str], set[str]]:
+    """(all keys, required keys) of a TypedDict."""
+    from tracer.contract.trace_format import optional_keys
+
+    keys = set(typed_dict.__annotations__)
+    return keys, keys - optional_keys(typed_dict)
+
+
+def schema_keys(node: dict) -> tuple[set[str], set[str]]:
+    return set(node.get("properties", {})), set(node.get("required", []))
+
+
+def real_traces(traces) -> list[dict]:
+    produced = [json.loads(path.read_text(encoding="utf-8")) for path in traces.values()]
+    committed = [upgrade(json.loads(p.read_text(encoding="utf-8"))) for p in sorted((REPO / "site" / "traces").glob("*.json"))]
+    return produced + committed
+
+
+def test_schema_and_typeddicts_name_the_same_fields():
+    from tracer.contract import trace_format as tf
+    from tracer.contract.trace_format import schema
+
+    s = schema()
+    defs = s["$defs"]
+    pairs = {"Trace": (tf.Trace, s), "Step": (tf.Step, defs["step"]), "Frame": (tf.Frame, defs["frame"]),
+             "FramePosition": (tf.FramePosition, defs["frame_position"]),
+             "ErrorInfo": (tf.ErrorInfo, defs["error"]), "Memory": (tf.Memory, defs["memory"]),
+             "Compute": (tf.Compute, defs["compute"]), "Lecture": (tf.Lecture, s["properties"]["lecture"]),
+             "Environment": (tf.Environment, s["properties"]["environment"]),
+             "RanksInfo": (tf.RanksInfo, defs["ranks"]), "Launch": (tf.Launch, defs["launch"]),
+             "RankStream": (tf.RankStream, defs["stream"]), "Collective": (tf.Collective, defs["collective"]),
+             "ShardInfo": (tf.ShardInfo, defs["shard"]), "Stats": (tf.Stats, defs["stats"]["oneOf"][1]),
+             "FiniteStats": (tf.FiniteStats, defs["stats"]["oneOf"][1]["properties"]["finite"]),
+             "Heatmap": (tf.Heatmap, defs["heatmap"]["oneOf"][1])}
+    for name, (typed, node) in pairs.items():
+        keys, required = typed_keys(typed)
+        schema_all, schema_required = schema_keys(node)
+        assert keys == schema_all, f"{name}: TypedDict and schema disagree on fields: {keys ^ schema_all}"
+        if typed.__total__:  # total=False TypedDicts (Environment) cannot say which keys are required
+            assert required == schema_required, f"{name}: required fields differ: {required ^ schema_required}"
+    # Every rendering kind the types allow has a schema branch, and no other kind is valid.
+    rendering = defs["rendering"]
+    assert set(rendering["properties"]["type"]["enum"]) == set(tf.RENDERING_TYPES)
+    branches = {b["if"]["properties"]["type"]["const"] for b in rendering["allOf"]}
+    assert branches == set(tf.RENDERING_TYPES)
+    rendering_fields = set().union(*(b["then"].get("properties", {}) for b in rendering["allOf"])) | set(rendering["properties"])
+    assert rendering_fields == set(tf.Rendering.__annotations__)
+    tensor = next(b["then"] for b in defs["value"]["allOf"] if b["if"]["properties"]["type"].get("const") == "tensor")
+    keys, required = typed_keys(tf.TensorValue)
+    assert set(tensor["required"]) | {"type", "stats"} == required
+    assert keys - required == {"quantized", "subclass", "heatmap"} <= set(tensor["properties"])  # optional: quantized, subclasses, whole-tensor heatmaps
+
+
+def test_writer_output_uses_only_declared_fields(traces):
+    from tracer.contract import trace_format as tf
+
+    seen_step_keys: set[str] = set()
+    for trace in real_traces(traces):
+        trace_keys, trace_required = typed_keys(tf.Trace)
+        assert trace_required <= set(trace) <= trace_keys, set(trace) ^ trace_keys
+        assert set(trace["environment"]) <= set(tf.Environment.__annotations__)
+        for step in trace["steps"]:
+            keys, required = typed_keys(tf.Step)
+            assert required <= set(step) <= keys, set(step) - keys
+            seen_step_keys |= set(step)
+            for rendering in step["renderings"]:
+                assert rendering["type"] in tf.RENDERING_TYPES
+                assert set(rendering) <= set(tf.Rendering.__annotations__), set(rendering)
+            if "compute" in step:
+                assert set(step["compute"]) <= set(tf.Compute.__annotations__)
+    # the traces exercised every optional step field except compute (only @flops lines have it),
+    # collectives (only rank steps have them: tests/capture/test_ranks.py checks those) and stack (never written)
+    assert typed_keys(tf.Step)[0] - seen_step_keys <= {"compute", "collectives", "stack"}
+    assert "stack" not in seen_step_keys
+
+
+def test_read_side_accessors(traces):
+    from tracer.contract import trace_format as tf
+
+    trace = load_trace(traces["renderings_demo"])
+    kinds = {rendering["type"] for _i, rendering in tf.iter_renderings(trace)}
+    assert kinds <= set(tf.RENDERING_TYPES) and "markdown" in kinds
+    assert all(not p.startswith(("http:", "https:")) for p in tf.local_images(trace))
+    assert tf.step_frame(trace["steps"][0])["path"] == "tests/lectures/renderings_demo.py"
+    assert tf.source_text(trace, "nowhere.py") == "" and tf.source_text(trace, trace["lecture"]["path"])
+    assert len(tf.memory_nbytes(trace)) == len(trace["steps"])
+    capped = load_trace(traces["many_steps"])
+    assert tf.trace_notes(capped)[-1] == "recording stopped after 60 steps"
+    assert tf.read_header(traces["uses_helper"])["lecture"]["name"] == "uses_helper"
+    assert tf.read_header(Path("/nonexistent.json")) is None
+
+
+def test_write_atomic_respects_umask_without_changing_it(tmp_path):
+    before = os.umask(0o027)
+    try:
+        write_atomic(tmp_path / "t.json", "{}")
+        assert (tmp_path / "t.json").stat().st_mode & 0o777 == 0o640
+        assert os.umask(0o027) == 0o027  # unchanged by the write
+    finally:
+        os.umask(before)
+
+
+def test_trace_notes_add_each_ranks_warnings_once_and_its_step_cap():
+    from tracer.contract.trace_format import trace_notes
+
+    shared = "l.py:3: unknown directive @foo"  # every rank parses the same lecture
+    streams = [{"rank": 0, "warnings": [shared]},
+               {"rank": 1, "warnings": [shared, "l.py: rank 1: stderr: printed 9 characters"],
+                "truncated": {"max_steps": 5, "stderr_chars": 9}}]
+    trace = {"warnings": [shared], "truncated": None, "ranks": {"launches": [{"streams": streams}]}}
+    assert trace_notes(trace) == [shared, "l.py: rank 1: stderr: printed 9 characters",  # type: ignore[arg-type]
+                                  "rank 1: recording stopped after 5 steps"]
+    from helpers.traced import traced
+
+    trace = traced("ranks_allreduce")
+    stream = trace["ranks"]["launches"][0]["streams"][0]
+    stream["truncated"] = {"stdout_chars": 200_000, "stderr_chars": 300_000}
+    assert validation_error(trace) is None
+    stream["truncated"] = {"stdout_chars": "many"}
+    assert validation_error(trace).endswith("'many' is not of type 'integer'")
+
+
+# -- the frame table: a trace grows with its steps, not with their stack depth ------------------------
+def _v1(trace: dict) -> dict:
+    """``trace`` (as loaded) written as version 1 wrote it: each step with its whole stack."""
+    old = json.loads(json.dumps({k: v for k, v in trace.items() if k != "frames"}))
+    old["schema_version"] = 1
+    for step in old["steps"]:
+        del step["frame"]
+    return old
+
+
+def test_version_1_traces_load_as_the_current_version(tmp_path, traces):
+    current = load_trace(traces["uses_helper"])
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(_v1(current)), encoding="utf-8")
+    old = load_trace(path)
+    assert old["schema_version"] == SCHEMA_VERSION
+    assert old["frames"] == current["frames"]  # numbered as the writer numbers them
+    assert [s["frame"] for s in old["steps"]] == [s["frame"] for s in current["steps"]]
+    assert [s["stack"] for s in old["steps"]] == [s["stack"] for s in current["steps"]]
+
+
+def test_committed_version_1_traces_still_load():
+    # CUDA traces made on a GPU machine cannot be re-made here: they are read as they are
+    for name in ("hello.json", "gpu/lecture_02.json"):
+        path = REPO / "site" / "traces" / name
+        if json.loads(path.read_text(encoding="utf-8"))["schema_version"] != 1:
+            continue  # re-made since on a GPU
+        trace = load_trace(path)
+        assert trace["environment"]["device"] == "cuda" and trace["steps"]
+        assert all(s["stack"][-1] == {k: trace["frames"][s["frame"]][k] for k in ("path", "line", "function")}
+                   for s in trace["steps"])
+
+
+def test_version_1_stack_problems_name_the_step(tmp_path, traces):
+    old = _v1(load_trace(traces["uses_helper"]))
+    old["steps"][3]["stack"][0]["line"] = "seven"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "invalid trace at steps/3/stack/0" in _one_line_naming(path, info.value)
+
+
+def test_frames_that_point_nowhere_are_refused(tmp_path, traces):
+    data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
+    for breakage, where in ((lambda d: d["steps"][2].update(frame=len(d["frames"])), "steps/2/frame"),
+                            (lambda d: d["frames"][1].update(parent=1), "frames/1/parent")):
+        broken = json.loads(json.dumps(data))
+        breakage(broken)
+        path = tmp_path / "broken.json"
+        path.write_text(json.dumps(broken), encoding="utf-8")
+        with pytest.raises(TraceError) as info:
+            load_trace(path)
+        assert f"invalid trace at {where}" in _one_line_naming(path, info.value)
+        with pytest.raises(TraceError) as info:  # unvalidated loads check the indexes too
+            load_trace(path, validate=False)
+        assert f"invalid trace at {where}" in _one_line_naming(path, info.value)
+
+
+# -- loading is bounded: size before parsing, nesting depth before any reader recurses -------------
+def test_a_trace_nested_past_the_limit_is_one_line(tmp_path):
+    for depth in (MAX_TRACE_DEPTH + 1, 50_000):
+        path = tmp_path / f"deep{depth}.json"
+        path.write_text('{"schema_version": 2, "steps": [{"env": {"x": ' + "[" * depth + "]" * depth + "}}]}",
+                        encoding="utf-8")
+        with pytest.raises(TraceError) as info:
+            load_trace(path)
+        message = _one_line_naming(path, info.value)
+        assert f"nested deeper than the {MAX_TRACE_DEPTH}-level limit" in message
+
+
+def test_a_trace_over_the_size_limit_is_not_parsed(tmp_path, monkeypatch):
+    path = tmp_path / "big.json"
+    path.write_text('{"schema_version": 2}' + " " * 2000, encoding="utf-8")
+    monkeypatch.setattr("tracer.contract.trace_format.MAX_TRACE_NBYTES", 1000)
+    monkeypatch.setattr("json.loads", lambda *a, **k: pytest.fail("parsed a trace over the size limit"))
+    with pytest.raises(TraceError) as info:
+        load_trace(path)
+    assert "2,021 bytes, over the 1,000-byte limit" in _one_line_naming(path, info.value)
+    assert MAX_TRACE_NBYTES >= 100 * 1024 * 1024

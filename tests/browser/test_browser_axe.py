@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, build_site, serve, viewer_context
-from traced import trace_all, trace_path
+from helpers.site import REPO, build_site, serve, viewer_context
+from helpers.traced import trace_all, trace_path
 
 axe_playwright = pytest.importorskip("axe_playwright_python.sync_playwright", reason="pip install axe-playwright-python")
 

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from conftest import served_fixture_site, viewer_context
+from helpers.site import served_fixture_site, viewer_context
 
 LIVE = ".lt-viewer .lt-v-live[aria-live=polite]"
 

@@ -35,7 +35,8 @@ def trace_all(traces: Path) -> list[str]:
     procs = {}
     for lecture in sorted(HOSTILE.glob("[!_]*.py")):
         procs[lecture.stem] = subprocess.Popen(
-            [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(traces / f"{lecture.stem}.json"), "-q"],
+            [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(traces / f"{lecture.stem}.json"), "-q",
+             "--timeout", "60"],  # lingering_thread.py's thread never ends: the timeout ends its run
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if len(procs) % (os.cpu_count() or 2) == 0:
             for proc in procs.values():

@@ -203,3 +203,31 @@ def test_speaker_notes_are_compared(before_after, tmp_path):
     b.write_text(json.dumps(edited))
     shown = [trace_diff.format_change(c) for c in trace_diff.drift(trace_diff.diff_traces(load_trace(a), load_trace(b)))]
     assert shown == ["lectures/v.py:8 speaker note: added Then show."]
+
+
+def test_install_paths_are_compared_in_their_portable_forms(before_after, tmp_path):
+    # A trace made before paths were written portably names the environment it ran in; another
+    # checkout's environment is elsewhere: that is no drift, a different library file is.
+    before, _after = before_after
+    trace = json.loads(before.read_text(encoding="utf-8"))
+    step = next(s for s in trace["steps"] if s.get("env"))
+    name = next(iter(step["env"]))
+
+    def variant(where: str, library: str, stream: str) -> dict:
+        copied = copy.deepcopy(trace)
+        target = next(s for s in copied["steps"] if s.get("env"))
+        target["env"][name] = {"type": "str", "value": f"{where}/lib/python3.11/site-packages/{library}/__init__.py"}
+        target["stderr"] = f"{where}/lib/python3.11/{stream}/__init__.py:3: UserWarning: old\n"
+        return copied
+
+    here, there = variant("/home/a/.venv", "torch", "json"), variant("/opt/ci/env", "torch", "json")
+    assert trace_diff.drift(trace_diff.diff_traces(load_like(here, tmp_path, "a"), load_like(there, tmp_path, "b"))) == []
+    other = variant("/opt/ci/env", "numpy", "csv")
+    found = trace_diff.drift(trace_diff.diff_traces(load_like(here, tmp_path, "a"), load_like(other, tmp_path, "c")))
+    assert {c.kind for c in found} == {"value", "output"}
+
+
+def load_like(trace: dict, directory: Path, name: str) -> dict:
+    path = directory / f"{name}.json"
+    path.write_text(json.dumps(trace), encoding="utf-8")
+    return load_trace(path, validate=False)

@@ -152,6 +152,19 @@ def test_corrupt_trace_gets_an_error_card_and_the_other_pages_build(tmp_path):
     assert "its page could not be built" in home
 
 
+def test_a_page_that_cannot_be_built_fails_the_build_when_asked(tmp_path):
+    # `chalktrace build` asks (paths.FAIL_ON_BROKEN_PAGES_ENV): the error card alone must not pass for a site
+    trace_all("site_basics")
+    root = make_project(tmp_path, [trace_path("site_basics")])
+    (root / "site" / "traces" / "broken.json").write_text('{"schema_version": 1, "lecture": ')
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=root, capture_output=True,
+                            text=True, timeout=180, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin",
+                                                         "CHALKTRACE_FAIL_ON_BROKEN_PAGES": "1"})
+    assert result.returncode != 0
+    assert "1 lecture page(s) could not be built" in result.stderr and "broken.json" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_invalid_trace_gets_an_error_card_with_the_reason(tmp_path):
     trace = json.loads(trace_path("site_basics").read_text())
     del trace["steps"][0]["memory"]

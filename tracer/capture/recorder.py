@@ -207,7 +207,7 @@ class Recorder:
         # Reads what reached file descriptors 1 and 2 since the last call into write_stdout/write_stderr
         # (the session's descriptor capture); called off the per-line path: when a line already takes
         # the slow path, and when the outermost traced frame returns.
-        self.drain: Callable[[], None] | None = None
+        self.drain: Callable[..., None] | None = None
         self._active = False
         self._warned: set[str] = set()
         self._resume: Any = None  # the tracer to put back when recording stops (see start())
@@ -441,7 +441,7 @@ class Recorder:
             if event == "return":
                 top = stack.pop()
                 if not stack and recorder.drain is not None:
-                    recorder.drain()  # what child processes wrote to fd 1/2 during the outermost call
+                    recorder.drain(True)  # what reached fd 1/2 during the outermost call
                 if top.suspends and top.exc is None and frame.f_code.co_code[frame.f_lasti] == _YIELD_VALUE:
                     # A yield or await suspends the frame mid-line: its step waits for the resume.
                     top.lasti = frame.f_lasti

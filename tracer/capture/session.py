@@ -258,8 +258,9 @@ class FdCapture:
     what arrived since the last call to the recorder; the recorder calls it off its per-line path.
     Starting a child process or calling ``os.write`` on 1 or 2 marks the line as having output, so
     its step drains it exactly; anything else written there (C code, a ``write`` bound before the run)
-    shows on the next step that drains, and the recorder says so once."""
+    shows on a later step (the next that drains), and the recorder says so once."""
 
+    UNEXPECTED_EVERY = 256
     CHILD_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
                               "os.forkpty", "pty.spawn"})
 
@@ -268,13 +269,15 @@ class FdCapture:
         self._files: list[tuple[int, Any, int, Any, Callable[[str], None]]] = []  # fd, file, saved fd, decoder, write
         self._offsets: dict[int, int] = {}
         self._expected = False  # a child process ran, or os.write was called, since the last drain
+        self._unexpected_calls = 0
         self._active = False
         self._real_write = os.write
 
     def __enter__(self) -> "FdCapture":
         for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
             with contextlib.suppress(Exception):
-                stream.flush()  # what was written before the run stays where it was going
+                if stream is not None:
+                    stream.flush()  # what was written before the run stays where it was going
         for fd, write in ((1, self._recorder.write_stdout), (2, self._recorder.write_stderr)):
             try:
                 saved = os.dup(fd)
@@ -287,7 +290,7 @@ class FdCapture:
         self._active = True
         self._listening = audit.listening(self.on_audit)
         self._listening.__enter__()
-        os.write = self._write  # type: ignore[assignment]
+        os.write = self._write
         return self
 
     def _write(self, fd: int, data: Any) -> int:
@@ -305,7 +308,15 @@ class FdCapture:
             self._expected = True
             self._recorder._pending = True
 
-    def drain(self) -> None:
+    def drain(self, final: bool = False) -> None:
+        """Hand what arrived to the recorder. Reading costs two system calls, so a line that started
+        no child and called no ``os.write`` looks only every ``UNEXPECTED_EVERY``-th time (and when
+        the outermost call returns: ``final``)."""
+        if not (self._expected or final):
+            self._unexpected_calls += 1
+            if self._unexpected_calls < self.UNEXPECTED_EVERY:
+                return
+        self._unexpected_calls = 0
         expected, self._expected = self._expected, False
         for fd, file, _, decoder, write in self._files:
             start = self._offsets[fd]
@@ -349,6 +360,16 @@ class FdCapture:
         self._files = []
 
 
+_TIMER_SIGNALS = frozenset({signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF})
+
+
+def _hold_timer_signals() -> None:
+    """Block the interval timers' signals in this thread: one that fires now stays pending (and is
+    dropped by ``_lecture_signals``) instead of running the lecture's handler in chalktrace's code."""
+    if threading.current_thread() is threading.main_thread():
+        signal.pthread_sigmask(signal.SIG_BLOCK, _TIMER_SIGNALS)
+
+
 @contextlib.contextmanager
 def _lecture_signals(recorder: Recorder) -> Iterator[None]:
     """Signal handlers and interval timers the lecture sets are its own: when it ends, its timers are
@@ -366,7 +387,7 @@ def _lecture_signals(recorder: Recorder) -> Iterator[None]:
         yield
     finally:
         timers = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
-        alarm_signals = {signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF}
+        alarm_signals: frozenset[signal.Signals] = _TIMER_SIGNALS
         signal.pthread_sigmask(signal.SIG_BLOCK, alarm_signals)
         try:
             armed = [timer for timer in timers if signal.getitimer(timer)[0] > 0]
@@ -375,9 +396,9 @@ def _lecture_signals(recorder: Recorder) -> Iterator[None]:
             if armed:
                 recorder.warn_once(f"{recorder._lecture_path()}: the lecture left an interval timer armed; "
                                    "chalktrace disarmed it before writing the trace")
-            for sig in alarm_signals:
+            for timer_signal in alarm_signals:
                 with contextlib.suppress(ValueError, OSError):
-                    signal.signal(sig, signal.SIG_IGN)  # a signal already pending is dropped on unblock
+                    signal.signal(timer_signal, signal.SIG_IGN)  # a signal already pending is dropped on unblock
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, alarm_signals)
         for sig, handler in before.items():
@@ -485,6 +506,7 @@ class Session:
                     try:
                         outcome.value = fn(*args, **kwargs)
                     finally:
+                        _hold_timer_signals()  # from here on, the lecture's timers wait (then are dropped)
                         recorder.stop()
             except BaseException as exc:  # SystemExit, KeyboardInterrupt and os._exit too: each is a status
                 outcome.escaped = exc

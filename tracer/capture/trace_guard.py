@@ -148,14 +148,14 @@ class TraceGuard:
         self.noted_threads.add(thread.name)
         count = [0]
         self.thread_lines[thread.name] = (thread, f"{found[1][0]}:{code.co_firstlineno}: {found[1][1]}()", count)
-        run = thread.run
+        run_thread = thread.run
         counting = self._counting_tracer
 
         def counted_run() -> None:
             other = sys.gettrace()  # what another tool set for new threads (coverage's hook), kept
             _SETTRACE(counting(other, count))
             try:
-                run()
+                run_thread()
             finally:
                 _SETTRACE(other)
 

@@ -12,6 +12,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -81,8 +82,10 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
         else:
             print(f"chalktrace: re-tracing {len(todo)} of {len(lectures)} lectures with {min(jobs, len(todo))} "
                   f"process(es)", file=sys.stderr)
+            started = time.perf_counter()
             outcomes = run_many(todo, [paths.trace_path(project_root, p) for p in todo], jobs=jobs, timeout=timeout,
                                 force=force, project_root=project_root, show=show)
+            print(f"chalktrace: re-tracing finished in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         # A run that raised wrote its error trace: the published traces' problems below name it.
         failed = [o for o in outcomes if not o.ok and o.returncode != ExitCode.LECTURE_FAILED]
         for outcome in failed:

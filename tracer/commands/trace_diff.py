@@ -31,6 +31,18 @@ KINDS = ("value", "memory", "compute", "collective", "step", "rendering", "outpu
 EDITED_LINE_SIMILARITY = 0.6  # how alike a replaced line and its replacement must be to count as one line, edited
 MAX_LINES_PER_VALUE = 12  # a changed container or dict reports at most this many of its items
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
+# Install paths as a trace made before paths were written portably (or by another tool) holds them:
+# compared in their portable forms (tracer.capture.portable_paths writes new traces that way).
+_SITE_PACKAGES = re.compile(r"(?:[^\s\"'()<>]*/)?lib/python3\.\d+/(?:site|dist)-packages/")
+_STDLIB = re.compile(r"(?:[^\s\"'()<>]*/)?lib/python3\.\d+/")
+
+
+def portable_text(text: str) -> str:
+    """``text`` with per-run addresses masked and install paths in their portable forms."""
+    text = _ADDRESS.sub("0x…", text)
+    if "lib/python3" in text:
+        text = _STDLIB.sub("<stdlib>/", _SITE_PACKAGES.sub("<site-packages>/", text))
+    return text
 _COLLECTIVE_FIELDS = ("op", "dtype", "shape", "nbytes", "sent_nbytes", "received_nbytes", "algorithm", "group_size",
                       "backend", "async_op", "root", "peer", "reduce_op", "peak")
 _TENSOR_FIELDS = ("dtype", "shape", "stride", "storage_offset", "device", "requires_grad", "grad_fn")
@@ -112,9 +124,9 @@ def _align(old: list[Step], new: list[Step], old_files: dict[str, str], new_file
 
 # -- comparing values ------------------------------------------------------------------------------
 def _masked(value: Any) -> Any:
-    """``value`` with per-run addresses (``0x7f…``) in its texts masked."""
+    """``value`` with per-run addresses (``0x7f…``) in its texts masked and install paths portable."""
     if isinstance(value, str):
-        return _ADDRESS.sub("0x…", value)
+        return portable_text(value)
     if isinstance(value, dict):
         return {k: _masked(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -298,7 +310,7 @@ def _steps_changes(old: list[Step], new: list[Step], files_a: dict[str, str], fi
             tally[(frame["path"], frame["line"])] = tally.get((frame["path"], frame["line"]), 0) + 1
             # What the lone step recorded, rendered or printed is added (or removed) with it.
             where = {"path": frame["path"], "line": frame["line"], "run": run, "rank": rank, "before": j is None}
-            blank: Step = {"stack": step["stack"], "env": {}, "renderings": [], "stdout": "", "memory": step["memory"]}
+            blank: Step = {"frame": step.get("frame", -1), "stack": step["stack"], "env": {}, "renderings": [], "stdout": "", "memory": step["memory"]}
             pair = (blank, step) if i is None else (step, blank)
             changes.extend(_step_changes(*pair, where, memory_varies))
             continue
@@ -343,7 +355,7 @@ def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool) ->
                              **where))
     for stream in ("stdout", "stderr"):
         x, y = a.get(stream) or "", b.get(stream) or ""
-        if x != y:
+        if x != y and portable_text(x) != portable_text(y):
             out.append(Change("output", CHANGED, stream, x, y, **where))
     for field, label in (("nbytes", "memory"), ("peak_nbytes", "peak memory")):
         x, y = (a.get("memory") or {}).get(field), (b.get("memory") or {}).get(field)
@@ -435,6 +447,10 @@ def _show(value: Any) -> str:
         return f"{value.get('class')} ({show_number(value.get('num_parameters') or 0)} parameters)"
     if kind == "missing":
         return "missing"
+    if kind == "view":  # __lecture_view__: what the object chose to show
+        return f"{value.get('class')}: {_show(value.get('value') or {})}"
+    if kind == "table":
+        return f"table {show_number(value.get('total_rows') or 0)} rows"
     if kind in ("markdown", "note"):
         return f"{kind} {value.get('data')!r}"
     if kind in ("image", "link", "plot"):

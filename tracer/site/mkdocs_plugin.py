@@ -16,6 +16,7 @@ values look (``tracer.site.cards.render``) or what the document holds (``tracer.
 
 from __future__ import annotations
 
+import copy
 import html
 import json
 import logging
@@ -40,12 +41,13 @@ from tracer.site.read.memory_chart import memory_chart
 from tracer.site.read.page_model import section_headings
 from tracer.site.ranks.rank_cards import RankCards
 from tracer.site.ranks.rank_model import steps_text
+from tracer.site.render_cache import Entry, RenderCache, renderer_version
 from tracer.site.markdown_ext.sanitize import csp_meta
 from tracer.site.read.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
 from tracer.site.step_viewer.animate import expand_animations
 from tracer.contract.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
 from tracer.site.cards.units import human_bytes
-from tracer.site.step_viewer.viewer_data import write_viewer_data
+from tracer.site.step_viewer.viewer_data import viewer_data_text
 
 log = logging.getLogger("mkdocs.plugins.chalktrace")
 HOME_MARKER = "<!-- chalktrace:lectures -->"
@@ -75,6 +77,8 @@ class LecturePage:
     failure: str | None = None  # why this lecture's page shows an error card instead of the lecture
     gpu_run: str | None = None  # the page name of this lecture's kept GPU run, if it has one
     gpu_run_of: str | None = None  # on a kept GPU run: the lecture it belongs to
+    cache_key: str | None = None  # its rendering cache entry's key (None: not cached, a kept GPU run)
+    cached: Entry | None = None  # what an earlier build rendered of this very trace (tracer.site.render_cache)
 
     @property
     def title(self) -> str:
@@ -108,13 +112,23 @@ def device_text(environment: Environment) -> str:
     return "CPU"
 
 
-# The site's own stylesheets and scripts (assets/), linked from every page in this order. The viewer
-# is plain scripts: the core first, then its controllers (their order is the URL's flag order), then
-# plugins that use only its public surface.
+# The site's own stylesheets (assets/), linked from every page in this order.
 STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
+# The viewer's plain scripts (assets/), in the order they run: read mode, the quiz answer parser, the
+# core, its controllers (their order is the URL's flag order), then plugins that use only its public
+# surface. The site publishes them joined, as they are, into one file (VIEWER_BUNDLE): one request
+# per page instead of one per file, which a page's first load feels on a plain HTTP/1 server.
 SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js",
            "viewer-keyboard.js", "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js",
            "viewer-speaker.js", "viewer-sync.js", "viewer-announce.js", "viewer-focus.js", "ranks.js")
+VIEWER_BUNDLE = "viewer.js"
+
+
+def viewer_bundle(assets_dir: Path) -> str:
+    """SCRIPTS joined in order, each file unchanged under a comment naming it (each is its own IIFE)."""
+    texts = ((name, (assets_dir / name).read_text(encoding="utf-8")) for name in SCRIPTS)
+    return "".join(f"/* ---- {name} ---- */\n{text}" + ("" if text.endswith("\n") else "\n") for name, text in texts)
+
 
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
 
@@ -128,6 +142,7 @@ def reload_script_tag(mount_path: str, epoch: int) -> bytes:
 
 class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     serving = False  # `mkdocs serve` (and `chalktrace serve`): the live-reload script is part of the site
+    cache: RenderCache  # rendered lecture pages by content; made on first config, kept across serve's rebuilds
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup keeps this plugin object across serve's rebuilds.
@@ -139,7 +154,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.assets_dir = Path(self.config.assets_dir or paths.ASSETS_DIR)
         self.env = template_env(Path(self.config.templates_dir or paths.TEMPLATES_DIR))
         # The site's own CSS/JS is linked from every page without the course listing it.
-        for attr, names in (("extra_css", STYLESHEETS), ("extra_javascript", SCRIPTS)):
+        for attr, names in (("extra_css", STYLESHEETS), ("extra_javascript", (VIEWER_BUNDLE,))):
             listed = [str(entry) for entry in config[attr]]
             for name in names:
                 if paths.ASSETS_URL + name not in listed:
@@ -147,6 +162,11 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         # LecturePage prose is sanitized after Markdown, on every page (tracer.site.markdown_ext.sanitize).
         if "tracer.site.markdown_ext.sanitize" not in config["markdown_extensions"]:
             config["markdown_extensions"].append("tracer.site.markdown_ext.sanitize")
+        version = renderer_version(Path(self.config.templates_dir or paths.TEMPLATES_DIR), self.assets_dir)
+        if getattr(self, "cache", None) is None or self.cache.version != version:
+            self.cache = RenderCache(self.project_root, version)  # kept across serve's rebuilds
+        settings = Path(config.config_file_path).read_bytes() if config.config_file_path else b""
+        self.settings = f"{config['site_name']}\0step_mode={self.config.step_mode}\0{settings!r}"
         self.lectures: dict[str, LecturePage] = {}
         for path in sorted(self.traces_dir.glob("*.json")):
             self._add_lecture(path)
@@ -175,8 +195,17 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
 
     def _add_lecture(self, path: Path) -> None:
         fallback = re.sub(r"[^A-Za-z0-9_.-]", "_", path.stem) or "trace"
+        key, cached = None, None
         try:
-            trace = expand_animations(load_trace(path))  # step numbers on the site count @animate's parts
+            content = path.read_bytes()
+            key = self.cache.key(fallback, content, self.settings)
+            cached = self.cache.get(key)
+            # An entry exists only for a trace that validated when it was rendered: its bytes are the same.
+            loaded = load_trace(path, validate=cached is None)
+            trace = expand_animations(loaded)  # step numbers on the site count @animate's parts
+        except OSError as exc:
+            self._broken(fallback, path, f"{self._shown(path)}: cannot read ({exc.strerror})")
+            return
         except TraceError as exc:
             # Name the trace as the course sees it, not by this machine's absolute path.
             self._broken(fallback, path, str(exc).replace(str(self.project_root) + "/", ""))
@@ -194,7 +223,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         except Exception as exc:  # noqa: BLE001 (any rendering bug stays on this lecture's page)
             self._broken(name, path, f"{self._shown(path)}: cannot render ({type(exc).__name__}: {exc})")
             return
-        self.lectures[name] = LecturePage(name, trace, self._shown(path), renderer)
+        self.lectures[name] = LecturePage(name, trace, self._shown(path), renderer, cache_key=key, cached=cached)
 
     def _broken(self, name: str, path: Path, why: str) -> None:
         if name in self.lectures:
@@ -214,14 +243,23 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     # --- files -------------------------------------------------------------------------------
 
     def on_files(self, files: Files, config: Any) -> Files:
+        self._source_pages: dict[str, str] = {}
+        self._contents: dict[str, tuple[str, Any]] = {}  # this build's rendered lecture contents and tocs
+        self._search_entries: dict[str, list[dict[str, Any]]] = {}
+        self._reuse_search_entries(config)
         for lecture in self.lectures.values():
             extra: list[File] = []
             if lecture.failure is None:
                 try:
                     assert lecture.renderer is not None  # every lecture without a failure has one
-                    lecture.page = build_read_page(lecture.trace, lecture.renderer, self.env)
-                    extra.append(File.generated(config, paths.source_url(lecture.name),
-                                                content=self._source_page(lecture, config)))
+                    cached = lecture.cached
+                    if cached is not None:
+                        lecture.page, source_page = cached.read_page, cached.source_page or ""
+                    else:
+                        lecture.page = build_read_page(lecture.trace, lecture.renderer, self.env)
+                        source_page = self._source_page(lecture, config)
+                        self._source_pages[lecture.name] = source_page
+                    extra.append(File.generated(config, paths.source_url(lecture.name), content=source_page))
                     for image_path in self._local_images(lecture):
                         if files.get_file_from_path(f"assets/{image_path}") is None:
                             extra.append(File.generated(config, f"assets/{image_path}",
@@ -242,8 +280,11 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             for asset in sorted(p for p in self.assets_dir.rglob("*") if p.is_file()):
                 if asset.name == LIVERELOAD_ASSET and not self.serving:
                     continue  # a published site never polls a development server
+                if asset.parent == self.assets_dir and asset.name in SCRIPTS:
+                    continue  # published inside VIEWER_BUNDLE
                 uri = paths.ASSETS_URL + asset.relative_to(self.assets_dir).as_posix()
                 files.append(File.generated(config, uri, abs_src_path=str(asset)))
+            files.append(File.generated(config, paths.ASSETS_URL + VIEWER_BUNDLE, content=viewer_bundle(self.assets_dir)))
         return files
 
     def _local_images(self, lecture: LecturePage) -> list[str]:
@@ -270,17 +311,36 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             return self.lectures.get(page.file.src_uri[len("lectures/"):-3])
         return None
 
+    def _cached_content(self, page: Any) -> Entry | None:
+        """The cache entry of a lecture page whose whole content an earlier build rendered from this
+        trace (a page beside a kept GPU run also depends on the other trace: it is rendered each time)."""
+        lecture = self._lecture_of(page)
+        if lecture is None or lecture.failure is not None or lecture.gpu_run is not None or lecture.gpu_run_of:
+            return None
+        cached = lecture.cached
+        return cached if cached is not None and cached.content is not None else None
+
+    def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
+        # The page's content is cached: nothing for Markdown to convert (on_page_content puts it back).
+        return "" if self._cached_content(page) is not None else markdown
+
     def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
         root = root_for(page.url)
         if page.file.src_uri == "index.md":
             listing = self._home_listing(root)
             return html.replace(HOME_MARKER, listing) if HOME_MARKER in html else html + listing
+        cached = self._cached_content(page)
+        if cached is not None:
+            page.toc = cached.toc
+            return cached.content or ""
         lecture = self._lecture_of(page)
         if lecture is None:
             return html
         if lecture.page is not None:
             try:
-                return self._lecture_content(lecture, html, root)
+                content = self._lecture_content(lecture, html, root)
+                self._contents[lecture.name] = (content, page.toc)
+                return content
             except Exception as exc:  # noqa: BLE001 (any rendering bug stays on this lecture's page)
                 self._fail(lecture, "cannot render page", exc)
         return self.env.get_template("broken_page.html.j2").render(
@@ -398,15 +458,17 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             if lecture.failure is not None or lecture.renderer is None:
                 continue
             try:
-                if self.config.step_mode:
-                    write_viewer_data(lecture.trace, lecture.renderer, paths.data_js_path(site_dir, lecture.name),
-                                      title=lecture.title)
+                rendered = lecture.cached or self._render_step_data(lecture)
+                if rendered.data_js is not None:
+                    out = paths.data_js_path(site_dir, lecture.name)
+                    write_atomic(out, rendered.data_js)
+                    out.chmod(0o644)  # write_atomic's temp file is private (0600); a web server must read it
                 # plot() charts drawn by the read page and the step data (equal charts share one file)
-                for name, svg in lecture.renderer.charts.items():
+                for name, svg in rendered.charts.items():
                     path = site_dir / paths.PLOTS_URL / name
                     if not path.exists():
                         write_atomic(path, svg)
-                for name, png in lecture.renderer.heatmaps.items():
+                for name, png in rendered.heatmaps.items():
                     path = site_dir / paths.HEATMAPS_URL / name
                     if not path.exists():
                         path.parent.mkdir(parents=True, exist_ok=True)
@@ -414,7 +476,46 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             except Exception as exc:  # noqa: BLE001 (the read page stands; step mode says it has no data)
                 log.info("chalktrace: %s: cannot write step data (%s: %s); step mode is unavailable on its page",
                          lecture.trace_path, type(exc).__name__, exc)
+                continue
+            if lecture.cached is None and lecture.cache_key is not None and lecture.failure is None:
+                self.cache.put(lecture.cache_key, rendered)
+        self.cache.finish()
         broken = [lecture.failure for lecture in self.lectures.values() if lecture.failure is not None]
         if broken and (self.config.fail_on_broken_pages or os.environ.get(paths.FAIL_ON_BROKEN_PAGES_ENV)):
             raise PluginError(f"{len(broken)} lecture page(s) could not be built (each shows an error card): "
                               + "; ".join(broken))
+
+    def _render_step_data(self, lecture: LecturePage) -> Entry:
+        """What a trace's rendering made: its pages (as this build rendered them), data.js, and every
+        chart and heatmap drawn."""
+        assert lecture.renderer is not None
+        data_js = viewer_data_text(lecture.trace, lecture.renderer, title=lecture.title) if self.config.step_mode else None
+        content, toc = self._contents.get(lecture.name, (None, None))
+        return Entry(read_page=lecture.page, source_page=self._source_pages.get(lecture.name), data_js=data_js,
+                     charts=dict(lecture.renderer.charts), heatmaps=dict(lecture.renderer.heatmaps),
+                     content=content, toc=toc, search_entries=self._search_entries.get(lecture.name))
+
+    def _reuse_search_entries(self, config: Any) -> None:
+        """Let the search plugin take a cached lecture page's entries instead of parsing its HTML again
+        (the entries come from the page's content and table of contents, both cached with them)."""
+        for plugin in config.plugins.values():
+            index = getattr(plugin, "search_index", None)
+            if index is None or not isinstance(getattr(index, "entries", None), list):
+                continue
+            index_page = getattr(index, "add_entry_from_context", None)
+            if index_page is None or getattr(index_page, "chalktrace", False):
+                continue
+
+            def add_entry_from_context(page: Any, index: Any = index, index_page: Any = index_page) -> None:
+                cached = self._cached_content(page)
+                if cached is not None and cached.search_entries is not None:
+                    index.entries.extend(copy.deepcopy(cached.search_entries))
+                    return
+                before = len(index.entries)
+                index_page(page)
+                lecture = self._lecture_of(page)
+                if lecture is not None:
+                    self._search_entries[lecture.name] = copy.deepcopy(index.entries[before:])
+
+            add_entry_from_context.chalktrace = True  # type: ignore[attr-defined]
+            index.add_entry_from_context = add_entry_from_context

@@ -66,6 +66,23 @@
     });
     return out;
   }
+  // A heatmap of the whole tensor (a cell per element, or per block): the element or block under the
+  // pointer by index. Its values are not in the page (colours only), and the grid beside it is the
+  // preview's corners, so no value is named. A block's rows and columns follow adaptive pooling.
+  function describeWhole(whole, img, event) {
+    var shape = (whole.getAttribute("data-shape") || "").split(",").map(Number);
+    var cells = (whole.getAttribute("data-cells") || "").split(",").map(Number);
+    if (shape.length !== 2 || cells.length !== 2 || !cells[0] || !cells[1]) return null;
+    var rect = img.getBoundingClientRect();
+    var r = Math.floor((event.clientY - rect.top) / rect.height * cells[0]);
+    var c = Math.floor((event.clientX - rect.left) / rect.width * cells[1]);
+    if (r < 0 || c < 0 || r >= cells[0] || c >= cells[1]) return null;
+    function span(i, n, size) {
+      var first = Math.floor(i * size / n), last = Math.ceil((i + 1) * size / n) - 1;
+      return first === last ? String(first) : first + "\u2013" + last;
+    }
+    return "[" + span(r, cells[0], shape[0]) + ", " + span(c, cells[1], shape[1]) + "]";
+  }
   function shape(box) {
     var grid = box.previousElementSibling;
     if (!grid || !grid.classList.contains("lt-grid")) return null;
@@ -99,11 +116,13 @@
   function hide() { if (tip) tip.hidden = true; }
   document.addEventListener("mousemove", function (event) {
     var box = event.target.closest && event.target.tagName === "IMG" && event.target.closest(".lt-hm");
-    var g = box ? shape(box) : null, text = null;
-    if (g) {
-      var rect = event.target.getBoundingClientRect();
-      text = label(box, g, Math.floor((event.clientY - rect.top) / rect.height * g.rows),
-                   Math.floor((event.clientX - rect.left) / rect.width * g.cols));
+    var text = null, rect = box ? event.target.getBoundingClientRect() : null;
+    if (box && box.parentNode && box.parentNode.classList && box.parentNode.classList.contains("lt-hm-whole")) {
+      text = describeWhole(box.parentNode, event.target, event);
+    } else {
+      var g = box ? shape(box) : null;
+      if (g) text = label(box, g, Math.floor((event.clientY - rect.top) / rect.height * g.rows),
+                          Math.floor((event.clientX - rect.left) / rect.width * g.cols));
     }
     if (!text) return hide();
     show(text, event.clientX + 12, event.clientY + 14, box);

@@ -25,6 +25,7 @@
     ["present", "present"],
     ["speaker", "speaker"],
     ["quiz", "quiz"],
+    ["fullscreen", "M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4"],
     ["help", "?"],
     ["close", "M3 3l10 10M13 3 3 13"]
   ];

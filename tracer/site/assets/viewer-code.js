@@ -10,6 +10,8 @@
   "use strict";
   var el = window.CHALKTRACE.el;
   var CHUNK_LINES = 40;
+  var LEADING_SPACES = /^ */;
+  var ATTRIBUTE_DOT = /\.(?=[A-Za-z_])/g;  // highlighted code has no dots in its markup, only in its text
 
   // The rendering shown on a line: its latest run at or before the step, else its first ("future").
   // Returns [run index, future].
@@ -100,8 +102,11 @@
         body = "<div class=\"lt-srender\">" + this.renderingHtml(rendered[line][run[0]][1]) + "</div>";
       }
       if (continuation.has(line)) cls += " lt-rcont";
-      parts.push("<div class=\"" + cls + "\" data-line=\"" + line + "\"><code class=\"lt-scode\">" +
-        (file.lines[line - 1] || " ") + "</code>" + body + "</div>");
+      // a long line wraps, its continuation indented past the line's own indent (viewer.css)
+      var text = file.lines[line - 1] || " ", indent = LEADING_SPACES.exec(text)[0].length;
+      if (text.indexOf(".") >= 0) text = text.replace(ATTRIBUTE_DOT, ".<wbr>");  // a.b.c may wrap at its dots
+      parts.push("<div class=\"" + cls + "\" data-line=\"" + line + "\"><code class=\"lt-scode\"" +
+        (indent ? " style=\"--ind:" + indent + "\"" : "") + ">" + text + "</code>" + body + "</div>");
     }
     if (parts.length) parts.push("</div>");
     var box = el("div", "lt-v-file highlight", parts.join(""));
@@ -225,6 +230,7 @@
     this.v.rootEl.classList.toggle("lt-raw", on);
     this.v.parts.bar.pressed("raw", on);
     this.scrollToCurrent();
+    this.v.parts.values.follow();
   };
 
   Code.prototype.setReveal = function (on) {

@@ -137,6 +137,7 @@
     this.parts.bar.show(step);
     this.cur = step;
     code.scrollToCurrent(moved);  // reads layout once, after all of this step's writes
+    this.parts.values.follow();   // the same layout: scrolling the code panel lays out nothing
   };
 
   // A distributed trace lays its ranks' timelines end to end (tracer/site/rank_viewer.py): the

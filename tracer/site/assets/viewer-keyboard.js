@@ -42,6 +42,8 @@
     { keys: ["a"], command: "reveal", help: "reveal lines as you step", title: "reveal lines as you step, for presenting" },
     { keys: ["p"], command: "present", when: notSpeaker, help: "present mode: large type, no chrome",
       title: "present mode: large type for a projector" },
+    { keys: ["v"], command: "values", help: "hide or show the values panel", title: "values panel: hide or show" },
+    { keys: ["f"], command: "fullscreen", help: "full screen, or back", title: "full screen" },
     { keys: ["PageDown", "Space"], command: "next", when: presenting, help: "present mode and speaker view: step forward" },
     { keys: ["PageUp", "Shift+Space"], command: "prev", when: presenting, help: "present mode and speaker view: step back" },
     { keys: ["b", "B", "."], label: "b / .", command: "blank", when: present, help: "present mode: blank the screen, or show it again" },

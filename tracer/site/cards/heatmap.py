@@ -197,7 +197,8 @@ def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, A
     limit = max(abs(lo), abs(hi)) or 1.0
     cols = len(rows[0])
     cell_px = max(1, min(MAX_CELL_PX, TARGET_PX // max(len(rows), cols)))
-    png = _png(rows, cols, cell_px, lambda v: colour(v / limit, DIVERGING_STOPS) if diverging else
+    cells: list[list[float] | None] = list(rows)
+    png = _png(cells, cols, cell_px, lambda v: colour(v / limit, DIVERGING_STOPS) if diverging else
                colour((v - lo) / (hi - lo) if hi > lo else 0.5, SEQUENTIAL_STOPS))
     block = record.get("block")
     text = (lambda v: format_number(int(v))) if integral else format_number

@@ -83,6 +83,20 @@ def shared_diagrams(blocks: list[Any]) -> dict[tuple[Any, ...], str]:
     return {key: f"lt-sd-{k}" for k, key in enumerate(key for key, n in counts.items() if n > 1)}
 
 
+WARNING_LINE = re.compile(r"^[^\n:]+:\d+: ([A-Za-z_][\w.]*Warning): (.+)$", re.M)
+
+
+def warning_summary(stderr: str) -> str:
+    """What a folded warning says before it is opened: ``Category: message (from LIBRARY)`` of the
+    first warning in ``stderr`` (as the tracer writes a library's warning), and how many more; ""
+    when ``stderr`` does not start with a warning (it is then shown open)."""
+    first = WARNING_LINE.match(stderr)
+    if first is None:
+        return ""
+    more = len(WARNING_LINE.findall(stderr)) - 1
+    return f"{first.group(1)}: {first.group(2)}" + (f" (and {more} more)" if more else "")
+
+
 def estimated_height_px(body: str) -> int:
     """A guess of an annotation body's rendered height, for its placeholder before it is rendered:
     the templates put about one line of text per source line, and storage drawings say their height."""
@@ -123,7 +137,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
                 parts.append(page.slot(renderer.rendering(rendering)))
         if len(record.renderings) > len(renderings):
             parts.append(page.slot(macros.more_renderings(len(record.renderings) - len(renderings))))
-        cards = [renderer.value(name, value, step_index=step, shared_diagrams=shared)
+        cards = [renderer.value(name, value, step_index=step, shared_diagrams=shared, exact_grids=False)
                  for name, (step, value) in record.env.items()]
         if record.ranks is not None and ranked is not None:
             cards += ranked.line(record.ranks)  # every rank's values side by side, its collectives
@@ -131,7 +145,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
         errors = [renderer.error(error) for _step, error in record.errors]
         if record.shows_something() or record.ranks is not None:
             body = str(macros.annotation_body(cards=cards, computes=computes, errors=errors, stdout=record.stdout,
-                                              stderr=record.stderr))
+                                              stderr=record.stderr, warning=warning_summary(record.stderr)))
             parts.append(page.slot(macros.annotation(
                 step=record.last_step if record.last_step >= 0 else record.first_step, runs=record.runs,
                 one_line_loop=record.line in one_line_loops,

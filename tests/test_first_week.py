@@ -1,0 +1,154 @@
+"""A new lecturer's first week, end to end, as the README and the course template tell it.
+
+1. build the wheel and install it into a fresh virtual environment (torch from constraints.txt);
+2. ``chalktrace init`` a course and write a lecture;
+3. ``chalktrace serve`` it, open the page in Chromium (its Content-Security-Policy on), save an edit
+   and see the page reload with the new value;
+4. ``chalktrace build``;
+5. ``chalktrace check`` from a second virtual environment at another path, on a clone of the course
+   at another path: the traces made in the first are fresh there, and no value drifted, although the
+   lecture shows paths of the environment (a library's file, a standard-library file);
+6. break the lecture and see ``check`` fail, naming ``file:line``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.wheel
+
+
+def lecture(draft: int, broken: bool = False) -> str:
+    mistake = "    total = w_q + 1\n" if broken else ""
+    return (f'"""Week one."""\n\nimport json\n\nimport torch\n\nimport tracer\nfrom tracer import text\n\n\n'
+            f'def main():\n    text("# Week one, draft {draft}")\n'
+            f'    w_k = torch.arange(6).reshape(2, 3) * {draft}  # @inspect w_k\n'
+            f'    total = int(w_k.sum())  # @inspect total\n'
+            f'{mistake}'
+            f'    library = tracer.__file__  # @inspect library\n'
+            f'    stdlib = json.__file__  # @inspect stdlib\n')
+
+
+def run(*command: str | Path, cwd: Path, env: dict[str, str], timeout: float = 600,
+        check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    if check:
+        assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def clean_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["NO_MKDOCS_2_WARNING"] = "1"
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for(page, script: str, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(script):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {script}")
+        time.sleep(0.25)
+
+
+def test_a_new_lecturer_s_first_week(tmp_path, browser):
+    env = clean_env()
+    # 1. the wheel, into a fresh environment, torch as the repository pins it
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "tracer", source / "tracer", ignore=shutil.ignore_patterns("__pycache__"))
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", tmp_path / "dist",
+        source, cwd=tmp_path, env=env)
+    (wheel,) = (tmp_path / "dist").glob("chalktrace-*.whl")
+    venv = tmp_path / "laptop" / ".venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)
+    run(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--quiet", "-c",
+        REPO / "constraints.txt", f"chalktrace[torch] @ {wheel.as_uri()}", cwd=tmp_path, env=env,
+        timeout=1800)  # torch itself: minutes on a loaded machine
+    chalktrace = venv / "bin" / "chalktrace"
+
+    # 2. a course and its first lecture
+    course = tmp_path / "laptop" / "course"
+    run(chalktrace, "init", course, "--name", "Week one", "-q", cwd=tmp_path, env=env)
+    assert wheel.as_uri() in (course / "requirements.txt").read_text(encoding="utf-8")  # ours, pinned
+    first = course / "lectures" / "first.py"
+    first.write_text(lecture(1), encoding="utf-8")
+
+    # 3. serve, open the page, save an edit, see the page reload with the new value
+    port = free_port()
+    server = subprocess.Popen([chalktrace, "serve", "-a", f"127.0.0.1:{port}"], cwd=course, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/lectures/first/"
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=10) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "serve did not come up"
+                time.sleep(0.5)
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        page = context.new_page()
+        page.goto(url)
+        wait_for(page, "document.body.innerText.includes('Week one, draft 1')", 30)
+        assert "15" in page.inner_text(".lt-card[data-name='total']")  # 0+1+…+5
+        first.write_text(lecture(2), encoding="utf-8")
+        wait_for(page, "document.body.innerText.includes('Week one, draft 2')", 300)
+        assert "30" in page.inner_text(".lt-card[data-name='total']")
+        context.close()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
+
+    # 4. build
+    built = run(chalktrace, "build", cwd=course, env=env)
+    assert "site built in build/site/" in built.stderr
+    trace_text = (course / "site" / "traces" / "first.json").read_text(encoding="utf-8")
+    assert "<site-packages>/tracer/__init__.py" in trace_text and "<stdlib>/json/__init__.py" in trace_text
+    assert str(tmp_path) not in trace_text
+
+    # 5. another machine: a clone at another path, an environment at another path
+    clone = tmp_path / "ci" / "checkout"
+    shutil.copytree(course, clone, ignore=shutil.ignore_patterns("build"))
+    other = tmp_path / "ci" / "env" / "py"
+    run(sys.executable, "-m", "venv", "--without-pip", other, cwd=tmp_path, env=env)
+    run(sys.executable, "-m", "pip", "--python", other / "bin" / "python", "install", "--no-deps", "--quiet", wheel,
+        cwd=tmp_path, env=env)
+    purelib = run(other / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                  cwd=tmp_path, env=env).stdout.strip()
+    first_purelib = run(venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+                        cwd=tmp_path, env=env).stdout.strip()
+    (Path(purelib) / "zz_dependencies.pth").write_text(first_purelib + "\n")  # torch and the rest, installed once
+    assert Path(purelib) != Path(first_purelib) != Path(sysconfig.get_paths()["purelib"])
+    checked = run(other / "bin" / "chalktrace", "check", cwd=clone, env=env, check=False)
+    assert checked.returncode == 0, checked.stderr
+    assert "no value drifted" in checked.stderr
+
+    # 6. a broken lecture fails check, naming file and line
+    (clone / "lectures" / "first.py").write_text(lecture(2, broken=True), encoding="utf-8")
+    failed = run(other / "bin" / "chalktrace", "check", cwd=clone, env=env, check=False)
+    assert failed.returncode == 3
+    assert ("lectures/first.py:15: lecture raised NameError: name 'w_q' is not defined. Did you mean: 'w_k'?"
+            in failed.stderr), failed.stderr

@@ -38,7 +38,7 @@
   "use strict";
   var opened = [];
   window.addEventListener("beforeprint", function () {
-    opened = Array.prototype.filter.call(document.querySelectorAll(".md-content details:not([open])"), function (d) {
+    opened = Array.prototype.filter.call(document.querySelectorAll(".md-content details:not([open]):not(.lt-memory-table)"), function (d) {
       d.open = true;
       return true;
     });

@@ -45,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import CHROMIUM, CHROMIUM_ARGS, build_site, serve  # noqa: E402
+from helpers.site import CHROMIUM, CHROMIUM_ARGS, build_site, serve  # noqa: E402
 
 TARGETS = {"dcl_ms": 1000.0, "load_ms": 2000.0, "nodes": 10_000, "ready_ms": 1000.0, "step_median_ms": 10.0,
            "step_p95_ms": 16.0, "html_bytes_lecture_02": 500_000}

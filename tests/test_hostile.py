@@ -452,10 +452,7 @@ def test_output_and_preview_bounds_are_settings(tmp_path, capsys):
 
 
 # -- lecture text never runs as script --------------------------------------------------
-OWN_SCRIPTS = (".min.js", "data.js", *(f"chalktrace/{name}" for name in (
-    "read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js", "viewer-keyboard.js",
-    "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js", "viewer-speaker.js", "viewer-sync.js",
-    "ranks.js")))
+OWN_SCRIPTS = (".min.js", "chalktrace/viewer.js", "data.js")
 
 
 def page_findings(site: Path) -> dict[str, list[str]]:

@@ -56,9 +56,9 @@ def test_package_metadata_pins_nothing_and_keeps_torch_in_an_extra():
     names = {r.split(">")[0].split("[")[0] for r in project["dependencies"]}
     assert not names & {"torch", "einops", "jaxtyping", "numpy"}
     assert {r.split(">")[0] for r in project["optional-dependencies"]["torch"]} == {"torch", "einops", "jaxtyping"}
-    # numpy lectures need numpy: the README's table sends them to this extra
+    # numpy lectures need numpy: the course-setup guide's table sends them to this extra
     assert [r.split(">")[0] for r in project["optional-dependencies"]["numpy"]] == ["numpy"]
-    assert "`chalktrace[numpy]`" in (REPO / "README.md").read_text(encoding="utf-8")
+    assert "`chalktrace[numpy]`" in (REPO / "site" / "docs" / "guide" / "course-setup.md").read_text(encoding="utf-8")
     # The exact torch lives in the development constraints, which tasks.py installs with.
     assert "torch==" in (REPO / "constraints.txt").read_text() and "-c" in (REPO / "tasks.py").read_text()
 
@@ -122,7 +122,11 @@ def test_a_wheel_installed_elsewhere_builds_a_course_site(tmp_path):
     page = (course / "build" / "site" / "lectures" / "hello" / "index.html").read_text(encoding="utf-8")
     assert "Hello" in page and "mean" in page and "lt-" in page  # the package's templates drew it
     assert (course / "build" / "site" / "lectures" / "hello" / "data.js").is_file()
-    for name in ("viewer-core.js", "viewer-keyboard.js", "ranks.js"):
-        shipped = site_packages / "tracer" / "site" / "assets" / name
-        assert (course / "build" / "site" / "assets" / "chalktrace" / name).read_bytes() == shipped.read_bytes()
+    # the viewer's scripts ship in the package and reach the page joined, unchanged, in their order
+    published = (course / "build" / "site" / "assets" / "chalktrace" / "viewer.js").read_text(encoding="utf-8")
+    shipped = site_packages / "tracer" / "site" / "assets"
+    where = [published.index(shipped.joinpath(name).read_text(encoding="utf-8"))
+             for name in ("read.js", "viewer-core.js", "viewer-keyboard.js", "viewer-sync.js", "ranks.js")]
+    assert where == sorted(where)
+    assert 'src="../../assets/chalktrace/viewer.js"' in page and "viewer-core.js" not in page
     assert (course / "site" / "traces" / "hello.json").is_file()

@@ -202,7 +202,20 @@ def test_hidden_line_is_not_shown_or_stepped_on(page, site):
 
 def test_tensor_cards_in_step_mode(page, site):
     open_lecture(page, site, "#step=5", name="site_basics")
-    assert page.is_visible(".lt-v-vars .lt-kind-tensor")
+    current = page.evaluate("CHALKTRACE_VIEWER.parts.values.focus")
+    folded = [n for n in ("x", "y") if n not in current]
+    assert folded, current
+    card = f".lt-v-vars .lt-v-card[data-name='{folded[0]}']"
+    # not the current line's: a one-line summary (name, kind, dtype, shape, first values), the card folded
+    summary = page.inner_text(f"{card} .lt-v-sum")
+    assert summary.startswith(f"{folded[0]} tensor float32 " + ("(3, 2) [" if folded[0] == "x" else "(2, 3) ["))
+    assert not page.is_visible(f"{card} .lt-kind-tensor")
+    page.click(f"{card} .lt-v-sum")  # on demand: the whole card, and it stays open from step to step
+    assert page.is_visible(f"{card} .lt-kind-tensor") and "stride" in page.inner_text(f"{card} .lt-kind-tensor")
+    page.keyboard.press("ArrowDown")  # the next line of this frame
+    assert page.is_visible(f"{card} .lt-kind-tensor")
+    page.click(f"{card} .lt-v-fold")
+    assert not page.is_visible(f"{card} .lt-kind-tensor") and page.is_visible(f"{card} .lt-v-sum")
 
 
 def test_error_step_shows_the_error(page, site):

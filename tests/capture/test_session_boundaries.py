@@ -82,7 +82,7 @@ def test_an_interval_timer_left_armed_cannot_stop_the_trace_being_written(tmp_pa
     lecture = course(tmp_path, "timer", "import signal\n\n\ndef on_alarm(signum, frame):\n"
                                         "    raise RuntimeError('the lecture\\'s timer fired')\n\n\ndef main():\n"
                                         "    signal.signal(signal.SIGALRM, on_alarm)\n"
-                                        "    signal.setitimer(signal.ITIMER_REAL, 0.01, 0.0005)\n    x = 1\n")
+                                        "    signal.setitimer(signal.ITIMER_REAL, 0.05, 0.0005)\n    x = 1\n")
     out = tmp_path / "t.json"
     done = subprocess.run([sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(out), "--max-steps", "5"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)

@@ -70,7 +70,8 @@ def test_values_tables_keep_elisions_visible():
 
 def test_grid_view_pads_cells_to_one_width():
     # one <pre> per table: each cell a space and the value right-aligned in the widest value's width
-    assert grid_view([["1", "22"], ["…"], ["-3", "4"]]) == {"text": "  1 22\n  …\n -3  4", "width": 3, "cells": None, "exact": None}
+    assert grid_view([["1", "22"], ["…"], ["-3", "4"]]) == {"text": "  1 22\n  …\n -3  4", "width": 3, "cells": None, "exact": None,
+                                                             "rounded": False}
 
 
 def test_tensor_card_shows_anatomy_and_jaxtyping_dims(renderer):
@@ -405,3 +406,19 @@ def test_a_compute_card_says_which_ops_the_flop_counter_counted():
     trace = {"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {MAIN: SOURCE}, "steps": [step(2)]}
     text = text_of(HtmlRenderer(trace, template_env()).compute(compute))
     assert "PyTorch's FLOP counter counted aten.mm only; it does not count aten.div , which also ran." in text
+
+
+def test_a_big_rounded_grid_carries_its_exact_copy_in_step_mode_only():
+    import torch
+
+    from tracer.capture.values import ValueEncoder
+
+    value = ValueEncoder().encode(torch.arange(64, dtype=torch.float32).reshape(8, 8) / 3)
+    trace = {"lecture": {"name": "demo", "path": MAIN, "title": "Demo"}, "files": {MAIN: SOURCE},
+             "steps": [step(2, {"v": value})]}
+    renderer = HtmlRenderer(trace, template_env())
+    stepped = str(renderer.value("v", value, step_index=0))
+    read = str(renderer.value("v", value, step_index=0, exact_grids=False))
+    assert 'class="lt-r"' not in stepped  # 63 rounded cells: no per-cell markup
+    assert "<details class=\"lt-exact\">" in stepped and "0.33333334" in stepped
+    assert "<details class=\"lt-exact\">" not in read and "raw step mode: exact" in read

@@ -112,7 +112,10 @@ def test_images_sources_and_assets_reach_the_site(site):
 def test_memory_chart_links_steps(site):
     html = page(site, "site_basics")
     assert "CPU memory of recorded tensors" in html
-    assert re.search(r'<a href="#step=\d+" class="lt-memory-point">', html)
+    points = re.findall(r'<a href="#step=\d+" class="lt-memory-point"( tabindex="-1")?><circle [^>]+><title>step \d+: [^<]+</title>', html)
+    assert len(points) > 1 and points[0] == "" and set(points[1:]) == {' tabindex="-1"'}  # one Tab stop: the first
+    table = re.search(r'<details class="lt-memory-table">.*?</details>', html, re.S).group(0)
+    assert len(re.findall(r'<tr><td><a href="#step=\d+">\d+</a><td>[^<]+', table)) == len(points)
 
 
 def test_error_step_shows_error_with_traceback(site):
@@ -147,6 +150,19 @@ def test_corrupt_trace_gets_an_error_card_and_the_other_pages_build(tmp_path):
     assert "lt-read" in (root / "build" / "site" / "lectures" / "site_basics" / "index.html").read_text()
     home = (root / "build" / "site" / "index.html").read_text()
     assert "its page could not be built" in home
+
+
+def test_a_page_that_cannot_be_built_fails_the_build_when_asked(tmp_path):
+    # `chalktrace build` asks (paths.FAIL_ON_BROKEN_PAGES_ENV): the error card alone must not pass for a site
+    trace_all("site_basics")
+    root = make_project(tmp_path, [trace_path("site_basics")])
+    (root / "site" / "traces" / "broken.json").write_text('{"schema_version": 1, "lecture": ')
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=root, capture_output=True,
+                            text=True, timeout=180, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin",
+                                                         "CHALKTRACE_FAIL_ON_BROKEN_PAGES": "1"})
+    assert result.returncode != 0
+    assert "1 lecture page(s) could not be built" in result.stderr and "broken.json" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_invalid_trace_gets_an_error_card_with_the_reason(tmp_path):

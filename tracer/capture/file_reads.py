@@ -15,7 +15,7 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import Any, Iterator
 
 from tracer.contract import paths
@@ -63,7 +63,7 @@ class FileReads:
     def _on_event(self, event: str, args: tuple[Any, ...]) -> None:
         if event != "open":
             return
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
         for _ in range(12):  # a source line looked up for a traceback or a warning is not an input
             if frame is None:
                 break

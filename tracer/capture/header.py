@@ -98,6 +98,7 @@ def trace_header(session: Session, steps: list[RecordedStep], *, status: Status,
         "status": status,
         "truncated": session.truncated() or None,
         "warnings": session.recorder.warnings,
+        "frames": [],  # written by trace_writer from the positions the steps name
         "steps": [],
     }
     if error is not None:

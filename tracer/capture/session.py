@@ -276,7 +276,8 @@ class FdCapture:
     def __enter__(self) -> "FdCapture":
         for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
             with contextlib.suppress(Exception):
-                stream.flush()  # what was written before the run stays where it was going
+                if stream is not None:
+                    stream.flush()  # what was written before the run stays where it was going
         for fd, write in ((1, self._recorder.write_stdout), (2, self._recorder.write_stderr)):
             try:
                 saved = os.dup(fd)
@@ -289,7 +290,7 @@ class FdCapture:
         self._active = True
         self._listening = audit.listening(self.on_audit)
         self._listening.__enter__()
-        os.write = self._write  # type: ignore[assignment]
+        os.write = self._write
         return self
 
     def _write(self, fd: int, data: Any) -> int:
@@ -359,6 +360,16 @@ class FdCapture:
         self._files = []
 
 
+_TIMER_SIGNALS = frozenset({signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF})
+
+
+def _hold_timer_signals() -> None:
+    """Block the interval timers' signals in this thread: one that fires now stays pending (and is
+    dropped by ``_lecture_signals``) instead of running the lecture's handler in chalktrace's code."""
+    if threading.current_thread() is threading.main_thread():
+        signal.pthread_sigmask(signal.SIG_BLOCK, _TIMER_SIGNALS)
+
+
 @contextlib.contextmanager
 def _lecture_signals(recorder: Recorder) -> Iterator[None]:
     """Signal handlers and interval timers the lecture sets are its own: when it ends, its timers are
@@ -376,7 +387,7 @@ def _lecture_signals(recorder: Recorder) -> Iterator[None]:
         yield
     finally:
         timers = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
-        alarm_signals = {signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF}
+        alarm_signals: frozenset[signal.Signals] = _TIMER_SIGNALS
         signal.pthread_sigmask(signal.SIG_BLOCK, alarm_signals)
         try:
             armed = [timer for timer in timers if signal.getitimer(timer)[0] > 0]
@@ -385,9 +396,9 @@ def _lecture_signals(recorder: Recorder) -> Iterator[None]:
             if armed:
                 recorder.warn_once(f"{recorder._lecture_path()}: the lecture left an interval timer armed; "
                                    "chalktrace disarmed it before writing the trace")
-            for sig in alarm_signals:
+            for timer_signal in alarm_signals:
                 with contextlib.suppress(ValueError, OSError):
-                    signal.signal(sig, signal.SIG_IGN)  # a signal already pending is dropped on unblock
+                    signal.signal(timer_signal, signal.SIG_IGN)  # a signal already pending is dropped on unblock
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, alarm_signals)
         for sig, handler in before.items():
@@ -495,6 +506,7 @@ class Session:
                     try:
                         outcome.value = fn(*args, **kwargs)
                     finally:
+                        _hold_timer_signals()  # from here on, the lecture's timers wait (then are dropped)
                         recorder.stop()
             except BaseException as exc:  # SystemExit, KeyboardInterrupt and os._exit too: each is a status
                 outcome.escaped = exc

@@ -47,6 +47,7 @@ def _cell(value: Any) -> Any:
 
 def _array_rows(array: Any, max_rows: int) -> tuple[list[str], list[list[Any]], int, int]:
     """(columns, rows, total rows, total columns) of a 1-D or 2-D numpy array or torch tensor."""
+    values: Any
     if type(array).__module__.startswith("torch"):
         import torch
 

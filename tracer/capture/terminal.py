@@ -23,8 +23,8 @@ def save(stream: Any = None) -> TextIO:
     """Keep ``stream`` (default: ``sys.stderr`` now) as chalktrace's own stderr, and return it."""
     global _saved, _owned
     stream = stream if stream is not None else sys.stderr
-    if stream is _saved:
-        return stream
+    if _saved is not None and stream is _saved:
+        return _saved
     kept, owned = stream, False
     try:
         fd = stream.fileno()

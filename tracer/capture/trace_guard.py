@@ -67,11 +67,13 @@ class TraceGuard:
         """Stop tracing (``resume``: the tracer installed before recording, put back) and put the real
         functions back; warn when the tracer had been replaced without going through
         ``sys.settrace`` (and recording had not stopped on its own)."""
+        # Threads are reported before the previous tracer is back: a C tracer put back with
+        # sys.settrace (coverage's) loses its place in the caller if Python code runs in between.
+        self.report_threads()
         current = sys.gettrace()
         self._real_settrace(resume)
         sys.settrace = self._real_settrace
         threading.Thread.start = self._real_thread_start  # type: ignore[method-assign]
-        self.report_threads()
         if (current is not self.global_trace and self.replaced_by is None and self.recorder._active
                 and not self.recorder.truncated):
             last = self.recorder.steps[-1] if self.recorder.steps else None
@@ -148,14 +150,14 @@ class TraceGuard:
         self.noted_threads.add(thread.name)
         count = [0]
         self.thread_lines[thread.name] = (thread, f"{found[1][0]}:{code.co_firstlineno}: {found[1][1]}()", count)
-        run = thread.run
+        run_thread = thread.run
         counting = self._counting_tracer
 
         def counted_run() -> None:
             other = sys.gettrace()  # what another tool set for new threads (coverage's hook), kept
             _SETTRACE(counting(other, count))
             try:
-                run()
+                run_thread()
             finally:
                 _SETTRACE(other)
 

@@ -78,7 +78,8 @@ class StepWriter:
             known -= 1
         found = self._prefixes[prefix[:known]]
         for depth in range(known, len(prefix)):
-            found = self._prefixes[prefix[:depth + 1]] = self._position(*prefix[depth], found)
+            path, line, function = prefix[depth]
+            found = self._prefixes[prefix[:depth + 1]] = self._position(path, line, function, found)
         self._callers[id(prefix)] = found
         return found
 

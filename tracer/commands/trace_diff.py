@@ -310,7 +310,7 @@ def _steps_changes(old: list[Step], new: list[Step], files_a: dict[str, str], fi
             tally[(frame["path"], frame["line"])] = tally.get((frame["path"], frame["line"]), 0) + 1
             # What the lone step recorded, rendered or printed is added (or removed) with it.
             where = {"path": frame["path"], "line": frame["line"], "run": run, "rank": rank, "before": j is None}
-            blank: Step = {"stack": step["stack"], "env": {}, "renderings": [], "stdout": "", "memory": step["memory"]}
+            blank: Step = {"frame": step.get("frame", -1), "stack": step["stack"], "env": {}, "renderings": [], "stdout": "", "memory": step["memory"]}
             pair = (blank, step) if i is None else (step, blank)
             changes.extend(_step_changes(*pair, where, memory_varies))
             continue
@@ -447,6 +447,10 @@ def _show(value: Any) -> str:
         return f"{value.get('class')} ({show_number(value.get('num_parameters') or 0)} parameters)"
     if kind == "missing":
         return "missing"
+    if kind == "view":  # __lecture_view__: what the object chose to show
+        return f"{value.get('class')}: {_show(value.get('value') or {})}"
+    if kind == "table":
+        return f"table {show_number(value.get('total_rows') or 0)} rows"
     if kind in ("markdown", "note"):
         return f"{kind} {value.get('data')!r}"
     if kind in ("image", "link", "plot"):

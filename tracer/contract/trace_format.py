@@ -197,7 +197,7 @@ class Heatmap(TypedDict):
     min: float | str | None  # of the whole tensor's finite values
     max: float | str | None
     max_abs: float | str | None
-    sampled: NotRequired[bool]  # past 16M elements the pooled input is an even sample
+    sampled: NotRequired[bool]  # past 1M elements the pooled input is an even sample of rows and columns
 
 
 class TensorValue(TypedDict):

@@ -112,13 +112,23 @@ def device_text(environment: Environment) -> str:
     return "CPU"
 
 
-# The site's own stylesheets and scripts (assets/), linked from every page in this order. The viewer
-# is plain scripts: the core first, then its controllers (their order is the URL's flag order), then
-# plugins that use only its public surface.
+# The site's own stylesheets (assets/), linked from every page in this order.
 STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
+# The viewer's plain scripts (assets/), in the order they run: read mode, the quiz answer parser, the
+# core, its controllers (their order is the URL's flag order), then plugins that use only its public
+# surface. The site publishes them joined, as they are, into one file (VIEWER_BUNDLE): one request
+# per page instead of one per file, which a page's first load feels on a plain HTTP/1 server.
 SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js",
            "viewer-keyboard.js", "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js",
-           "viewer-speaker.js", "viewer-sync.js", "ranks.js")
+           "viewer-speaker.js", "viewer-sync.js", "viewer-announce.js", "viewer-focus.js", "ranks.js")
+VIEWER_BUNDLE = "viewer.js"
+
+
+def viewer_bundle(assets_dir: Path) -> str:
+    """SCRIPTS joined in order, each file unchanged under a comment naming it (each is its own IIFE)."""
+    texts = ((name, (assets_dir / name).read_text(encoding="utf-8")) for name in SCRIPTS)
+    return "".join(f"/* ---- {name} ---- */\n{text}" + ("" if text.endswith("\n") else "\n") for name, text in texts)
+
 
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
 
@@ -132,6 +142,7 @@ def reload_script_tag(mount_path: str, epoch: int) -> bytes:
 
 class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     serving = False  # `mkdocs serve` (and `chalktrace serve`): the live-reload script is part of the site
+    cache: RenderCache  # rendered lecture pages by content; made on first config, kept across serve's rebuilds
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup keeps this plugin object across serve's rebuilds.
@@ -143,7 +154,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.assets_dir = Path(self.config.assets_dir or paths.ASSETS_DIR)
         self.env = template_env(Path(self.config.templates_dir or paths.TEMPLATES_DIR))
         # The site's own CSS/JS is linked from every page without the course listing it.
-        for attr, names in (("extra_css", STYLESHEETS), ("extra_javascript", SCRIPTS)):
+        for attr, names in (("extra_css", STYLESHEETS), ("extra_javascript", (VIEWER_BUNDLE,))):
             listed = [str(entry) for entry in config[attr]]
             for name in names:
                 if paths.ASSETS_URL + name not in listed:
@@ -269,8 +280,11 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             for asset in sorted(p for p in self.assets_dir.rglob("*") if p.is_file()):
                 if asset.name == LIVERELOAD_ASSET and not self.serving:
                     continue  # a published site never polls a development server
+                if asset.parent == self.assets_dir and asset.name in SCRIPTS:
+                    continue  # published inside VIEWER_BUNDLE
                 uri = paths.ASSETS_URL + asset.relative_to(self.assets_dir).as_posix()
                 files.append(File.generated(config, uri, abs_src_path=str(asset)))
+            files.append(File.generated(config, paths.ASSETS_URL + VIEWER_BUNDLE, content=viewer_bundle(self.assets_dir)))
         return files
 
     def _local_images(self, lecture: LecturePage) -> list[str]:

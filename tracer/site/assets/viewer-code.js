@@ -10,6 +10,8 @@
   "use strict";
   var el = window.CHALKTRACE.el;
   var CHUNK_LINES = 40;
+  var LEADING_SPACES = /^ */;
+  var ATTRIBUTE_DOT = /\.(?=[A-Za-z_])/g;  // highlighted code has no dots in its markup, only in its text
 
   // The rendering shown on a line: its latest run at or before the step, else its first ("future").
   // Returns [run index, future].
@@ -41,7 +43,25 @@
   Code.prototype.build = function (layout) {
     var self = this, v = this.v;
     this.pathEl = layout.code.appendChild(el("div", "lt-v-path"));
+    // the keyboard's way to what a click on a line number does (g focuses it)
+    var form = layout.code.appendChild(el("form", "lt-v-goto",
+      "<label>line <input type=\"text\" inputmode=\"numeric\" size=\"4\" autocomplete=\"off\"></label>"));
+    this.gotoInput = form.querySelector("input");
+    this.gotoInput.title = "go to this line's next run (Enter)";
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var line = parseInt(self.gotoInput.value, 10), target = line > 0 ? self.nextRunOf(self.fileShown, line) : null;
+      if (target === null) return v.parts.announce && v.parts.announce.say("line " + self.gotoInput.value + " does not run");
+      self.gotoInput.value = "";
+      v.rootEl.focus({ preventScroll: true });
+      v.go(target);
+    });
+    v.addCommand("goto", function () { self.gotoInput.focus(); }, { button: false });
+    // the code panel scrolls: reachable and named for the keyboard and a screen reader
     this.linesEl = layout.code.appendChild(el("div", "lt-v-lines"));
+    this.linesEl.tabIndex = 0;
+    this.linesEl.setAttribute("role", "region");
+    this.linesEl.setAttribute("aria-label", "code");
     this.linesEl.addEventListener("click", function (event) {
       var link = event.target.closest && event.target.closest("a.lt-internal");
       if (link) return self.followInternal(event, link);
@@ -82,8 +102,11 @@
         body = "<div class=\"lt-srender\">" + this.renderingHtml(rendered[line][run[0]][1]) + "</div>";
       }
       if (continuation.has(line)) cls += " lt-rcont";
-      parts.push("<div class=\"" + cls + "\" data-line=\"" + line + "\"><code class=\"lt-scode\">" +
-        (file.lines[line - 1] || " ") + "</code>" + body + "</div>");
+      // a long line wraps, its continuation indented past the line's own indent (viewer.css)
+      var text = file.lines[line - 1] || " ", indent = LEADING_SPACES.exec(text)[0].length;
+      if (text.indexOf(".") >= 0) text = text.replace(ATTRIBUTE_DOT, ".<wbr>");  // a.b.c may wrap at its dots
+      parts.push("<div class=\"" + cls + "\" data-line=\"" + line + "\"><code class=\"lt-scode\"" +
+        (indent ? " style=\"--ind:" + indent + "\"" : "") + ">" + text + "</code>" + body + "</div>");
     }
     if (parts.length) parts.push("</div>");
     var box = el("div", "lt-v-file highlight", parts.join(""));
@@ -207,6 +230,7 @@
     this.v.rootEl.classList.toggle("lt-raw", on);
     this.v.parts.bar.pressed("raw", on);
     this.scrollToCurrent();
+    this.v.parts.values.follow();
   };
 
   Code.prototype.setReveal = function (on) {

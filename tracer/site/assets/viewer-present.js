@@ -1,4 +1,5 @@
-/* chalktrace step mode, present mode (p, &present=1): large type and no chrome, for a projector.
+/* chalktrace step mode, present mode (p, &present=1): large type and no chrome, for a projector;
+   and full screen (f), in any mode.
 
    Keeps the current line in the middle third of the screen, and can blank the screen (b, or "." as
    clickers send; b again, Esc or a click shows it). Its keys (PageDown/PageUp, Space) are rows of
@@ -17,7 +18,22 @@
     v.addCommand("present", function () { v.toggle("present"); });
     v.addCommand("unpresent", function () { v.setMode("present", false); }, { button: false });
     v.addCommand("blank", function () { self.setBlank(!self.blanked()); }, { button: false });
+    v.addCommand("fullscreen", function () { self.toggleFullscreen(); });
+    this.onFullscreen = function () { v.parts.bar.pressed("fullscreen", !!document.fullscreenElement); };
+    document.addEventListener("fullscreenchange", this.onFullscreen);
   }
+
+  // The whole page full screen (the viewer covers it), so the help and the blank screen come along.
+  Present.prototype.toggleFullscreen = function () {
+    var doc = document.documentElement;
+    if (document.fullscreenElement) return document.exitFullscreen && document.exitFullscreen();
+    if (doc.requestFullscreen) doc.requestFullscreen().catch(function () { /* refused: not from a key or click */ });
+  };
+
+  Present.prototype.destroy = function () {
+    document.removeEventListener("fullscreenchange", this.onFullscreen);
+    if (document.fullscreenElement && document.exitFullscreen) document.exitFullscreen().catch(function () {});
+  };
 
   Present.prototype.build = function (layout) {
     var self = this;
@@ -33,11 +49,19 @@
     this.v.parts.bar.pressed("present", on);
     if (!on) this.setBlank(false);
     this.v.parts.code.scrollToCurrent(true);
+    this.v.parts.values.follow();  // the cards grew or shrank: the current ones back in view
+    var announce = this.v.parts.announce;
+    if (announce && this.v.active) announce.say(on ? "Present mode" : "Present mode off");
   };
 
   Present.prototype.blanked = function () { return !!this.blankEl && !this.blankEl.hidden; };
 
-  Present.prototype.setBlank = function (on) { this.blankEl.hidden = !on; };
+  Present.prototype.setBlank = function (on) {
+    if (this.blankEl.hidden === !on) return;
+    this.blankEl.hidden = !on;
+    var announce = this.v.parts.announce;
+    if (announce) announce.say(on ? "Screen blanked (b shows it again)" : "Screen shown");
+  };
 
   // Where the code panel puts the current line while presenting: in the middle third. A line leaving
   // it going down is put at the band's top (going up: its bottom), so the next scroll is a third of a

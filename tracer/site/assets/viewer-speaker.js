@@ -94,10 +94,14 @@
     return pick < 0 ? "" : notes[pick][1];
   };
 
+  // The step's whole statement: a statement written over several lines (data.js `extents`) shows
+  // every line of it, not only its first.
   Speaker.prototype.lineHtml = function (step) {
-    var s = this.v.s, file = this.v.data.files[s.file[step]];
-    return "<span class=\"lt-sp-where\">" + escapeHtml(file.path) + ":" + s.line[step] + "</span><code>" +
-      (file.lines[s.line[step] - 1] || " ") + "</code>";
+    var s = this.v.s, file = this.v.data.files[s.file[step]], line = s.line[step];
+    var end = (file.extents && file.extents[line]) || line, lines = [];
+    for (var k = line; k <= end; k++) lines.push(file.lines[k - 1] || " ");
+    return "<span class=\"lt-sp-where\">" + escapeHtml(file.path) + ":" + line + (end > line ? "\u2013" + end : "") +
+      "</span><code>" + lines.join("\n") + "</code>";
   };
 
   Speaker.prototype.update = function (step) {

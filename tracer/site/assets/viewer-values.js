@@ -3,12 +3,22 @@
    The variables are the frame's accumulated env (nearest snapshot plus the diffs after it, from
    data.js); each card's HTML is assembled from shared fragments once, and a card that leaves (a call
    enters another frame) is kept detached and reused when the same value comes back.
+   Each card is a one-line summary (name, kind, dtype, shape, a short value: data.js `summaries`)
+   that opens into the full card: the current line's cards are open, and a card the student opened
+   stays open until closed. Values the step made are marked new or changed (`changesAt` says which,
+   for the announcements). After each step the panel follows: the current line's first card is
+   brought into view (smoothly, or at once under prefers-reduced-motion or while a key is held); a
+   panel the student scrolled by hand follows again from the next step. The v key hides the panel.
    Must not: move on its own (the stack's buttons ask the core to `go`), or know about quiz questions
    (the quiz controller hides a card through cardEl and computeEl). */
 (function () {
   "use strict";
   var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
   var SPARE_CARDS = 64;         // detached card elements kept for reuse (see show)
+  var FOCUS_LOOKBACK = 64;      // steps looked back in the frame for the line that last set a value
+  var SMOOTH_AFTER_MS = 300;    // a step this soon after the last one (a held key) scrolls at once
+  var MARGIN_PX = 6;            // room kept above a followed card
+  var reducedMotion = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
 
   function Values(v) {
     this.v = v;
@@ -16,6 +26,14 @@
     this.cardCache = [];        // card index -> HTML, assembled from fragments on first use
     this.spareCards = new Map(); // name + " " + card index -> a card element that left the panel
     this.stackCallers = null;   // the callers' steps shown in the stack, to redraw it only when they change
+    this.pinned = new Set();    // names of cards the student opened by hand (they stay open)
+    this.focus = [];            // names of the current line's cards (open, and followed)
+    this.changes = new Map();   // name -> "new" or "changed": what the current step made
+    this.hidden = false;        // the panel hidden (v)
+    this.lastFollow = 0;        // performance.now() of the last follow, to tell a held key
+    var self = this;
+    v.addMode("novalues", { get: function () { return self.hidden; }, set: function (on) { self.setHidden(on); } });
+    v.addCommand("values", function () { v.toggle("novalues"); }, { button: false });
   }
 
   Values.prototype.build = function (layout) {
@@ -25,6 +43,19 @@
     var vars = side.appendChild(el("section", "lt-v-vars"));
     this.varsHead = vars.appendChild(el("h3", null, "Variables"));
     this.varsEl = vars.appendChild(el("div", "lt-v-cards"));
+    this.sideEl = side;
+    var self = this;
+    // a summary opens its card; the fold button closes it; either way the choice is kept
+    this.varsEl.addEventListener("click", function (event) {
+      var toggle = event.target.closest && event.target.closest(".lt-v-sum, .lt-v-fold");
+      if (!toggle) return;
+      var card = toggle.closest(".lt-v-card"), name = card.getAttribute("data-name");
+      var open = !card.classList.contains("lt-open");
+      if (open) self.pinned.add(name); else self.pinned.delete(name);
+      self.setOpen(card, open);
+      if (open) card.querySelector(".lt-v-fold").focus({ preventScroll: true });
+      else card.querySelector(".lt-v-sum").focus({ preventScroll: true });
+    });
     this.emptyEl = vars.appendChild(el("p", "lt-v-empty", "No values recorded in this frame yet."));
     var stack = side.appendChild(el("section", "lt-v-stack"));
     stack.appendChild(el("h3", null, "Call stack"));
@@ -79,15 +110,52 @@
   Values.prototype.cardHtml = function (card) {
     var html = this.cardCache[card];
     if (html === undefined) {
-      var fragments = this.v.data.fragments;
-      html = this.cardCache[card] = this.v.withRoot(this.v.data.cards[card].map(function (k) { return fragments[k]; }).join("\n"));
+      var d = this.v.data, fragments = d.fragments, summary = d.summaries ? d.summaries[card] : null;
+      html = this.v.withRoot(d.cards[card].map(function (k) { return fragments[k]; }).join("\n"));
+      if (summary) {
+        html = "<button type=\"button\" class=\"lt-v-sum\" aria-expanded=\"false\" title=\"show the whole card\">" + summary +
+          "</button><button type=\"button\" class=\"lt-v-fold\" aria-expanded=\"true\" title=\"fold to one line\"" +
+          " aria-label=\"fold to one line\">\u25be</button>" + html;
+      }
+      this.cardCache[card] = html;
     }
     return html;
   };
 
+  Values.prototype.setOpen = function (cardEl, open) {
+    if (cardEl.classList.contains("lt-open") === open) return;
+    cardEl.classList.toggle("lt-open", open);
+    var sum = cardEl.firstElementChild;
+    if (sum && sum.classList.contains("lt-v-sum")) sum.setAttribute("aria-expanded", open ? "true" : "false");
+  };
+
+  // What `step` made, by name: "new" (not in the frame before it) or "changed" (another value).
+  // A value recorded again unchanged is neither.
+  Values.prototype.changesAt = function (step) {
+    var d = this.v.data, diff = d.env[step], out = new Map();
+    if (!diff) return out;
+    var before = this.v.s.act_prev[step], env = before >= 0 ? this.envAt(before) : new Map();
+    for (var k = 0; k < diff.length; k++) {
+      var old = env.get(diff[k][0]);
+      if (old === undefined) out.set(diff[k][0], "new");
+      else if (old !== diff[k][1]) out.set(diff[k][0], "changed");
+    }
+    return out;
+  };
+
+  // The current line's cards: what the step set, else what the frame's latest line that set
+  // something set (a text() line leaves the value just computed in focus).
+  Values.prototype.focusAt = function (step) {
+    var d = this.v.data, act = this.v.s.act_prev;
+    for (var k = 0, cursor = step; k < FOCUS_LOOKBACK && cursor >= 0; k++, cursor = act[cursor]) {
+      if (d.env[cursor]) return d.env[cursor].map(function (pair) { return pair[0]; });
+    }
+    return [];
+  };
   Values.prototype.updateValues = function (step) {
     var env = this.envAt(step), cards = this.cards, self = this;
-    var changed = new Set((this.v.data.env[step] || []).map(function (p) { return p[0]; }));
+    var changes = this.changes = this.changesAt(step);
+    var focus = this.focus = this.focusAt(step), pinned = this.pinned;
     var spare = this.spareCards;
     // Cards that leave (a call enters another frame) are kept, detached, and reused when the same
     // value comes back (the call returns): re-parsing a tensor card's HTML is most of such a step.
@@ -106,21 +174,66 @@
         entry = spare.get(name + " " + card);
         if (entry) spare.delete(name + " " + card);
         else {
-          entry = { el: el("div", "lt-v-card"), card: -1 };
+          entry = { el: el("div", "lt-v-card"), card: -1, change: null };
           entry.el.setAttribute("data-name", name);
+          entry.el.setAttribute("role", "group");
         }
         cards.set(name, entry);
       }
       if (entry.card !== card) {
         entry.card = card;
         entry.el.innerHTML = self.cardHtml(card);
+        entry.el.classList.toggle("lt-summarised", !!(self.v.data.summaries && self.v.data.summaries[card]));
+        entry.el.classList.remove("lt-open");
       }
-      entry.el.classList.toggle("lt-changed", changed.has(name));
+      var change = changes.get(name) || "";
+      if (entry.change !== change) {  // seen (a mark and a word) and named (for a screen reader)
+        entry.change = change;
+        entry.el.classList.toggle("lt-changed", !!change);
+        if (change) entry.el.setAttribute("data-change", change);
+        else entry.el.removeAttribute("data-change");
+        entry.el.setAttribute("aria-label", name + (change ? " (" + change + " on this step)" : ""));
+      }
+      self.setOpen(entry.el, focus.indexOf(name) >= 0 || pinned.has(name));
       var wanted = previous ? previous.nextSibling : self.varsEl.firstChild;
       if (wanted !== entry.el) self.varsEl.insertBefore(entry.el, wanted);
       previous = entry.el;
     });
     this.emptyEl.hidden = env.size > 0;
+  };
+
+  // Bring the current line's cards into view (all of them if they fit, else the first one's top).
+  // Called after every DOM write of the step (viewer-core.js render): reads layout once.
+  Values.prototype.follow = function () {
+    if (this.hidden || !this.focus.length) return;
+    var first = null, last = null;
+    for (var k = 0; k < this.focus.length; k++) {
+      var entry = this.cards.get(this.focus[k]);
+      if (!entry) continue;
+      if (!first) first = entry.el;
+      last = entry.el;
+    }
+    if (!first) return;
+    var side = this.sideEl, box = side.getBoundingClientRect(), top = side.scrollTop;
+    var a = first.getBoundingClientRect(), b = last.getBoundingClientRect();
+    var start = a.top - box.top + top - MARGIN_PX, end = b.bottom - box.top + top + MARGIN_PX;
+    var height = side.clientHeight, want = null;
+    if (end - start > height) {  // too tall for the panel: the first card's top, unless it is shown there already
+      if (Math.abs(start - top) > 1 && (start < top || a.top > box.top + height / 3)) want = start;
+    } else if (start < top) want = start;
+    else if (end > top + height) want = end - height;
+    var now = performance.now(), held = now - this.lastFollow < SMOOTH_AFTER_MS;
+    this.lastFollow = now;
+    if (want === null) return;
+    var smooth = !held && !(reducedMotion && reducedMotion.matches);
+    side.scrollTo({ top: Math.max(0, want), behavior: smooth ? "smooth" : "instant" });
+  };
+
+  Values.prototype.setHidden = function (on) {
+    this.hidden = on;
+    this.v.rootEl.classList.toggle("lt-novalues", on);
+    this.v.parts.code.scrollToCurrent(true);
+    if (!on) this.follow();
   };
 
   Values.prototype.updateStack = function (step) {

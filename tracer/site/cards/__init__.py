@@ -1,6 +1,6 @@
 """Value cards: how values, renderings and numbers look on a page.
 
-``render`` (the ``HtmlRenderer``: value, rendering, compute and error cards, highlighted code),
+``render`` (the ``HtmlRenderer``: value, rendering, compute and error cards, highlighted code), ``summary``,
 ``stride_diagram``, ``heatmap``, ``jaxtyping_dims``, ``vega_plot``, ``citations`` and ``units``
 (human-readable bytes, FLOPs, seconds). These modules build records and markup for one value; they
 must not know the page they sit on.

@@ -39,6 +39,7 @@ from tracer.site.markdown_ext.mathml import latex_to_mathml, render_markdown
 from tracer.site.read.page_model import paragraph_groups
 from tracer.site.markdown_ext.sanitize import clean_html, safe_url
 from tracer.site.cards.stride_diagram import stride_diagram
+from tracer.site.cards.summary import summary_view
 from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
 from tracer.site.cards.units import exact_cell, exact_number, format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds, readable_number
@@ -47,6 +48,10 @@ ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced b
 MAX_SHARED_NAMES = 3
 MAX_SPEC_CHARS = 20_000  # a chart that cannot be drawn shows its spec, cut here
 EXACT_CELL_CHARS = 8  # a grid whose every element is this short shows them all exactly; else 4 digits
+# A rounded grid with at most this many rounded cells marks each with its exact value (a hover);
+# a bigger one carries the exact grid only (shown on demand, and by raw mode): per-cell markup on
+# every 400-element preview would double a long lecture's page.
+MARKED_CELLS = 32
 SCALAR_TYPES = {"int", "float", "bool", "str", "none", "complex", "numpy_scalar", "dtype", "device", "size",
                 "function", "class", "cycle"}
 
@@ -130,15 +135,15 @@ def grid_view(rows: list[list[Any]]) -> dict[str, Any]:
     cells = [[str(cell) for cell in row] for row in rows]
     width = max((len(cell) for row in cells for cell in row), default=1)
     text = "\n".join("".join(f" {cell:>{width}}" for cell in row) for row in cells)
-    return {"text": text, "width": width + 1, "cells": None, "exact": None}
+    return {"text": text, "width": width + 1, "cells": None, "exact": None, "rounded": False}
 
 
 def number_grid(rows: list[list[Any]]) -> dict[str, Any]:
     """A table of elements as a ruled grid (``grid_view``). When every element's exact text is at
     most ``EXACT_CELL_CHARS`` long the grid shows them exactly; otherwise elements are rounded to 4
-    significant digits and each rounded cell carries its exact text (``cells``: per row, per cell
-    ``(padding, text, exact or None)``, for the hover title), and ``exact`` is the whole grid exactly
-    (shown on demand and in raw mode)."""
+    significant digits (``rounded``), ``exact`` is the whole grid exactly (shown on demand and in raw
+    mode), and when at most ``MARKED_CELLS`` cells were rounded each carries its exact text
+    (``cells``: per row, per cell ``(padding, text, exact or None)``, for the hover title)."""
     exact = [["…"] if row == ["…"] else [exact_cell(v) for v in row] for row in rows]
     if max((len(cell) for row in exact for cell in row), default=0) <= EXACT_CELL_CHARS:
         return grid_view(exact)
@@ -147,9 +152,10 @@ def number_grid(rows: list[list[Any]]) -> dict[str, Any]:
     pad = view["width"]
     cells = [[(" " * (pad - len(text)), text, whole if whole != text else None) for text, whole in zip(row, exact_row)]
              for row, exact_row in zip(shown, exact)]
-    if not any(whole for row in cells for _pad, _text, whole in row):
+    marked = sum(1 for row in cells for _pad, _text, whole in row if whole)
+    if not marked:
         return view
-    return {**view, "cells": cells, "exact": grid_view(exact)}
+    return {**view, "rounded": True, "cells": cells if marked <= MARKED_CELLS else None, "exact": grid_view(exact)}
 
 
 def _stats_number(value: Any, rounded: bool) -> tuple[str, str | None]:
@@ -229,6 +235,8 @@ def _with_grids(tables: list[dict[str, Any]], shape: list[int] | None = None,
         drawn = None
         if whole is not None and "block" in table:
             drawn = whole_heatmap(whole, integral)
+            if drawn is not None and plane is not None:  # the tensor's rows and columns, for the index hover
+                drawn = {**drawn, "rows": plane[0], "cols": plane[1]}
         elif plane and "block" in table:
             drawn = heatmap(table["block"], plane)
         out.append({**table, "grid": number_grid(table["rows"]), "heatmap": drawn})
@@ -487,9 +495,11 @@ class HtmlRenderer:
     # contract methods
 
     def value(self, name: str, value: Value, *, step_index: int,
-              shared_diagrams: dict[tuple[Any, ...], str] | None = None) -> Markup:
+              shared_diagrams: dict[tuple[Any, ...], str] | None = None, exact_grids: bool = True) -> Markup:
         """A value card. ``shared_diagrams`` (diagram_key -> id, read mode) names storage drawings
-        the page holds once (``diagram_defs``): the card then <use>s it instead of drawing it."""
+        the page holds once (``diagram_defs``): the card then <use>s it instead of drawing it.
+        ``exact_grids=False`` (read mode, where the page's size is budgeted) leaves out the exact
+        copy of a big rounded grid: step mode's cards carry it (raw mode shows it)."""
         view_of = None
         if value.get("type") == "view":  # __lecture_view__: the card of what the object chose to show
             view_of, value = value.get("class", "?"), value.get("value") or {"type": "none"}
@@ -502,8 +512,16 @@ class HtmlRenderer:
         for table in view.get("tables", ()):
             if table.get("heatmap"):
                 self.heatmaps[table["heatmap"]["name"]] = table["heatmap"]["png"]
+            if not exact_grids and table["grid"].get("exact") and not table["grid"].get("cells"):
+                table["grid"] = {**table["grid"], "exact": None}
         view["view_of"] = view_of
         return Markup(self.macros.value_card(name, view, ROOT + paths.HEATMAPS_URL))
+
+    def summary(self, name: str, value: Value) -> Markup | None:
+        """A value card's one-line summary (name, kind, dtype, shape, short value), or None when the
+        card is one line already."""
+        view = summary_view(cast(dict, value))
+        return None if view is None else Markup(self.macros.value_summary(name, view))
 
     def diagram_defs(self, shared_diagrams: dict[tuple[Any, ...], str]) -> Markup:
         """The drawings ``shared_diagrams`` names, each once, for cards to <use> (read mode)."""

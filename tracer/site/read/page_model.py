@@ -220,8 +220,8 @@ def _in_run_order(trace: Trace, tree: ast.Module, blocks: list[Block], statement
                 while k < len(lines) and lines[k].line <= end:  # the statement's other lines
                     piece.append(lines[k])
                     k += 1
-                annotated = (k == len(lines) and index + 1 < len(group) and isinstance(group[index + 1], Annotation)
-                             and group[index + 1].record.line == code.line)
+                following = group[index + 1] if index + 1 < len(group) else None
+                annotated = (k == len(lines) and isinstance(following, Annotation) and following.record.line == code.line)
                 if not annotated:
                     ordered.append(CodeBlock(piece))
                     piece = []

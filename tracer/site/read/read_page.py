@@ -137,7 +137,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
                 parts.append(page.slot(renderer.rendering(rendering)))
         if len(record.renderings) > len(renderings):
             parts.append(page.slot(macros.more_renderings(len(record.renderings) - len(renderings))))
-        cards = [renderer.value(name, value, step_index=step, shared_diagrams=shared)
+        cards = [renderer.value(name, value, step_index=step, shared_diagrams=shared, exact_grids=False)
                  for name, (step, value) in record.env.items()]
         if record.ranks is not None and ranked is not None:
             cards += ranked.line(record.ranks)  # every rank's values side by side, its collectives

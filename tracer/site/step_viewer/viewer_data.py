@@ -18,6 +18,7 @@ Layout of the returned dict (``version`` goes up on incompatible changes)::
       (``spans``: rendering-only statements that rendered, shown as their rendering, not code;
       ``extents``: every statement written over several lines, for showing one whole),
     fragments [html line], cards [[fragment]] (a card's HTML: its fragments joined by newlines),
+    summaries [html or null] (per card: its one-line summary; null when the card is one line),
     renderings [html], sections [[step, title]],
     steps {file, line, fn, depth, parent, act_prev, next, prev, over, back_over, out, section, call, visible},
     env {step: [[name, card]]}, clear {step: [name]}, snapshots {step: [[name, card]]},
@@ -70,9 +71,13 @@ class _CardStore:
     def __init__(self) -> None:
         self.fragments = _Interner()
         self.cards = _Interner()
+        self.summaries: list[str | None] = []  # per card: its one-line summary, or None (one line already)
 
-    def add(self, html: str) -> int:
-        return self.cards.add(tuple(self.fragments.add(part) for part in str(html).split("\n")))
+    def add(self, html: str, summary: str | None = None) -> int:
+        card = self.cards.add(tuple(self.fragments.add(part) for part in str(html).split("\n")))
+        if card == len(self.summaries):
+            self.summaries.append(None if summary is None else str(summary))
+        return card
 
 
 def _statement_info(source: str) -> tuple[dict[int, tuple[int, str]], dict[str, set[int]], set[int], set[int]]:
@@ -229,7 +234,7 @@ def _file_paths(trace: Trace) -> list[str]:
     seen = set(paths)
     # Every position is in the frame table once; walking each step's stack instead would cost the
     # steps times their depth (a deep recursion's page).
-    frames = trace.get("frames") or [frame for step in trace["steps"] for frame in step["stack"]]
+    frames: list[Any] = trace.get("frames") or [frame for step in trace["steps"] for frame in step["stack"]]
     for frame in frames:
         if frame["path"] not in seen:
             seen.add(frame["path"])
@@ -296,7 +301,8 @@ def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepConten
         f = file_index[frame["path"]]
         key = str(index)
         if step["env"]:
-            shown.env[key] = [[name, shown.cards.add(renderer.value(name, value, step_index=index))]
+            shown.env[key] = [[name, shown.cards.add(renderer.value(name, value, step_index=index),
+                                                     renderer.summary(name, value))]
                               for name, value in step["env"].items()]
         if step.get("clear"):
             shown.clear[key] = list(step["clear"])
@@ -380,6 +386,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
         "files": files,
         "fragments": shown.cards.fragments.items,
         "cards": [list(card) for card in shown.cards.cards.items],
+        "summaries": shown.cards.summaries,
         "renderings": shown.renderings.items,
         "sections": sections,
         "steps": {**where.columns, "parent": parent, "act_prev": act_prev, **nav, "section": section_of},

@@ -56,9 +56,9 @@ def test_package_metadata_pins_nothing_and_keeps_torch_in_an_extra():
     names = {r.split(">")[0].split("[")[0] for r in project["dependencies"]}
     assert not names & {"torch", "einops", "jaxtyping", "numpy"}
     assert {r.split(">")[0] for r in project["optional-dependencies"]["torch"]} == {"torch", "einops", "jaxtyping"}
-    # numpy lectures need numpy: the README's table sends them to this extra
+    # numpy lectures need numpy: the course-setup guide's table sends them to this extra
     assert [r.split(">")[0] for r in project["optional-dependencies"]["numpy"]] == ["numpy"]
-    assert "`chalktrace[numpy]`" in (REPO / "README.md").read_text(encoding="utf-8")
+    assert "`chalktrace[numpy]`" in (REPO / "site" / "docs" / "guide" / "course-setup.md").read_text(encoding="utf-8")
     # The exact torch lives in the development constraints, which tasks.py installs with.
     assert "torch==" in (REPO / "constraints.txt").read_text() and "-c" in (REPO / "tasks.py").read_text()
 

@@ -225,7 +225,9 @@ CLIP_JS = """() => {
     // by design; anything else whose content is wider than its box, or that reaches past the
     // viewport's right edge, clips.
     const scrollBoxes = "pre.lt-code, .lt-values, figure.lt-stride, .lt-memory-scroll, .lt-math-display, "
-        + ".lt-plot-spec pre, .highlight pre, .md-typeset__scrollwrap, .lt-v-lines, .lt-v-buttons, .lt-v-sum";
+        + ".lt-plot-spec pre, .highlight pre, .md-typeset__scrollwrap, .lt-v-lines, .lt-v-buttons, .lt-v-sum, "
+        // text for screen readers only: a 1 px box by design (site.css), as are skip links until focused
+        + ".lt-visually-hidden, .lt-skip";
     const clipped = [];
     for (const el of document.querySelectorAll(".md-content *, .lt-viewer *")) {
         if (el.matches(scrollBoxes) || el.parentElement.closest(scrollBoxes)) continue;

@@ -107,7 +107,7 @@ def test_a_right_answer_typed_then_the_value_and_reason_show(page, site):
     assert page.get_attribute(FEEDBACK, "data-result") == "right"
     assert "(1, 3)" in feedback and "transpose swaps the strides; no data moves" in feedback
     assert "y" in visible_card_names(page)
-    assert page.evaluate("document.activeElement === document.body")  # focus went back where it was
+    assert page.evaluate("document.activeElement === document.querySelector('.lt-viewer')")  # focus went back where it was
     page.keyboard.press("ArrowRight")  # stepping on works again
     assert page.evaluate("window.CHALKTRACE_VIEWER.cur") == transpose + 1 and page.query_selector(FEEDBACK) is None
 

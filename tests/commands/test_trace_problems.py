@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracer.commands.trace_problems import trace_problems
+from tracer.commands.trace_problems import missing_alt_text, trace_problems
 
 SOURCE = "def main():\n    w = 1  # @inspect w\n    x = (1 +\n         w_q)  # @inspect x\n    return x\n"
 
@@ -44,3 +44,15 @@ def test_raises_anywhere_on_the_statement_allows_its_error_and_its_missing_names
 def test_an_early_end_without_an_error_record_is_a_problem_too():
     assert trace_problems(trace("exited")) == [
         "lectures/a.py:1: lecture ended early (status exited) (mark the line `# @raises` if the lecture teaches this error)"]
+
+
+def test_an_image_without_alt_text_is_a_warning_unless_decorative_or_captioned():
+    def shown(line, **fields):
+        return {"stack": [{"path": "lectures/a.py", "line": line, "function": "main"}], "env": {},
+                "renderings": [{"type": "image", "data": f"lectures/images/{line}.png", "external": False} | fields]}
+    steps = [shown(3), shown(3), shown(4, alt="a bar chart of bytes per dtype"), shown(5, alt=""),
+             shown(6, caption="bytes per dtype"), shown(7, alt=None)]
+    assert missing_alt_text({"steps": steps}) == [
+        'lectures/a.py:3: warning: image lectures/images/3.png has no alt text; pass alt="what it shows" (or alt="" if it is decorative)',
+        'lectures/a.py:7: warning: image lectures/images/7.png has no alt text; pass alt="what it shows" (or alt="" if it is decorative)']
+    assert trace_problems(trace()) == []  # a warning, never a problem: check still passes

@@ -18,7 +18,7 @@ from tracer.site.read.page_model import section_headings
 from tracer.site.step_viewer.quiz import (MIN_GAP_STEPS, ask_directives, auto_candidates, broadcast_shape, choose_questions,
                               contiguous_stride, fact_question, flops_question, shape_text)
 from tracer.contract.source_facts import Ask, parse_ask
-from tracer.contract.trace_format import step_frame
+from tracer.contract.trace_format import load_trace, step_frame
 from helpers.traced import traced
 
 REPO = Path(__file__).resolve().parents[2]
@@ -182,14 +182,14 @@ def test_ask_records_the_values_it_names(demo):
 
 
 def test_automatic_questions_keep_a_screenful_apart_on_a_real_lecture():
-    trace = json.loads((REPO / "site" / "traces" / "lecture_02.json").read_text(encoding="utf-8"))
+    trace = load_trace(REPO / "site" / "traces" / "lecture_02.json")
     auto = [q["step"] for q in choose_questions(trace) if not q.get("forced")]
     assert len(auto) >= 5 and all(b - a >= MIN_GAP_STEPS for a, b in zip(auto, auto[1:]))
 
 
 @pytest.mark.parametrize("path", ["site/traces/lecture_02.json", "site/traces/gpu/lecture_02.json"])
 def test_lecture_02_asks_in_its_sections_on_tensors_strides_views_dtypes_and_flops(path):
-    trace = json.loads((REPO / path).read_text(encoding="utf-8"))
+    trace = load_trace(REPO / path)  # as the site reads it: each step's stack from the frames table
     headings = sorted(section_headings(trace, 2) + section_headings(trace, 3))
     questions = choose_questions(trace)
 

@@ -37,7 +37,7 @@ def test_each_ranks_tensor_before_and_after_all_reduce_side_by_side():
 
 def test_scalars_share_one_table_and_the_collective_has_its_card():
     html = page_html()
-    table = re.search(r'<div class="lt-card lt-ranks-table">.*?</table>', html, re.S).group(0)
+    table = re.search(r'<div class="lt-card lt-ranks-table"[^>]*>.*?</table>', html, re.S).group(0)
     assert re.findall(r'<th scope="col">rank (\d)</th>', table) == ["0", "1"]
     assert re.findall(r"<td>(.*?)</td>", table) == ['<code class="lt-scalar lt-type-float" title="float">9.0</code>'] * 2
     card = re.search(r'<div class="lt-card lt-collective" data-op="all_reduce">.*?</div>\s*</div>', html, re.S).group(0)

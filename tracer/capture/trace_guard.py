@@ -67,11 +67,13 @@ class TraceGuard:
         """Stop tracing (``resume``: the tracer installed before recording, put back) and put the real
         functions back; warn when the tracer had been replaced without going through
         ``sys.settrace`` (and recording had not stopped on its own)."""
+        # Threads are reported before the previous tracer is back: a C tracer put back with
+        # sys.settrace (coverage's) loses its place in the caller if Python code runs in between.
+        self.report_threads()
         current = sys.gettrace()
         self._real_settrace(resume)
         sys.settrace = self._real_settrace
         threading.Thread.start = self._real_thread_start  # type: ignore[method-assign]
-        self.report_threads()
         if (current is not self.global_trace and self.replaced_by is None and self.recorder._active
                 and not self.recorder.truncated):
             last = self.recorder.steps[-1] if self.recorder.steps else None

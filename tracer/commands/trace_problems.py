@@ -64,3 +64,26 @@ def trace_problems(trace: Any) -> list[str]:
             problems.append(f"{frame['path']}:{frame['line']}: "
                             f"{value.get('message') or '@inspect ' + name + ' names nothing'}")
     return problems
+
+
+def missing_alt_text(trace: Any) -> list[str]:
+    """``path:line: image X has no alt text …`` for each image a screen reader could not describe:
+    no ``alt=`` and no ``caption=`` (the page reads a caption as the alt). ``alt=""`` marks an image
+    as decorative and is not reported. Warnings, not problems: the page still builds and publishes."""
+    warnings: list[str] = []
+    seen: set[tuple[str, int, str]] = set()
+    for step in trace.get("steps") or []:
+        for rendering in step.get("renderings") or []:
+            if not isinstance(rendering, dict) or rendering.get("type") != "image" or not step.get("stack"):
+                continue
+            if rendering.get("alt") is not None or rendering.get("caption"):
+                continue
+            frame = step["stack"][-1]
+            target = str(rendering.get("data") or "")
+            key = (frame["path"], frame["line"], target)
+            if key in seen:
+                continue
+            seen.add(key)
+            warnings.append(f"{frame['path']}:{frame['line']}: warning: image {target} has no alt text; pass "
+                            "alt=\"what it shows\" (or alt=\"\" if it is decorative)")
+    return warnings

@@ -120,7 +120,7 @@ STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
 # per page instead of one per file, which a page's first load feels on a plain HTTP/1 server.
 SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js",
            "viewer-keyboard.js", "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js",
-           "viewer-speaker.js", "viewer-sync.js", "ranks.js")
+           "viewer-speaker.js", "viewer-sync.js", "viewer-announce.js", "viewer-focus.js", "ranks.js")
 VIEWER_BUNDLE = "viewer.js"
 
 

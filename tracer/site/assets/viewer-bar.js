@@ -2,8 +2,9 @@
 
    A button runs its command (the core's registry); its title and label name its keys and come from
    the keymap (viewer-keyboard.js). Modes show that they are on with pressed(command, on). The
-   progress bar jumps to the clicked place and marks each section with a tick; in a distributed trace
-   the position and the progress count within the followed rank's timeline.
+   progress bar jumps to the clicked place and marks each section with a tick; it is also a slider
+   (focus it: the arrow keys step, Page Up/Down move a tenth, Home/End go to the ends). In a
+   distributed trace the position and the progress count within the followed rank's timeline.
    Must not: decide what a command does or which keys reach it. */
 (function () {
   "use strict";
@@ -57,6 +58,22 @@
 
     var progress = el("div", "lt-v-progress");
     progress.title = "click to jump to a step";
+    progress.tabIndex = 0;
+    progress.setAttribute("role", "slider");
+    progress.setAttribute("aria-label", "position in the lecture");
+    progress.setAttribute("aria-valuemin", "0");
+    progress.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      var s = v.s, cur = v.cur, span = v.span(Math.max(0, cur)), tenth = Math.max(1, Math.round((span[2] - span[1]) / 10));
+      var to = { ArrowRight: s.next[cur], ArrowUp: s.next[cur], ArrowLeft: s.prev[cur], ArrowDown: s.prev[cur],
+                 PageUp: v.nearestVisible(Math.min(span[2] - 1, cur + tenth)),
+                 PageDown: v.nearestVisible(Math.max(span[1], cur - tenth)),
+                 Home: v.nearestVisible(span[1]), End: v.nearestVisible(span[2] - 1) }[event.key];
+      if (to === undefined) return;
+      event.preventDefault();
+      if (to >= 0) v.go(to);
+    });
+    this.progressEl = progress;
     this.fillEl = progress.appendChild(el("div", "lt-v-fill"));
     var first = v.span(0), last = Math.max(1, first[2] - 1);
     d.sections.forEach(function (sec) {
@@ -82,6 +99,9 @@
     this.posEl.innerHTML = span[0] + "step <b>" + at + "</b> / " + end + (s.call[step] ? " <span class=\"lt-v-call\">calling</span>" : "");
     // a transform, not a width: the compositor moves it without layout or paint
     this.fillEl.style.transform = "scaleX(" + (end > 0 ? at / end : 1) + ")";
+    this.progressEl.setAttribute("aria-valuemax", String(end));
+    this.progressEl.setAttribute("aria-valuenow", String(at));
+    this.progressEl.setAttribute("aria-valuetext", span[0] + "step " + at + " of " + end);
     var targets = { first: v.firstVisible(), last: v.lastVisible() };
     for (var k = 0; k < MOVES.length; k++) targets[MOVES[k]] = s[MOVES[k]][step];
     for (var key in targets) {

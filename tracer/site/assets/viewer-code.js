@@ -43,7 +43,25 @@
   Code.prototype.build = function (layout) {
     var self = this, v = this.v;
     this.pathEl = layout.code.appendChild(el("div", "lt-v-path"));
+    // the keyboard's way to what a click on a line number does (g focuses it)
+    var form = layout.code.appendChild(el("form", "lt-v-goto",
+      "<label>line <input type=\"text\" inputmode=\"numeric\" size=\"4\" autocomplete=\"off\"></label>"));
+    this.gotoInput = form.querySelector("input");
+    this.gotoInput.title = "go to this line's next run (Enter)";
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var line = parseInt(self.gotoInput.value, 10), target = line > 0 ? self.nextRunOf(self.fileShown, line) : null;
+      if (target === null) return v.parts.announce && v.parts.announce.say("line " + self.gotoInput.value + " does not run");
+      self.gotoInput.value = "";
+      v.rootEl.focus({ preventScroll: true });
+      v.go(target);
+    });
+    v.addCommand("goto", function () { self.gotoInput.focus(); }, { button: false });
+    // the code panel scrolls: reachable and named for the keyboard and a screen reader
     this.linesEl = layout.code.appendChild(el("div", "lt-v-lines"));
+    this.linesEl.tabIndex = 0;
+    this.linesEl.setAttribute("role", "region");
+    this.linesEl.setAttribute("aria-label", "code");
     this.linesEl.addEventListener("click", function (event) {
       var link = event.target.closest && event.target.closest("a.lt-internal");
       if (link) return self.followInternal(event, link);

@@ -120,6 +120,8 @@
     var main = root.appendChild(el("div", "lt-v-main"));
     var code = main.appendChild(el("section", "lt-v-code"));
     var side = main.appendChild(el("aside", "lt-v-side"));
+    side.setAttribute("aria-label", "values, call stack and output");
+    side.tabIndex = 0;  // it scrolls: the keyboard reaches it
     this.rootEl = root;
     this.each("build", { root: root, bar: bar, main: main, code: code, side: side });
     document.body.appendChild(root);

@@ -7,11 +7,22 @@
    row's `title` (else `help`) and that row's keys. Space is "Space" (with Shift "Shift+Space").
    Plugins add rows with viewer.addKeyBinding. While a controller holds the keys (grab: an open quiz
    question), every key goes to it alone.
+   Single-key shortcuts (a letter, Space) act only while focus is in the viewer and not on a link, a
+   button or a field, and the help's setting turns them off (WCAG 2.1.4); a field or the progress
+   slider keeps every key it takes.
    Must not: do what a command does (it only names commands; the controllers register them), or
    handle keys outside step mode, or with Ctrl, Alt or Meta held (the browser's and the theme's). */
 (function () {
   "use strict";
   var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
+  var SHORTCUTS_KEY = "chalktrace-single-key-shortcuts";
+  // take their keys themselves (Esc still leaves, but not from a text field)
+  var OWN_KEYS = "input, textarea, select, [contenteditable], [role=slider], .lt-hm > img, .lt-memory-point";
+  var TYPED_INTO = "input:not([type=checkbox]), textarea, select, [contenteditable]";
+  var ACTIVATES = "a[href], button, summary, [role=button], [role=link]";     // Space and letters are theirs
+
+  function stored(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
+  function store(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } }
 
   function presenting(v) { return v.mode("present") || v.mode("speaker"); }
   function present(v) { return v.mode("present"); }
@@ -43,7 +54,7 @@
       title: "open the speaker view in a second window" },
     { keys: ["q"], command: "quiz", help: "quiz mode: predict a value before it shows (Esc skips)",
       title: "quiz mode: predict values before they show" },
-    { keys: [], label: "click a line number", help: "go to that line's next run" },
+    { keys: ["g"], command: "goto", help: "go to a line's next run (or click its number)", title: "go to a line" },
     { keys: ["?"], command: "help", help: "this help", title: "keyboard shortcuts" },
     { keys: ["Escape"], command: "close", help: "back to reading" }
   ];
@@ -57,6 +68,7 @@
     this.plugins = [];          // rows added with addKeyBinding, tried before KEYMAP
     this.grabbed = null;        // a controller's handler that takes every key while it is set
     this.helpEl = null;
+    this.shortcuts = stored(SHORTCUTS_KEY) !== "off";  // single-key shortcuts (the help's setting)
     this.onKeyDown = function (event) { self.onKey(event); };
     window.addEventListener("keydown", this.onKeyDown, true);
     v.addCommand("help", function () { self.toggleHelp(); });
@@ -86,6 +98,9 @@
     if (!this.v.active || event.ctrlKey || event.metaKey || event.altKey) return;
     if (this.grabbed) return this.grabbed(event);
     var key = event.key === " " ? (event.shiftKey ? "Shift+Space" : "Space") : event.key;
+    var target = event.target && event.target.closest ? event.target : null;
+    if (target && target.closest(OWN_KEYS) && (key !== "Escape" || target.closest(TYPED_INTO))) return;
+    if ((event.key.length === 1) && !this.singleKeyOk(target)) return;
     var row = this.find(key);
     if (row) {
       event.preventDefault();
@@ -95,6 +110,19 @@
     } else if (event.key.length === 1) {
       event.stopPropagation();
     }
+  };
+
+  // A letter or Space acts as a shortcut only with the setting on, and focus in the viewer (or
+  // nowhere) and not on something Space or a letter activates or types into.
+  Keyboard.prototype.singleKeyOk = function (target) {
+    if (!this.shortcuts) return false;
+    if (!target || target === document.body || target === document.documentElement) return true;
+    return this.v.rootEl.contains(target) && !target.closest(ACTIVATES);
+  };
+
+  Keyboard.prototype.setShortcuts = function (on) {
+    this.shortcuts = on;
+    store(SHORTCUTS_KEY, on ? "on" : "off");
   };
 
   // While a controller holds the keys (an open quiz question), every key goes to `handler` alone;
@@ -140,9 +168,17 @@
     help.hidden = true;
     help.innerHTML = "<div class=\"lt-v-help-box\" role=\"document\"><h2>Step mode keys</h2><table></table>" +
       "<p>Every step is a link (<code>#step=N</code>); the browser's Back returns to where a run of key presses started.</p>" +
+      "<fieldset class=\"lt-v-settings\"><legend>Settings</legend>" +
+      "<label><input type=\"checkbox\" data-setting=\"shortcuts\"> single-key shortcuts (letters, Space)</label>" +
+      "<label><input type=\"checkbox\" data-setting=\"announce\"> announce each step to screen readers</label></fieldset>" +
       "<button type=\"button\" class=\"lt-v-btn\">Close</button></div>";
     help.addEventListener("click", function (event) {
       if (event.target === help || event.target.tagName === "BUTTON") self.toggleHelp(false);
+    });
+    help.addEventListener("change", function (event) {
+      var setting = event.target.getAttribute("data-setting");
+      if (setting === "shortcuts") self.setShortcuts(event.target.checked);
+      if (setting === "announce" && self.v.parts.announce) self.v.parts.announce.setQuiet(!event.target.checked);
     });
     this.helpEl = layout.root.appendChild(help);
   };
@@ -159,6 +195,9 @@
         "</kbd></th><td>" + escapeHtml(row.help) + "</td></tr>";
     });
     this.helpEl.querySelector("table").innerHTML = html;
+    this.helpEl.querySelector("[data-setting=shortcuts]").checked = this.shortcuts;
+    var announce = this.v.parts.announce;
+    this.helpEl.querySelector("[data-setting=announce]").checked = !(announce && announce.quiet);
   };
 
   Keyboard.prototype.helpShown = function () { return !!this.helpEl && !this.helpEl.hidden; };

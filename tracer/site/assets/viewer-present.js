@@ -50,11 +50,18 @@
     if (!on) this.setBlank(false);
     this.v.parts.code.scrollToCurrent(true);
     this.v.parts.values.follow();  // the cards grew or shrank: the current ones back in view
+    var announce = this.v.parts.announce;
+    if (announce && this.v.active) announce.say(on ? "Present mode" : "Present mode off");
   };
 
   Present.prototype.blanked = function () { return !!this.blankEl && !this.blankEl.hidden; };
 
-  Present.prototype.setBlank = function (on) { this.blankEl.hidden = !on; };
+  Present.prototype.setBlank = function (on) {
+    if (this.blankEl.hidden === !on) return;
+    this.blankEl.hidden = !on;
+    var announce = this.v.parts.announce;
+    if (announce) announce.say(on ? "Screen blanked (b shows it again)" : "Screen shown");
+  };
 
   // Where the code panel puts the current line while presenting: in the middle third. A line leaving
   // it going down is put at the band's top (going up: its bottom), so the next scroll is a third of a

@@ -136,7 +136,6 @@
     saveScore(lecture, score);
     this.updateScore();
     var feedback = el("div", "lt-quiz-feedback");
-    feedback.setAttribute("role", "status");
     feedback.setAttribute("data-result", outcome);
     feedback.innerHTML = "<b>" + { right: "Right.", wrong: "Not quite.", skipped: "Skipped." }[outcome] + "</b> " +
       "<span class=\"lt-quiz-said\">" + escapeHtml(q.prompt) + "</span> The trace recorded <strong class=\"lt-quiz-answer\">" +
@@ -152,6 +151,8 @@
     this.focusBack = null;
     if (back && back !== document.body && document.contains(back)) back.focus();
     else if (document.activeElement) document.activeElement.blur();
+    var announce = this.v.parts.announce;  // the feedback appeared in place of the form: say it
+    if (announce) announce.say(feedback.textContent);
   };
 
   // While a question is open the keys are its own: Esc skips, typing goes to the answer.

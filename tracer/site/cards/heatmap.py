@@ -26,6 +26,7 @@ from typing import Any
 from tracer.contract.trace_format import HEATMAP_CODE_NAN as CODE_NAN, HEATMAP_CODE_NEG_INF as CODE_NEG_INF
 from tracer.contract.trace_format import HEATMAP_CODE_POS_INF as CODE_POS_INF, HEATMAP_CODE_TOP as CODE_TOP
 from tracer.site.cards.units import format_number
+from tracer.site.cards.text_alternatives import block_pattern, heatmap_text
 
 ELLIPSIS = "…"
 DIVERGING_STOPS = ((-1.0, (33, 102, 172)), (-0.5, (122, 166, 207)), (0.0, (247, 245, 240)),
@@ -147,6 +148,11 @@ def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] 
         "block": None,
         "max_abs": None,
     }
+    low, high = view["min"], view["max"]
+    view["description"] = heatmap_text(
+        shape[0] if shape else len(rows), shape[1] if shape else width, low, high, view["scale"],
+        "" if sampled else block_pattern(rows), sampled,
+        [name for name, present in (("NaN", view["nan"]), ("±Inf", view["inf"])) if present])
     if sampled and shape is not None:
         view["row_index"] = _runs(_positions([r is None for r in rows], shape[0]))
         gaps = next((r for r in rows if r is not None and _GAP in r), rows[0] or [])
@@ -196,7 +202,14 @@ def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, A
                colour((v - lo) / (hi - lo) if hi > lo else 0.5, SEQUENTIAL_STOPS))
     block = record.get("block")
     text = (lambda v: format_number(int(v))) if integral else format_number
+    pooled = f"{block[0]}×{block[1]}" if isinstance(block, list) and len(block) == 2 else ""
+    specials = [name for name, present in (("NaN", any(math.isnan(v) for row in rows for v in row)),
+                                           ("±Inf", any(math.isinf(v) for row in rows for v in row))) if present]
     return {
+        "description": heatmap_text(len(rows), cols, text(lo) if finite else "", text(hi) if finite else "",
+                                    "diverging" if diverging else "sequential",
+                                    "" if pooled or record.get("sampled") else block_pattern(rows),
+                                    bool(record.get("sampled")), specials, pooled),
         "name": hashlib.sha1(png).hexdigest()[:8] + ".png",
         "png": png,
         "width": cols * cell_px,

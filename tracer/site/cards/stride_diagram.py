@@ -19,6 +19,8 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from tracer.site.cards.text_alternatives import stride_text
+
 INDEX_LETTERS = "ijklmnpqrs"
 CELLS_PER_ROW = 16
 CELL_WIDTH = 34
@@ -119,6 +121,7 @@ def stride_diagram(shape: list[int], stride: list[int], storage_offset: int, sto
         "width": min(len(cells), CELLS_PER_ROW) * CELL_WIDTH,
         "height": rows * (CELL_HEIGHT + ROW_GAP),
         "formula": index_formula(stride, storage_offset, dim_names),
+        "description": stride_text(shape, stride, start, stop - 1, len(placements), numel),
         "cut_before": start > 0,
         "cut_after": stop < storage_numel,
         "elements_shown": len(placements),

@@ -23,6 +23,7 @@ from tracer.site.read.page_model import section_headings
 from tracer.site.ranks.rank_model import aligned_steps, rank_timelines
 from tracer.contract.trace_format import Environment, Trace, memory_nbytes
 from tracer.site.cards.units import human_bytes
+from tracer.site.cards.text_alternatives import memory_text
 
 WIDTH = 720
 HEIGHT = 140
@@ -126,7 +127,8 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
         def point(k: int, name: str = name, line: dict[str, Any] = line) -> dict[str, Any]:
             where = f"{name} · step {line['counter'][k]}" if name else f"step {line['counter'][k]}"
             return {"step": line["steps"][k], "x": x_of(line["xs"][k]), "y": y_of(line["values"][k]),
-                    "label": f"{where}: {human_bytes(line['values'][k])}", "line": number}
+                    "label": f"{where}: {human_bytes(line['values'][k])}", "line": number,
+                    "counter": line["counter"][k], "ranks_name": name, "nbytes_text": human_bytes(line["values"][k])}
 
         points = [point(k) for k in downsample(values, max_points)]
         lines.append({
@@ -143,10 +145,16 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
         room = (following["x"] if following else WIDTH) - section["x"]
         section["label"] = fit_label(section["title"], room)
     ranked = bool(series[0]["ranks"])
+    top = max(series, key=lambda s: max(s["values"], default=0))
+    top_k = max(range(len(top["values"])), key=top["values"].__getitem__)
+    label = memory_label(trace["environment"]) + (", per rank" if ranked else "")
     return {
         "width": WIDTH,
         "height": HEIGHT,
-        "label": memory_label(trace["environment"]) + (", per rank" if ranked else ""),
+        "label": label,
+        "description": memory_text(label, human_bytes(peak), top["counter"][top_k],
+                                   human_bytes(series[0]["values"][0]), human_bytes(series[0]["values"][-1]),
+                                   max(len(s["values"]) for s in series), len(series)),
         "lines": lines,
         "ranked": ranked,
         "points": [p for line in lines for p in line["points"]],

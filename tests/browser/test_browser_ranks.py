@@ -158,7 +158,7 @@ def test_the_memory_chart_draws_a_line_per_rank_and_its_points_open_that_ranks_s
         l => getComputedStyle(l).stroke)""")
     assert strokes[0] != strokes[1]
     # rank 1's highest point: its 2 KiB, a step in rank 1's own timeline
-    point = page.query_selector('.lt-memory-series[data-ranks="1"] a:has(title:has-text("2.0 KiB"))')
+    point = page.query_selector('.lt-memory-series[data-ranks="1"] a.lt-memory-point:has(title:has-text("2.0 KiB"))')
     point.click()
     page.wait_for_function("document.documentElement.getAttribute('data-rank') === '1'")
     assert "mine" in page.inner_text(".lt-v-vars")

@@ -112,14 +112,10 @@ def test_images_sources_and_assets_reach_the_site(site):
 def test_memory_chart_links_steps(site):
     html = page(site, "site_basics")
     assert "CPU memory of recorded tensors" in html
-<<<<<<< HEAD
-    assert re.search(r'<a href="#step=\d+"><circle cx=', html)
-=======
     points = re.findall(r'<a href="#step=\d+" class="lt-memory-point"( tabindex="-1")?><circle [^>]+><title>step \d+: [^<]+</title>', html)
     assert len(points) > 1 and points[0] == "" and set(points[1:]) == {' tabindex="-1"'}  # one Tab stop: the first
     table = re.search(r'<details class="lt-memory-table">.*?</details>', html, re.S).group(0)
     assert len(re.findall(r'<tr><td><a href="#step=\d+">\d+</a><td>[^<]+', table)) == len(points)
->>>>>>> main
 
 
 def test_error_step_shows_error_with_traceback(site):

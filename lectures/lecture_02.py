@@ -132,12 +132,12 @@ def float_formats():
     text("A float is stored as a sign bit, an exponent (the range) and a mantissa, also called fraction (the precision).")
 
     text("**float32** (single precision) is the default: 1 sign, 8 exponent and 23 mantissa bits.")
-    image("images/float32.svg", width=560)
+    image("images/float32.svg", width=560, alt="float32 bit layout: 1 sign bit, 8 exponent bits, 23 mantissa bits")
     x = torch.zeros(4, 8, dtype=torch.float32)
     assert x.element_size() == 4
 
     text("**float16** (half precision) halves the memory: 1 sign, 5 exponent and 10 mantissa bits.")
-    image("images/float16.svg", width=380)
+    image("images/float16.svg", width=380, alt="float16 bit layout: 1 sign bit, 5 exponent bits, 10 mantissa bits")
     x = torch.zeros(4, 8, dtype=torch.float16)  # @inspect x
     assert x.element_size() == 2
     text("Five exponent bits give a small range. A value as small as $10^{-8}$ underflows to zero:")
@@ -146,7 +146,7 @@ def float_formats():
     text("Underflowing gradients and overflowing activations make float16 training unstable.")
 
     text("**bfloat16** (brain float, from Google Brain in 2018) keeps float32's 8 exponent bits and drops mantissa bits: 1 + 8 + 7.")
-    image("images/bfloat16.svg", width=380)
+    image("images/bfloat16.svg", width=380, alt="bfloat16 bit layout: 1 sign bit, 8 exponent bits, 7 mantissa bits")
     x = torch.tensor([1e-8], dtype=torch.bfloat16)  # @inspect x
     assert x.item() != 0.0
     assert abs(x.item() - 1e-8) / 1e-8 < 0.01  # stored as about 1.0012e-08
@@ -164,9 +164,9 @@ def float_formats():
 
     text("**fp8** (2022) comes in two flavours, supported by H100s:")
     text("- E4M3: 1 sign, 4 exponent, 3 mantissa bits; range [-448, 448]. More precision.")
-    image("images/fp8_e4m3.svg", width=260)
+    image("images/fp8_e4m3.svg", width=260, alt="fp8 E4M3 bit layout: 1 sign bit, 4 exponent bits, 3 mantissa bits")
     text("- E5M2: 1 sign, 5 exponent, 2 mantissa bits; range [-57344, 57344]. More range.")
-    image("images/fp8_e5m2.svg", width=260)
+    image("images/fp8_e5m2.svg", width=260, alt="fp8 E5M2 bit layout: 1 sign bit, 5 exponent bits, 2 mantissa bits")
     e4m3_info = torch.finfo(torch.float8_e4m3fn)  # @inspect e4m3_info
     e5m2_info = torch.finfo(torch.float8_e5m2)  # @inspect e5m2_info
     assert e4m3_info.max == 448 and e5m2_info.max == 57344

@@ -9,7 +9,6 @@ dtypes and FLOPs).
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 
 import pytest

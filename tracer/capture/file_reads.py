@@ -5,7 +5,7 @@ every import, ``os.open``) and notes the modules imported meanwhile, and at the 
 inside the project that were read and not written: data files, and modules imported from anywhere
 in the project (a root-level ``utils.py`` too). Freshness then hashes them like the lecture's own
 sources, so editing a data file the lecture reads makes its trace stale. Left out: chalktrace's own
-package, virtual environments and installed packages, caches (the course's fetch cache too: what a
+package, virtual environments and installed packages (and an editable install's metadata in the project), caches (the course's fetch cache too: what a
 URL gave is not an input the lecture's author edits), version control, the traces and the built site. This module must not hash (``header`` does) or decide freshness (``regen`` does).
 """
 
@@ -24,6 +24,9 @@ from tracer.capture import audit
 # Directory names whose files are never a lecture's input.
 _SKIPPED_PARTS = frozenset({".venv", "venv", "site-packages", "dist-packages", "__pycache__", ".git", ".hg",
                             "node_modules", ".mypy_cache", ".pytest_cache", ".ipynb_checkpoints"})
+# An editable install writes its package metadata into the project (``NAME.egg-info/``), and
+# importlib.metadata reads it whenever a library looks up entry points: installed state, not input.
+_METADATA_DIRS = (".egg-info", ".dist-info")
 _LOOKING_UP_SOURCE = frozenset({"linecache", "tokenize", "inspect", "traceback"})
 _WRITING = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
@@ -100,7 +103,8 @@ class FileReads:
             if not resolved.is_relative_to(self.project_root) or any(resolved.is_relative_to(s) for s in skipped):
                 continue
             rel = resolved.relative_to(self.project_root)
-            if _SKIPPED_PARTS.intersection(rel.parts) or not resolved.is_file():
+            if (_SKIPPED_PARTS.intersection(rel.parts) or any(part.endswith(_METADATA_DIRS) for part in rel.parts)
+                    or not resolved.is_file()):
                 continue
             found.add(rel.as_posix())
         return sorted(found)

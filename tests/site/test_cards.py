@@ -369,7 +369,7 @@ def test_a_64_by_64_mask_draws_every_element_and_a_big_tensor_its_block_means():
     import torch
 
     html, renderer = _card(torch.tril(torch.ones(64, 64)))
-    assert 'alt="heatmap of the whole tensor"' in html and "sampled" not in text_of(html)
+    assert 'lower-triangular (the whole tensor)"' in html and "sampled" not in text_of(html)  # the alt says both
     (png,) = renderer.heatmaps.values()
     assert png.startswith(b"\x89PNG")
     html, _ = _card(torch.eye(512) * 3)

@@ -150,12 +150,10 @@ class Sink:
 def seed_generators(seed: int) -> None:
     """Seed every generator the lecture has loaded (torch is seeded only if the lecture imports it)."""
     random.seed(seed)
-    numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        numpy.random.seed(seed)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.manual_seed(seed)
+    for name, seeder in _SeedOnImport.SEEDED.items():
+        module = sys.modules.get(name)
+        if module is not None:
+            seeder(module, seed)
 
 
 class _SeedOnImport(importlib.abc.MetaPathFinder):

@@ -432,6 +432,15 @@ def test_float_extremes_are_exact():
     assert encode(2 ** 62) == {"type": "int", "value": 2 ** 62}
 
 
+def test_a_lecture_asking_numpy_for_its_old_printing_does_not_round_the_values():
+    # numpy 1.13's printing rounds a float32 scalar's str to 8 digits: 1.0000001 would read "1.0"
+    trio = torch.tensor([1.0000001, 1000.1, 0.1], dtype=torch.float32)
+    before = encode(trio)["values"]
+    with np.printoptions(legacy="1.13"):
+        assert encode(trio)["values"] == before == [1.0000001, 1000.1, 0.1]
+        assert encode(trio.numpy())["values"] == before
+
+
 def test_complex_tensor_values_are_pairs():
     record = encode(torch.tensor([1 + 2j, -3j], dtype=torch.complex64))
     assert record["dtype"] == "complex64" and record["element_size"] == 8

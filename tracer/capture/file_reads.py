@@ -44,7 +44,7 @@ class FileReads:
     @contextlib.contextmanager
     def recording(self) -> Iterator["FileReads"]:
         self._modules_before = set(sys.modules)
-        with audit.listening(self._on_event):
+        with audit.listening(self._on_event, ("open",)):
             try:
                 yield self
             finally:

@@ -57,9 +57,7 @@ def shortest_floats(t: Any) -> list[float]:
     if flat.dtype == torch.float64:
         return flat.tolist()
     if flat.dtype in (torch.float32, torch.float16):
-        import numpy as np
-
-        return [_whole_or(float(x), np.format_float_scientific(x, unique=True, trim="-")) for x in flat.numpy()]
+        return _shortest_numpy(flat.numpy())
     exact = flat.to(torch.float64)
     values = exact.tolist()
     out = list(values)
@@ -81,12 +79,21 @@ def shortest_floats(t: Any) -> list[float]:
 
 
 def _whole(value: float) -> bool:
+    """A whole number below WHOLE_BELOW (never NaN or ±Inf)."""
     return value.is_integer() and abs(value) < WHOLE_BELOW
 
 
-def _whole_or(value: float, shortest: str) -> float:
-    """``value`` itself when it is a whole number below WHOLE_BELOW, else the float of ``shortest``."""
-    return value if math.isfinite(value) and _whole(value) else float(shortest)
+def _shortest_numpy(flat: Any) -> list[float]:
+    """``shortest_floats`` for a flat numpy float16 or float32 array. A numpy scalar's ``str`` is its
+    shortest round-tripping decimal (Dragon4, in C: twice as fast as ``format_float_scientific``)
+    unless a lecture asked for numpy 1.13's printing, which rounds scalars to 8 digits."""
+    import numpy as np
+
+    wide = flat.astype(np.float64).tolist()
+    if np.get_printoptions().get("legacy"):
+        return [v if _whole(v) else float(np.format_float_scientific(x, unique=True, trim="-"))
+                for v, x in zip(wide, flat)]
+    return [v if _whole(v) else float(str(x)) for v, x in zip(wide, flat)]
 
 
 def shortest_array_floats(a: Any) -> list[float]:
@@ -96,7 +103,7 @@ def shortest_array_floats(a: Any) -> list[float]:
     flat = np.ravel(a)
     if flat.dtype == np.float64 or flat.dtype.itemsize > 8:
         return [float(x) for x in flat]
-    return [_whole_or(float(x), np.format_float_scientific(x, unique=True, trim="-")) for x in flat]
+    return _shortest_numpy(flat)
 
 
 # -- statistics --------------------------------------------------------------------------------
@@ -132,14 +139,15 @@ def tensor_stats(sample: Any) -> dict[str, Any]:
     import torch
 
     x = sample.detach().reshape(-1).to(torch.float64)
+    four = _four(x, False)
+    if not isinstance(four["min"], str) and not isinstance(four["max"], str):
+        # finite ends (or none: no elements): no NaN, which would be both ends, and no ±Inf
+        return {**four, "nan_count": 0, "inf_count": 0}
     finite = torch.isfinite(x)
-    if bool(finite.all()):
-        return {**_four(x, False), "nan_count": 0, "inf_count": 0}
     nan_count, inf_count = int(torch.isnan(x).sum()), int(torch.isinf(x).sum())
     kept = x[finite]
-    stats = {**_four(x, False), "nan_count": nan_count, "inf_count": inf_count,
-             "finite": {**_four(kept, False), "count": int(kept.numel())}}
-    return stats
+    return {**four, "nan_count": nan_count, "inf_count": inf_count,
+            "finite": {**_four(kept, False), "count": int(kept.numel())}}
 
 
 def array_stats(sample: Any) -> dict[str, Any]:
@@ -160,16 +168,21 @@ def _codes(cells: Any, lo: float, hi: float) -> str:
     import numpy as np
 
     span = hi - lo
-    scaled = np.zeros_like(cells) if span <= 0 else (cells - lo) / span * CODE_TOP
-    codes = np.clip(np.rint(np.nan_to_num(scaled, nan=0.0, posinf=0.0, neginf=0.0)), 0, CODE_TOP).astype(np.uint8)
-    codes[np.isnan(cells)] = CODE_NAN
-    codes[np.isposinf(cells)] = CODE_POS_INF
-    codes[np.isneginf(cells)] = CODE_NEG_INF
+    finite = np.isfinite(cells)
+    whole = bool(finite.all())
+    kept = cells if whole else np.where(finite, cells, lo)
+    scaled = np.zeros_like(kept) if span <= 0 else (kept - lo) / span * CODE_TOP
+    codes = np.rint(scaled, out=scaled).clip(0, CODE_TOP).astype(np.uint8)
+    if not whole:
+        codes[np.isnan(cells)] = CODE_NAN
+        codes[np.isposinf(cells)] = CODE_POS_INF
+        codes[np.isneginf(cells)] = CODE_NEG_INF
     return base64.b64encode(zlib.compress(codes.tobytes(), 6)).decode("ascii")
 
 
-def _record(values: list[float], rows: int, cols: int, block: list[int] | None, lo: float | None,
+def _record(values: Any, rows: int, cols: int, block: list[int] | None, lo: float | None,
             hi: float | None, sampled: bool) -> dict[str, Any]:
+    """``values``: the cells, row-major, a numpy vector (or a list) of any real dtype."""
     import numpy as np
 
     cells = np.asarray(values, dtype=np.float64)
@@ -208,22 +221,33 @@ def tensor_heatmap(t: Any) -> dict[str, Any] | None:
             sampled = True
         # float32 is enough for block means of at most 32 x 32 elements (float64 stays float64)
         x = x.to(torch.float64 if x.dtype == torch.float64 else torch.float32)
-        finite = torch.isfinite(x)
-        kept = x if bool(finite.all()) else x[finite]
-        lo = hi = None
-        if kept.numel():
-            lo_t, hi_t = torch.aminmax(kept)
-            lo, hi = float(lo_t), float(hi_t)
+        lo, hi = _finite_range(x)
         rows, cols = x.shape
         (out_r, block_r), (out_c, block_c) = _pooled_size(rows), _pooled_size(cols)
         if out_r == rows and out_c == cols:
-            cells = x.to(torch.float64).reshape(-1).tolist()
+            cells = x.cpu().numpy().reshape(-1)
             block = None
         else:
             pooled = F.adaptive_avg_pool2d(x[None, None], (out_r, out_c))[0, 0]
-            cells = pooled.reshape(-1).tolist()
+            cells = pooled.cpu().numpy().reshape(-1)
             block = [block_r, block_c]
     return _record(cells, out_r, out_c, block, lo, hi, sampled)
+
+
+def _finite_range(x: Any) -> tuple[float | None, float | None]:
+    """(min, max) of the finite elements of a float tensor, (None, None) when there are none. One
+    pass when every element is finite (the usual case: NaN and ±Inf show in aminmax's ends)."""
+    import torch
+
+    lo_t, hi_t = torch.aminmax(x)
+    lo, hi = float(lo_t), float(hi_t)
+    if math.isfinite(lo) and math.isfinite(hi):
+        return lo, hi
+    kept = x[torch.isfinite(x)]
+    if not kept.numel():
+        return None, None
+    lo_t, hi_t = torch.aminmax(kept)
+    return float(lo_t), float(hi_t)
 
 
 def array_heatmap(a: Any) -> dict[str, Any] | None:
@@ -245,10 +269,10 @@ def array_heatmap(a: Any) -> dict[str, Any] | None:
     rows, cols = x.shape
     (out_r, block_r), (out_c, block_c) = _pooled_size(rows), _pooled_size(cols)
     if out_r == rows and out_c == cols:
-        return _record(x.reshape(-1).tolist(), rows, cols, None, lo, hi, sampled)
+        return _record(x.reshape(-1), rows, cols, None, lo, hi, sampled)
     # contiguous bins, cell i starting at floor(i*n/k) (reduceat sums from each start to the next)
     starts_r = (np.arange(out_r) * rows) // out_r
     starts_c = (np.arange(out_c) * cols) // out_c
     sums = np.add.reduceat(np.add.reduceat(x, starts_r, axis=0), starts_c, axis=1)
     counts = np.outer(np.diff(np.append(starts_r, rows)), np.diff(np.append(starts_c, cols)))
-    return _record((sums / counts).reshape(-1).tolist(), out_r, out_c, [block_r, block_c], lo, hi, sampled)
+    return _record((sums / counts).reshape(-1), out_r, out_c, [block_r, block_c], lo, hi, sampled)

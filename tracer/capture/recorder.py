@@ -36,6 +36,7 @@ from types import CodeType, FrameType
 from typing import Any, Callable, Final, Mapping, NamedTuple, cast
 
 from tracer.contract import paths
+from tracer.capture.identity import identity
 from tracer.capture.directives import ALL_LOCALS, Directives, FileDirectives, parse_source
 from tracer.contract.helper_files import opted_in
 from tracer.contract.source_facts import read_source
@@ -184,12 +185,13 @@ class Recorder:
         self.truncated = False
         self.output = output or OutputBudget()
         self.stderr_output = OutputBudget(self.output.head_chars, self.output.tail_chars, field="stderr")
-        # id(code object) -> (file, (path, qualname), entry, suspends) or None; entry is (def line,
-        # names) for a function whose def line has an @inspect, else None; suspends: generator or coroutine code. Keyed by identity: code objects
-        # compare equal across files when their functions are alike (same body and first line), and
-        # one file's decision must not leak to another. _seen keeps them alive so ids stay unique.
+        # identity(code object) -> (file, (path, qualname), entry, suspends) or None; entry is (def
+        # line, names) for a function whose def line has an @inspect, else None; suspends: generator
+        # or coroutine code. Keyed by identity: code objects compare equal across files when their
+        # functions are alike (same body and first line), and one file's decision must not leak to
+        # another. _seen keeps them alive so identities stay unique.
         self._codes: dict[int, tuple[LectureFile, tuple[str, str], Any, bool] | None] = {}
-        # id(frame) -> the state of a generator/coroutine frame suspended mid-line (see _make_tracers)
+        # identity(frame) -> the state of a generator/coroutine frame suspended mid-line (see _make_tracers)
         self._suspended: dict[int, _Frame] = {}
         # Where each exception was raised last: id(exception) -> (prefix, key, line, step count then).
         # A raise is an "exception" event that is not the same exception passing from a traced callee
@@ -310,7 +312,7 @@ class Recorder:
             if info is not None:
                 result = (info, (info.path, code.co_qualname), info.parsed.entries.get(code.co_firstlineno),
                           bool(code.co_flags & _SUSPENDING))
-        self._codes[id(code)] = result
+        self._codes[identity(code)] = result
         self._seen.append(code)
         return result
 
@@ -347,7 +349,7 @@ class Recorder:
     def _make_tracers(self) -> tuple[Callable[..., Any], Callable[..., Any]]:
         """Build the global and local trace functions as closures over locals (no attribute lookups)."""
         codes = self._codes
-        code_id = id  # a closure variable: cheaper than the builtins lookup on every call
+        code_id = identity  # a closure variable: cheaper than a global lookup on every call
         prefixes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         classify = self._classify
         stack = self._stack

@@ -286,7 +286,7 @@ class FdCapture:
             self._files.append((fd, file, saved, codecs.getincrementaldecoder("utf-8")("replace"), write))
             self._offsets[fd] = 0
         self._active = True
-        self._listening = audit.listening(self.on_audit)
+        self._listening = audit.listening(self.on_audit, self.CHILD_EVENTS)
         self._listening.__enter__()
         os.write = self._write
         return self

@@ -29,6 +29,8 @@ import threading
 from types import FrameType
 from typing import Any, Callable
 
+from tracer.capture.identity import identity
+
 SWITCHED_OFF = "the tracer was switched off here; steps after it are missing"
 # The real functions, taken when this module is first imported (before any guard stands in for them):
 # a forked child, or a guard started inside another, still reaches them.
@@ -108,12 +110,12 @@ class TraceGuard:
         """Put chalktrace's tracer back, if its stack of lecture frames is still the live one."""
         live: list[FrameType] = []
         while frame is not None:
-            found = self.recorder._codes.get(id(frame.f_code))
+            found = self.recorder._codes.get(identity(frame.f_code))
             if found is not None:
                 live.append(frame)
             frame = frame.f_back
         live.reverse()  # outermost first, as the recorder's stack
-        keys = [self.recorder._codes[id(f.f_code)][1] for f in live]
+        keys = [self.recorder._codes[identity(f.f_code)][1] for f in live]
         if keys != [state.key for state in self.recorder._stack]:
             self.recorder.warn_once(f"{where}: the other tracer was removed here, but the lecture's calls moved "
                                     "meanwhile: chalktrace stays off, steps after this are missing")
@@ -126,7 +128,7 @@ class TraceGuard:
     def _lecture_line(self, frame: FrameType | None) -> str:
         """``path:line`` of the innermost lecture frame at or outside ``frame``."""
         while frame is not None:
-            found = self.recorder._codes.get(id(frame.f_code))
+            found = self.recorder._codes.get(identity(frame.f_code))
             if found is not None:
                 return f"{found[1][0]}:{frame.f_lineno}"
             frame = frame.f_back
@@ -142,7 +144,7 @@ class TraceGuard:
         code = getattr(getattr(target, "__func__", target), "__code__", None)
         if code is None:
             return
-        found = self.recorder._codes.get(id(code), False)
+        found = self.recorder._codes.get(identity(code), False)
         if found is False:
             found = self.recorder._classify(code)
         if found is None or thread.name in self.noted_threads:
@@ -171,7 +173,7 @@ class TraceGuard:
         def global_trace(frame: FrameType, event: str, arg: Any) -> Any:
             inner = other(frame, event, arg) if other is not None else None
             try:
-                found = codes[id(frame.f_code)]
+                found = codes[identity(frame.f_code)]
             except KeyError:
                 found = classify(frame.f_code)
             if found is None:

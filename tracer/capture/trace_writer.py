@@ -14,6 +14,7 @@ import gc
 import json
 from typing import Any, Iterable, Mapping
 
+from tracer.capture.identity import identity
 from tracer.capture.recorder import CALL, RecordedStep
 
 _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
@@ -46,7 +47,7 @@ class StepWriter:
     def __init__(self) -> None:
         self.frames: list[str] = []  # the JSON of each position of the ``frames`` table, by index
         self._positions: dict[tuple[str, int, str, int | None], int] = {}
-        self._callers: dict[int, int | None] = {}  # id(prefix) -> its innermost position
+        self._callers: dict[int, int | None] = {}  # identity(prefix) -> its innermost position
         self._prefixes: dict[tuple[Any, ...], int | None] = {(): None}  # prefix -> its innermost position
         self._heads: dict[tuple[int, int, int], str] = {}
         self._memory: dict[tuple[int, int], str] = {}
@@ -69,8 +70,8 @@ class StepWriter:
 
     def _caller(self, prefix: tuple[Any, ...]) -> int | None:
         """The position of the innermost of ``prefix`` (the step's traced callers), None when empty."""
-        # Steps keep their prefix tuples alive, so ids are stable while writing.
-        found = self._callers.get(id(prefix), _NO_CALLER)
+        # Steps keep their prefix tuples alive, so identities are stable while writing.
+        found = self._callers.get(identity(prefix), _NO_CALLER)
         if found != _NO_CALLER:
             return found
         known = len(prefix)  # the longest start of the prefix already placed (usually all but one)
@@ -80,7 +81,7 @@ class StepWriter:
         for depth in range(known, len(prefix)):
             path, line, function = prefix[depth]
             found = self._prefixes[prefix[:depth + 1]] = self._position(path, line, function, found)
-        self._callers[id(prefix)] = found
+        self._callers[identity(prefix)] = found
         return found
 
     def _head(self, prefix: tuple[Any, ...], key: tuple[str, str], line: int) -> str:
@@ -90,12 +91,12 @@ class StepWriter:
         prefix, key, line, extras, memory = step  # RecordedStep's fields, unpacked by position (no attribute lookups)
         if extras is None or extras is CALL:
             # Plain steps repeat exactly (a loop body, the same memory figure): format each once.
-            plain_key = (id(prefix), id(key), line, id(memory), extras is None)
+            plain_key = (identity(prefix), identity(key), line, identity(memory), extras is None)
             text = self._plain.get(plain_key)
             if text is None:
                 text = self._plain[plain_key] = self._plain_step(prefix, key, line, memory, extras is None)
             return text
-        cache_key = (id(prefix), id(key), line)
+        cache_key = (identity(prefix), identity(key), line)
         head = self._heads.get(cache_key)
         if head is None:
             head = self._heads[cache_key] = self._head(prefix, key, line)

@@ -69,7 +69,13 @@ def test_rounded_cells_show_their_exact_value_on_hover_and_raw_mode_shows_the_ex
     with viewer_context(browser, viewport={"width": 1280, "height": 720}) as context:
         page = open_page(context, site)
         card = '.lt-card[data-name="rounded"]'
-        assert page.get_attribute(f"{card} .lt-r >> nth=0", "title") == "0.33333334"
+        assert page.text_content(f"{card} pre.lt-rounded u >> nth=0") == "0.3333"  # marked as rounded
+        grid = page.locator(f"{card} pre.lt-rounded")
+        grid.scroll_into_view_if_needed()
+        page.evaluate(FRAMES)
+        box = grid.bounding_box()
+        page.mouse.move(box["x"] + 20, box["y"] + 10)  # the first cell
+        assert page.inner_text(".lt-hm-tip") == "[0, 0] = 0.33333334 (shown as 0.3333)"
         summary = page.locator(f"{card} details.lt-exact > summary")
         summary.focus()
         page.keyboard.press("Enter")  # the exact grid is one key away
@@ -106,3 +112,50 @@ def test_a_table_fits_a_phone(browser, site):
         table.scroll_into_view_if_needed()
         assert table.is_visible() and page.inner_text("table.lt-table thead") .split() == ["dtype", "bits", "eps"]
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+TIP = "(document.querySelector('.lt-hm-tip:not([hidden])') && document.querySelector('.lt-hm-tip').textContent)"
+# two frames: a card scrolled into view is laid out and hit-testable (annotations skip rendering off screen)
+FRAMES = "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def test_every_cell_of_a_big_rounded_grid_names_its_exact_value_by_keyboard_and_by_mouse(browser, site):
+    # 30 x 20 sevenths: a 400-cell preview (rows 0-9, "…", rows 20-29), every cell rounded to 4 digits
+    with viewer_context(browser, viewport={"width": 1280, "height": 720}) as context:
+        page = open_page(context, site)
+        grid = page.locator('.lt-card[data-name="sevenths"] pre.lt-rounded')
+        assert grid.get_attribute("data-exact") is not None  # read mode: the exact copy is in exact.js
+        assert page.evaluate("window.CHALKTRACE_EXACT === undefined")  # not loaded until needed
+        grid.scroll_into_view_if_needed()
+        page.evaluate(FRAMES)
+        box = grid.bounding_box()
+        # the keyboard: the grid takes focus, the arrow keys move a cell cursor, the label is read out
+        grid.focus()
+        page.wait_for_function(TIP + " && !" + TIP + ".includes('loading')")
+        assert page.evaluate(TIP) == "[0, 0] = 0.0"
+        for key in ["ArrowRight", "ArrowRight", "ArrowDown"]:
+            page.keyboard.press(key)
+        assert page.evaluate(TIP) == "[1, 2] = 3.142857 (shown as 3.143)"  # 22 / 7 in float32
+        assert page.get_attribute(".lt-hm-tip", "aria-live") == "polite"
+        cell = page.locator(".lt-cell-cursor").bounding_box()  # drawn around the cell
+        assert abs(cell["x"] - (box["x"] + 2 * cell["width"])) < 1 and abs(cell["y"] - (box["y"] + cell["height"])) < 1
+        assert abs(cell["height"] * 21 - box["height"]) < 3  # 21 rows: 20 and the elision
+        page.keyboard.press("End")
+        assert page.evaluate(TIP) == "[1, 19] = 5.571429 (shown as 5.571)"
+        for _ in range(9):
+            page.keyboard.press("ArrowDown")  # onto the elided row (rows 10-19 are not in the preview)
+        assert "not shown" in page.evaluate(TIP)
+        page.keyboard.press("Escape")
+        assert page.evaluate(TIP) is None
+        # the mouse, over the last row (the tensor's row 29, counted back from its shape), column 2
+        page.mouse.move(box["x"] + 2.5 * cell["width"], box["y"] + 20.5 * cell["height"])
+        assert page.evaluate(TIP) == "[29, 2] = 83.14286 (shown as 83.14)"
+        # step mode: the same labels, from the card's own exact copy (raw mode shows it whole)
+        line = page.evaluate("window.CHALKTRACE_DATA.steps.line").index(25)
+        page.goto(f"{site}lectures/{LECTURE}/#step={line}")
+        page.wait_for_function("document.querySelector('.lt-viewer .lt-card[data-name=sevenths] pre.lt-rounded') !== null")
+        step_grid = page.locator(".lt-viewer .lt-card[data-name=sevenths] pre.lt-rounded")
+        step_grid.focus()
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate(TIP) == "[0, 1] = 0.14285715 (shown as 0.1429)"
+        assert page.evaluate("location.hash") == f"#step={line}"  # the arrow moved the cursor, not the step

@@ -356,3 +356,29 @@ def test_a_trace_over_the_size_limit_is_not_parsed(tmp_path, monkeypatch):
         load_trace(path)
     assert "2,021 bytes, over the 1,000-byte limit" in _one_line_naming(path, info.value)
     assert MAX_TRACE_NBYTES >= 100 * 1024 * 1024
+
+
+def test_version_1_float32_elements_load_as_the_shortest_decimal_in_their_dtype(tmp_path):
+    import torch
+
+    from tracer.contract.legacy_floats import shorten_values
+
+    x = torch.tensor([1000.1, -2.1152193546295166, 1 / 3, 1e-45, 123456789.0, 0.0], dtype=torch.float32)
+    old = x.tolist()  # what version 1 wrote: each element as the float64 it converts to
+    record = {"type": "tensor", "dtype": "float32", "values": [old], "stats": {"min": old[1], "max": old[4],
+              "mean": float(x.double().mean()), "finite": {"min": old[1]}}}
+    untouched = {"type": "tensor", "dtype": "bfloat16", "values": [0.10009765625]}
+    shorten_values([{"env": {"x": record, "y": {"type": "list", "items": [untouched]}}}])
+    assert record["values"] == [[1000.1, -2.1152194, 0.33333334, 1e-45, 123456792.0, 0.0]]
+    assert record["stats"]["min"] == record["stats"]["finite"]["min"] == -2.1152194
+    # each is the same float32 element, in the fewest digits that say so
+    assert torch.equal(torch.tensor(record["values"][0], dtype=torch.float32), x)
+    assert untouched["values"] == [0.10009765625]  # no dtype numpy or struct rounds to: as recorded
+
+
+def test_the_committed_gpu_run_reads_with_short_floats():
+    path = REPO / "site" / "traces" / "gpu" / "lecture_02.json"
+    if json.loads(path.read_text(encoding="utf-8"))["schema_version"] != 1:
+        pytest.skip("re-made since on a GPU: written short by the tracer itself")
+    text = json.dumps(load_trace(path)["steps"])
+    assert "-2.1152193546295166" in path.read_text(encoding="utf-8") and "-2.1152193546295166" not in text

@@ -1,8 +1,9 @@
+import json
 import re
 
 import pytest
 
-from tracer.site.cards.render import HtmlRenderer, css_style, grid_view, highlight_lines, line_anchor, number_grid, path_slug, template_env, values_tables
+from tracer.site.cards.render import HtmlRenderer, compact_grid_view, css_style, grid_view, highlight_lines, line_anchor, number_grid, path_slug, template_env, values_tables
 from tracer.site.cards.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
 
 MAIN = "lectures/demo.py"
@@ -71,13 +72,25 @@ def test_values_tables_keep_elisions_visible():
 def test_grid_view_pads_cells_to_one_width():
     # one <pre> per table: each cell a space and the value right-aligned in the widest value's width
     assert grid_view([["1", "22"], ["…"], ["-3", "4"]]) == {"text": "  1 22\n  …\n -3  4", "width": 3, "cells": None, "exact": None,
-                                                             "rounded": False}
+                                                             "rounded": False, "tabs": False}
+
+
+def test_a_grid_of_varied_widths_is_tab_separated_with_its_signs_lined_up():
+    rows = [["0.0391", "-0.03718", "3.169e-5"], ["…"], ["-0.5", "12.25", "0.1"]]
+    view = compact_grid_view(rows)
+    assert view["tabs"] and view["text"] == "  0.0391\t -0.03718\t  3.169e-5\n  …\n -0.5\t  12.25\t  0.1"
+    # every cell with its spaces is shorter than a column: each tab moves exactly one column
+    assert all(len(cell) < view["width"] for line in view["text"].split("\n") for cell in line.split("\t"))
+    assert len(view["text"]) < len(grid_view(rows)["text"])
+    # cells of one width: padding is shorter, and stays
+    assert not compact_grid_view([["0.0", "1.0"], ["2.0", "3.0"]])["tabs"]
 
 
 def test_tensor_card_shows_anatomy_and_jaxtyping_dims(renderer):
     html = renderer.value("x", renderer.trace["steps"][0]["env"]["x"], step_index=0)
     text = text_of(html)
-    for expected in ["dtype float32", "shape (2, 3)", "stride (3, 1)", "storage offset 0", "contiguous yes",
+    assert "float32" in text and "cpu" in text  # in the head
+    for expected in ["shape (2, 3) stride (3, 1)", "storage offset 0", "contiguous yes",
                      "element size 4 B", "numel 6", "bytes 24 B"]:
         assert expected in text
     assert "batch=2" in text and "seq=3" in text
@@ -345,10 +358,9 @@ def test_a_grid_that_must_round_marks_each_rounded_cell_with_its_exact_value():
     import torch
 
     html, _ = _card(torch.tensor([[1 / 3, 2.0], [1000.1, 7.0]], dtype=torch.float32))
-    assert 'class="lt-grid lt-rounded"' in html
-    assert '<span class="lt-r" title="0.33333334">0.3333</span>' in html
-    assert '<span class="lt-r" title="1000.1">1000</span>' in html
-    assert html.count('class="lt-r"') == 2  # 2.0 and 7.0 are shown exactly: not marked
+    assert 'class="lt-grid lt-rounded"' in html and 'tabindex="0"' in html  # the keyboard's cell cursor
+    assert "<u>0.3333</u>" in html and "<u>1000</u>" in html
+    assert html.count("<u>") == 2  # 2.0 and 7.0 are shown exactly: not marked
     exact = re.search(r'<details class="lt-exact"><summary>exact values</summary><pre[^>]*>(.*?)</pre>', html, re.S).group(1)
     assert exact.split() == ["0.33333334", "2.0", "1000.1", "7.0"]
 
@@ -419,6 +431,13 @@ def test_a_big_rounded_grid_carries_its_exact_copy_in_step_mode_only():
     renderer = HtmlRenderer(trace, template_env())
     stepped = str(renderer.value("v", value, step_index=0))
     read = str(renderer.value("v", value, step_index=0, exact_grids=False))
-    assert 'class="lt-r"' not in stepped  # 63 rounded cells: no per-cell markup
+    assert "<u>" not in stepped  # 63 rounded cells: no per-cell markup
     assert "<details class=\"lt-exact\">" in stepped and "0.33333334" in stepped
-    assert "<details class=\"lt-exact\">" not in read and "raw step mode: exact" in read
+    assert "<details class=\"lt-exact\">" not in read and 'data-exact="0"' in read
+    # the read page's copy is in exact.js, laid out as the grid is (a tab between cells)
+    (copy,) = json.loads(renderer.exact_js().removeprefix("window.CHALKTRACE_EXACT = ").rstrip(";\n"))
+    rows = [line.split("\t") for line in copy.split("\n")]
+    assert len(rows) == 8 and rows[0][1] == "0.33333334" and rows[7][7] == "21.0"
+    # an equal grid elsewhere on the page shares the copy
+    assert 'data-exact="0"' in str(renderer.value("w", value, step_index=0, exact_grids=False))
+    assert len(renderer.exact_grids) == 1

@@ -116,3 +116,13 @@ def test_ranks_name():
     from tracer.site.read.memory_chart import ranks_name
 
     assert (ranks_name([2]), ranks_name([0, 1, 2, 3]), ranks_name([0, 2])) == ("rank 2", "ranks 0–3", "ranks 0, 2")
+
+
+def test_the_table_merges_runs_of_equal_memory_and_the_line_keeps_only_its_corners():
+    chart = memory_chart(trace_with([0, 0, 0, 1024, 1024, 1024, 0]))
+    rows = [(row["first"]["step"], row["last_counter"], row["first"]["nbytes_text"]) for row in chart["table"]]
+    assert rows == [(0, 2, "0 B"), (3, 5, "1.0 KiB"), (6, None, "0 B")]
+    # flat runs draw as their two ends: a point between two of the same height adds nothing
+    xy = [tuple(map(float, pair.split(","))) for pair in chart["lines"][0]["polyline"].split()]
+    assert len(xy) == 5 and [p["step"] for p in chart["points"]] == list(range(7))  # steps 1 and 4 dropped
+    assert xy[0][1] == xy[1][1] == xy[4][1] == chart["zero_y"] and xy[2][1] == xy[3][1] == chart["peak_y"]

@@ -100,3 +100,8 @@ def source_url(name: str) -> str:
 
 def data_js_path(site_dir: Path, name: str) -> Path:
     return site_dir / "lectures" / name / "data.js"
+
+
+def exact_js_path(site_dir: Path, name: str) -> Path:
+    """The exact values of a read page's big rounded grids, beside the page (loaded on first hover)."""
+    return site_dir / "lectures" / name / "exact.js"

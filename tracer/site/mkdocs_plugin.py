@@ -463,6 +463,10 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                     out = paths.data_js_path(site_dir, lecture.name)
                     write_atomic(out, rendered.data_js)
                     out.chmod(0o644)  # write_atomic's temp file is private (0600); a web server must read it
+                if rendered.exact_js is not None:
+                    out = paths.exact_js_path(site_dir, lecture.name)
+                    write_atomic(out, rendered.exact_js)
+                    out.chmod(0o644)
                 # plot() charts drawn by the read page and the step data (equal charts share one file)
                 for name, svg in rendered.charts.items():
                     path = site_dir / paths.PLOTS_URL / name
@@ -486,12 +490,13 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                               + "; ".join(broken))
 
     def _render_step_data(self, lecture: LecturePage) -> Entry:
-        """What a trace's rendering made: its pages (as this build rendered them), data.js, and every
-        chart and heatmap drawn."""
+        """What a trace's rendering made: its pages (as this build rendered them), data.js, exact.js
+        and every chart and heatmap drawn."""
         assert lecture.renderer is not None
         data_js = viewer_data_text(lecture.trace, lecture.renderer, title=lecture.title) if self.config.step_mode else None
         content, toc = self._contents.get(lecture.name, (None, None))
         return Entry(read_page=lecture.page, source_page=self._source_pages.get(lecture.name), data_js=data_js,
+                     exact_js=lecture.renderer.exact_js(),
                      charts=dict(lecture.renderer.charts), heatmaps=dict(lecture.renderer.heatmaps),
                      content=content, toc=toc, search_entries=self._search_entries.get(lecture.name))
 

@@ -35,6 +35,7 @@ class Entry:
     read_page: Any = None  # read_page.ReadPage
     source_page: str | None = None
     data_js: str | None = None  # the text of data.js (None: step mode off)
+    exact_js: str | None = None  # the text of exact.js (None: the read page's grids need none)
     charts: dict[str, str] = field(default_factory=dict)
     heatmaps: dict[str, bytes] = field(default_factory=dict)
     content: str | None = None  # the page's HTML content (after Markdown, the slots and lecture.html.j2)

@@ -1,8 +1,9 @@
 /* chalktrace read mode: what a lecture page does without step mode.
 
    Independent pieces, each a no-op on pages without its elements: lazy annotation bodies put in
-   place as they near the viewport, every card expanded for printing, heatmap cell labels (by mouse
-   and by keyboard) and the memory chart's arrow keys.
+   place as they near the viewport, every card expanded for printing, cell labels of heatmaps and
+   rounded value grids (by mouse and by keyboard, exact values from exact.js where the page has no
+   copy) and the memory chart's arrow keys.
    Must not: touch step mode (viewer-*.js) or read the step data (data.js); a page without data.js
    still gets all of this. */
 
@@ -49,14 +50,16 @@
   });
 })();
 
-// Heatmaps (cards.html.j2): hovering a cell shows its index and value, read from the value grid beside
-// the heatmap (its text has one column per cell, --lt-col characters wide), so the page carries no
-// second copy of the values. Sampled heatmaps say which real row/column each drawn one is (data-r/c).
-// The keyboard gets the same: a heatmap takes focus, the arrow keys (Home/End) move a cell cursor, and
-// the label is shown at the cell and read out (a polite live region).
+// Cell labels (cards.html.j2): hovering a cell of a heatmap or of a rounded value grid shows its index
+// and value, and the keyboard gets the same: each takes focus, the arrow keys (Home/End) move a cell
+// cursor, and the label is shown at the cell and read out (a polite live region). Values come from the
+// value grid (a heatmap's sits right beside it), so the page carries no second copy for this; a
+// rounded grid's exact values come from its exact copy (the disclosure after it) or, on a read page
+// whose size is budgeted, from exact.js beside the page, loaded on first need (data-exact).
+// Indices are the tensor's: rows and columns elided from the preview ("…") are counted from its shape.
 (function () {
   "use strict";
-  var tip = null;
+  var tip = null, box = null, shown = null, exactLoad = null, measure = null, parsed = new WeakMap();
   function expand(runs) {
     var out = [];
     runs.split(",").forEach(function (run) {
@@ -66,38 +69,131 @@
     });
     return out;
   }
+  function isWhole(hm) { return hm.parentNode && hm.parentNode.classList && hm.parentNode.classList.contains("lt-hm-whole"); }
+  // A grid's text as rows of cells: tab-separated (cards.tab_grid_view) or --lt-col characters a cell.
+  function rowsOf(pre) {
+    var rows = parsed.get(pre);
+    if (rows) return rows;
+    var lines = pre.textContent.split("\n");
+    if (pre.classList.contains("lt-tabs")) {
+      rows = lines.map(function (line) { return line.split("\t").map(function (cell) { return cell.trim(); }); });
+    } else {
+      var width = parseInt(pre.style.getPropertyValue("--lt-col"), 10) || 1;
+      rows = lines.map(function (line) {
+        var row = [];
+        for (var k = 0; k < line.length; k += width) row.push(line.substr(k, width).trim());
+        return row;
+      });
+    }
+    parsed.set(pre, rows);
+    return rows;
+  }
+  // The grid's exact copy as rows, null when it has none, or "loading" while exact.js loads.
+  function exactRows(pre) {
+    if (!pre.classList.contains("lt-rounded")) return null;
+    var next = pre.nextElementSibling;
+    while (next && (next.classList.contains("lt-hm") || next.classList.contains("lt-hm-whole"))) next = next.nextElementSibling;
+    if (next && next.classList.contains("lt-exact")) return rowsOf(next.querySelector("pre"));
+    var ref = pre.getAttribute("data-exact");
+    if (ref === null) return null;
+    var table = window.CHALKTRACE_EXACT;
+    if (table) return table[+ref] ? table[+ref].split("\n").map(function (line) { return line.split("\t"); }) : null;
+    if (!exactLoad) {
+      exactLoad = document.createElement("script");
+      exactLoad.src = "exact.js";  // beside the page (mkdocs_plugin.py writes it)
+      exactLoad.onload = function () { if (shown) shown(); };
+      exactLoad.onerror = function () { window.CHALKTRACE_EXACT = []; if (shown) shown(); };
+      document.head.appendChild(exactLoad);
+    }
+    return "loading";
+  }
+  // The tensor index of grid row r, column c: the preview keeps each dimension's two ends around a
+  // "…", so a position after it counts back from the dimension's size (the card's shape).
+  function shapeOf(pre) {
+    var whole = pre.parentNode && pre.parentNode.querySelector(".lt-hm-whole[data-shape]");
+    if (whole) return whole.getAttribute("data-shape").split(",").map(Number);
+    var card = pre.closest(".lt-card");
+    var dt = card && Array.prototype.find.call(card.querySelectorAll("dl.lt-anatomy > dt"), function (d) { return d.textContent === "shape"; });
+    var dims = dt && dt.nextElementSibling ? dt.nextElementSibling.textContent.match(/\d+/g) : null;
+    return dims ? dims.map(Number) : null;
+  }
+  function indexOf(pre, rows, r, c) {
+    var hm = pre.nextElementSibling && pre.nextElementSibling.classList.contains("lt-hm") ? pre.nextElementSibling : null;
+    var ri = r, ci = c;
+    if (hm && hm.dataset.r) return [expand(hm.dataset.r)[r], expand(hm.dataset.c)[c]];
+    var shape = shapeOf(pre) || [], gapRow = rows.findIndex(function (row) { return row.length === 1 && row[0] === "\u2026"; });
+    var gapCol = rows[r].indexOf("\u2026");
+    if (rows.length === 1 && shape.length) {  // one row: a vector (or a 0-d value)
+      var n = shape[shape.length - 1];
+      return [gapCol >= 0 && c > gapCol ? n - (rows[0].length - c) : c];
+    }
+    if (gapRow >= 0 && r > gapRow && shape.length >= 2) ri = shape[shape.length - 2] - (rows.length - r);
+    if (gapCol >= 0 && c > gapCol && shape.length >= 1) ci = shape[shape.length - 1] - (rows[r].length - c);
+    return [ri, ci];
+  }
+  function prefix(pre) {  // a slice of a higher-rank tensor: its leading indices
+    var slice = pre.previousElementSibling;
+    return slice && slice.classList.contains("lt-slice") ? slice.textContent.replace(/^\[/, "").replace(/:, :\]$/, "") : "";
+  }
+  function gridLabel(pre, r, c) {
+    var rows = rowsOf(pre), cell = rows[r] && rows[r][c];
+    if (!cell) return null;
+    if (cell === "\u2026") return "\u2026 not shown (elided)";
+    var exact = exactRows(pre), value = cell;
+    if (exact === "loading") value = cell + " (exact value loading\u2026)";
+    else if (exact && exact[r] && exact[r][c] && exact[r][c].trim() !== cell) value = exact[r][c].trim() + " (shown as " + cell + ")";
+    return "[" + prefix(pre) + indexOf(pre, rows, r, c).join(", ") + "] = " + value;
+  }
   // A heatmap of the whole tensor (a cell per element, or per block): the element or block under the
   // pointer by index. Its values are not in the page (colours only), and the grid beside it is the
   // preview's corners, so no value is named. A block's rows and columns follow adaptive pooling.
-  function describeWhole(whole, img, event) {
+  function wholeLabel(whole, r, c) {
     var shape = (whole.getAttribute("data-shape") || "").split(",").map(Number);
     var cells = (whole.getAttribute("data-cells") || "").split(",").map(Number);
-    if (shape.length !== 2 || cells.length !== 2 || !cells[0] || !cells[1]) return null;
-    var rect = img.getBoundingClientRect();
-    var r = Math.floor((event.clientY - rect.top) / rect.height * cells[0]);
-    var c = Math.floor((event.clientX - rect.left) / rect.width * cells[1]);
-    if (r < 0 || c < 0 || r >= cells[0] || c >= cells[1]) return null;
     function span(i, n, size) {
       var first = Math.floor(i * size / n), last = Math.ceil((i + 1) * size / n) - 1;
       return first === last ? String(first) : first + "\u2013" + last;
     }
     return "[" + span(r, cells[0], shape[0]) + ", " + span(c, cells[1], shape[1]) + "]";
   }
-  function shape(box) {
-    var grid = box.previousElementSibling;
-    if (!grid || !grid.classList.contains("lt-grid")) return null;
-    var lines = grid.textContent.split("\n"), width = parseInt(grid.style.getPropertyValue("--lt-col"), 10) || 1;
-    var cols = Math.max.apply(null, lines.map(function (l) { return Math.round(l.length / width); }));
-    return { grid: grid, lines: lines, rows: lines.length, cols: cols, width: width };
+  function gridOf(hm) {
+    var pre = hm.previousElementSibling;
+    return pre && pre.classList.contains("lt-grid") ? pre : null;
   }
-  function label(box, g, r, c) {
-    if (r < 0 || c < 0 || r >= g.rows || c >= g.cols) return null;
-    var text = g.lines[r].substr(c * g.width, g.width).trim();
-    if (!text || text === "\u2026") return null;
-    var ri = box.dataset.r ? expand(box.dataset.r)[r] : r, ci = box.dataset.c ? expand(box.dataset.c)[c] : c;
-    var slice = g.grid.previousElementSibling, prefix = "";
-    if (slice && slice.classList.contains("lt-slice")) prefix = slice.textContent.replace(/^\[/, "").replace(/:, :\]$/, "");
-    return "[" + prefix + ri + ", " + ci + "] = " + text;
+  function heatmapLabel(img, r, c) {
+    var hm = img.closest(".lt-hm");
+    if (isWhole(hm)) return wholeLabel(hm.parentNode, r, c);
+    var pre = gridOf(hm);
+    if (!pre) return null;
+    var label = gridLabel(pre, r, c);
+    return label && label.charAt(0) === "\u2026" ? "[" + r + ", " + c + "] not shown (elided)" : label;
+  }
+  // The cells of a target (a heatmap image or a grid): {rows, cols, rect, at(r, c) -> [x, y, w, h]}.
+  function layout(target) {
+    var rect = target.getBoundingClientRect();
+    if (target.tagName === "IMG") {
+      var hm = target.closest(".lt-hm"), rows, cols;
+      if (isWhole(hm)) {
+        var cells = (hm.parentNode.getAttribute("data-cells") || "").split(",").map(Number);
+        rows = cells[0]; cols = cells[1];
+        if (!rows || !cols) return null;
+      } else {
+        var pre = gridOf(hm);
+        if (!pre) return null;
+        var grid = rowsOf(pre);
+        rows = grid.length; cols = Math.max.apply(null, grid.map(function (row) { return row.length; }));
+      }
+      return { rows: rows, cols: cols, rect: rect, w: rect.width / cols, h: rect.height / rows };
+    }
+    var grid2 = rowsOf(target), style = getComputedStyle(target);
+    if (!measure) measure = document.createElement("canvas").getContext("2d");
+    measure.font = style.font;
+    var width = (parseInt(target.style.getPropertyValue("--lt-col"), 10) || 1) * measure.measureText("0").width;
+    return { rows: grid2.length, cols: Math.max.apply(null, grid2.map(function (row) { return row.length; })), rect: rect,
+             w: width, h: parseFloat(style.lineHeight) || rect.height / grid2.length };
+  }
+  function label(target, r, c) {
+    return target.tagName === "IMG" ? heatmapLabel(target, r, c) : gridLabel(target, r, c);
   }
   function show(text, x, y, near) {
     if (!tip) {
@@ -105,53 +201,78 @@
       tip.className = "lt-hm-tip";
       tip.setAttribute("aria-live", "polite");
     }
-    // beside the heatmap's viewer while stepping (the rest of the page is hidden then)
+    // beside the viewer while stepping (the rest of the page is hidden then)
     var home = (near && near.closest(".lt-viewer")) || document.body;
     if (tip.parentNode !== home) home.appendChild(tip);
     tip.textContent = text;
     tip.hidden = false;
-    tip.style.left = x + "px";
+    tip.style.left = Math.min(x, window.innerWidth - tip.offsetWidth - 4) + "px";
     tip.style.top = y + "px";
   }
-  function hide() { if (tip) tip.hidden = true; }
-  document.addEventListener("mousemove", function (event) {
-    var box = event.target.closest && event.target.tagName === "IMG" && event.target.closest(".lt-hm");
-    var text = null, rect = box ? event.target.getBoundingClientRect() : null;
-    if (box && box.parentNode && box.parentNode.classList && box.parentNode.classList.contains("lt-hm-whole")) {
-      text = describeWhole(box.parentNode, event.target, event);
-    } else {
-      var g = box ? shape(box) : null;
-      if (g) text = label(box, g, Math.floor((event.clientY - rect.top) / rect.height * g.rows),
-                          Math.floor((event.clientX - rect.left) / rect.width * g.cols));
+  function outline(target, g, r, c) {
+    if (!box) {
+      box = document.createElement("div");
+      box.className = "lt-cell-cursor";
     }
-    if (!text) return hide();
-    show(text, event.clientX + 12, event.clientY + 14, box);
-  }, { passive: true });
-  function showCell(img) {
-    var box = img.closest(".lt-hm"), g = shape(box), cell = (img.dataset.cell || "0,0").split(",").map(Number);
-    if (!g) return;
-    var rect = img.getBoundingClientRect(), r = Math.min(cell[0], g.rows - 1), c = Math.min(cell[1], g.cols - 1);
-    var text = label(box, g, r, c) || "[" + r + ", " + c + "] not shown (elided)";
-    show(text, rect.left + (c + 1) * rect.width / g.cols + 6, rect.top + (r + 1) * rect.height / g.rows + 6, box);
+    var home = target.closest(".lt-viewer") || document.body;
+    if (box.parentNode !== home) home.appendChild(box);
+    box.hidden = false;
+    box.style.left = g.rect.left + c * g.w + "px";
+    box.style.top = g.rect.top + r * g.h + "px";
+    box.style.width = g.w + "px";
+    box.style.height = g.h + "px";
   }
-  function heatmapImg(target) { return target && target.tagName === "IMG" && target.closest && target.closest(".lt-hm") ? target : null; }
-  document.addEventListener("focusin", function (event) { if (heatmapImg(event.target)) showCell(event.target); });
-  document.addEventListener("focusout", function (event) { if (heatmapImg(event.target)) hide(); });
+  function hide() {
+    shown = null;
+    if (tip) tip.hidden = true;
+    if (box) box.hidden = true;
+  }
+  function targetOf(node) {
+    if (!node || !node.closest) return null;
+    if (node.tagName === "IMG" && node.closest(".lt-hm")) return node;
+    return node.closest("pre.lt-rounded");
+  }
+  document.addEventListener("mousemove", function (event) {
+    var target = targetOf(event.target), g = target && layout(target);
+    if (!g) return hide();
+    var r = Math.floor((event.clientY - g.rect.top) / g.h), c = Math.floor((event.clientX - g.rect.left) / g.w);
+    var text = r >= 0 && c >= 0 && r < g.rows && c < g.cols ? label(target, r, c) : null;
+    if (!text) return hide();
+    if (box) box.hidden = true;
+    shown = function () { var again = label(target, r, c); if (again) show(again, event.clientX + 12, event.clientY + 14, target); };
+    show(text, event.clientX + 12, event.clientY + 14, target);
+  }, { passive: true });
+  function showCell(target) {
+    var g = layout(target);
+    if (!g) return;
+    var cell = (target.dataset.cell || "0,0").split(",").map(Number), r = Math.min(cell[0], g.rows - 1), c = Math.min(cell[1], g.cols - 1);
+    shown = function () {
+      var text = label(target, r, c) || "[" + r + ", " + c + "] not shown (elided)";
+      show(text, g.rect.left + (c + 1) * g.w + 6, g.rect.top + (r + 1) * g.h + 6, target);
+      outline(target, g, r, c);
+    };
+    shown();
+  }
+  document.addEventListener("focusin", function (event) { var target = targetOf(event.target); if (target && target === event.target) showCell(target); });
+  document.addEventListener("focusout", function (event) { if (targetOf(event.target)) hide(); });
   document.addEventListener("keydown", function (event) {
-    var img = heatmapImg(event.target);
-    if (!img || event.ctrlKey || event.metaKey || event.altKey) return;
-    var g = shape(img.closest(".lt-hm")), cell = (img.dataset.cell || "0,0").split(",").map(Number);
+    var target = targetOf(event.target);
+    if (!target || target !== event.target || event.ctrlKey || event.metaKey || event.altKey) return;
+    var g = layout(target), cell = (target.dataset.cell || "0,0").split(",").map(Number);
     if (!g) return;
     var move = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[event.key];
     if (event.key === "Home") cell = [cell[0], 0];
     else if (event.key === "End") cell = [cell[0], g.cols - 1];
     else if (move) cell = [Math.max(0, Math.min(g.rows - 1, cell[0] + move[0])), Math.max(0, Math.min(g.cols - 1, cell[1] + move[1]))];
-    else if (event.key === "Escape") { hide(); return; }
-    else return;
+    else if (event.key === "Escape" && shown) {  // the label goes first; a second Escape leaves step mode
+      hide();
+      event.stopPropagation();
+      return;
+    } else return;
     event.preventDefault();
     event.stopPropagation();  // the cursor's keys, not step mode's
-    img.dataset.cell = cell.join(",");
-    showCell(img);
+    target.dataset.cell = cell.join(",");
+    showCell(target);
   }, true);
 })();
 

@@ -17,7 +17,7 @@
   var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
   var SHORTCUTS_KEY = "chalktrace-single-key-shortcuts";
   // take their keys themselves (Esc still leaves, but not from a text field)
-  var OWN_KEYS = "input, textarea, select, [contenteditable], [role=slider], .lt-hm > img, .lt-memory-point";
+  var OWN_KEYS = "input, textarea, select, [contenteditable], [role=slider], .lt-hm > img, pre.lt-rounded, .lt-memory-point";
   var TYPED_INTO = "input:not([type=checkbox]), textarea, select, [contenteditable]";
   var ACTIVATES = "a[href], button, summary, [role=button], [role=link]";     // Space and letters are theirs
 

@@ -63,6 +63,25 @@ def downsample(values: list[int], max_points: int = MAX_POINTS) -> list[int]:
     return picked
 
 
+def _corners(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The points a polyline needs: a point inside a flat run (the same height as both neighbours)
+    draws nothing of its own."""
+    return [p for k, p in enumerate(points)
+            if k == 0 or k == len(points) - 1 or not (points[k - 1]["y"] == p["y"] == points[k + 1]["y"])]
+
+
+def table_rows(links: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The chart's table: its linked points, consecutive ones of a line with the same memory as one
+    row (``first``: its first point, linked; ``last_counter``: the step number it ends at)."""
+    rows: list[dict[str, Any]] = []
+    for p in links:
+        if rows and rows[-1]["first"]["line"] == p["line"] and rows[-1]["first"]["nbytes_text"] == p["nbytes_text"]:
+            rows[-1]["last_counter"] = p["counter"]
+        else:
+            rows.append({"first": p, "last_counter": None})
+    return rows
+
+
 def ranks_name(ranks: list[int]) -> str:
     """"rank 2", "ranks 0–3", "ranks 0, 2"."""
     if len(ranks) == 1:
@@ -138,7 +157,7 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
             "peak": human_bytes(max(values, default=0)),
             "points": points,
             "links": [point(k) for k in downsample(values, min(max_points, links_each))],
-            "polyline": " ".join(f"{p['x']},{p['y']}" for p in points),
+            "polyline": " ".join(f"{p['x']},{p['y']}" for p in _corners(points)),
         })
     sections: list[dict[str, Any]] = [{"step": step, "x": x_of(x), "title": title} for x, step, title in section_marks]
     for section, following in zip(sections, sections[1:] + [None]):
@@ -159,6 +178,7 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
         "ranked": ranked,
         "points": [p for line in lines for p in line["points"]],
         "links": [p for line in lines for p in line["links"]],
+        "table": table_rows([p for line in lines for p in line["links"]]),
         "sections": sections,
         "peak": human_bytes(peak),
         "peak_y": PAD_TOP,

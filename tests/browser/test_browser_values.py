@@ -137,8 +137,12 @@ def test_every_cell_of_a_big_rounded_grid_names_its_exact_value_by_keyboard_and_
             page.keyboard.press(key)
         assert page.evaluate(TIP) == "[1, 2] = 3.142857 (shown as 3.143)"  # 22 / 7 in float32
         assert page.get_attribute(".lt-hm-tip", "aria-live") == "polite"
-        cell = page.locator(".lt-cell-cursor").bounding_box()  # drawn around the cell
-        assert abs(cell["x"] - (box["x"] + 2 * cell["width"])) < 1 and abs(cell["y"] - (box["y"] + cell["height"])) < 1
+        cell = page.locator(".lt-cell-cursor").bounding_box()  # drawn around the cell's text, where it is drawn
+        text = grid.evaluate("""pre => { const node = pre.firstChild, at = node.textContent.indexOf('3.143');
+            const range = document.createRange(); range.setStart(node, at); range.setEnd(node, at + 5);
+            const r = range.getBoundingClientRect(); return {x: r.x, y: r.y, right: r.right, bottom: r.bottom}; }""")
+        assert cell["x"] <= text["x"] and text["right"] <= cell["x"] + cell["width"]
+        assert cell["y"] <= text["y"] + 2 and text["bottom"] <= cell["y"] + cell["height"] + 2
         assert abs(cell["height"] * 21 - box["height"]) < 3  # 21 rows: 20 and the elision
         page.keyboard.press("End")
         assert page.evaluate(TIP) == "[1, 19] = 5.571429 (shown as 5.571)"

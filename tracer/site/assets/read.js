@@ -59,7 +59,7 @@
 // Indices are the tensor's: rows and columns elided from the preview ("…") are counted from its shape.
 (function () {
   "use strict";
-  var tip = null, box = null, shown = null, exactLoad = null, measure = null, parsed = new WeakMap();
+  var tip = null, box = null, shown = null, exactLoad = null, parsed = new WeakMap(), widths = new WeakMap();
   function expand(runs) {
     var out = [];
     runs.split(",").forEach(function (run) {
@@ -186,11 +186,23 @@
       return { rows: rows, cols: cols, rect: rect, w: rect.width / cols, h: rect.height / rows };
     }
     var grid2 = rowsOf(target), style = getComputedStyle(target);
-    if (!measure) measure = document.createElement("canvas").getContext("2d");
-    measure.font = style.font;
-    var width = (parseInt(target.style.getPropertyValue("--lt-col"), 10) || 1) * measure.measureText("0").width;
+    var width = (parseInt(target.style.getPropertyValue("--lt-col"), 10) || 1) * charWidth(target);
     return { rows: grid2.length, cols: Math.max.apply(null, grid2.map(function (row) { return row.length; })), rect: rect,
              w: width, h: parseFloat(style.lineHeight) || rect.height / grid2.length };
+  }
+  // One character's width in a grid, measured in the grid itself (its font, its zoom), once per grid.
+  function charWidth(pre) {
+    var width = widths.get(pre);
+    if (width) return width;
+    var probe = document.createElement("span");
+    probe.textContent = "0000000000";
+    probe.style.position = "absolute";
+    probe.style.visibility = "hidden";
+    pre.appendChild(probe);
+    width = probe.getBoundingClientRect().width / 10;
+    pre.removeChild(probe);
+    if (width) widths.set(pre, width);
+    return width || 8;
   }
   function label(target, r, c) {
     return target.tagName === "IMG" ? heatmapLabel(target, r, c) : gridLabel(target, r, c);

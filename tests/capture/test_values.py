@@ -665,3 +665,15 @@ def test_statistics_are_written_in_the_tensors_own_precision_whatever_the_layout
     assert encode(x)["stats"]["mean"] == encode(x.T)["stats"]["mean"] == 19.5
     third = encode(torch.tensor([1.0, 2.0, 2.0], dtype=torch.float32))["stats"]["mean"]
     assert third == 1.6666666 and torch.tensor(third, dtype=torch.float32) == torch.tensor([1.0, 2.0, 2.0]).mean()
+
+
+@pytest.mark.parametrize("shape", [(1024, 1024), (512, 256), (256, 128 * 3), (300, 200)])
+def test_heatmap_block_means_are_adaptive_pooling_to_the_bit(shape):
+    import torch.nn.functional as F
+
+    from tracer.capture.numeric import HEATMAP_CELLS, _block_means
+
+    torch.manual_seed(1)
+    x = torch.randn(*shape)
+    out = (min(shape[0], HEATMAP_CELLS), min(shape[1], HEATMAP_CELLS))
+    assert torch.equal(_block_means(x, *out), F.adaptive_avg_pool2d(x[None, None], out)[0, 0])

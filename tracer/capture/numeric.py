@@ -11,7 +11,8 @@
   (``finite``) when NaN or ±Inf are present, with their counts.
 * ``tensor_heatmap`` / ``array_heatmap``: the whole of a 2-D tensor as at most ``HEATMAP_CELLS`` x
   ``HEATMAP_CELLS`` cells (one per element up to that size, else block means from torch's adaptive
-  average pooling or numpy's ``add.reduceat``), each cell quantized to one byte, row-major, the bytes
+  average pooling (plain average pooling when the blocks divide evenly: the same bits) or
+  numpy's ``add.reduceat``), each cell quantized to one byte, row-major, the bytes
   zlib-compressed in a base64 string (``codes``; see ``CODE_TOP``),
   with the whole tensor's min, max and max |x|. The record's size is bounded by the cell count, never
   by ``numel``.
@@ -208,7 +209,6 @@ def _pooled_size(n: int) -> tuple[int, int]:
 def tensor_heatmap(t: Any) -> dict[str, Any] | None:
     """The heatmap record of a 2-D real tensor (see the module docstring), or None."""
     import torch
-    import torch.nn.functional as F
 
     if t.dim() != 2 or t.numel() == 0 or t.is_complex():
         return None
@@ -228,10 +228,21 @@ def tensor_heatmap(t: Any) -> dict[str, Any] | None:
             cells = x.cpu().numpy().reshape(-1)
             block = None
         else:
-            pooled = F.adaptive_avg_pool2d(x[None, None], (out_r, out_c))[0, 0]
+            pooled = _block_means(x, out_r, out_c)
             cells = pooled.cpu().numpy().reshape(-1)
             block = [block_r, block_c]
     return _record(cells, out_r, out_c, block, lo, hi, sampled)
+
+
+def _block_means(x: Any, out_r: int, out_c: int) -> Any:
+    """``x`` (2-D) pooled to ``out_r`` x ``out_c`` block means. When the blocks divide ``x`` evenly,
+    plain average pooling gives the same bits as adaptive pooling in half the time."""
+    import torch.nn.functional as F
+
+    rows, cols = x.shape
+    if rows % out_r == 0 and cols % out_c == 0:
+        return F.avg_pool2d(x[None, None], (rows // out_r, cols // out_c))[0, 0]
+    return F.adaptive_avg_pool2d(x[None, None], (out_r, out_c))[0, 0]
 
 
 def _finite_range(x: Any) -> tuple[float | None, float | None]:

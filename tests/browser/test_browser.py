@@ -14,7 +14,7 @@ import pytest
 
 from tracer.contract.trace_format import load_trace
 
-from helpers.site import REPO, build_site, serve, served_fixture_site, viewer_context
+from helpers.site import REPO, build_site, goto_lecture, serve, served_fixture_site
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
 
@@ -25,15 +25,8 @@ def site(tmp_path_factory):
         yield url
 
 
-@pytest.fixture
-def page(browser):
-    with viewer_context(browser, viewport={"width": 1280, "height": 800}) as context:
-        yield context.new_page()
-
-
 def open_lecture(page, site: str, hash_: str = "", name: str = "nested_calls") -> None:
-    page.goto(f"{site}lectures/{name}/{hash_}")
-    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
+    goto_lecture(page, site, name, hash_)
 
 
 def current_line(page) -> int:

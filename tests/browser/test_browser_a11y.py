@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from helpers.site import served_fixture_site, viewer_context
+from helpers.site import goto_lecture, served_fixture_site, viewer_context
 
 LIVE = ".lt-viewer .lt-v-live[aria-live=polite]"
 
@@ -25,15 +25,8 @@ def site(tmp_path_factory):
         yield url
 
 
-@pytest.fixture
-def page(browser):
-    with viewer_context(browser, viewport={"width": 1280, "height": 800}) as context:
-        yield context.new_page()
-
-
 def open_lecture(page, site: str, hash_: str = "", name: str = "a11y_demo") -> None:
-    page.goto(f"{site}lectures/{name}/{hash_}")
-    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
+    goto_lecture(page, site, name, hash_)
 
 
 def cur(page) -> int:

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from helpers.site import REPO, build_site, serve, served_fixture_site, viewer_context
+from helpers.site import REPO, build_site, goto_lecture, serve, served_fixture_site, viewer_context
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
 NOTE_1 = "what does a weight matrix look like"
@@ -30,8 +30,7 @@ def context(browser):
 
 
 def open_lecture(page, site: str, hash_: str = "", name: str = "classroom") -> None:
-    page.goto(f"{site}lectures/{name}/{hash_}")
-    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
+    goto_lecture(page, site, name, hash_)
 
 
 def cur(page) -> int:

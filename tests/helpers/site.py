@@ -121,3 +121,10 @@ def trace_ok(lecture: Path, directory: Path) -> dict:
     result = run_lecture(lecture, output=out)
     assert result.status == "ok", result.error_line
     return load_trace(out)
+
+
+def goto_lecture(page: Any, site: str, name: str, hash_: str = "") -> None:
+    """Open lecture ``name`` of the served ``site`` (``hash_``: ``#step=N`` and the like) and wait
+    until its viewer is ready."""
+    page.goto(f"{site}lectures/{name}/{hash_}")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")

@@ -168,7 +168,7 @@
     var label = gridLabel(pre, r, c);
     return label && label.charAt(0) === "\u2026" ? "[" + r + ", " + c + "] not shown (elided)" : label;
   }
-  // The cells of a target (a heatmap image or a grid): {rows, cols, rect, at(r, c) -> [x, y, w, h]}.
+  // The cells of a target (a heatmap image or a grid): {rows, cols, rect, w, h} (w, h: one cell, in px).
   function layout(target) {
     var rect = target.getBoundingClientRect();
     if (target.tagName === "IMG") {

@@ -1,6 +1,6 @@
 """Traces are deterministic by default: a fixed PYTHONHASHSEED (recorded in the header), and seeding
 before the lecture is imported, so that the lecture's own seeding wins (tracer/cli.py,
-tracer/capture/session.py, tracer/capture/runner.py)."""
+tracer/capture/traced_process.py, tracer/capture/runner.py)."""
 
 from __future__ import annotations
 

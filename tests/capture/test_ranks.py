@@ -111,7 +111,7 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
     from types import SimpleNamespace
 
     from tracer.capture.ranks import SpawnLaunch, SpawnRanks
-    from tracer.capture.session import SessionOptions
+    from tracer.capture.traced_process import TraceOptions
 
     boom = {"type": "ValueError", "message": "boom", "traceback": [{"path": "l.py", "line": 7, "function": "worker"}]}
 
@@ -122,7 +122,7 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
             if status == "error":
                 shard["error"] = boom
             (directory / f"launch0-{rank}.json").write_text(json.dumps(shard), encoding="utf-8")
-        traced = SimpleNamespace(recorder=None, lecture=Path("l.py"), project_root=tmp_path, options=SessionOptions(),
+        traced = SimpleNamespace(recorder=None, lecture=Path("l.py"), project_root=tmp_path, options=TraceOptions(),
                                  on_process_start=lambda hook: None)
         session = SpawnRanks(traced)
         session._dir = directory

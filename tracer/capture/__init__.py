@@ -2,7 +2,7 @@
 
 The authoring API (``api``), directive parsing (``directives``), the ``sys.settrace`` hot path
 (``recorder``), value encoding (``values``), memory and compute accounting (``memory``, ``compute``,
-``peaks``), step serialization (``trace_writer``), the owner of one traced process (``session``),
+``peaks``), step serialization (``trace_writer``), the owner of one traced process (``traced_process``),
 the trace header (``header``), the run of one lecture (``runner``), the watchdog and progress line
 that watch a running session (``watchdog``) and distributed lectures (``ranks``, on top of the
 session). This side

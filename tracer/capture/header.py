@@ -16,7 +16,7 @@ from typing import Any, Iterable, Literal
 
 from tracer.capture.directives import parse_source
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
-from tracer.capture.session import Session, hash_seed
+from tracer.capture.traced_process import TracedProcess, hash_seed
 from tracer import __version__
 from tracer.contract.helper_files import opted_in
 from tracer.contract.source_facts import read_source
@@ -53,7 +53,7 @@ def lecture_title(steps: list[RecordedStep], doc: str | None, name: str) -> str:
     return doc.splitlines()[0] if doc else name
 
 
-def loaded_files(session: Session, module_files: Iterable[str]) -> list[LectureFile]:
+def loaded_files(session: TracedProcess, module_files: Iterable[str]) -> list[LectureFile]:
     """Every lecture file of the run: those the recorder traced, and the other modules it loaded
     from the project (``module_files``: their ``__file__``), sorted by path."""
     recorder = session.recorder
@@ -67,7 +67,7 @@ def loaded_files(session: Session, module_files: Iterable[str]) -> list[LectureF
     return sorted(files, key=lambda f: f.path)
 
 
-def trace_header(session: Session, steps: list[RecordedStep], *, status: Status, files: list[LectureFile],
+def trace_header(session: TracedProcess, steps: list[RecordedStep], *, status: Status, files: list[LectureFile],
                  title: str, error: ErrorInfo | None = None, reads: Iterable[str] = ()) -> Trace:
     """The header of ``session``'s trace (its ``steps`` field is empty: the writer adds the steps).
     ``reads``: other project files the run read (``file_reads``), hashed into ``sources`` too."""

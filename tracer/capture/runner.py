@@ -3,11 +3,11 @@
 ``run_lecture`` checks the file, imports the lecture module untraced (its directory first on
 ``sys.path``, its modules isolated from any earlier run, edtrace's names served by chalktrace's
 API through ``import_alias``, fetches going to the course cache through ``remote``), runs ``main()`` in a
-``session.Session`` (which owns the recorder and every piece of process state tracing changes),
+``traced_process.TracedProcess`` (which owns the recorder and every piece of process state tracing changes),
 lets the ranks it started add themselves (``ranks.follow``), builds the header
 (``header.trace_header``) and writes the trace. Writing is atomic, and nothing is written when the
 lecture cannot even be imported, so a previous trace is never destroyed by bad input. This module
-must not format steps (``trace_writer`` does), hold process state (``session`` does) or parse
+must not format steps (``trace_writer`` does), hold process state (``traced_process`` does) or parse
 command lines (``cli`` does).
 """
 
@@ -31,7 +31,7 @@ from tracer.capture.lecture_module import load_lecture
 from tracer.capture.file_reads import FileReads
 from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
-from tracer.capture.session import LectureExited, CallOutcome, Session, SessionOptions, lecture_modules, seeded_imports
+from tracer.capture.traced_process import LectureExited, CallOutcome, TracedProcess, TraceOptions, lecture_modules, seeded_imports
 from tracer.capture.terminal import save as save_own_stderr
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.values import replace_surrogates
@@ -41,7 +41,7 @@ from tracer.contract.paths import find_project_root
 from tracer.contract.source_facts import read_source, source_facts
 from tracer.contract.trace_format import Trace, write_atomic
 
-__all__ = ["LectureError", "LectureExited", "RunResult", "SessionOptions", "check_output", "find_project_root",
+__all__ = ["LectureError", "LectureExited", "RunResult", "TraceOptions", "check_output", "find_project_root",
            "run_lecture"]
 
 
@@ -170,8 +170,8 @@ def _import_error_line(exc: BaseException, tb: TracebackType | None, project_roo
 
 
 def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[str] | None = None, write: bool = True,
-                shard_dir: str | os.PathLike[str] | None = None, options: SessionOptions | None = None,
-                on_session: Callable[[Session], None] | None = None,
+                shard_dir: str | os.PathLike[str] | None = None, options: TraceOptions | None = None,
+                on_session: Callable[[TracedProcess], None] | None = None,
                 on_recorder: Callable[[Recorder], None] | None = None, **settings: Any) -> RunResult:
     """Trace ``lecture``'s ``main()``; write the trace (atomically) unless ``write`` is False.
 
@@ -187,7 +187,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
     place = place_problem(Path(lecture).absolute(), project_root, shown, default_output=output is None)
     if place:
         raise LectureError(place)
-    options = _with_helpers(options or SessionOptions(**settings), project_root)
+    options = _with_helpers(options or TraceOptions(**settings), project_root)
     # Resolved now, against the invoking directory: the lecture may os.chdir() while it runs.
     out_path = (Path(output) if output is not None else paths.trace_path(project_root, path)).absolute()
     out_shown = os.fspath(output) if output is not None else None
@@ -200,7 +200,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
         # Seeded before the import (not again now): the lecture's own module-level seeding wins.
         options.seed_at_run = False
-        session = Session(path, project_root, options)
+        session = TracedProcess(path, project_root, options)
         _pass_on_warnings(fetcher, session)
         followed = ranks.follow(session, shard_dir)  # ranks the lecture starts are traced too
         if on_session is not None:
@@ -227,7 +227,7 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
                      error_line=error_line, warnings=list(session.recorder.warnings), trace_text=text)
 
 
-def _pass_on_warnings(fetcher: remote.Remote, session: Session) -> None:
+def _pass_on_warnings(fetcher: remote.Remote, session: TracedProcess) -> None:
     """What fetching said while the lecture was imported (a references.py of arXiv papers) goes to
     the run's warnings, and so does all it says from now on."""
     for message in fetcher.warnings:
@@ -243,7 +243,7 @@ def _locate(lecture: str | os.PathLike[str]) -> tuple[Path, Path, str]:
     return path.resolve(), project_root, shown
 
 
-def _with_helpers(options: SessionOptions, project_root: Path) -> SessionOptions:
+def _with_helpers(options: TraceOptions, project_root: Path) -> TraceOptions:
     """``options`` with the course's [tool.chalktrace] trace_helpers (LectureError when unreadable)."""
     try:
         options.trace_helpers = trace_patterns(project_root)
@@ -286,7 +286,7 @@ def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tu
     return _check_main(module, path, shown), module
 
 
-def _lecture_trace(session: Session, outcome: CallOutcome, doc: str | None, modules: Iterable[ModuleType],
+def _lecture_trace(session: TracedProcess, outcome: CallOutcome, doc: str | None, modules: Iterable[ModuleType],
                    reads: Iterable[str] = ()) -> tuple[Trace, str | None]:
     """The lecture's trace header, and the run's error line (``path:line: Type: message``) if it failed."""
     recorder, shown, escaped = session.recorder, session.shown, outcome.escaped
@@ -313,7 +313,7 @@ def _lecture_trace(session: Session, outcome: CallOutcome, doc: str | None, modu
     return trace, error_line
 
 
-def _trace_text(session: Session, trace: Trace) -> str:
+def _trace_text(session: TracedProcess, trace: Trace) -> str:
     """The trace as JSON text, lone surrogates shown as U+FFFD (and warned about)."""
     steps = session.recorder.steps
     text, surrogates = replace_surrogates(trace_json(trace, steps))

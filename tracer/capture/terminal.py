@@ -5,7 +5,7 @@ that moment (a duplicate of its file descriptor when it has one, so that a lectu
 replaces or redirects its stderr, and the session's own capture of fd 2, cannot swallow chalktrace's
 messages). ``say()`` writes one message there with ``write``, never ``print`` (which a lecture may
 patch). This module must stay free of imports beyond the standard library and must not capture the
-lecture's output (``session`` does).
+lecture's output (``traced_process`` does).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Watching a traced run from another thread: the progress line and the timeout watchdog.
 
 Both read the session's recorder (its step tuples and current location) while the lecture runs; the
-watchdog ends a run that passes its time limit through :meth:`Session.abort` (no orphan ranks) and
+watchdog ends a run that passes its time limit through :meth:`TracedProcess.abort` (no orphan ranks) and
 ``os._exit``, naming the last line reached. This module must not record steps itself.
 """
 

@@ -37,7 +37,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     """Trace one lecture for ``main``; its exit code."""
     from tracer.capture.output_budget import OutputBudget
     from tracer.capture.runner import LectureError, run_lecture
-    from tracer.capture.session import SessionOptions
+    from tracer.capture.traced_process import TraceOptions
     from tracer.capture.values import Limits
     from tracer.capture.watchdog import show_progress, start_timeout
 
@@ -55,7 +55,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     started = time.perf_counter()
     deadline = time.monotonic() + args.timeout if args.timeout else None
     try:
-        options = SessionOptions(seed=args.seed, inspect_all=args.inspect_all, max_steps=args.max_steps,
+        options = TraceOptions(seed=args.seed, inspect_all=args.inspect_all, max_steps=args.max_steps,
                                  measure_flops=not args.no_flops, limits=Limits(tensor_elements=args.preview_elements),
                                  output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
                                  max_plot_points=args.max_plot_points)

@@ -1,6 +1,6 @@
 """Distributed tracing: the ranks a traced lecture starts, each traced into a shard, merged into one trace.
 
-Built on the capture session (``tracer.capture.session``) and never on the runner: :func:`follow`
+Built on the capture session (``tracer.capture.traced_process``) and never on the runner: :func:`follow`
 plugs the ranks into a session as an extension, either as its process-start hook (``spawn``:
 ``multiprocessing`` and ``torch.multiprocessing.spawn`` ranks, traced by ``worker``) or, under
 torchrun (``--shard-dir``), by making the session's own process a rank (``worker.TorchrunRank``).
@@ -17,12 +17,12 @@ from pathlib import Path
 
 from tracer.capture.ranks.spawn import SpawnLaunch, SpawnRanks, describe_hang, free_port
 from tracer.capture.ranks.worker import TorchrunRank
-from tracer.capture.session import Session
+from tracer.capture.traced_process import TracedProcess
 
 __all__ = ["SpawnLaunch", "SpawnRanks", "TorchrunRank", "describe_hang", "follow", "free_port"]
 
 
-def follow(session: Session, shard_dir: str | os.PathLike[str] | None = None) -> SpawnRanks | TorchrunRank:
+def follow(session: TracedProcess, shard_dir: str | os.PathLike[str] | None = None) -> SpawnRanks | TorchrunRank:
     """Trace the ranks ``session``'s lecture starts (or, with ``shard_dir``, make it a torchrun rank)."""
     ranks: SpawnRanks | TorchrunRank = SpawnRanks(session) if shard_dir is None else TorchrunRank(session, Path(shard_dir))
     session.add_extension(ranks)

@@ -1,7 +1,7 @@
 """The launcher side of distributed tracing: follow the ranks a traced lecture starts, merge their shards.
 
 While a lecture's ``main()`` is traced, :class:`SpawnRanks` is the session's process-start hook
-(``Session.on_process_start``: the session patches ``multiprocessing``'s ``BaseProcess.start`` for
+(``TracedProcess.on_process_start``: the session patches ``multiprocessing``'s ``BaseProcess.start`` for
 as long as it runs, and nothing else: the per-line hot path is untouched, so lectures that start no
 processes pay nothing). A process whose target is
 ``torch.multiprocessing.spawn``'s wrapper, or a function defined in the lecture's directory, gets
@@ -14,7 +14,7 @@ rank and ``file:line``, becomes the run's error line. While ranks run, a ``desyn
 thread compares the collectives they announce; ranks that disagree are stopped at once and the
 diagnosis (``desync``) becomes the run's error line, ahead of whatever the backend raised.
 
-``abort()`` (through ``Session.abort``) is the timeout watchdog's hook: it kills the ranks and says
+``abort()`` (through ``TracedProcess.abort``) is the timeout watchdog's hook: it kills the ranks and says
 which one hangs where, or never joined the group. This module must not format steps or merge
 shards itself (``worker``/``shards`` do), and must not import the runner.
 """
@@ -35,7 +35,7 @@ from tracer.capture.ranks.desync_watch import DesyncWatch, Member, gone, rank_st
 from tracer.capture.ranks import shards
 from tracer.capture.ranks.worker import RankConfig, RankTarget
 from tracer.capture.recorder import EXTRAS, RecordedStep
-from tracer.capture.session import Session
+from tracer.capture.traced_process import TracedProcess
 from tracer.contract.trace_format import stream_last_frame
 
 REAP_SECONDS = 10.0  # how long a finished lecture waits for its ranks before killing them
@@ -68,7 +68,7 @@ class SpawnRanks:
 
     shard_path: Path | None = None  # the launcher writes the trace, not a shard
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: TracedProcess) -> None:
         self.session = session
         self.recorder = session.recorder
         self.lecture = Path(session.lecture)
@@ -82,7 +82,7 @@ class SpawnRanks:
         self._watch: DesyncWatch | None = None
         session.on_process_start(self.adopt)
 
-    # -- lifecycle (Session extension) -------------------------------------------------------------
+    # -- lifecycle (TracedProcess extension) -------------------------------------------------------------
     def start(self) -> None:
         pass
 

@@ -2,7 +2,7 @@
 
 A process started by a traced lecture (``torch.multiprocessing.spawn`` or a ``multiprocessing``
 process whose target is a lecture function) runs a :class:`RankTarget` instead of the bare function:
-it runs it in a ``Session`` (the same recorder, value encoder, memory probe and authoring-API sink
+it runs it in a ``TracedProcess`` (the same recorder, value encoder, memory probe and authoring-API sink
 as the launcher's), wraps ``torch.distributed``'s collectives (``collectives.CollectiveLog``), runs the function and
 writes a *shard*: a trace of this rank alone (the same format, so the same writer and schema) with
 a ``shard`` header field (rank, world size, backend, spawn index, status), its header built by
@@ -38,7 +38,7 @@ from tracer.capture.header import loaded_files, trace_header
 from tracer.capture.lecture_module import LECTURE_MODULE, lecture_attribute
 from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
 from tracer.capture.recorder import EXTRAS, KEY, LINE, RecordedStep, Recorder, mark_error
-from tracer.capture.session import Session, SessionOptions, lecture_modules
+from tracer.capture.traced_process import TracedProcess, TraceOptions, lecture_modules
 from tracer.capture.trace_writer import trace_json
 from tracer.contract.helper_files import SettingsError, trace_patterns
 from tracer.contract.trace_format import ErrorInfo, write_atomic
@@ -201,7 +201,7 @@ class RankTracing:
     A session extension, used by spawned ranks (``trace_rank``) and, as :class:`TorchrunRank`, by
     torchrun-style ranks."""
 
-    def __init__(self, session: Session, shard_path: Path, *, index: int, t0: float, port: int | None,
+    def __init__(self, session: TracedProcess, shard_path: Path, *, index: int, t0: float, port: int | None,
                  parent_pid: int | None, launch: int = 0) -> None:
         from tracer.capture.ranks.collectives import CollectiveLog
 
@@ -309,7 +309,7 @@ class TorchrunRank(RankTracing):
     """This process as one rank of a torchrun launch (``chalktrace run --shard-dir``): the runner traces
     ``main()`` as for any lecture and writes the shard (``shard_path``) in place of the trace."""
 
-    def __init__(self, session: Session, shard_dir: Path) -> None:
+    def __init__(self, session: TracedProcess, shard_dir: Path) -> None:
         index = int(os.environ.get("RANK", "0"))
         super().__init__(session, shard_dir / f"rank-{index}.json", index=index,
                          t0=float(os.environ.get("CHALKTRACE_T0", time.time())), port=None, parent_pid=None)
@@ -345,11 +345,11 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
         helpers = trace_patterns(project_root)
     except SettingsError:
         helpers = ()  # the launcher already read the same settings and reported them
-    options = SessionOptions(seed=config.seed, inspect_all=config.inspect_all, max_steps=config.max_steps,
+    options = TraceOptions(seed=config.seed, inspect_all=config.inspect_all, max_steps=config.max_steps,
                              measure_flops=config.measure_flops, trace_helpers=helpers,
                              output_budget=OutputBudget(config.output_head_chars, config.output_tail_chars),
                              max_plot_points=config.max_plot_points, guard_exit=False, capture_fds=False)
-    session = Session(lecture, project_root, options)
+    session = TracedProcess(lecture, project_root, options)
     rank = RankTracing(session, Path(config.shard_path), index=config.index, t0=config.t0, port=config.port,
                        parent_pid=config.parent_pid, launch=config.launch)
     session.add_extension(rank)

@@ -1,13 +1,13 @@
-"""One traced process (a lecture, or one rank of it): the session that owns everything a run changes.
+"""One traced process (a lecture, or one rank of it): what owns everything a run changes.
 
-A :class:`Session` builds the recorder, the value encoder and the memory probe, and while it runs a
+A :class:`TracedProcess` builds the recorder, the value encoder and the memory probe, and while it runs a
 function it owns every piece of process-wide state tracing needs: the authoring API's rendering
 sink, the stdout, stderr and warnings capture, the seeded random generators, the ``os._exit``
 guard, ``multiprocessing``'s ``BaseProcess.start`` (patched only while a process-start hook is
 registered, the way coverage.py follows subprocesses), and the tracer that was installed before
 (``sys.gettrace()`` at start: a debugger's or coverage's), which it puts back when it stops.
-Extensions (the ranks, ``tracer.capture.ranks``) plug in through :meth:`Session.add_extension` and
-:meth:`Session.on_process_start`; :meth:`Session.abort` is the handle the timeout watchdog (``watchdog``)
+Extensions (the ranks, ``tracer.capture.ranks``) plug in through :meth:`TracedProcess.add_extension` and
+:meth:`TracedProcess.on_process_start`; :meth:`TracedProcess.abort` is the handle the timeout watchdog (``watchdog``)
 calls. This module must not import the lecture, build the trace header (``header`` does) or write
 files (``runner`` and the ranks do).
 """
@@ -58,7 +58,7 @@ class LectureExited(BaseException):
 
 
 @dataclass
-class SessionOptions:
+class TraceOptions:
     """How one process is traced (the ``chalktrace run`` options that reach the recorder)."""
 
     seed: int = 0
@@ -76,7 +76,7 @@ class SessionOptions:
 
 
 class Extension(Protocol):
-    """Something that runs alongside the recorder in a session (the ranks do)."""
+    """Something that runs alongside the recorder in a traced process (the ranks do)."""
 
     def start(self) -> None: ...  # just before the recorder starts
     def stop(self) -> None: ...  # just after it stops, however the traced function ended
@@ -434,14 +434,14 @@ class CallOutcome:
     escaped: BaseException | None = None
 
 
-class Session:
+class TracedProcess:
     """One traced process: its recorder, encoder, probe and sink, and the state its run changes."""
 
-    def __init__(self, lecture: Path, project_root: Path, options: SessionOptions | None = None) -> None:
+    def __init__(self, lecture: Path, project_root: Path, options: TraceOptions | None = None) -> None:
         self.lecture = lecture  # the lecture's main file (absolute)
         self.project_root = project_root
         self.shown = paths.shown_path(lecture, project_root)  # the lecture as messages and the trace name it
-        self.options = options = options or SessionOptions()
+        self.options = options = options or TraceOptions()
         root = project_root.resolve()
         registry = StorageRegistry()
         self.encoder = ValueEncoder(registry, options.limits, scrub=functools.partial(_scrub, paths=path_scrubber(root)),

@@ -1,4 +1,4 @@
-"""What crosses the boundary between a lecture and chalktrace (tracer/capture/session.py, terminal.py):
+"""What crosses the boundary between a lecture and chalktrace (tracer/capture/traced_process.py, terminal.py):
 output written below ``sys.stdout`` reaches the step that wrote it, chalktrace's own messages reach
 the stderr it saved whatever the lecture does to ``print``, and the lecture's timers and signal
 handlers cannot reach the writing of the trace."""

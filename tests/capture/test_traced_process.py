@@ -1,4 +1,4 @@
-"""The session that owns a traced process (tracer/capture/session.py): what it changes, it puts back."""
+"""What owns a traced process (tracer/capture/traced_process.py): what it changes, it puts back."""
 
 from __future__ import annotations
 

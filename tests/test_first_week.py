@@ -16,15 +16,16 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from helpers.network import free_port, wait_until_served
+from helpers.processes import clean_env, run
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.wheel
@@ -39,26 +40,6 @@ def lecture(draft: int, broken: bool = False) -> str:
             f'{mistake}'
             f'    library = tracer.__file__  # @inspect library\n'
             f'    stdlib = json.__file__  # @inspect stdlib\n')
-
-
-def run(*command: str | Path, cwd: Path, env: dict[str, str], timeout: float = 600,
-        check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
-    if check:
-        assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done
-
-
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["NO_MKDOCS_2_WARNING"] = "1"
-    return env
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def wait_for(page, script: str, seconds: float) -> None:
@@ -100,15 +81,7 @@ def test_a_new_lecturer_s_first_week(tmp_path, browser):
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}/lectures/first/"
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=10) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                assert server.poll() is None and time.monotonic() < deadline, "serve did not come up"
-                time.sleep(0.5)
+        wait_until_served(url, server, 300)
         context = browser.new_context(viewport={"width": 1280, "height": 720})
         page = context.new_page()
         page.goto(url)

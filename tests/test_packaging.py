@@ -11,7 +11,6 @@ site-only test, pip installs the wheel's own dependencies into a fresh environme
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -20,19 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from helpers.processes import clean_env, run
+
 REPO = Path(__file__).resolve().parent.parent
-
-
-def run(*command: str | Path, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
-    return done
-
-
-def clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["NO_MKDOCS_2_WARNING"] = "1"
-    return env
 
 
 def build_wheel(tmp_path: Path, env: dict[str, str]) -> Path:

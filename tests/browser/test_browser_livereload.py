@@ -10,16 +10,15 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 from playwright.sync_api import Error as PlaywrightError
 
+from helpers.network import free_port, wait_until_served
 from tracer.commands.init import create_course
 
 PARAGRAPHS = "\n".join(f'    text("Paragraph {k}: filler so that the page scrolls.")' for k in range(60))
@@ -28,12 +27,6 @@ PARAGRAPHS = "\n".join(f'    text("Paragraph {k}: filler so that the page scroll
 def lecture(version: str) -> str:
     return (f'from tracer import text\n\n\ndef main():\n    text("# Live")\n    text("Version {version}")\n'
             f'{PARAGRAPHS}\n    answer = len("{version}")  # @inspect answer\n    text("The end.")\n')
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @contextlib.contextmanager
@@ -48,16 +41,7 @@ def served_course(root: Path) -> Iterator[tuple[str, Path]]:
                               env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
     url = f"http://127.0.0.1:{port}/lectures/live/"
     try:
-        deadline = time.monotonic() + 240
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=5) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"serve did not come up: {server.stderr.read().decode() if server.stderr else ''}")
-                time.sleep(0.5)
+        wait_until_served(url, server, 240)
         yield url, source
     finally:
         os.killpg(server.pid, signal.SIGTERM)  # serve and the mkdocs server it started

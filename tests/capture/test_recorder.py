@@ -10,14 +10,9 @@ import pytest
 
 from tracer.capture.runner import run_lecture
 from tracer.contract.trace_format import load_trace, validation_error
+from helpers.traced import line_of
 
 LECTURES = Path(__file__).resolve().parents[1] / "lectures"
-
-
-def line_of(name: str, fragment: str) -> int:
-    lines = (LECTURES / f"{name}.py").read_text(encoding="utf-8").splitlines()
-    (line,) = [i for i, text in enumerate(lines, 1) if fragment in text]
-    return line
 
 
 def where(step: dict) -> tuple[str, int]:

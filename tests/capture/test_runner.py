@@ -15,16 +15,11 @@ import pytest
 from tracer.capture import api, runner
 from tracer.capture.runner import LectureError, find_project_root, run_lecture
 from tracer.contract.trace_format import load_trace, validation_error
+from helpers.traced import line_of
 
 REPO = Path(__file__).resolve().parents[2]
 LECTURES = REPO / "tests" / "lectures"
 PREVIOUS = '{"schema_version": 1, "previous": "trace"}\n'
-
-
-def line_of(name: str, fragment: str) -> int:
-    lines = (LECTURES / f"{name}.py").read_text(encoding="utf-8").splitlines()
-    (line,) = [i for i, text in enumerate(lines, 1) if fragment in text]
-    return line
 
 
 @pytest.fixture

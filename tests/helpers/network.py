@@ -1,4 +1,5 @@
-"""Local network helpers for tests: a free port, and fetching a page from a local server (None when it does not answer)."""
+"""Local network helpers for tests: a free port, fetching a page from a local server (None when it
+does not answer), and waiting for a server process to answer."""
 
 from __future__ import annotations
 
@@ -20,3 +21,21 @@ def fetch(url: str) -> str | None:
             return response.read().decode("utf-8")
     except (urllib.error.URLError, OSError):
         return None
+
+
+def wait_until_served(url: str, server, seconds: float) -> None:
+    """Poll ``url`` until it answers 200; fail the test (with the server's stderr, when piped) if the
+    ``server`` process exits first or ``seconds`` pass."""
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"serve did not come up: {server.stderr.read().decode() if server.stderr else ''}")
+            time.sleep(0.5)

@@ -14,6 +14,13 @@ REPO = Path(__file__).resolve().parents[2]
 LECTURES = REPO / "tests" / "lectures"
 
 
+def line_of(name: str, fragment: str) -> int:
+    """The line of ``tests/lectures/NAME.py`` holding ``fragment`` (exactly one line must)."""
+    lines = (LECTURES / f"{name}.py").read_text(encoding="utf-8").splitlines()
+    (line,) = [i for i, text in enumerate(lines, 1) if fragment in text]
+    return line
+
+
 @lru_cache(maxsize=1)
 def traces_dir() -> Path:
     """One temporary directory per test process for the traces, removed when the process ends."""

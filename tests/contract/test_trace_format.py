@@ -361,7 +361,7 @@ def test_a_trace_over_the_size_limit_is_not_parsed(tmp_path, monkeypatch):
 def test_version_1_float32_elements_load_as_the_shortest_decimal_in_their_dtype(tmp_path):
     import torch
 
-    from tracer.contract.legacy_floats import shorten_values
+    from tracer.contract.float_text import shorten_values
 
     x = torch.tensor([1000.1, -2.1152193546295166, 1 / 3, 1e-45, 123456789.0, 0.0], dtype=torch.float32)
     old = x.tolist()  # what version 1 wrote: each element as the float64 it converts to

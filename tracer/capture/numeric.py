@@ -3,8 +3,9 @@
 * ``shortest_floats``: each element as the shortest decimal that reads back to the same value *in its
   own dtype* (float32 ``1000.1`` is ``1000.1``, not float64's ``1000.0999755859375`` nor a rounding
   to 8 digits), carried as the float64 nearest that decimal, whose JSON text is that decimal. An
-  element that is a whole number below ``WHOLE_BELOW`` is written whole instead: float8's 288 is
-  ``288``, not the shorter ``3e+02`` that also reads back as it (the rounding is the lesson).
+  element that is a whole number below ``WHOLE_FLOAT_BELOW`` (``tracer.contract.float_text``) is
+  written whole instead: float8's 288 is ``288``, not the shorter ``3e+02`` that also reads back as
+  it (the rounding is the lesson).
 * ``tensor_stats`` / ``array_stats``: min, max, mean and std computed in float64 (finite data never
   overflows to inf: past float64's range the values are scaled first), as torch would compute them
   over every value (a NaN makes the mean NaN), plus the same four over the finite values alone
@@ -28,9 +29,9 @@ import math
 import zlib
 from typing import Any
 
+from tracer.contract.float_text import WHOLE_FLOAT_BELOW
 from tracer.contract.trace_format import HEATMAP_CODE_NAN, HEATMAP_CODE_NEG_INF, HEATMAP_CODE_POS_INF, HEATMAP_CODE_TOP
 
-WHOLE_BELOW = 1e16  # a whole-number element below this is written with every integer digit
 HEATMAP_CELLS = 128  # the most cells a heatmap has along either side
 # Above this many elements (a 1024 x 1024 tensor) the pooled input is an even sample of rows and
 # columns across the whole tensor (marked "sampled"): the heatmap of a 10-billion-element expanded
@@ -80,8 +81,8 @@ def shortest_floats(t: Any) -> list[float]:
 
 
 def _whole(value: float) -> bool:
-    """A whole number below WHOLE_BELOW (never NaN or ±Inf)."""
-    return value.is_integer() and abs(value) < WHOLE_BELOW
+    """A whole number below WHOLE_FLOAT_BELOW (never NaN or ±Inf)."""
+    return value.is_integer() and abs(value) < WHOLE_FLOAT_BELOW
 
 
 def _shortest_numpy(flat: Any) -> list[float]:

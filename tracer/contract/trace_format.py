@@ -59,7 +59,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator, Literal, NotRequired, TypedDict, get_args, get_origin, get_type_hints
 
-from tracer.contract.legacy_floats import shorten_values
+from tracer.contract.float_text import shorten_values
 
 SCHEMA_VERSION = 2
 # Versions load_trace reads. Version 1 stored each step's whole stack (a trace of an n-deep recursion
@@ -660,7 +660,7 @@ def _stacks_to_frames(steps: Any, where: str) -> list[FramePosition]:
 
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:
     """A version 1 trace (parsed JSON) as version 2, in place: its stacks become frame tables, and
-    its float32/float16 elements their shortest decimals (``legacy_floats``)."""
+    its float32/float16 elements their shortest decimals (``float_text``)."""
     if data.get("schema_version") != 1:
         return data
     shorten_values(data.get("steps"))

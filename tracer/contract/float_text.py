@@ -1,7 +1,9 @@
-"""Version 1 traces wrote each float32 or float16 element as the float64 it converts to
-(``-2.1152193546295166``); version 2 writes the shortest decimal that reads back as the same element
-in its own dtype (``-2.1152194``), as ``tracer.capture.numeric`` does. ``shorten_values`` gives a
-version 1 trace's tensors and arrays that form, in place, so an old trace reads like a new one.
+"""How a trace writes a float element: the shortest decimal that reads back as the same element in
+its own dtype (float32 ``-2.1152194``), and a whole number below ``WHOLE_FLOAT_BELOW`` whole (float8's
+288 is ``288``, not the shorter ``3e+02`` that reads back as it). ``tracer.capture.numeric`` writes
+them so; version 1 traces wrote float32 and float16 elements as the float64 they convert to
+(``-2.1152193546295166``), and ``shorten_values`` gives such a trace's tensors and arrays this form,
+in place, so an old trace reads like a new one.
 
 Pure Python (``struct`` rounds to float32 and float16 as the hardware does): the site needs neither
 torch nor numpy. Other dtypes (bfloat16, float8) are left as recorded. This module must not read,
@@ -14,14 +16,14 @@ import math
 import struct
 from typing import Any
 
+WHOLE_FLOAT_BELOW = 1e16
 _FORMATS = {"float32": "<f", "float16": "<e"}
-WHOLE_BELOW = 1e16  # a whole number is written whole (as the capture side does): 288, not 3e+02
 _STATS = ("min", "max", "mean", "std")
 
 
 def shortest(value: Any, fmt: str) -> Any:
     """``value`` (an element of the dtype ``fmt`` packs) as the shortest decimal that packs the same."""
-    if type(value) is not float or not math.isfinite(value) or (value.is_integer() and abs(value) < WHOLE_BELOW):
+    if type(value) is not float or not math.isfinite(value) or (value.is_integer() and abs(value) < WHOLE_FLOAT_BELOW):
         return value
     try:
         packed = struct.pack(fmt, value)

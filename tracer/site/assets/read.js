@@ -59,7 +59,7 @@
 // Indices are the tensor's: rows and columns elided from the preview ("…") are counted from its shape.
 (function () {
   "use strict";
-  var tip = null, box = null, shown = null, exactLoad = null, parsed = new WeakMap(), widths = new WeakMap();
+  var tip = null, box = null, shown = null, exactLoad = null, exactParsed = {}, parsed = new WeakMap(), widths = new WeakMap();
   function expand(runs) {
     var out = [];
     runs.split(",").forEach(function (run) {
@@ -97,7 +97,10 @@
     var ref = pre.getAttribute("data-exact");
     if (ref === null) return null;
     var table = window.CHALKTRACE_EXACT;
-    if (table) return table[+ref] ? table[+ref].split("\n").map(function (line) { return line.split("\t"); }) : null;
+    if (table) {
+      if (!exactParsed[ref]) exactParsed[ref] = table[+ref] ? table[+ref].split("\n").map(function (line) { return line.split("\t"); }) : [];
+      return exactParsed[ref].length ? exactParsed[ref] : null;
+    }
     if (!exactLoad) {
       exactLoad = document.createElement("script");
       exactLoad.src = "exact.js";  // beside the page (mkdocs_plugin.py writes it)

@@ -434,6 +434,35 @@ def test_a_deep_step_link_shows_its_line_in_a_long_file(page, published, publish
     assert line_in_view()
 
 
+def test_tab_from_the_code_to_the_values_passes_only_this_sections_links(page, published, published_steps):
+    # lecture_02's code panel holds the whole file, with two dozen links in its renderings
+    _built, url = published
+    page.goto(url + "#step=12")
+    page.wait_for_function("window.CHALKTRACE_READY !== undefined")
+    ends = page.evaluate("window.CHALKTRACE_DATA.sections.map(s => s[0])")[1:] + [len(published_steps)]
+    passed_links = 0
+    for end in ends:
+        last = next(k for k in range(end - 1, -1, -1) if published_steps[k][0].endswith("lecture_02.py"))
+        page.evaluate(f"CHALKTRACE_VIEWER.go({last})")
+        page.wait_for_timeout(100)
+        # the lines this section ran in the file shown: a link passed on the way must be on one of them
+        # or in a rendering between two of them
+        section = page.evaluate("CHALKTRACE_DATA.steps.section[CHALKTRACE_VIEWER.cur]")
+        lines = [line for (path, line), sec in zip(published_steps, page.evaluate("CHALKTRACE_DATA.steps.section"))
+                 if sec == section and path.endswith("lecture_02.py")]
+        page.focus(".lt-v-lines")
+        for _ in range(40):
+            page.keyboard.press("Tab")
+            where = page.evaluate("""(() => { const e = document.activeElement, line = e.closest('.lt-sline');
+                return e.closest('.lt-v-side') ? 'values' : line ? +line.dataset.line : 'other'; })()""")
+            if where == "values":
+                break
+            assert isinstance(where, int) and min(lines) <= where <= max(lines) + 1, (section, where)
+            passed_links += 1
+        assert where == "values"
+    assert passed_links > 0  # the sections' own links are still Tab stops
+
+
 def test_stepping_into_a_helper_file_and_back_shows_only_the_current_file(page, published, published_steps):
     _built, url = published
     # a lecture_02.py step whose next step is in _accounting.py (get_memory_usage) and whose step after returns

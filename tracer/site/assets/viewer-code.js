@@ -117,12 +117,18 @@
     var rlines = Object.keys(rendered).map(Number);
     this.linesEl.appendChild(box);
     requestAnimationFrame(function () { setTimeout(function () { box.classList.add("lt-v-measured"); }, 0); });
-    this.files[f] = { box: box, lines: lines, rlines: rlines, shown: shown, future: future, revealed: [], lineCount: file.lines.length };
+    this.files[f] = { box: box, lines: lines, rlines: rlines, shown: shown, future: future, revealed: [], reachable: [],
+                      lineCount: file.lines.length };
     return this.files[f];
   };
 
+  // Links and disclosures in renderings are Tab stops only in the current section's renderings that
+  // have run: the panel holds the whole file, and a Tab to a link 800 lines away would scroll the
+  // current line out of view (and put two dozen stops between the code and the values).
+  var RENDERING_STOPS = "a[href], summary";
+
   Code.prototype.updateRenderings = function (fb, f, step) {
-    var rendered = this.v.data.line_renderings[f];
+    var rendered = this.v.data.line_renderings[f], section = this.v.s.section;
     for (var i = 0; i < fb.rlines.length; i++) {
       var line = fb.rlines[i], run = pickRun(rendered[line], step), pick = run[0], future = run[1];
       var runs = rendered[line], node = fb.lines[line];
@@ -130,10 +136,20 @@
       if (fb.shown[line] !== pick) {  // a jump flips many lines' "future" state, few lines' content
         fb.shown[line] = pick;
         node.lastElementChild.innerHTML = this.renderingHtml(runs[pick][1]);
+        fb.reachable[line] = undefined;
       }
       if (fb.future[line] !== future) {
         fb.future[line] = future;
         node.classList.toggle("lt-future", future);
+      }
+      var reachable = !future && section[runs[pick][0]] === section[step];
+      if (fb.reachable[line] !== reachable) {
+        fb.reachable[line] = reachable;
+        var stops = node.lastElementChild.querySelectorAll(RENDERING_STOPS);
+        for (var k = 0; k < stops.length; k++) {
+          if (reachable) stops[k].removeAttribute("tabindex");
+          else stops[k].setAttribute("tabindex", "-1");
+        }
       }
     }
   };

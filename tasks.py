@@ -8,7 +8,7 @@ then runs inside it:
 
 * ``site``: trace the lectures whose sources changed and build the site into build/site/.
 * ``test``: ``chalktrace check`` (every lecture runs, every committed trace is fresh and valid),
-  ``ruff check`` (lint; settings in pyproject.toml), ``mypy`` (the ``tracer`` package type-checks; settings in pyproject.toml), the pytest suite,
+  ``ruff check`` and ``ruff format --check`` (lint and layout; settings in pyproject.toml), ``mypy`` (the ``tracer`` package type-checks; settings in pyproject.toml), the pytest suite,
   and ``mkdocs build --strict``.
 * ``serve``: the authoring loop (``chalktrace serve``).
 * ``bench``: the tracer and viewer benchmarks.
@@ -64,6 +64,7 @@ def task_site() -> None:
 def task_test() -> None:
     sh(PYTHON, "-m", "tracer", "check")
     sh(PYTHON, "-m", "ruff", "check", "--quiet", ".")
+    sh(PYTHON, "-m", "ruff", "format", "--check", "--quiet", ".")
     sh(PYTHON, "-m", "mypy")
     sh(PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider")
     sh(PYTHON, "-m", "mkdocs", "build", "--strict", "--quiet")

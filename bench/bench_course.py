@@ -40,13 +40,15 @@ TRACED_MARK = "chalktrace: re-tracing finished"  # build's line when its tracing
 
 def make_course(root: Path, lectures: int) -> list[Path]:
     """A new course (``chalktrace init``) holding ``lectures`` copies of lecture_02; their paths."""
-    subprocess.run([sys.executable, "-m", "tracer", "init", str(root), "--name", "Bench", "-q",
-                    "--requirement", "chalktrace"], check=True, env=ENV)
+    subprocess.run(
+        [sys.executable, "-m", "tracer", "init", str(root), "--name", "Bench", "-q", "--requirement", "chalktrace"],
+        check=True,
+        env=ENV,
+    )
     (root / "lectures" / "hello.py").unlink()
     shutil.copy(REPO / "lectures" / "_accounting.py", root / "lectures" / "_accounting.py")
     shutil.copytree(REPO / "lectures" / "images", root / "lectures" / "images")
-    (root / "pyproject.toml").write_text('[tool.chalktrace]\ntrace_helpers = ["lectures/_accounting.py"]\n',
-                                         encoding="utf-8")
+    (root / "pyproject.toml").write_text('[tool.chalktrace]\ntrace_helpers = ["lectures/_accounting.py"]\n', encoding="utf-8")
     paths = []
     for k in range(1, lectures + 1):
         path = root / "lectures" / f"lecture_{k:02d}.py"
@@ -58,8 +60,9 @@ def make_course(root: Path, lectures: int) -> list[Path]:
 def timed_build(root: Path, jobs: int) -> tuple[float, float]:
     """(seconds, tracing seconds) of one ``chalktrace build``."""
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "tracer", "build", "-j", str(jobs)], cwd=root, env=ENV,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tracer", "build", "-j", str(jobs)], cwd=root, env=ENV, stderr=subprocess.PIPE, text=True
+    )
     traced_at = started
     assert process.stderr is not None
     for line in process.stderr:
@@ -87,8 +90,14 @@ def fetch(url: str) -> str:
 def edit_to_served(root: Path, lecture: Path, edits: int) -> list[tuple[float, float]]:
     """Under ``chalktrace serve``: (save-to-served seconds, save-to-trace-written seconds) per edit."""
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"], cwd=root,
-                              env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=root,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}/lectures/{lecture.stem}/"
     trace = root / "site" / "traces" / f"{lecture.stem}.json"
     original = lecture.read_text(encoding="utf-8")
@@ -105,8 +114,7 @@ def edit_to_served(root: Path, lecture: Path, edits: int) -> list[tuple[float, f
             before = trace.stat().st_mtime_ns
             saved = time.perf_counter()
             saved_wall = time.time()
-            lecture.write_text(original.replace("def main():\n", f'def main():\n    text("{marker}")\n', 1),
-                               encoding="utf-8")
+            lecture.write_text(original.replace("def main():\n", f'def main():\n    text("{marker}")\n', 1), encoding="utf-8")
             while marker not in fetch(url):
                 if time.perf_counter() - saved > 600:
                     raise SystemExit("the edit never showed")
@@ -150,18 +158,28 @@ def main() -> None:
     big_traced = statistics.median(t for _, t in served_big)
     small_seen = statistics.median(s for s, _ in served_small)
     small_traced = statistics.median(t for _, t in served_small)
-    print(f"course: {args.lectures} lectures the size of lecture_02; -j {args.jobs}; "
-          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"course: {args.lectures} lectures the size of lecture_02; -j {args.jobs}; "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     print(f"{'figure':<44}{'seconds':>9}{'tracing':>9}")
     print(f"{'cold build':<44}{cold:>9.1f}{share(cold_tracing, cold):>9}")
-    print(f"{'warm build, nothing changed':<44}{warm:>9.1f}{share(warm_tracing, warm):>9}   "
-          f"{100 * warm / cold:.1f}% of cold (target <= 10%)")
+    print(
+        f"{'warm build, nothing changed':<44}{warm:>9.1f}{share(warm_tracing, warm):>9}   "
+        f"{100 * warm / cold:.1f}% of cold (target <= 10%)"
+    )
     print(f"{f'save to served change, {args.lectures} lectures':<44}{big_seen:>9.1f}{share(big_traced, big_seen):>9}")
-    print(f"{'save to served change, 1 lecture':<44}{small_seen:>9.1f}{share(small_traced, small_seen):>9}   "
-          f"ratio {big_seen / small_seen:.2f} (target <= 1.3)")
-    print("each edit (seen s / traced s): " + f"{args.lectures} lectures "
-          + ", ".join(f"{s:.1f}/{t:.1f}" for s, t in served_big) + "; 1 lecture "
-          + ", ".join(f"{s:.1f}/{t:.1f}" for s, t in served_small))
+    print(
+        f"{'save to served change, 1 lecture':<44}{small_seen:>9.1f}{share(small_traced, small_seen):>9}   "
+        f"ratio {big_seen / small_seen:.2f} (target <= 1.3)"
+    )
+    print(
+        "each edit (seen s / traced s): "
+        + f"{args.lectures} lectures "
+        + ", ".join(f"{s:.1f}/{t:.1f}" for s, t in served_big)
+        + "; 1 lecture "
+        + ", ".join(f"{s:.1f}/{t:.1f}" for s, t in served_small)
+    )
 
 
 if __name__ == "__main__":

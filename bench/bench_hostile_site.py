@@ -26,8 +26,9 @@ HOSTILE = ROOT / "tests" / "lectures" / "hostile"
 BUDGET_SECONDS = 60.0
 BUDGET_NBYTES = 1.5e9
 # the hostile lectures' payloads, unescaped: a script, an event handler, a script URL
-LIVE_SCRIPT = re.compile(r"""<script>alert\(|<[a-z][^<>]*[\s/]on[a-z]+\s*=|<[a-z][^<>]*\s(?:href|src|action)=["']?\s*javascript:""",
-                         re.I)
+LIVE_SCRIPT = re.compile(
+    r"""<script>alert\(|<[a-z][^<>]*[\s/]on[a-z]+\s*=|<[a-z][^<>]*\s(?:href|src|action)=["']?\s*javascript:""", re.I
+)
 
 
 def trace_all(traces: Path) -> list[str]:
@@ -35,9 +36,22 @@ def trace_all(traces: Path) -> list[str]:
     procs = {}
     for lecture in sorted(HOSTILE.glob("[!_]*.py")):
         procs[lecture.stem] = subprocess.Popen(
-            [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(traces / f"{lecture.stem}.json"), "-q",
-             "--timeout", "60"],  # lingering_thread.py's thread never ends: the timeout ends its run
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-m",
+                "tracer",
+                "run",
+                str(lecture),
+                "-o",
+                str(traces / f"{lecture.stem}.json"),
+                "-q",
+                "--timeout",
+                "60",
+            ],  # lingering_thread.py's thread never ends: the timeout ends its run
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         if len(procs) % (os.cpu_count() or 2) == 0:
             for proc in procs.values():
                 proc.wait()
@@ -58,13 +72,19 @@ def main() -> int:
         print(f"traced {len(written)} hostile lectures in {time.perf_counter() - started:.1f}s: {', '.join(written)}")
         (traces / "unreadable.json").write_text('{"schema_version": 1, "lecture": 5}', encoding="utf-8")
         sizes = {p.name: p.stat().st_size for p in traces.glob("*.json")}
-        print("largest traces: " + ", ".join(f"{n} {s / 1e6:.1f} MB" for n, s in
-                                             sorted(sizes.items(), key=lambda kv: -kv[1])[:3]))
+        print(
+            "largest traces: " + ", ".join(f"{n} {s / 1e6:.1f} MB" for n, s in sorted(sizes.items(), key=lambda kv: -kv[1])[:3])
+        )
 
         started = time.perf_counter()
         with open(site / "build.log", "w+", encoding="utf-8") as log:
-            proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=site, stdout=log,
-                                    stderr=subprocess.STDOUT, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "mkdocs", "build", "--strict"],
+                cwd=site,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+            )
             _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak RSS, not the tracing runs'
             proc.returncode = os.waitstatus_to_exitcode(status)
             seconds = time.perf_counter() - started
@@ -75,10 +95,15 @@ def main() -> int:
                 print(f"FAILED: mkdocs build exited {proc.returncode}")
                 return 1
         pages = list((site / "build" / "site").rglob("*.html"))
-        live = [str(p.relative_to(site / "build" / "site")) for p in pages
-                if LIVE_SCRIPT.search(p.read_text(encoding="utf-8", errors="replace"))]
-        print(f"site build: {seconds:.1f}s (budget {BUDGET_SECONDS:.0f}s), peak memory "
-              f"{peak_nbytes / 1e6:.0f} MB (budget {BUDGET_NBYTES / 1e9:.1f} GB), {len(pages)} pages")
+        live = [
+            str(p.relative_to(site / "build" / "site"))
+            for p in pages
+            if LIVE_SCRIPT.search(p.read_text(encoding="utf-8", errors="replace"))
+        ]
+        print(
+            f"site build: {seconds:.1f}s (budget {BUDGET_SECONDS:.0f}s), peak memory "
+            f"{peak_nbytes / 1e6:.0f} MB (budget {BUDGET_NBYTES / 1e9:.1f} GB), {len(pages)} pages"
+        )
         print(f"pages with a live script from lecture text: {live or 'none'}")
         ok = seconds < BUDGET_SECONDS and peak_nbytes < BUDGET_NBYTES and not live
         print("OK" if ok else "OVER BUDGET OR SCRIPT FOUND")

@@ -108,9 +108,11 @@ def depth_sizes() -> None:
     deep_nbytes, deep_steps = bytes_per_step(RECURSION)
     flat_nbytes, flat_steps = bytes_per_step(FLAT_CALLS)
     deep, flat = deep_nbytes / deep_steps, flat_nbytes / flat_steps
-    print(f"(d) 1,000-deep recursion: {deep_nbytes:,} bytes, {deep_steps:,} steps, {deep:.0f} bytes/step; "
-          f"flat loop of the same calls: {flat_nbytes:,} bytes, {flat_steps:,} steps, {flat:.0f} bytes/step; "
-          f"ratio {deep / flat:.2f}x (target <= 2x)")
+    print(
+        f"(d) 1,000-deep recursion: {deep_nbytes:,} bytes, {deep_steps:,} steps, {deep:.0f} bytes/step; "
+        f"flat loop of the same calls: {flat_nbytes:,} bytes, {flat_steps:,} steps, {flat:.0f} bytes/step; "
+        f"ratio {deep / flat:.2f}x (target <= 2x)"
+    )
 
 
 def main() -> None:
@@ -134,9 +136,11 @@ def main() -> None:
             traced_runs.append(seconds)
         measured_runs.append(traced_seconds(path, measure_flops=True)[0])
         plain, traced, measured = min(plain_runs), min(traced_runs), min(measured_runs)
-        print(f"(a) {path.relative_to(ROOT)}: untraced {plain:.3f}s, traced {traced:.3f}s, "
-              f"ratio {traced / plain:.2f}x (target <= 1.3x), {steps} steps; "
-              f"with @flops measurement (timed replays) {measured:.3f}s")
+        print(
+            f"(a) {path.relative_to(ROOT)}: untraced {plain:.3f}s, traced {traced:.3f}s, "
+            f"ratio {traced / plain:.2f}x (target <= 1.3x), {steps} steps; "
+            f"with @flops measurement (timed replays) {measured:.3f}s"
+        )
 
     # (b) pure-Python loop; best of three (noise on a shared machine only ever slows a run down)
     recording, end_to_end = [], []
@@ -151,11 +155,12 @@ def main() -> None:
             nbytes = out.stat().st_size
     naive = max(naive_lines_per_second(LOOP) for _ in range(2))
     recording_rate = max(recording)
-    print(f"(b) loop: {steps:,} lines; recording {recording_rate:,.0f} lines/s (target >= 500,000); "
-          f"whole run incl. writing {max(end_to_end):,.0f} lines/s (target >= 200,000); best of 3 "
-          f"(all: {', '.join(f'{r:,.0f}' for r in recording)} / {', '.join(f'{r:,.0f}' for r in end_to_end)})")
-    print(f"    naive extract_stack tracer: {naive:,.0f} lines/s; ours is {recording_rate / naive:.1f}x faster "
-          f"(target >= 10x)")
+    print(
+        f"(b) loop: {steps:,} lines; recording {recording_rate:,.0f} lines/s (target >= 500,000); "
+        f"whole run incl. writing {max(end_to_end):,.0f} lines/s (target >= 200,000); best of 3 "
+        f"(all: {', '.join(f'{r:,.0f}' for r in recording)} / {', '.join(f'{r:,.0f}' for r in end_to_end)})"
+    )
+    print(f"    naive extract_stack tracer: {naive:,.0f} lines/s; ours is {recording_rate / naive:.1f}x faster (target >= 10x)")
     # (c) bytes per step
     print(f"(c) loop trace: {nbytes:,} bytes, {nbytes / steps:.0f} bytes/step (target <= 200)")
     depth_sizes()

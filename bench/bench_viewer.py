@@ -47,11 +47,18 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from helpers.site import CHROMIUM, CHROMIUM_ARGS, build_site, serve  # noqa: E402
 
-TARGETS = {"dcl_ms": 1000.0, "load_ms": 2000.0, "nodes": 10_000, "ready_ms": 1000.0, "step_median_ms": 10.0,
-           "step_p95_ms": 16.0, "html_bytes_lecture_02": 500_000}
+TARGETS = {
+    "dcl_ms": 1000.0,
+    "load_ms": 2000.0,
+    "nodes": 10_000,
+    "ready_ms": 1000.0,
+    "step_median_ms": 10.0,
+    "step_p95_ms": 16.0,
+    "html_bytes_lecture_02": 500_000,
+}
 TIMEOUT_MS = 120_000
 
-SECTION = '''
+SECTION = """
 
 def section_{i}(k):
     x = torch.arange({numel}.0).reshape({rows}, {cols}) + k  # @inspect x
@@ -60,9 +67,9 @@ def section_{i}(k):
     c = s.contiguous() * 2  # @inspect s c
     flat = c.view(-1)  # @inspect c flat
     return float(flat.sum())
-'''
+"""
 
-MAIN = '''
+MAIN = """
 
 def main():
     text("# A long lecture")
@@ -70,12 +77,12 @@ def main():
     total = 0.0  # @inspect total
 {calls}
     done = True  # @inspect done total
-'''
+"""
 
-CALL = '''    text("## Section {i}: a ({rows}, {cols}) tensor, its transpose, a strided slice and a copy")
+CALL = """    text("## Section {i}: a ({rows}, {cols}) tensor, its transpose, a strided slice and a copy")
     for k in range({repeats}):
         total += section_{i}(k)  # @inspect total k
-'''
+"""
 
 STEPS_PER_CALL = 8  # the loop line, the call, six lines in section_i
 
@@ -83,8 +90,10 @@ STEPS_PER_CALL = 8  # the loop line, the call, six lines in section_i
 def long_lecture(steps: int, sections: int = 24) -> str:
     repeats = max(1, steps // (sections * STEPS_PER_CALL))
     shapes = [(3 + i % 4, 4 + (i * 3) % 5) for i in range(sections)]
-    parts = ['"""A generated long lecture for the viewer bench: tensor views in sections."""\n\nimport torch\n\n'
-             'from tracer import text\n']
+    parts = [
+        '"""A generated long lecture for the viewer bench: tensor views in sections."""\n\nimport torch\n\n'
+        "from tracer import text\n"
+    ]
     for i, (rows, cols) in enumerate(shapes):
         parts.append(SECTION.format(i=i, rows=rows, cols=cols, numel=rows * cols))
     calls = "".join(CALL.format(i=i, rows=r, cols=c, repeats=repeats) for i, (r, c) in enumerate(shapes))
@@ -178,8 +187,12 @@ def measure_read(browser, url: str, loads: int, javascript: bool) -> dict[str, f
         page.goto(url, wait_until="load", timeout=TIMEOUT_MS)
         runs.append(page.evaluate(READ_JS))  # works with page scripts off too (Playwright's own evaluation)
         context.close()
-    return {"dcl": statistics.median(r["dcl"] for r in runs), "load": statistics.median(r["load"] for r in runs),
-            "nodes": statistics.median(r["nodes"] for r in runs), "all_dcl": [r["dcl"] for r in runs]}
+    return {
+        "dcl": statistics.median(r["dcl"] for r in runs),
+        "load": statistics.median(r["load"] for r in runs),
+        "nodes": statistics.median(r["nodes"] for r in runs),
+        "all_dcl": [r["dcl"] for r in runs],
+    }
 
 
 def measure_step(browser, url: str, step: int, loads: int, presses: int, held_rounds: int) -> dict[str, object]:
@@ -226,8 +239,9 @@ def main() -> int:
     parser.add_argument("--presses", type=int, default=200, help="key presses per step figure")
     parser.add_argument("--held", type=int, default=20, help="rounds of a held key (30 presses each)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument("--pages", nargs="+", default=["lecture_02", "lecture_02/gpu", "long"],
-                        choices=["lecture_02", "lecture_02/gpu", "long"])
+    parser.add_argument(
+        "--pages", nargs="+", default=["lecture_02", "lecture_02/gpu", "long"], choices=["lecture_02", "lecture_02/gpu", "long"]
+    )
     args = parser.parse_args()
     if not CHROMIUM.exists():
         print("chromium not installed: apt-get install -y chromium", file=sys.stderr)
@@ -241,8 +255,7 @@ def main() -> int:
         lecture.write_text(long_lecture(args.steps))
         long_trace = work / "traces" / "long.json"
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(long_trace), "-q"],
-                       cwd=ROOT, check=True)
+        subprocess.run([sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(long_trace), "-q"], cwd=ROOT, check=True)
         trace_seconds = time.perf_counter() - started
         committed = ROOT / "site" / "traces" / "lecture_02.json"
         gpu_run = ROOT / "site" / "traces" / "gpu" / "lecture_02.json"
@@ -255,8 +268,11 @@ def main() -> int:
                 continue
             count = len(json.loads(trace.read_text())["steps"])
             folder = site / "lectures" / name
-            pages[name] = {"count": count, "html_bytes": (folder / "index.html").stat().st_size,
-                           "data_js_bytes": (folder / "data.js").stat().st_size}
+            pages[name] = {
+                "count": count,
+                "html_bytes": (folder / "index.html").stat().st_size,
+                "data_js_bytes": (folder / "data.js").stat().st_size,
+            }
 
         with serve(site) as url, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
@@ -264,13 +280,14 @@ def main() -> int:
                 page_url = f"{url}lectures/{name}/"
                 figures["read"] = measure_read(browser, page_url, args.loads, javascript=True)
                 figures["read_nojs"] = measure_read(browser, page_url, args.loads, javascript=False)
-                figures["step"] = measure_step(browser, page_url, figures["count"] // 2, args.loads, args.presses,
-                                               args.held)
+                figures["step"] = measure_step(browser, page_url, figures["count"] // 2, args.loads, args.presses, args.held)
             browser.close()
     load_after = os.getloadavg()
 
-    print(f"long lecture traced in {trace_seconds:.1f} s; site with both built in {build_seconds:.1f} s; "
-          f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after ({os.cpu_count()} cores)")
+    print(
+        f"long lecture traced in {trace_seconds:.1f} s; site with both built in {build_seconds:.1f} s; "
+        f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after ({os.cpu_count()} cores)"
+    )
     print(report(pages, args.loads, args.presses))
     if args.json:
         args.json.write_text(json.dumps(pages, indent=1))
@@ -278,26 +295,51 @@ def main() -> int:
 
 
 def report(pages: dict[str, dict], loads: int, presses: int) -> str:
-    head = ["page", "steps", "HTML bytes", "DOM nodes", "DCL ms", "load ms", "DCL/load no-JS ms",
-            "step ready ms", "→ ms med/p95", "↓ ms med/p95", "Home/End ms med/p95", "held → ms/press med/max",
-            "present PageDown ms med/p95", "present held PageDown ms/press med/max"]
+    head = [
+        "page",
+        "steps",
+        "HTML bytes",
+        "DOM nodes",
+        "DCL ms",
+        "load ms",
+        "DCL/load no-JS ms",
+        "step ready ms",
+        "→ ms med/p95",
+        "↓ ms med/p95",
+        "Home/End ms med/p95",
+        "held → ms/press med/max",
+        "present PageDown ms med/p95",
+        "present held PageDown ms/press med/max",
+    ]
     rows = [head, ["---"] * len(head)]
     for name, f in pages.items():
         read, nojs, step = f["read"], f["read_nojs"], f["step"]
-        cells = [name, f"{f['count']:,}", f"{f['html_bytes']:,}", f"{read['nodes']:,.0f}", f"{read['dcl']:.0f}",
-                 f"{read['load']:.0f}", f"{nojs['dcl']:.0f} / {nojs['load']:.0f}", f"{step['ready']:.0f}"]
+        cells = [
+            name,
+            f"{f['count']:,}",
+            f"{f['html_bytes']:,}",
+            f"{read['nodes']:,.0f}",
+            f"{read['dcl']:.0f}",
+            f"{read['load']:.0f}",
+            f"{nojs['dcl']:.0f} / {nojs['load']:.0f}",
+            f"{step['ready']:.0f}",
+        ]
         for key in ("→", "↓", "Home/End", "held →", "present PageDown", "present held PageDown"):
             times = step["times"][key]
             top = max(times) if key.startswith(("held", "present held")) else percentile(times, 0.95)
             cells.append(f"{statistics.median(times):.1f} / {top:.1f}")
         rows.append(cells)
     lines = ["| " + " | ".join(r) + " |" for r in rows]
-    lines.append(f"(times: median of {loads} fresh loads; steps: {presses} presses each; targets: DCL <= 1000 ms, "
-                 "load <= 2000 ms, <= 10,000 DOM nodes, lecture_02 HTML <= 500,000 B, step ready <= 1000 ms, "
-                 "step median <= 10 ms, p95 <= 16 ms, held key <= 16 ms per press)")
+    lines.append(
+        f"(times: median of {loads} fresh loads; steps: {presses} presses each; targets: DCL <= 1000 ms, "
+        "load <= 2000 ms, <= 10,000 DOM nodes, lecture_02 HTML <= 500,000 B, step ready <= 1000 ms, "
+        "step median <= 10 ms, p95 <= 16 ms, held key <= 16 ms per press)"
+    )
     for name, f in pages.items():
-        lines.append(f"{name}: data.js {f['data_js_bytes']:,} B; DCL all loads {', '.join(f'{v:.0f}' for v in f['read']['all_dcl'])}; "
-                     f"step ready all loads {', '.join(f'{v:.0f}' for v in f['step']['all_ready'])} (opened at {f['step']['shown']})")
+        lines.append(
+            f"{name}: data.js {f['data_js_bytes']:,} B; DCL all loads {', '.join(f'{v:.0f}' for v in f['read']['all_dcl'])}; "
+            f"step ready all loads {', '.join(f'{v:.0f}' for v in f['step']['all_ready'])} (opened at {f['step']['shown']})"
+        )
     return "\n".join(lines)
 
 

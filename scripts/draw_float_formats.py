@@ -55,13 +55,17 @@ def _field_label(x_px: float, width_px: float, y_px: float, text: str) -> str:
 
 def svg_for(fmt: FloatFormat) -> str:
     """The whole SVG document for one format."""
-    fields = [("sign", 1, SIGN_FILL), ("exponent", fmt.exponent_bits, EXPONENT_FILL), ("mantissa", fmt.mantissa_bits, MANTISSA_FILL)]
+    fields = [
+        ("sign", 1, SIGN_FILL),
+        ("exponent", fmt.exponent_bits, EXPONENT_FILL),
+        ("mantissa", fmt.mantissa_bits, MANTISSA_FILL),
+    ]
     width_px = 2 * MARGIN_PX + max(fmt.total_bits * BOX_PX, 200)
     height_px = TITLE_PX + BOX_PX + LABEL_PX
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px}" height="{height_px}" '
         f'viewBox="0 0 {width_px} {height_px}" font-family="sans-serif">',
-        f'<title>{fmt.title}: 1 sign bit, {fmt.exponent_bits} exponent bits, {fmt.mantissa_bits} mantissa bits</title>',
+        f"<title>{fmt.title}: 1 sign bit, {fmt.exponent_bits} exponent bits, {fmt.mantissa_bits} mantissa bits</title>",
         f'<text x="{MARGIN_PX}" y="{TITLE_PX - 8}" font-size="14" font-weight="bold">{fmt.title} = {fmt.total_bits} bits</text>',
     ]
     bit_index = 0
@@ -69,7 +73,9 @@ def svg_for(fmt: FloatFormat) -> str:
         field_x = MARGIN_PX + bit_index * BOX_PX
         for _ in range(nbits):
             x = MARGIN_PX + bit_index * BOX_PX
-            parts.append(f'<rect x="{x}" y="{TITLE_PX}" width="{BOX_PX}" height="{BOX_PX}" fill="{fill}" stroke="#ffffff" stroke-width="1"/>')
+            parts.append(
+                f'<rect x="{x}" y="{TITLE_PX}" width="{BOX_PX}" height="{BOX_PX}" fill="{fill}" stroke="#ffffff" stroke-width="1"/>'
+            )
             # Bits are numbered from the most significant (left) down to 0, as in the specs.
             bit_number = fmt.total_bits - 1 - bit_index
             parts.append(

@@ -52,8 +52,14 @@ def trace_twice(root: Path) -> list[str]:
     texts = []
     for run in (1, 2):
         out = root / f"run{run}.json"
-        done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/order.py", "-o", str(out), "-q"],
-                              cwd=root, env=env, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "tracer", "run", "lectures/order.py", "-o", str(out), "-q"],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr
         texts.append(out.read_text(encoding="utf-8"))
     return texts
@@ -71,10 +77,19 @@ def test_set_and_dict_order_lectures_give_the_same_trace_twice(course):
 def test_the_lectures_own_seeding_wins_as_when_run_by_python(course):
     trace = json.loads(trace_twice(course)[0])
     values = {name: value for step in trace["steps"] for name, value in step["env"].items()}
-    plain = subprocess.run([sys.executable, "-c", textwrap.dedent("""\
+    plain = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent("""\
         import random, numpy as np
         np.random.seed(1234); random.seed(99); np.random.rand()
-        print(repr(np.random.rand()), repr(random.random()))""")], capture_output=True, text=True, check=True)
+        print(repr(np.random.rand()), repr(random.random()))"""),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     after, r = (float(x) for x in plain.stdout.split())
     assert (values["after"]["value"], values["r"]["value"]) == (after, r)
 
@@ -82,8 +97,14 @@ def test_the_lectures_own_seeding_wins_as_when_run_by_python(course):
 def test_a_callers_own_hash_seed_is_kept_and_recorded(course):
     out = course / "seeded.json"
     env = dict(os.environ, PYTHONHASHSEED="7")
-    subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/order.py", "-o", str(out), "-q"],
-                   cwd=course, env=env, check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "tracer", "run", "lectures/order.py", "-o", str(out), "-q"],
+        cwd=course,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     assert json.loads(out.read_text(encoding="utf-8"))["environment"]["hash_seed"] == 7
 
 
@@ -91,13 +112,18 @@ def test_seeding_before_the_import_seeds_numpy_when_the_lecture_loads_it(tmp_pat
     # in a fresh interpreter where numpy is not loaded yet: the import hook seeds it as it loads
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
     lecture = tmp_path / "draws.py"
-    lecture.write_text("import numpy as np\n\nfirst = float(np.random.rand())\n\n\ndef main():\n"
-                       "    x = first  # @inspect x\n", encoding="utf-8")
-    script = ("import json, sys\nfrom tracer.capture.runner import run_lecture\n"
-              f"r = run_lecture({str(lecture)!r}, write=False, seed=3)\n"
-              "t = json.loads(r.trace_text)\nprint(t['steps'][-1]['env']['x']['value'])\n")
-    values = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
-                             timeout=300).stdout.strip() for _ in range(2)}
+    lecture.write_text(
+        "import numpy as np\n\nfirst = float(np.random.rand())\n\n\ndef main():\n    x = first  # @inspect x\n", encoding="utf-8"
+    )
+    script = (
+        "import json, sys\nfrom tracer.capture.runner import run_lecture\n"
+        f"r = run_lecture({str(lecture)!r}, write=False, seed=3)\n"
+        "t = json.loads(r.trace_text)\nprint(t['steps'][-1]['env']['x']['value'])\n"
+    )
+    values = {
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=300).stdout.strip()
+        for _ in range(2)
+    }
     import numpy as np
 
     assert values == {repr(float(np.random.RandomState(3).rand()))}

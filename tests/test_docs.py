@@ -16,7 +16,7 @@ MODULE_TABLE_PAGE = GUIDE / "extending.md"
 
 def module_table(text: str) -> set[str]:
     """The module paths (relative to ``tracer/``) the module table's second column names."""
-    table = text[text.index("| part | module | its job |"):].split("\n\n")[0]
+    table = text[text.index("| part | module | its job |") :].split("\n\n")[0]
     listed: set[str] = set()
     for row in table.splitlines()[2:]:
         cells = row.split("|")
@@ -31,8 +31,9 @@ def holds_code(path: Path) -> bool:
 
 
 def package_modules() -> set[str]:
-    return {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
-            if "course_template" not in p.parts and holds_code(p)}
+    return {
+        p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py") if "course_template" not in p.parts and holds_code(p)
+    }
 
 
 def test_the_module_table_lists_every_module_and_no_other():

@@ -38,8 +38,14 @@ def copy_course(tmp: Path, with_cache: bool = True) -> Path:
 def run(root: Path, **env: str) -> tuple[subprocess.CompletedProcess, dict]:
     environment = {k: v for k, v in os.environ.items() if k not in ("CHALKTRACE_OFFLINE", "CHALKTRACE_FETCH_VIA")}
     environment.update(env)
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", LECTURE, "-q"], cwd=root, env=environment,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "run", LECTURE, "-q"],
+        cwd=root,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     trace = load_trace(root / "site" / "traces" / "lecture_switch.json")
     return done, trace
 
@@ -78,13 +84,22 @@ def test_course_runs_unchanged_offline_from_its_cache(offline_run):
     # values and the rest of edtrace's API, as chalktrace records them
     values = {name: v["value"] for s in trace["steps"] for name, v in s["env"].items()}
     assert values == {"steps": 6, "total": 6}
-    assert [r["data"] for r in renderings_at(trace, "# @animate")] == ["- run the lecture", "- commit the trace",
-                                                                        "- publish the site"]
+    assert [r["data"] for r in renderings_at(trace, "# @animate")] == [
+        "- run the lecture",
+        "- commit the trace",
+        "- publish the site",
+    ]
     assert all(r["animate"] for r in renderings_at(trace, "# @animate"))
-    assert not any(r.get("animate") for s in trace["steps"] for r in s["renderings"]
-                   if s["stack"][-1]["line"] != line_of("# @animate"))
+    assert not any(
+        r.get("animate") for s in trace["steps"] for r in s["renderings"] if s["stack"][-1]["line"] != line_of("# @animate")
+    )
     (drawn,) = renderings_at(trace, "graph(spec)")
-    assert drawn["type"] == "graph" and [n["data"]["id"] for n in drawn["spec"]["nodes"]] == ["lecture", "trace", "site", "reader"]
+    assert drawn["type"] == "graph" and [n["data"]["id"] for n in drawn["spec"]["nodes"]] == [
+        "lecture",
+        "trace",
+        "site",
+        "reader",
+    ]
     assert drawn["spec"]["layout"] == {"name": "breadthfirst"} and drawn["spec"]["nodes"][3]["classes"] == "person"
 
 
@@ -110,17 +125,23 @@ def test_a_fresh_course_fetches_once_into_the_same_cache(tmp_path):
         done, fetched = run(root, CHALKTRACE_FETCH_VIA=fake.url)
         asked = list(fake.requests)
         again, cached = run(root, CHALKTRACE_FETCH_VIA=fake.url)
-        asked_again = fake.requests[len(asked):]
+        asked_again = fake.requests[len(asked) :]
     assert done.returncode == 0 and again.returncode == 0, done.stderr + again.stderr
-    assert sorted(p.split("?")[0] for p in asked) == sorted(["/export.arxiv.org/api/query"] * 3 + [
-        "/images.example.org/figures/pipeline.png", "/images.example.org/figures/poster.png",
-        "/media.example.org/clips/walkthrough.webm"])
+    assert sorted(p.split("?")[0] for p in asked) == sorted(
+        ["/export.arxiv.org/api/query"] * 3
+        + [
+            "/images.example.org/figures/pipeline.png",
+            "/images.example.org/figures/poster.png",
+            "/media.example.org/clips/walkthrough.webm",
+        ]
+    )
     assert asked_again == []  # the second run answers from the cache alone
     # what the run wrote is what the course commits, byte for byte
     committed = COURSE / "lectures" / "cache"
     made = root / "lectures" / "cache"
-    assert sorted(p.relative_to(made).as_posix() for p in made.rglob("*") if p.is_file()) == \
-        sorted(p.relative_to(committed).as_posix() for p in committed.rglob("*") if p.is_file())
+    assert sorted(p.relative_to(made).as_posix() for p in made.rglob("*") if p.is_file()) == sorted(
+        p.relative_to(committed).as_posix() for p in committed.rglob("*") if p.is_file()
+    )
     for path in committed.rglob("*"):
         if path.is_file():
             assert (made / path.relative_to(committed)).read_bytes() == path.read_bytes(), path.name
@@ -136,9 +157,11 @@ def test_offline_without_a_cache_warns_once_and_shows_placeholders(tmp_path):
     arxiv = [w for w in trace["warnings"] if w.startswith("arXiv metadata unavailable")]
     assert len(arxiv) == 1  # said once, for three papers
     media = [w for w in trace["warnings"] if "cannot be fetched" in w]
-    assert media == [f"{LECTURE}:{line_of(url)}: {kind}({url}): not in the course cache and cannot be fetched "
-                     "(offline (CHALKTRACE_OFFLINE is set)); the page shows a placeholder"
-                     for kind, url in (("image", PNG_URL), ("image", POSTER_URL), ("video", VIDEO_URL))]
+    assert media == [
+        f"{LECTURE}:{line_of(url)}: {kind}({url}): not in the course cache and cannot be fetched "
+        "(offline (CHALKTRACE_OFFLINE is set)); the page shows a placeholder"
+        for kind, url in (("image", PNG_URL), ("image", POSTER_URL), ("video", VIDEO_URL))
+    ]
     (first,) = renderings_at(trace, "link(stepping_2099)")
     assert first["title"] == "arXiv:9901.00001" and first["attrs"] == {"notes": "Why a lecture should step like a debugger"}
     (png,) = renderings_at(trace, PNG_URL)
@@ -149,8 +172,14 @@ def test_offline_without_a_cache_warns_once_and_shows_placeholders(tmp_path):
 @pytest.fixture(scope="module")
 def built_site(offline_run):
     root, _, _ = offline_run
-    done = subprocess.run([sys.executable, "-m", "tracer", "build"], cwd=root, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "CHALKTRACE_OFFLINE": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "build"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "CHALKTRACE_OFFLINE": "1"},
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return root / "build" / "site"
 
@@ -173,8 +202,14 @@ def test_site_shows_citations_media_graph(built_site):
 
 def test_offline_site_without_a_cache_shows_placeholder_cards(tmp_path):
     root = copy_course(tmp_path, with_cache=False)
-    done = subprocess.run([sys.executable, "-m", "tracer", "build"], cwd=root, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "CHALKTRACE_OFFLINE": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "build"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "CHALKTRACE_OFFLINE": "1"},
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     page = (root / "build" / "site" / "lectures" / "lecture_switch" / "index.html").read_text(encoding="utf-8")
     assert page.count('<figure class="lt-media-missing">') == 3  # two images and a video, none hot-linked
@@ -199,5 +234,8 @@ def test_animate_builds_up_in_step_mode_and_shows_all_in_read_mode(built_site):
             page.wait_for_function(f"document.querySelector('.lt-sline[data-line=\"{line}\"] .lt-srender')")
             shown.append(page.locator(f'.lt-sline[data-line="{line}"] .lt-srender li').all_inner_texts())
             page.keyboard.press("ArrowRight")
-        assert shown == [["run the lecture"], ["run the lecture", "commit the trace"],
-                         ["run the lecture", "commit the trace", "publish the site"]]
+        assert shown == [
+            ["run the lecture"],
+            ["run the lecture", "commit the trace"],
+            ["run the lecture", "commit the trace", "publish the site"],
+        ]

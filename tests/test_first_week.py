@@ -33,13 +33,15 @@ pytestmark = pytest.mark.wheel
 
 def lecture(draft: int, broken: bool = False) -> str:
     mistake = "    total = w_q + 1\n" if broken else ""
-    return (f'"""Week one."""\n\nimport json\n\nimport torch\n\nimport tracer\nfrom tracer import text\n\n\n'
-            f'def main():\n    text("# Week one, draft {draft}")\n'
-            f'    w_k = torch.arange(6).reshape(2, 3) * {draft}  # @inspect w_k\n'
-            f'    total = int(w_k.sum())  # @inspect total\n'
-            f'{mistake}'
-            f'    library = tracer.__file__  # @inspect library\n'
-            f'    stdlib = json.__file__  # @inspect stdlib\n')
+    return (
+        f'"""Week one."""\n\nimport json\n\nimport torch\n\nimport tracer\nfrom tracer import text\n\n\n'
+        f'def main():\n    text("# Week one, draft {draft}")\n'
+        f"    w_k = torch.arange(6).reshape(2, 3) * {draft}  # @inspect w_k\n"
+        f"    total = int(w_k.sum())  # @inspect total\n"
+        f"{mistake}"
+        f"    library = tracer.__file__  # @inspect library\n"
+        f"    stdlib = json.__file__  # @inspect stdlib\n"
+    )
 
 
 def wait_for(page, script: str, seconds: float) -> None:
@@ -58,14 +60,38 @@ def test_a_new_lecturer_s_first_week(tmp_path, browser):
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source / name)
     shutil.copytree(REPO / "tracer", source / "tracer", ignore=shutil.ignore_patterns("__pycache__"))
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", tmp_path / "dist",
-        source, cwd=tmp_path, env=env)
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "--quiet",
+        "-w",
+        tmp_path / "dist",
+        source,
+        cwd=tmp_path,
+        env=env,
+    )
     (wheel,) = (tmp_path / "dist").glob("chalktrace-*.whl")
     venv = tmp_path / "laptop" / ".venv"
     run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)
-    run(sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "install", "--quiet", "-c",
-        REPO / "constraints.txt", f"chalktrace[torch] @ {wheel.as_uri()}", cwd=tmp_path, env=env,
-        timeout=1800)  # torch itself: minutes on a loaded machine
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        venv / "bin" / "python",
+        "install",
+        "--quiet",
+        "-c",
+        REPO / "constraints.txt",
+        f"chalktrace[torch] @ {wheel.as_uri()}",
+        cwd=tmp_path,
+        env=env,
+        timeout=1800,
+    )  # torch itself: minutes on a loaded machine
     chalktrace = venv / "bin" / "chalktrace"
 
     # 2. a course and its first lecture
@@ -77,8 +103,14 @@ def test_a_new_lecturer_s_first_week(tmp_path, browser):
 
     # 3. serve, open the page, save an edit, see the page reload with the new value
     port = free_port()
-    server = subprocess.Popen([chalktrace, "serve", "-a", f"127.0.0.1:{port}"], cwd=course, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    server = subprocess.Popen(
+        [chalktrace, "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=course,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}/lectures/first/"
     try:
         wait_until_served(url, server, 300)
@@ -107,12 +139,25 @@ def test_a_new_lecturer_s_first_week(tmp_path, browser):
     shutil.copytree(course, clone, ignore=shutil.ignore_patterns("build"))
     other = tmp_path / "ci" / "env" / "py"
     run(sys.executable, "-m", "venv", "--without-pip", other, cwd=tmp_path, env=env)
-    run(sys.executable, "-m", "pip", "--python", other / "bin" / "python", "install", "--no-deps", "--quiet", wheel,
-        cwd=tmp_path, env=env)
-    purelib = run(other / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-                  cwd=tmp_path, env=env).stdout.strip()
-    first_purelib = run(venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-                        cwd=tmp_path, env=env).stdout.strip()
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        other / "bin" / "python",
+        "install",
+        "--no-deps",
+        "--quiet",
+        wheel,
+        cwd=tmp_path,
+        env=env,
+    )
+    purelib = run(
+        other / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path, env=env
+    ).stdout.strip()
+    first_purelib = run(
+        venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path, env=env
+    ).stdout.strip()
     (Path(purelib) / "zz_dependencies.pth").write_text(first_purelib + "\n")  # torch and the rest, installed once
     assert Path(purelib) != Path(first_purelib) != Path(sysconfig.get_paths()["purelib"])
     checked = run(other / "bin" / "chalktrace", "check", cwd=clone, env=env, check=False)
@@ -123,5 +168,6 @@ def test_a_new_lecturer_s_first_week(tmp_path, browser):
     (clone / "lectures" / "first.py").write_text(lecture(2, broken=True), encoding="utf-8")
     failed = run(other / "bin" / "chalktrace", "check", cwd=clone, env=env, check=False)
     assert failed.returncode == 3
-    assert ("lectures/first.py:15: lecture raised NameError: name 'w_q' is not defined. Did you mean: 'w_k'?"
-            in failed.stderr), failed.stderr
+    assert "lectures/first.py:15: lecture raised NameError: name 'w_q' is not defined. Did you mean: 'w_k'?" in failed.stderr, (
+        failed.stderr
+    )

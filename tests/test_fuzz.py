@@ -28,28 +28,73 @@ from tracer.site.cards.render import HtmlRenderer, template_env
 from tracer.contract.trace_format import expand_stacks, validation_error
 from helpers.xss_attacks import attack, live_content
 
-FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=60,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
-ODD_STRINGS = st.sampled_from([
-    "", "\ud800", "a\udfffb", "</script><script>alert(1)</script>", "<b>bold</b> & &amp;", "\x00\x1b[31m",
-    "\u202eevil", "e\u0301", "🦜" * 3, "x" * 5000, "${{7*7}}", "{% raw %}", "\\u0000", '"quoted"\n',
-])
+ODD_STRINGS = st.sampled_from(
+    [
+        "",
+        "\ud800",
+        "a\udfffb",
+        "</script><script>alert(1)</script>",
+        "<b>bold</b> & &amp;",
+        "\x00\x1b[31m",
+        "\u202eevil",
+        "e\u0301",
+        "🦜" * 3,
+        "x" * 5000,
+        "${{7*7}}",
+        "{% raw %}",
+        "\\u0000",
+        '"quoted"\n',
+    ]
+)
 TEXT = st.one_of(ODD_STRINGS, st.text(st.characters(codec=None, exclude_categories=()), max_size=40))
 NUMBERS = st.one_of(
-    st.integers(), st.integers(min_value=0, max_value=6000).map(lambda e: 10 ** e),
-    st.integers(min_value=0, max_value=6000).map(lambda e: -(10 ** e) - 1),
+    st.integers(),
+    st.integers(min_value=0, max_value=6000).map(lambda e: 10**e),
+    st.integers(min_value=0, max_value=6000).map(lambda e: -(10**e) - 1),
     st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True),
     st.sampled_from([5e-324, 1e308, -1e308, 0.0, -0.0]),
     st.complex_numbers(allow_nan=True, allow_infinity=True),
 )
 
-TORCH_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.complex64, torch.complex128,
-                torch.bool, torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]
-TORCH_DTYPES += [getattr(torch, name) for name in ("float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64")
-                 if hasattr(torch, name)]
-NUMPY_DTYPES = [np.float16, np.float32, np.float64, np.complex64, np.complex128, np.bool_, np.int8, np.uint8,
-                np.int16, np.int32, np.int64, np.uint64]
+TORCH_DTYPES = [
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.complex64,
+    torch.complex128,
+    torch.bool,
+    torch.int8,
+    torch.uint8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+]
+TORCH_DTYPES += [
+    getattr(torch, name) for name in ("float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64") if hasattr(torch, name)
+]
+NUMPY_DTYPES = [
+    np.float16,
+    np.float32,
+    np.float64,
+    np.complex64,
+    np.complex128,
+    np.bool_,
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint64,
+]
 
 
 def _reshaped(array: np.ndarray, how: int) -> np.ndarray:
@@ -94,21 +139,39 @@ def tensors(draw: st.DrawFn) -> torch.Tensor:
 
 VALUES = st.recursive(
     st.one_of(NUMBERS, TEXT, st.none(), st.booleans(), st.binary(max_size=20), numpy_arrays(), tensors()),
-    lambda inner: st.one_of(st.lists(inner, max_size=6), st.tuples(inner, inner),
-                            st.dictionaries(st.one_of(TEXT, st.integers()), inner, max_size=5),
-                            st.frozensets(st.one_of(st.integers(), TEXT), max_size=5)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=6),
+        st.tuples(inner, inner),
+        st.dictionaries(st.one_of(TEXT, st.integers()), inner, max_size=5),
+        st.frozensets(st.one_of(st.integers(), TEXT), max_size=5),
+    ),
     max_leaves=12,
 )
 
 
 def _trace(value_record: dict) -> dict:
-    step = {"frame": 0, "env": {"v": value_record},
-            "renderings": [], "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}}
-    header = {"schema_version": 2, "lecture": {"name": "fuzz", "path": "lectures/fuzz.py", "title": "Fuzz"},
-              "frames": [{"path": "lectures/fuzz.py", "line": 2, "function": "main", "parent": None}],
-              "sources": {}, "files": {"lectures/fuzz.py": "def main():\n    v = 1  # @inspect v\n"},
-              "hidden_lines": {}, "status": "ok", "environment": {"python": "3.11", "torch": None, "numpy": None, "device": "cpu", "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": "cpu_recorded", "seed": 0},
-              "truncated": None, "warnings": []}
+    step = {"frame": 0, "env": {"v": value_record}, "renderings": [], "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}}
+    header = {
+        "schema_version": 2,
+        "lecture": {"name": "fuzz", "path": "lectures/fuzz.py", "title": "Fuzz"},
+        "frames": [{"path": "lectures/fuzz.py", "line": 2, "function": "main", "parent": None}],
+        "sources": {},
+        "files": {"lectures/fuzz.py": "def main():\n    v = 1  # @inspect v\n"},
+        "hidden_lines": {},
+        "status": "ok",
+        "environment": {
+            "python": "3.11",
+            "torch": None,
+            "numpy": None,
+            "device": "cpu",
+            "gpu_name": None,
+            "gpu_total_memory_nbytes": None,
+            "memory_source": "cpu_recorded",
+            "seed": 0,
+        },
+        "truncated": None,
+        "warnings": [],
+    }
     return header, step
 
 

@@ -84,14 +84,18 @@ def test_relative_output_is_resolved_before_the_lecture_changes_directory(projec
 
 
 # -- exits and statuses ------------------------------------------------------------------------
-@pytest.mark.parametrize("lecture, code, status, message", [
-    ("exit_zero.py", 1, "exited", "exit_zero.py:8: SystemExit: sys.exit(0) called: the lecture ended before main() returned"),
-    ("exit_three.py", 1, "exited", "exit_three.py:8: SystemExit: sys.exit(3) called"),
-    ("interrupted.py", 130, "interrupted", "interrupted.py:6: KeyboardInterrupt: interrupted (KeyboardInterrupt)"),
-    ("os_exit.py", 1, "exited", "os_exit.py:7: os._exit: os._exit(0) called"),
-])
+@pytest.mark.parametrize(
+    "lecture, code, status, message",
+    [
+        ("exit_zero.py", 1, "exited", "exit_zero.py:8: SystemExit: sys.exit(0) called: the lecture ended before main() returned"),
+        ("exit_three.py", 1, "exited", "exit_three.py:8: SystemExit: sys.exit(3) called"),
+        ("interrupted.py", 130, "interrupted", "interrupted.py:6: KeyboardInterrupt: interrupted (KeyboardInterrupt)"),
+        ("os_exit.py", 1, "exited", "os_exit.py:7: os._exit: os._exit(0) called"),
+    ],
+)
 def test_a_lecture_that_does_not_complete_has_a_status_a_message_and_a_nonzero_exit(
-        tmp_path, capsys, lecture, code, status, message):
+    tmp_path, capsys, lecture, code, status, message
+):
     out = tmp_path / "t.json"
     got, err = run(capsys, lecture, out)
     assert got == code
@@ -113,11 +117,17 @@ def test_a_forked_child_never_writes_the_trace(tmp_path, capsys, lecture):
         assert steps_env(trace)["who"]["value"] == "parent"
 
 
-@pytest.mark.parametrize("lecture, message", [
-    ("generator_main.py", "generator_main.py:4: main() is a generator function (it contains `yield`): calling it runs nothing"),
-    ("no_main.py", "no_main.py:1: no main() function to trace"),
-    ("main_not_callable.py", "main_not_callable.py:3: main is not callable (it is of type int)"),
-])
+@pytest.mark.parametrize(
+    "lecture, message",
+    [
+        (
+            "generator_main.py",
+            "generator_main.py:4: main() is a generator function (it contains `yield`): calling it runs nothing",
+        ),
+        ("no_main.py", "no_main.py:1: no main() function to trace"),
+        ("main_not_callable.py", "main_not_callable.py:3: main is not callable (it is of type int)"),
+    ],
+)
 def test_a_main_that_cannot_be_run_is_bad_input_and_writes_nothing(tmp_path, capsys, lecture, message):
     out = tmp_path / "t.json"
     got, err = run(capsys, lecture, out)
@@ -144,7 +154,8 @@ def test_check_lists_every_file_it_skips_and_why(tmp_path):
     assert [p.name for p in freshness.discover(lectures)] == ["main_assigned.py", "main_imported.py", "plain.py"]
     assert [(p.name, why) for p, why in freshness.skipped(lectures)] == [
         ("_main_source.py", "helper module (name starts with _)"),
-        ("no_main.py", "no main at module level (define `def main():`)")]
+        ("no_main.py", "no main at module level (define `def main():`)"),
+    ]
 
 
 # -- values ------------------------------------------------------------------------------------
@@ -154,8 +165,12 @@ def test_an_int_too_long_to_print_becomes_a_placeholder_and_a_warning(tmp_path, 
     assert got == 0
     assert "huge_int.py:5: int: int with 5,001 digits (more than 1,000)" in err
     env = steps_env(load_trace(out))
-    assert env["big"] == {"type": "unrepresentable", "class": "int", "reason": "int with 5,001 digits (more than 1,000)",
-                          "preview": "≈1e5000"}
+    assert env["big"] == {
+        "type": "unrepresentable",
+        "class": "int",
+        "reason": "int with 5,001 digits (more than 1,000)",
+        "preview": "≈1e5000",
+    }
     assert env["small"]["value"] == 1
 
 
@@ -297,8 +312,10 @@ def test_stderr_and_warnings_are_kept_on_their_steps_within_the_output_bound(tmp
         by_line[line] = (by_line.get(line, ("", ""))[0] + step["stdout"], by_line.get(line, ("", ""))[1] + step.get("stderr", ""))
     assert by_line[8] == ("to stdout\n", "")
     assert by_line[9] == ("", "to stderr\n")
-    assert by_line[10][1] == ("tests/lectures/hostile/stderr_writer.py:10: UserWarning: careful: this is a lecture "
-                              'warning\n  warnings.warn("careful: this is a lecture warning")\n')
+    assert by_line[10][1] == (
+        "tests/lectures/hostile/stderr_writer.py:10: UserWarning: careful: this is a lecture "
+        'warning\n  warnings.warn("careful: this is a lecture warning")\n'
+    )
     assert by_line[12] == ("", "err 0\nerr 1\nerr 2\n")
     # the lecture's stderr is in the trace, not on the terminal; chalktrace's own warnings stay on the terminal
     assert "to stderr" not in err and "UserWarning" not in err
@@ -310,8 +327,10 @@ def test_stderr_and_warnings_are_kept_on_their_steps_within_the_output_bound(tmp
     trace = load_trace(out)
     assert got == 0 and trace["truncated"] == {"stderr_chars": 174}
     kept = "".join(s.get("stderr", "") for s in trace["steps"])
-    assert kept == ("to stderr\n[chalktrace: 154 characters of output not kept here; a trace keeps the first 10 "
-                    "and the last 10]\nr 1\nerr 2\n")
+    assert kept == (
+        "to stderr\n[chalktrace: 154 characters of output not kept here; a trace keeps the first 10 "
+        "and the last 10]\nr 1\nerr 2\n"
+    )
     assert "stderr_writer.py: stderr: printed 174 characters; kept the first 10 and the last 10" in err
 
 
@@ -321,8 +340,17 @@ def hostile_site(tmp_path_factory):
     from helpers.site import build_site
 
     traces = tmp_path_factory.mktemp("hostile-traces")
-    for name in ("script_title", "exit_zero", "interrupted", "huge_int", "lone_surrogate", "numpy_odd", "stderr_writer",
-                 "xss_text", "tensor_kinds"):
+    for name in (
+        "script_title",
+        "exit_zero",
+        "interrupted",
+        "huge_int",
+        "lone_surrogate",
+        "numpy_odd",
+        "stderr_writer",
+        "xss_text",
+        "tensor_kinds",
+    ):
         run_lecture(HOSTILE / f"{name}.py", output=traces / f"{name}.json")
     (traces / "unreadable.json").write_text('{"schema_version": 1, "lecture": 5}', encoding="utf-8")
     (traces / "deep.json").write_text(deep_trace(traces / "huge_int.json", 50_000, "deep"), encoding="utf-8")
@@ -391,9 +419,19 @@ def test_site_work_per_value_is_bounded_by_the_preview_not_numel():
 
     started = time.perf_counter()
     record = ValueEncoder().encode(torch.zeros(1).expand(100_000, 100_000))
-    trace = {"lecture": {"path": "lectures/x.py"}, "files": {"lectures/x.py": "t = 1  # @inspect t\n"},
-             "steps": [{"stack": [{"path": "lectures/x.py", "line": 1, "function": "main"}], "env": {"t": record},
-                        "renderings": [], "stdout": "", "memory": {"nbytes": 4, "peak_nbytes": 4}}]}
+    trace = {
+        "lecture": {"path": "lectures/x.py"},
+        "files": {"lectures/x.py": "t = 1  # @inspect t\n"},
+        "steps": [
+            {
+                "stack": [{"path": "lectures/x.py", "line": 1, "function": "main"}],
+                "env": {"t": record},
+                "renderings": [],
+                "stdout": "",
+                "memory": {"nbytes": 4, "peak_nbytes": 4},
+            }
+        ],
+    }
     html = str(HtmlRenderer(trace, template_env(paths.TEMPLATES_DIR)).value("t", record, step_index=0))
     assert record["numel"] == 10_000_000_000 and record["truncated"]
     assert "10,000,000,000" in html or "10B" in html or "1e+10" in html or "10.0B" in html
@@ -422,14 +460,22 @@ def test_a_100_million_element_storage_seen_through_views_of_rank_1_to_4_builds_
     shutil.copytree(repo / "site" / "docs", root / "site" / "docs")
     shutil.copy(traces / "storage_views.json", root / "site" / "traces")
     # A parent of its own, so RUSAGE_CHILDREN is the build's peak alone (not this test process's other children).
-    measure = ("import resource, subprocess, sys, time\n"
-               "started = time.perf_counter()\n"
-               "done = subprocess.run([sys.executable, '-m', 'mkdocs', 'build', '--strict'], capture_output=True)\n"
-               "seconds = time.perf_counter() - started\n"
-               "print(done.returncode, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
-               "sys.stderr.write(done.stderr.decode()[-2000:])\n")
-    result = subprocess.run([sys.executable, "-c", measure], cwd=root, capture_output=True, text=True, timeout=600,
-                            env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    measure = (
+        "import resource, subprocess, sys, time\n"
+        "started = time.perf_counter()\n"
+        "done = subprocess.run([sys.executable, '-m', 'mkdocs', 'build', '--strict'], capture_output=True)\n"
+        "seconds = time.perf_counter() - started\n"
+        "print(done.returncode, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+        "sys.stderr.write(done.stderr.decode()[-2000:])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", measure],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
     code, seconds, peak_nbytes = result.stdout.split()
     assert code == "0", result.stderr
     assert float(seconds) < BUILD_BUDGET_SECONDS and int(peak_nbytes) < BUILD_BUDGET_NBYTES, (seconds, peak_nbytes)
@@ -465,7 +511,7 @@ def page_findings(site: Path) -> dict[str, list[str]]:
             found[str(page.relative_to(site))] = hits
     for data in site.rglob("data.js"):
         text = data.read_text(encoding="utf-8")
-        payload = json.loads(text[text.index("{"):text.rindex("}") + 1])
+        payload = json.loads(text[text.index("{") : text.rindex("}") + 1])
         strings: list[str] = []
 
         def walk(node) -> None:
@@ -493,8 +539,13 @@ def test_hostile_prose_links_and_notes_never_become_live_markup(hostile_site):
     assert ">a link() to script</" in page and "&lt;b&gt;bold&lt;/b&gt; title" in page  # link titles are text
 
 
-@settings(max_examples=3, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=3,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(st.lists(attack(), min_size=12, max_size=12))
 def test_generated_attacks_through_text_never_reach_the_built_page(tmp_path_factory, attacks):
     """text() -> trace -> the real MkDocs build: no handler attribute, script or script URL in any page."""
@@ -524,7 +575,14 @@ def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, bro
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
         page.on("pageerror", lambda exc: refused.append(str(exc)))
-        page.route("**/*", lambda route: route.abort() if route.request.url.startswith("http") and not route.request.url.startswith(base) else route.continue_())
+        page.route(
+            "**/*",
+            lambda route: (
+                route.abort()
+                if route.request.url.startswith("http") and not route.request.url.startswith(base)
+                else route.continue_()
+            ),
+        )
         page.goto(base + lecture_url + "#step=2")
         page.wait_for_timeout(300)
         # step mode runs under the policy: the viewer is up and a key steps
@@ -556,10 +614,13 @@ def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, bro
 
 
 # -- sources read as Python reads them --------------------------------------------------
-@pytest.mark.parametrize("lecture,word,prose,first_line", [
-    ("latin1_source.py", "café", "déjà vu", "# -*- coding: latin-1 -*-"),
-    ("bom_source.py", "naïve", "BOM first", '"""A UTF-8 source that starts with a BOM (as Windows editors write them)."""'),
-])
+@pytest.mark.parametrize(
+    "lecture,word,prose,first_line",
+    [
+        ("latin1_source.py", "café", "déjà vu", "# -*- coding: latin-1 -*-"),
+        ("bom_source.py", "naïve", "BOM first", '"""A UTF-8 source that starts with a BOM (as Windows editors write them)."""'),
+    ],
+)
 def test_a_coding_line_or_a_bom_is_read_as_python_reads_it(tmp_path, capsys, lecture, word, prose, first_line):
     from tracer.contract.trace_format import sha256_file
 
@@ -598,14 +659,27 @@ def test_meta_sparse_nested_quantized_and_subclassed_tensors_are_cards_not_place
     assert got == 0 and "warning" not in err, err
     env = steps_env(load_trace(tmp_path / "t.json"))
     assert {name: v["type"] for name, v in env.items()} == {
-        "weight": "meta_tensor", "sparse": "sparse_tensor", "csr": "sparse_tensor", "nested": "nested_tensor",
-        "quantized": "tensor", "tagged": "tensor"}
+        "weight": "meta_tensor",
+        "sparse": "sparse_tensor",
+        "csr": "sparse_tensor",
+        "nested": "nested_tensor",
+        "quantized": "tensor",
+        "tagged": "tensor",
+    }
     html = (hostile_site / "lectures" / "tensor_kinds" / "index.html").read_text(encoding="utf-8")
     import html as html_lib
+
     text = html_lib.unescape(html)
-    for shown in ("no data (meta)", "<dt>bytes</dt><dd>86.0 MiB (if allocated)</dd>", "<dt>nnz</dt><dd>3</dd>",
-                  "crow_indices", "<li><code>(4, 3)</code></li>", "<dt>scale</dt><dd>0.1</dd>",
-                  "<dt>zero point</dt><dd>10</dd>", ">Tagged (tensor subclass)"):
+    for shown in (
+        "no data (meta)",
+        "<dt>bytes</dt><dd>86.0 MiB (if allocated)</dd>",
+        "<dt>nnz</dt><dd>3</dd>",
+        "crow_indices",
+        "<li><code>(4, 3)</code></li>",
+        "<dt>scale</dt><dd>0.1</dd>",
+        "<dt>zero point</dt><dd>10</dd>",
+        ">Tagged (tensor subclass)",
+    ):
         assert shown in text, shown
     assert "unrepresentable" not in html and "not shown:" not in html
 
@@ -618,8 +692,10 @@ def lines_with_steps(trace: dict) -> list[int]:
 def test_a_lecture_switching_the_tracer_off_keeps_its_steps_and_is_told(tmp_path, capsys):
     got, err = run(capsys, "tracer_switched_off.py", tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
-    message = ("tests/lectures/hostile/tracer_switched_off.py:8: the lecture switched the tracer off here "
-               "(sys.settrace(None)); chalktrace kept tracing, so no steps are missing")
+    message = (
+        "tests/lectures/hostile/tracer_switched_off.py:8: the lecture switched the tracer off here "
+        "(sys.settrace(None)); chalktrace kept tracing, so no steps are missing"
+    )
     assert got == 0 and message in err and trace["warnings"] == [message]
     assert lines_with_steps(trace) == [7, 8, 9, 10] and steps_env(trace)["after"]["value"] == 2
     assert sys.settrace.__module__ == "sys" and threading.Thread.start.__qualname__ == "Thread.start"  # put back
@@ -631,7 +707,8 @@ def test_another_tracer_taking_over_is_named_and_tracing_resumes_when_it_leaves(
     where = "tests/lectures/hostile/tracer_replaced.py"
     assert trace["warnings"] == [
         f"{where}:12: the tracer was switched off here; steps after it are missing (replaced by other_tool)",
-        f"{where}:14: the other tracer was removed here; chalktrace traces again from here"]
+        f"{where}:14: the other tracer was removed here; chalktrace traces again from here",
+    ]
     assert got == 0 and all(w in err for w in trace["warnings"])
     assert lines_with_steps(trace)[-1] == 15 and steps_env(trace)["after"]["value"] == 3
 
@@ -639,8 +716,10 @@ def test_another_tracer_taking_over_is_named_and_tracing_resumes_when_it_leaves(
 def test_a_tracer_removed_from_c_is_found_when_recording_stops(tmp_path, capsys):
     got, err = run(capsys, "tracer_cleared_in_c.py", tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
-    assert trace["warnings"] == ["tests/lectures/hostile/tracer_cleared_in_c.py:7: the tracer was switched off here; "
-                                 "steps after it are missing (replaced after this line by code chalktrace could not see)"]
+    assert trace["warnings"] == [
+        "tests/lectures/hostile/tracer_cleared_in_c.py:7: the tracer was switched off here; "
+        "steps after it are missing (replaced after this line by code chalktrace could not see)"
+    ]
     assert got == 0 and trace["warnings"][0] in err
 
 
@@ -648,8 +727,10 @@ def test_lines_run_in_a_thread_the_lecture_starts_are_counted_and_said_once(tmp_
     got, err = run(capsys, "thread_lines.py", tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
     # work()'s two lines ran in the thread: both counted, said once on the terminal and in the trace
-    note = ("tests/lectures/hostile/thread_lines.py:6: work() ran in thread 'worker-1', which chalktrace does not "
-            "trace: its lines are not in the trace (2 lines run)")
+    note = (
+        "tests/lectures/hostile/thread_lines.py:6: work() ran in thread 'worker-1', which chalktrace does not "
+        "trace: its lines are not in the trace (2 lines run)"
+    )
     assert trace["warnings"] == [note] and err.count(note) == 1
     assert 7 not in lines_with_steps(trace) and steps_env(trace)["result"]["value"] == 45
 
@@ -689,8 +770,9 @@ def test_a_trace_nested_50000_deep_fails_check_naming_file_and_limit(tmp_path):
     traces.mkdir(parents=True)
     run_lecture(tmp_path / "lectures" / "plain.py", output=traces / "plain.json")
     (traces / "plain.json").write_text(deep_trace(traces / "plain.json", 50_000, "plain"), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "tracer", "check", "-q"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "check", "-q"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 3 and "Traceback" not in done.stderr
     assert f"site/traces/plain.json: nested deeper than the {MAX_TRACE_DEPTH}-level limit for a trace" in done.stderr
 
@@ -711,16 +793,31 @@ def course(tmp_path):
     return root
 
 
-@pytest.mark.parametrize("lecture, message", [
-    ("lectures/linked.py", "lectures/linked.py: a link to {elsewhere}/linked.py, outside the course ({root}); "
-                           "copy the lecture into the course to trace it"),
-    ("lectures/my lecture.py", "lectures/my lecture.py: the name 'my lecture' cannot be part of a page URL; rename "
-                               "the file with letters, digits, _ . - (e.g. my_lecture.py)"),
-    ("lectures/señal.py", "lectures/señal.py: the name 'señal' cannot be part of a page URL; rename the file with "
-                          "letters, digits, _ . - (e.g. senal.py)"),
-    ("lectures/a/intro.py", "lectures/a/intro.py: in a subfolder of lectures/: only lectures/*.py are published; "
-                            "move it up, or pass -o to trace it elsewhere"),
-])
+@pytest.mark.parametrize(
+    "lecture, message",
+    [
+        (
+            "lectures/linked.py",
+            "lectures/linked.py: a link to {elsewhere}/linked.py, outside the course ({root}); "
+            "copy the lecture into the course to trace it",
+        ),
+        (
+            "lectures/my lecture.py",
+            "lectures/my lecture.py: the name 'my lecture' cannot be part of a page URL; rename "
+            "the file with letters, digits, _ . - (e.g. my_lecture.py)",
+        ),
+        (
+            "lectures/señal.py",
+            "lectures/señal.py: the name 'señal' cannot be part of a page URL; rename the file with "
+            "letters, digits, _ . - (e.g. senal.py)",
+        ),
+        (
+            "lectures/a/intro.py",
+            "lectures/a/intro.py: in a subfolder of lectures/: only lectures/*.py are published; "
+            "move it up, or pass -o to trace it elsewhere",
+        ),
+    ],
+)
 def test_run_refuses_a_lecture_that_cannot_have_its_own_trace_and_page(course, capsys, monkeypatch, lecture, message):
     monkeypatch.chdir(course)
     code = cli.main(["run", lecture, "-q"])
@@ -736,8 +833,10 @@ def test_two_lectures_never_write_one_trace(course, capsys, monkeypatch):
     written = (course / "site" / "traces" / "intro.json").read_bytes()
     shutil.copy(course / "lectures" / "intro.py", course / "intro.py")  # same name, outside lectures/
     assert cli.main(["run", "intro.py", "-q"]) == 2
-    assert ("intro.py: its trace site/traces/intro.json is the trace of lectures/intro.py; two lectures cannot "
-            "share a trace: rename one, or pass -o") in capsys.readouterr().err
+    assert (
+        "intro.py: its trace site/traces/intro.json is the trace of lectures/intro.py; two lectures cannot "
+        "share a trace: rename one, or pass -o"
+    ) in capsys.readouterr().err
     assert (course / "site" / "traces" / "intro.json").read_bytes() == written
     assert cli.main(["run", "lectures/a/intro.py", "-o", "a-intro.json", "-q"]) == 0  # -o: the author's choice
 
@@ -749,18 +848,23 @@ def test_check_and_build_give_every_file_under_lectures_an_answer(course, capsys
 
     assert [p.name for p in discover(course / "lectures")] == ["intro.py", "my lecture.py", "señal.py"]
     report = check(course, jobs=2, timeout=120, show=False)
-    subfolder = ("skipped: in a subfolder of lectures/: only lectures/*.py are published (move it up to publish "
-                 "it; files in subfolders can be imported as helpers)")
+    subfolder = (
+        "skipped: in a subfolder of lectures/: only lectures/*.py are published (move it up to publish "
+        "it; files in subfolders can be imported as helpers)"
+    )
     assert report.skipped == [
         f"lectures/linked.py: skipped: a link to {course.parent / 'elsewhere' / 'linked.py'}, outside the course "
         "(copy the lecture into the course to trace it)",
-        f"lectures/a/intro.py: {subfolder}", f"lectures/b/intro.py: {subfolder}"]
+        f"lectures/a/intro.py: {subfolder}",
+        f"lectures/b/intro.py: {subfolder}",
+    ]
     # the names that cannot be URLs are refused by the run itself, so check fails before any build
     assert sorted(p for p in report.problems if "page URL" in p) == [
         "lectures/my lecture.py: lecture failed: lectures/my lecture.py: the name 'my lecture' cannot be part of a "
         "page URL; rename the file with letters, digits, _ . - (e.g. my_lecture.py)",
         "lectures/señal.py: lecture failed: lectures/señal.py: the name 'señal' cannot be part of a page URL; "
-        "rename the file with letters, digits, _ . - (e.g. senal.py)"]
+        "rename the file with letters, digits, _ . - (e.g. senal.py)",
+    ]
     assert not any("missing" in p for p in report.problems if "my lecture" in p or "señal" in p)
     assert build(course, jobs=2, timeout=120, force=False, site=False, show=False) == 1
     err = capsys.readouterr().err
@@ -772,11 +876,18 @@ def test_run_timeout_bounds_a_thread_that_outlives_main_and_names_it(tmp_path):
     import subprocess
 
     out = tmp_path / "t.json"
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", str(HOSTILE / "lingering_thread.py"), "-o", str(out),
-                           "-q", "--timeout", "2"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "run", str(HOSTILE / "lingering_thread.py"), "-o", str(out), "-q", "--timeout", "2"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 124, done.stderr
-    assert ("tests/lectures/hostile/lingering_thread.py: timeout: main() returned, but thread 'forever' that the "
-            "lecture started still ran after 2s; the trace is written; stopping it") in done.stderr
+    assert (
+        "tests/lectures/hostile/lingering_thread.py: timeout: main() returned, but thread 'forever' that the "
+        "lecture started still ran after 2s; the trace is written; stopping it"
+    ) in done.stderr
     trace = load_trace(out)  # written before the wait, and whole
     assert trace["status"] == "ok" and steps_env(trace)["started"]["value"] is True
     note = [w for w in trace["warnings"] if "'forever'" in w]
@@ -785,13 +896,18 @@ def test_run_timeout_bounds_a_thread_that_outlives_main_and_names_it(tmp_path):
 
 
 # -- init into a path that exists ----------------------------------------------------------------------
-@pytest.mark.parametrize("make, message", [
-    (lambda p: p.symlink_to(p.parent / "nowhere"), "is a link to {parent}/nowhere, which does not exist; remove the "
-                                                   "link or choose a new directory"),
-    (lambda p: p.write_text("notes\n"), "already exists and is a file, not a folder; choose a new directory"),
-    (lambda p: (p.mkdir(), (p / "keep.txt").write_text("x")), "already exists and is not empty; choose a new directory"),
-    (lambda p: (p.parent.joinpath("afile").write_text(""), ), None),  # the parent is a file: see below
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (
+            lambda p: p.symlink_to(p.parent / "nowhere"),
+            "is a link to {parent}/nowhere, which does not exist; remove the link or choose a new directory",
+        ),
+        (lambda p: p.write_text("notes\n"), "already exists and is a file, not a folder; choose a new directory"),
+        (lambda p: (p.mkdir(), (p / "keep.txt").write_text("x")), "already exists and is not empty; choose a new directory"),
+        (lambda p: (p.parent.joinpath("afile").write_text(""),), None),  # the parent is a file: see below
+    ],
+)
 def test_init_answers_every_existing_path_with_one_line_and_exit_2(tmp_path, capsys, make, message):
     target = tmp_path / "course"
     make(target)

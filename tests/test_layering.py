@@ -62,8 +62,13 @@ def test_both_sides_exist() -> None:
 
 def fresh_interpreter_modules(statement: str) -> set[str]:
     """The modules a fresh interpreter has loaded after ``statement``."""
-    done = subprocess.run([sys.executable, "-c", f"{statement}\nimport sys\nprint('\\n'.join(sys.modules))"],
-                          capture_output=True, text=True, timeout=120, cwd=PACKAGE.parent)
+    done = subprocess.run(
+        [sys.executable, "-c", f"{statement}\nimport sys\nprint('\\n'.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=PACKAGE.parent,
+    )
     assert done.returncode == 0, done.stderr
     return set(done.stdout.split())
 
@@ -84,7 +89,9 @@ def test_the_authoring_api_still_loads_from_the_package_root() -> None:
 
 
 def test_checker_sees_imports() -> None:
-    assert "torch" in imported_modules(PACKAGE / "capture" / "values.py") or "torch" in imported_modules(PACKAGE / "capture" / "memory.py")
+    assert "torch" in imported_modules(PACKAGE / "capture" / "values.py") or "torch" in imported_modules(
+        PACKAGE / "capture" / "memory.py"
+    )
 
 
 @pytest.mark.parametrize("path", side("contract") + [PACKAGE / "exit_codes.py"], ids=lambda p: p.name)
@@ -173,9 +180,13 @@ def test_no_import_circle_in_tracer() -> None:
 
 
 def test_no_private_name_is_imported_from_another_module() -> None:
-    reaches = sorted(f"{importer} imports {name} from {imported}" for importer, imports in GRAPH.items()
-                     for imported, names in imports.items() for name in names
-                     if name.startswith("_") and not name.startswith("__"))
+    reaches = sorted(
+        f"{importer} imports {name} from {imported}"
+        for importer, imports in GRAPH.items()
+        for imported, names in imports.items()
+        for name in names
+        if name.startswith("_") and not name.startswith("__")
+    )
     assert reaches == []
 
 
@@ -184,7 +195,8 @@ def test_the_checkers_see_circles_and_private_names(tmp_path: Path) -> None:
     assert import_circles({"a": {"b": set()}, "b": {"c": set()}, "c": {"a": set()}, "d": {"a": set()}}) == [["a", "b", "c"]]
     assert import_circles({"a": {"b": set()}, "b": set()}) == []
     module = tmp_path / "m.py"
-    module.write_text("def f():\n    from tracer.capture.runner import _status\n    from tracer.capture import api\n",
-                      encoding="utf-8")
+    module.write_text(
+        "def f():\n    from tracer.capture.runner import _status\n    from tracer.capture import api\n", encoding="utf-8"
+    )
     assert tracer_imports(module, "tracer.m") == {"tracer.capture.runner": {"_status"}, "tracer.capture.api": set()}
     assert "tracer.capture.runner" in GRAPH["tracer.commands.run"] and "tracer.capture.ranks.spawn" in MODULES

@@ -28,11 +28,7 @@ def trace(tmp_path_factory):
 
 def recorded(trace, name: str, function: str) -> list[dict]:
     """Every value recorded for ``name`` on steps of lecture function ``function``, in order."""
-    return [
-        step["env"][name]
-        for step in trace["steps"]
-        if step["stack"][-1]["function"] == function and name in step["env"]
-    ]
+    return [step["env"][name] for step in trace["steps"] if step["stack"][-1]["function"] == function and name in step["env"]]
 
 
 def last(trace, name: str, function: str) -> dict:
@@ -157,8 +153,7 @@ def test_autocast_dtypes(trace):
 
 
 def test_get_batch_records_its_arguments_on_entry(trace):
-    entries = [step for step in trace["steps"]
-               if step["stack"][-1]["function"] == "get_batch" and "batch_size" in step["env"]]
+    entries = [step for step in trace["steps"] if step["stack"][-1]["function"] == "get_batch" and "batch_size" in step["env"]]
     assert len(entries) == 1
     env = entries[0]["env"]
     assert (env["batch_size"]["value"], env["sequence_length"]["value"]) == (2, 4)

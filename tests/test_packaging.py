@@ -30,8 +30,20 @@ def build_wheel(tmp_path: Path, env: dict[str, str]) -> Path:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source / name)
     shutil.copytree(REPO / "tracer", source / "tracer", ignore=shutil.ignore_patterns("__pycache__"))
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w", tmp_path / "dist",
-        source, cwd=tmp_path, env=env)
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "--quiet",
+        "-w",
+        tmp_path / "dist",
+        source,
+        cwd=tmp_path,
+        env=env,
+    )
     (wheel,) = (tmp_path / "dist").glob("chalktrace-*.whl")
     return wheel
 
@@ -93,13 +105,19 @@ def test_a_wheel_installed_elsewhere_builds_a_course_site(tmp_path):
     run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)
     python = venv / "bin" / "python"
     run(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--quiet", wheel, cwd=tmp_path, env=env)
-    site_packages = Path(run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-                             cwd=tmp_path, env=env).stdout.strip())
+    site_packages = Path(
+        run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path, env=env).stdout.strip()
+    )
     # Dependencies come from the development environment; its editable chalktrace hook is a .pth
     # inside it, which a plain path entry does not run.
     (site_packages / "zz_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    where = run(python, "-c", "import tracer, tracer.site.mkdocs_plugin as p; print(tracer.__file__); print(p.__file__)",
-                cwd=tmp_path, env=env).stdout.split()
+    where = run(
+        python,
+        "-c",
+        "import tracer, tracer.site.mkdocs_plugin as p; print(tracer.__file__); print(p.__file__)",
+        cwd=tmp_path,
+        env=env,
+    ).stdout.split()
     assert all(Path(w).is_relative_to(site_packages) for w in where), where
 
     course = tmp_path / "course"
@@ -114,8 +132,10 @@ def test_a_wheel_installed_elsewhere_builds_a_course_site(tmp_path):
     # the viewer's scripts ship in the package and reach the page joined, unchanged, in their order
     published = (course / "build" / "site" / "assets" / "chalktrace" / "viewer.js").read_text(encoding="utf-8")
     shipped = site_packages / "tracer" / "site" / "assets"
-    where = [published.index(shipped.joinpath(name).read_text(encoding="utf-8"))
-             for name in ("read.js", "viewer-core.js", "viewer-keyboard.js", "viewer-sync.js", "ranks.js")]
+    where = [
+        published.index(shipped.joinpath(name).read_text(encoding="utf-8"))
+        for name in ("read.js", "viewer-core.js", "viewer-keyboard.js", "viewer-sync.js", "ranks.js")
+    ]
     assert where == sorted(where)
     assert 'src="../../assets/chalktrace/viewer.js"' in page and "viewer-core.js" not in page
     assert (course / "site" / "traces" / "hello.json").is_file()

@@ -11,12 +11,8 @@ TESTS = Path(__file__).resolve().parent
 
 
 def test_the_traced_fixtures_directory_is_removed_when_the_process_ends():
-    script = ("from helpers.traced import traces_dir\n"
-              "out = traces_dir()\n"
-              "(out / 'x.json').write_text('{}')\n"
-              "print(out)\n")
-    done = subprocess.run([sys.executable, "-c", script], cwd=TESTS, capture_output=True, text=True, timeout=60,
-                          check=True)
+    script = "from helpers.traced import traces_dir\nout = traces_dir()\n(out / 'x.json').write_text('{}')\nprint(out)\n"
+    done = subprocess.run([sys.executable, "-c", script], cwd=TESTS, capture_output=True, text=True, timeout=60, check=True)
     made = Path(done.stdout.strip())
     assert made.name.startswith("chalktrace-test-traces-")
     assert not made.exists()

@@ -22,12 +22,35 @@ __version__ = "0.1.0"
 
 # Each name of the authoring API, with the capture module that holds it.
 _AUTHORING_API = {
-    "text": "api", "image": "api", "video": "api", "link": "api", "note": "api", "plot": "api", "table": "api", "graph": "api",
-    "make_graph": "graphs", "system_text": "api", "speaker_note": "api",
-    "Reference": "references", "url_reference": "references",
+    "text": "api",
+    "image": "api",
+    "video": "api",
+    "link": "api",
+    "note": "api",
+    "plot": "api",
+    "table": "api",
+    "graph": "api",
+    "make_graph": "graphs",
+    "system_text": "api",
+    "speaker_note": "api",
+    "Reference": "references",
+    "url_reference": "references",
 }
-__all__ = ["text", "image", "video", "link", "note", "plot", "table", "graph", "make_graph", "system_text", "speaker_note",
-           "Reference", "url_reference"]
+__all__ = [
+    "text",
+    "image",
+    "video",
+    "link",
+    "note",
+    "plot",
+    "table",
+    "graph",
+    "make_graph",
+    "system_text",
+    "speaker_note",
+    "Reference",
+    "url_reference",
+]
 assert sorted(__all__) == sorted(_AUTHORING_API)
 
 if TYPE_CHECKING:

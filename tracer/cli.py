@@ -48,8 +48,9 @@ def _seconds(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r} "
-                                         "(leave the option out for the default)")
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds above 0, got {text!r} (leave the option out for the default)"
+        )
     return value
 
 
@@ -63,25 +64,49 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("-o", "--output", help="trace path (default: site/traces/NAME.json)")
     run.add_argument("--seed", type=int, default=0, help="seed for random, numpy and torch (default 0)")
     run.add_argument("--inspect-all", action="store_true", help="record every local variable at every step")
-    run.add_argument("--max-steps", type=_positive_int, default=paths.DEFAULT_MAX_STEPS,
-                     help="stop recording after this many steps")
-    run.add_argument("--timeout", type=_seconds, default=None,
-                     help="give up on a lecture after this many seconds (above 0; default: no limit)")
-    run.add_argument("--max-output-chars", type=_whole_number, default=HEAD_CHARS, metavar="N",
-                     help=f"printed output (stdout, and stderr) kept per lecture: the first N and the last N characters "
-                          f"(default {HEAD_CHARS:,}; the trace notes what was left out)")
-    run.add_argument("--preview-elements", type=_positive_int, default=Limits.tensor_elements, metavar="N",
-                     help=f"values kept per tensor/array preview (default {Limits.tensor_elements})")
-    run.add_argument("--max-plot-points", type=_positive_int, default=PLOT_DATA_POINTS, metavar="N",
-                     help=f"data points kept per plot(): an even sample of N (default {PLOT_DATA_POINTS:,}; "
-                          "the trace notes when a plot was sampled)")
+    run.add_argument(
+        "--max-steps", type=_positive_int, default=paths.DEFAULT_MAX_STEPS, help="stop recording after this many steps"
+    )
+    run.add_argument(
+        "--timeout", type=_seconds, default=None, help="give up on a lecture after this many seconds (above 0; default: no limit)"
+    )
+    run.add_argument(
+        "--max-output-chars",
+        type=_whole_number,
+        default=HEAD_CHARS,
+        metavar="N",
+        help=f"printed output (stdout, and stderr) kept per lecture: the first N and the last N characters "
+        f"(default {HEAD_CHARS:,}; the trace notes what was left out)",
+    )
+    run.add_argument(
+        "--preview-elements",
+        type=_positive_int,
+        default=Limits.tensor_elements,
+        metavar="N",
+        help=f"values kept per tensor/array preview (default {Limits.tensor_elements})",
+    )
+    run.add_argument(
+        "--max-plot-points",
+        type=_positive_int,
+        default=PLOT_DATA_POINTS,
+        metavar="N",
+        help=f"data points kept per plot(): an even sample of N (default {PLOT_DATA_POINTS:,}; "
+        "the trace notes when a plot was sampled)",
+    )
     run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary output")
-    run.add_argument("--nproc-per-node", type=_positive_int, metavar="N",
-                     help="the lecture is a torchrun script: launch N ranks with torchrun, trace each, merge them")
-    run.add_argument("--shard-dir", metavar="DIR",
-                     help="as one rank under torchrun: write this rank's shard into DIR (then `chalktrace merge DIR`)")
+    run.add_argument(
+        "--nproc-per-node",
+        type=_positive_int,
+        metavar="N",
+        help="the lecture is a torchrun script: launch N ranks with torchrun, trace each, merge them",
+    )
+    run.add_argument(
+        "--shard-dir",
+        metavar="DIR",
+        help="as one rank under torchrun: write this rank's shard into DIR (then `chalktrace merge DIR`)",
+    )
     return run
 
 
@@ -97,8 +122,12 @@ def _add_parallel_tracing(parser: argparse.ArgumentParser) -> None:
     """Options of the commands that re-trace many lectures."""
     cores = os.cpu_count() or 1
     parser.add_argument("-j", "--jobs", type=_positive_int, default=cores, help=f"parallel lectures (default {cores})")
-    parser.add_argument("--timeout", type=_seconds, default=paths.DEFAULT_TIMEOUT_SECONDS,
-                        help=f"seconds per lecture, above 0 (default {paths.DEFAULT_TIMEOUT_SECONDS:g})")
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=paths.DEFAULT_TIMEOUT_SECONDS,
+        help=f"seconds per lecture, above 0 (default {paths.DEFAULT_TIMEOUT_SECONDS:g})",
+    )
 
 
 def add_check(sub: Any) -> argparse.ArgumentParser:
@@ -109,13 +138,18 @@ def add_check(sub: Any) -> argparse.ArgumentParser:
 
 
 def add_diff(sub: Any) -> argparse.ArgumentParser:
-    diff = sub.add_parser("diff", help="what changed between two traces: one line per changed value, step, "
-                                       "rendering or output (exit 0 equal, 1 different)")
+    diff = sub.add_parser(
+        "diff",
+        help="what changed between two traces: one line per changed value, step, rendering or output (exit 0 equal, 1 different)",
+    )
     diff.add_argument("old", metavar="A", help="the trace before (e.g. the committed site/traces/NAME.json)")
     diff.add_argument("new", metavar="B", help="the trace after")
     diff.add_argument("--json", action="store_true", help="print the changes as JSON records")
-    diff.add_argument("--all", action="store_true",
-                      help="also show run-dependent fields (timings, allocator figures; see trace_format.RUN_DEPENDENT)")
+    diff.add_argument(
+        "--all",
+        action="store_true",
+        help="also show run-dependent fields (timings, allocator figures; see trace_format.RUN_DEPENDENT)",
+    )
     diff.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     return diff
 
@@ -132,23 +166,32 @@ def add_build(sub: Any) -> argparse.ArgumentParser:
 def add_serve(sub: Any) -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve the site and re-trace a lecture when it is saved")
     serve.add_argument("-a", "--address", default="127.0.0.1:8000")
-    serve.add_argument("--timeout", type=_seconds, default=paths.DEFAULT_TIMEOUT_SECONDS,
-                       help=f"seconds per lecture, above 0 (default {paths.DEFAULT_TIMEOUT_SECONDS:g})")
+    serve.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=paths.DEFAULT_TIMEOUT_SECONDS,
+        help=f"seconds per lecture, above 0 (default {paths.DEFAULT_TIMEOUT_SECONDS:g})",
+    )
     serve.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
     return serve
 
 
 def add_init(sub: Any) -> argparse.ArgumentParser:
-    init = sub.add_parser("init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script, "
-                                       "GitHub Actions workflow)")
+    init = sub.add_parser(
+        "init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script, GitHub Actions workflow)"
+    )
     init.add_argument("directory", metavar="DIR", help="where to create it (must be new or empty)")
     init.add_argument("--name", help="the course's name (default: from DIR)")
-    init.add_argument("--requirement", default=None, metavar="SPEC",
-                      help="what requirements.txt installs chalktrace from: a version spec, a wheel path/URL "
-                           "('chalktrace[torch] @ file:///path/chalktrace-0.1.0-py3-none-any.whl') or a VCS URL "
-                           "(default: the source this chalktrace was installed from, pinned: a VCS URL at its commit "
-                           "or the wheel's path; `chalktrace==X.Y` once released); "
-                           "requirements-site.txt gets it without extras")
+    init.add_argument(
+        "--requirement",
+        default=None,
+        metavar="SPEC",
+        help="what requirements.txt installs chalktrace from: a version spec, a wheel path/URL "
+        "('chalktrace[torch] @ file:///path/chalktrace-0.1.0-py3-none-any.whl') or a VCS URL "
+        "(default: the source this chalktrace was installed from, pinned: a VCS URL at its commit "
+        "or the wheel's path; `chalktrace==X.Y` once released); "
+        "requirements-site.txt gets it without extras",
+    )
     init.add_argument("-q", "--quiet", action="store_true")
     return init
 
@@ -176,8 +219,12 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[ar
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="chalktrace", description="Trace executable lectures and publish them.",
-                                     epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="chalktrace",
+        description="Trace executable lectures and publish them.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"chalktrace {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for add, run in COMMANDS.values():

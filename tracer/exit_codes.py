@@ -24,15 +24,14 @@ class ExitCode(IntEnum):
 MEANINGS = {
     ExitCode.OK: "success",
     ExitCode.LECTURE_FAILED: "a lecture raised, or ended early with sys.exit()/os._exit() (its trace is still "
-                             "written, ending where it stopped, with status error/exited); diff: the traces differ",
+    "written, ending where it stopped, with status error/exited); diff: the traces differ",
     ExitCode.BAD_INPUT: "bad input: missing file, a folder, syntax error, import error, no main(); not in a course; "
-                        "serve's address in use; nothing written",
-    ExitCode.PROBLEMS: "check: a trace is missing, stale, invalid or drifted, a lecture raised, or an @inspect "
-                       "names nothing",
+    "serve's address in use; nothing written",
+    ExitCode.PROBLEMS: "check: a trace is missing, stale, invalid or drifted, a lecture raised, or an @inspect names nothing",
     ExitCode.TIMEOUT: "a lecture ran past --timeout; nothing written, the previous trace is kept (when only threads "
-                      "it started outlive main(), its trace is written and they are named)",
+    "it started outlive main(), its trace is written and they are named)",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C, or a KeyboardInterrupt in the lecture: its trace is written with "
-                          "status interrupted); traces written so far are complete",
+    "status interrupted); traces written so far are complete",
 }
 
 EPILOG = "exit codes:\n" + "".join(f"  {int(code):<4} {MEANINGS[code]}\n" for code in ExitCode)

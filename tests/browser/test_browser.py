@@ -21,7 +21,9 @@ CURRENT = ".lt-viewer .lt-sline.lt-current"
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    with served_fixture_site(tmp_path_factory.mktemp("site"), "nested_calls", "site_basics", "site_error", "authoring_site") as url:
+    with served_fixture_site(
+        tmp_path_factory.mktemp("site"), "nested_calls", "site_basics", "site_error", "authoring_site"
+    ) as url:
         yield url
 
 
@@ -102,6 +104,7 @@ def test_cards_that_leave_for_a_call_come_back_as_the_same_elements(page, site):
     page.keyboard.press("u")  # back in main with a and b: a's card is the one that left, not a re-parsed copy
     assert current_line(page) == 21 and list(variables(page)) == ["a", "b"] and "2" in variables(page)["a"]
     assert page.evaluate("document.querySelector(\".lt-v-card[data-name='a']\").ltMark") == 1
+
 
 def test_deep_link_clear_and_stdout(page, site):
     open_lecture(page, site, "#step=36")
@@ -330,8 +333,11 @@ PUBLISHED_GPU_RUN = REPO / "site" / "traces" / "gpu" / "lecture_02.json"
 
 @pytest.fixture(scope="module")
 def published(tmp_path_factory):
-    built = build_site(tmp_path_factory.mktemp("published"), [PUBLISHED_TRACE],
-                       gpu_runs=[PUBLISHED_GPU_RUN] if PUBLISHED_GPU_RUN.exists() else [])
+    built = build_site(
+        tmp_path_factory.mktemp("published"),
+        [PUBLISHED_TRACE],
+        gpu_runs=[PUBLISHED_GPU_RUN] if PUBLISHED_GPU_RUN.exists() else [],
+    )
     with serve(built) as url:
         yield built, f"{url}lectures/lecture_02/"
 
@@ -448,8 +454,11 @@ def test_tab_from_the_code_to_the_values_passes_only_this_sections_links(page, p
         # the lines this section ran in the file shown: a link passed on the way must be on one of them
         # or in a rendering between two of them
         section = page.evaluate("CHALKTRACE_DATA.steps.section[CHALKTRACE_VIEWER.cur]")
-        lines = [line for (path, line), sec in zip(published_steps, page.evaluate("CHALKTRACE_DATA.steps.section"))
-                 if sec == section and path.endswith("lecture_02.py")]
+        lines = [
+            line
+            for (path, line), sec in zip(published_steps, page.evaluate("CHALKTRACE_DATA.steps.section"))
+            if sec == section and path.endswith("lecture_02.py")
+        ]
         page.focus(".lt-v-lines")
         for _ in range(40):
             page.keyboard.press("Tab")
@@ -466,10 +475,13 @@ def test_tab_from_the_code_to_the_values_passes_only_this_sections_links(page, p
 def test_stepping_into_a_helper_file_and_back_shows_only_the_current_file(page, published, published_steps):
     _built, url = published
     # a lecture_02.py step whose next step is in _accounting.py (get_memory_usage) and whose step after returns
-    before = next(i for i in range(len(published_steps) - 2)
-                  if published_steps[i][0].endswith("lecture_02.py")
-                  and published_steps[i + 1][0].endswith("_accounting.py")
-                  and published_steps[i + 2][0].endswith("lecture_02.py"))
+    before = next(
+        i
+        for i in range(len(published_steps) - 2)
+        if published_steps[i][0].endswith("lecture_02.py")
+        and published_steps[i + 1][0].endswith("_accounting.py")
+        and published_steps[i + 2][0].endswith("lecture_02.py")
+    )
     page.goto(url + f"#step={before}")
     page.wait_for_function("window.CHALKTRACE_READY !== undefined")
     for expected in ("_accounting.py", "lecture_02.py"):

@@ -51,7 +51,9 @@ def test_skip_links_come_before_the_page_and_line_numbers_are_out_of_the_tab_ord
     open_lecture(page, site, name="site_basics")
     assert page.evaluate("document.querySelectorAll('.lt-read .lt-ln').length") > 5
     # none of them takes focus (they are anchors, not links)
-    assert page.evaluate("[...document.querySelectorAll('.lt-ln')].every(a => { a.focus(); return document.activeElement !== a; })")
+    assert page.evaluate(
+        "[...document.querySelectorAll('.lt-ln')].every(a => { a.focus(); return document.activeElement !== a; })"
+    )
     points = page.evaluate("[...document.querySelectorAll('.lt-memory-point')].map(a => a.tabIndex)")
     assert len(points) > 1 and points.count(0) == 1  # the chart is one Tab stop
     stops = tab_stops(page, 25)
@@ -235,7 +237,9 @@ def test_reflow_at_320_css_pixels(browser, site):
             page.wait_for_timeout(100)
             # nothing scrolls sideways: not the page, not the code panel
             assert page.evaluate("document.documentElement.scrollWidth") <= 320
-            assert page.evaluate("(() => { const b = document.querySelector('.lt-v-lines'); return b.scrollWidth <= b.clientWidth; })()")
+            assert page.evaluate(
+                "(() => { const b = document.querySelector('.lt-v-lines'); return b.scrollWidth <= b.clientWidth; })()"
+            )
             # the current line (the long one, wrapped) and its value are on screen
             line = page.locator(".lt-viewer .lt-sline[aria-current=step]").bounding_box()
             assert line["x"] >= 0 and line["x"] + line["width"] <= 320, mode
@@ -243,7 +247,9 @@ def test_reflow_at_320_css_pixels(browser, site):
             # its value: in the values panel, reached by scrolling that panel down only
             card = page.locator(".lt-v-card[data-name^=a_long_name]").bounding_box()
             assert card is not None and card["x"] >= 0 and card["x"] + card["width"] <= 320, mode
-            assert page.evaluate("(() => { const b = document.querySelector('.lt-v-side'); return b.scrollWidth <= b.clientWidth; })()")
+            assert page.evaluate(
+                "(() => { const b = document.querySelector('.lt-v-side'); return b.scrollWidth <= b.clientWidth; })()"
+            )
             side = page.locator(".lt-v-side").bounding_box()
             assert side["y"] < 256 and side["height"] >= 60, mode  # the panel itself is on screen
             bar = page.locator(".lt-v-bar").bounding_box()

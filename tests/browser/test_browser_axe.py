@@ -38,7 +38,8 @@ def wait_ready(page: Any) -> None:
 
 def step_with(page: Any, *needles: str) -> int:
     """The first step whose variables panel holds every one of ``needles`` (CSS classes in the cards' HTML)."""
-    return page.evaluate("""needles => {
+    return page.evaluate(
+        """needles => {
         const v = window.CHALKTRACE_VIEWER;
         for (let step = 0; step < v.count; step++) {
             const values = v.parts.values;
@@ -46,7 +47,9 @@ def step_with(page: Any, *needles: str) -> int:
             if (needles.every(n => html.includes(n))) return step;
         }
         return -1;
-    }""", list(needles))
+    }""",
+        list(needles),
+    )
 
 
 def open_step(page: Any, site: str, lecture: str, needles: tuple[str, ...], flags: str = "") -> None:
@@ -104,14 +107,15 @@ TARGETS: dict[str, Callable[[Any, str], None]] = {
 
 def audit(page: Any) -> list[dict]:
     """axe's serious and critical violations on the page as it stands."""
-    results = axe_playwright.Axe().run(page, options={"runOnly": {"type": "tag", "values": TAGS},
-                                                      "resultTypes": ["violations"]})
+    results = axe_playwright.Axe().run(page, options={"runOnly": {"type": "tag", "values": TAGS}, "resultTypes": ["violations"]})
     return [v for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
 
 
 def summary(violations: list[dict]) -> str:
-    return "; ".join(f"{v['id']} ({v['impact']}, {len(v['nodes'])} nodes: "
-                     f"{', '.join(str(n['target'][0]) for n in v['nodes'][:3])})" for v in violations)
+    return "; ".join(
+        f"{v['id']} ({v['impact']}, {len(v['nodes'])} nodes: {', '.join(str(n['target'][0]) for n in v['nodes'][:3])})"
+        for v in violations
+    )
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)

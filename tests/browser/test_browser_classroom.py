@@ -200,8 +200,8 @@ def test_heatmap_colours_and_hover(context, site):
         const w = ".lt-read .lt-card[data-name='w'] .lt-hm img", c = ".lt-read .lt-card[data-name='counts'] .lt-hm img";
         return {wFirst: read(w, 1, 1), wLast: read(w, ...last(w)), cFirst: read(c, 1, 1), cLast: read(c, ...last(c))};
     }""")
-    assert colours["wFirst"][2] > colours["wFirst"][0] + 60   # the most negative value: blue
-    assert colours["wLast"][0] > colours["wLast"][2] + 60     # the most positive value: orange
+    assert colours["wFirst"][2] > colours["wFirst"][0] + 60  # the most negative value: blue
+    assert colours["wLast"][0] > colours["wLast"][2] + 60  # the most positive value: orange
     assert sum(colours["cFirst"]) > sum(colours["cLast"]) + 300  # sequential: light to dark
     img = page.query_selector(f"{card('w')} .lt-hm img")
     img.scroll_into_view_if_needed()
@@ -257,7 +257,9 @@ def lecture_02_site(tmp_path_factory):
 
 @pytest.mark.parametrize("width", [390, 768])
 def test_nothing_clips_on_phones_and_tablets(browser, lecture_02_site, site, width):
-    context = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=width < 500, has_touch=True, bypass_csp=True)
+    context = browser.new_context(
+        viewport={"width": width, "height": 844}, is_mobile=width < 500, has_touch=True, bypass_csp=True
+    )
     page = context.new_page()
     page.goto(f"{lecture_02_site}lectures/lecture_02/")
     page.wait_for_load_state("load")
@@ -313,15 +315,18 @@ def test_step_mode_works_by_touch(browser, site):
 
 # --- printing -----------------------------------------------------------------------------------------
 
+
 def test_printing_gives_a_clean_handout(context, lecture_02_site, site):
     page = context.new_page()
     page.goto(f"{lecture_02_site}lectures/lecture_02/")
     page.wait_for_load_state("load")
     assert page.evaluate("document.querySelectorAll('.lt-lazy').length") > 0
     # listeners run in the order they were added: this one sees the page as it is printed
-    page.evaluate("addEventListener('beforeprint', () => { window.ltAtPrint = ["
-                  "document.querySelectorAll('.md-content details:not([open])').length, "
-                  "document.querySelectorAll('.md-content details[open]').length]; })")
+    page.evaluate(
+        "addEventListener('beforeprint', () => { window.ltAtPrint = ["
+        "document.querySelectorAll('.md-content details:not([open])').length, "
+        "document.querySelectorAll('.md-content details[open]').length]; })"
+    )
     pdf = page.pdf(format="A4")  # Chromium's own print path: beforeprint, print media, pagination
     assert pdf[:5] == b"%PDF-" and len(pdf) > 100_000
     assert page.evaluate("document.querySelectorAll('.lt-lazy').length") == 0  # every card was put in place
@@ -341,9 +346,11 @@ def test_printing_gives_a_clean_handout(context, lecture_02_site, site):
     assert page.evaluate("document.querySelectorAll('.md-content details.lt-repr:not([open])').length") == 1
     assert page.evaluate("document.querySelectorAll('.md-content details.lt-exact:not([open])').length") == 1
     folded = page.evaluate("document.querySelectorAll('.md-content details:not([open])').length")
-    page.evaluate("addEventListener('beforeprint', () => { window.ltAtPrint = ["
-                  "document.querySelectorAll('.md-content details:not([open])').length, "
-                  "document.querySelectorAll('.md-content details[open]').length]; })")
+    page.evaluate(
+        "addEventListener('beforeprint', () => { window.ltAtPrint = ["
+        "document.querySelectorAll('.md-content details:not([open])').length, "
+        "document.querySelectorAll('.md-content details[open]').length]; })"
+    )
     page.pdf(format="A4")
     assert page.evaluate("window.ltAtPrint") == [0, folded]  # the repr, the rounded grid's exact values and all
     assert page.evaluate("document.querySelectorAll('.md-content details[open]').length") == 0
@@ -352,9 +359,13 @@ def test_printing_gives_a_clean_handout(context, lecture_02_site, site):
 def test_a_held_key_moves_as_far_as_its_repeats_with_one_render_a_frame(context, site):
     page = context.new_page()
     open_lecture(page, site, "#step=0", name="nested_calls")
-    expected = page.evaluate("(() => { let k = CHALKTRACE_VIEWER.cur; for (let i = 0; i < 12; i++) k = CHALKTRACE_VIEWER.s.next[k]; return k; })()")
-    page.evaluate("() => { window.renders = 0; const v = CHALKTRACE_VIEWER, render = v.render;"
-                  "v.render = function (step) { window.renders++; return render.call(this, step); }; }")
+    expected = page.evaluate(
+        "(() => { let k = CHALKTRACE_VIEWER.cur; for (let i = 0; i < 12; i++) k = CHALKTRACE_VIEWER.s.next[k]; return k; })()"
+    )
+    page.evaluate(
+        "() => { window.renders = 0; const v = CHALKTRACE_VIEWER, render = v.render;"
+        "v.render = function (step) { window.renders++; return render.call(this, step); }; }"
+    )
     page.evaluate("""() => { for (let k = 0; k < 12; k++) window.dispatchEvent(new KeyboardEvent('keydown',
         {key: 'ArrowRight', repeat: k > 0, bubbles: true, cancelable: true})); }""")
     page.evaluate("new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))")
@@ -364,7 +375,9 @@ def test_a_held_key_moves_as_far_as_its_repeats_with_one_render_a_frame(context,
         page.keyboard.down("ArrowLeft")
     page.keyboard.up("ArrowLeft")
     page.evaluate("new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))")
-    back = page.evaluate(f"(() => {{ let k = {expected}; for (let i = 0; i < 6; i++) k = CHALKTRACE_VIEWER.s.prev[k]; return k; }})()")
+    back = page.evaluate(
+        f"(() => {{ let k = {expected}; for (let i = 0; i < 6; i++) k = CHALKTRACE_VIEWER.s.prev[k]; return k; }})()"
+    )
     assert cur(page) == back
     page.keyboard.press("Home")  # a plain press after a held key: shown at once
     assert cur(page) == page.evaluate("CHALKTRACE_VIEWER.firstVisible()")
@@ -381,16 +394,22 @@ def test_windows_stay_in_sync_under_chalktrace_serve(browser, tmp_path):
     from helpers.network import fetch, free_port
     from helpers.projects import make_project
 
-    lecture = ("from tracer import speaker_note, text\n\ndef main():\n    text('# Served')\n"
-               "    speaker_note('Served **note**')\n    a = 1  # @inspect a\n    b = a + 1  # @inspect b\n"
-               "    c = b + 1  # @inspect c\n    d = c + 1  # @inspect d\n")
+    lecture = (
+        "from tracer import speaker_note, text\n\ndef main():\n    text('# Served')\n"
+        "    speaker_note('Served **note**')\n    a = 1  # @inspect a\n    b = a + 1  # @inspect b\n"
+        "    c = b + 1  # @inspect c\n    d = c + 1  # @inspect d\n"
+    )
     root = make_project(tmp_path, {"served.py": lecture})
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     shutil.copytree(REPO / "site" / "docs", root / "site" / "docs")
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"], cwd=root,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+    )
     url = f"http://127.0.0.1:{port}/lectures/served/"
     context = browser.new_context(viewport={"width": 1280, "height": 720}, bypass_csp=True)
     try:

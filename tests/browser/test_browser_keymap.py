@@ -58,8 +58,13 @@ def test_every_step_key_in_the_help_goes_where_the_trace_says(page, site):
     open_step(page, site, 14)
     rows = {row["help"]: row for row in help_rows(page)}
     steps = page.evaluate("CHALKTRACE_VIEWER.s")
-    wanted = {"step forward": "next", "step back": "prev", "step over (skip the call)": "over",
-              "step back over": "back_over", "step out of this function": "out"}
+    wanted = {
+        "step forward": "next",
+        "step back": "prev",
+        "step over (skip the call)": "over",
+        "step back over": "back_over",
+        "step out of this function": "out",
+    }
     for words, array in wanted.items():
         for key in keys_of(rows[words]["keys"]):
             start = 14 if array != "out" else page.evaluate("CHALKTRACE_VIEWER.s.out.findIndex((t) => t >= 0)")
@@ -102,8 +107,21 @@ def test_button_titles_name_the_keys_the_help_lists(page, site):
             by_command.setdefault(row["command"], set()).update(row["keys"].split(" / "))
     titles = page.evaluate("""() => Array.from(document.querySelectorAll('.lt-v-buttons button'), (b) => ({
         command: b.className.match(/lt-v-b-(\\w+)/)[1], title: b.title, label: b.getAttribute('aria-label')}))""")
-    assert {t["command"] for t in titles} >= {"first", "prev", "next", "over", "back_over", "out", "last", "raw",
-                                                "reveal", "present", "speaker", "help", "close"}
+    assert {t["command"] for t in titles} >= {
+        "first",
+        "prev",
+        "next",
+        "over",
+        "back_over",
+        "out",
+        "last",
+        "raw",
+        "reveal",
+        "present",
+        "speaker",
+        "help",
+        "close",
+    }
     for button in titles:
         assert button["title"] == button["label"]
         keys = re.search(r"\(([^()]*)\)$", button["title"]).group(1).split(" or ")

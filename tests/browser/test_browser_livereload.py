@@ -25,8 +25,10 @@ PARAGRAPHS = "\n".join(f'    text("Paragraph {k}: filler so that the page scroll
 
 
 def lecture(version: str) -> str:
-    return (f'from tracer import text\n\n\ndef main():\n    text("# Live")\n    text("Version {version}")\n'
-            f'{PARAGRAPHS}\n    answer = len("{version}")  # @inspect answer\n    text("The end.")\n')
+    return (
+        f'from tracer import text\n\n\ndef main():\n    text("# Live")\n    text("Version {version}")\n'
+        f'{PARAGRAPHS}\n    answer = len("{version}")  # @inspect answer\n    text("The end.")\n'
+    )
 
 
 @contextlib.contextmanager
@@ -36,9 +38,14 @@ def served_course(root: Path) -> Iterator[tuple[str, Path]]:
     source = root / "lectures" / "live.py"
     source.write_text(lecture("one"), encoding="utf-8")
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"], cwd=root,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-                              env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+    )
     url = f"http://127.0.0.1:{port}/lectures/live/"
     try:
         wait_until_served(url, server, 240)
@@ -71,8 +78,7 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
     with served_course(tmp_path / "course") as (url, source):
         context = browser.new_context(viewport={"width": 1280, "height": 720})  # the policy stays on
         refused: list[str] = []
-        context.on("console", lambda message: refused.append(message.text)
-                   if "Content Security Policy" in message.text else None)
+        context.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None)
         page = context.new_page()
         page.goto(url)
         assert "Content-Security-Policy" in page.content()
@@ -98,8 +104,12 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
         assert refused == []
 
         # what `build` publishes has no reload script, and no file for one
-        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--quiet"], cwd=source.parent.parent, check=True,
-                       env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+        subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--quiet"],
+            cwd=source.parent.parent,
+            check=True,
+            env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+        )
         built = source.parent.parent / "build" / "site"
         assert "livereload" not in (built / "lectures" / "live" / "index.html").read_text(encoding="utf-8")
         assert not (built / "assets" / "chalktrace" / "livereload.js").exists()

@@ -31,12 +31,15 @@ def questions(page) -> list[dict]:
 
 def step_of_line(page, text: str) -> int:
     """The first step on the lecture line holding ``text``."""
-    return page.evaluate("""text => {
+    return page.evaluate(
+        """text => {
         const d = window.CHALKTRACE_DATA, lines = d.files[0].lines;
         const line = 1 + lines.findIndex(html => { const e = document.createElement('div'); e.innerHTML = html;
                                                     return e.textContent.includes(text); });
         return d.steps.line.findIndex((l, k) => l === line && d.steps.file[k] === 0);
-    }""", text)
+    }""",
+        text,
+    )
 
 
 def press_until_question(page, limit: int = 80) -> None:
@@ -55,19 +58,39 @@ def test_the_normaliser_reads_answers_leniently(page, site):
     open_lecture(page, site)
     check = "([kind, value, tolerance, text]) => window.CHALKTRACE_QUIZ.check({kind, value, tolerance}, text)"
     right = [
-        ("ints", [3, 2], 0, "(3, 2)"), ("ints", [3, 2], 0, "3,2"), ("ints", [3, 2], 0, "[3, 2]"),
-        ("ints", [3, 2], 0, "torch.Size([3, 2])"), ("ints", [3, 2], 0, "3x2"), ("ints", [], 0, "()"),
-        ("number", 24, 0, "24 B"), ("number", 24, 0, "24"), ("number", 24, 0, "24 bytes"),
-        ("number", 1500, 0, "1.5e3"), ("number", 1500, 0, "1,500"), ("number", 1500, 0, "1.5k"),
-        ("number", 1048576, 0, "2^20"), ("number", 1048576, 0, "1 MiB"), ("number", 128, 0, "4*8*4"),
-        ("number", 33554432, 0.01, "3.36e7"), ("number", 0, 0, "0 FLOPs"),
-        ("dtype", "bfloat16", 0, "torch.bfloat16"), ("dtype", "bfloat16", 0, "bf16"), ("dtype", "float32", 0, "float"),
-        ("bool", True, 0, "Yes"), ("bool", False, 0, "no, a copy"),
+        ("ints", [3, 2], 0, "(3, 2)"),
+        ("ints", [3, 2], 0, "3,2"),
+        ("ints", [3, 2], 0, "[3, 2]"),
+        ("ints", [3, 2], 0, "torch.Size([3, 2])"),
+        ("ints", [3, 2], 0, "3x2"),
+        ("ints", [], 0, "()"),
+        ("number", 24, 0, "24 B"),
+        ("number", 24, 0, "24"),
+        ("number", 24, 0, "24 bytes"),
+        ("number", 1500, 0, "1.5e3"),
+        ("number", 1500, 0, "1,500"),
+        ("number", 1500, 0, "1.5k"),
+        ("number", 1048576, 0, "2^20"),
+        ("number", 1048576, 0, "1 MiB"),
+        ("number", 128, 0, "4*8*4"),
+        ("number", 33554432, 0.01, "3.36e7"),
+        ("number", 0, 0, "0 FLOPs"),
+        ("dtype", "bfloat16", 0, "torch.bfloat16"),
+        ("dtype", "bfloat16", 0, "bf16"),
+        ("dtype", "float32", 0, "float"),
+        ("bool", True, 0, "Yes"),
+        ("bool", False, 0, "no, a copy"),
     ]
     for case in right:
         assert page.evaluate(check, list(case)) is True, case
-    wrong = [("ints", [3, 2], 0, "(2, 3)"), ("ints", [3, 2], 0, "3"), ("number", 24, 0, "25"),
-             ("number", 33554432, 0.01, "3e7"), ("dtype", "bfloat16", 0, "float16"), ("bool", True, 0, "no")]
+    wrong = [
+        ("ints", [3, 2], 0, "(2, 3)"),
+        ("ints", [3, 2], 0, "3"),
+        ("number", 24, 0, "25"),
+        ("number", 33554432, 0.01, "3e7"),
+        ("dtype", "bfloat16", 0, "float16"),
+        ("bool", True, 0, "no"),
+    ]
     for case in wrong:
         assert page.evaluate(check, list(case)) is False, case
     unreadable = [("number", 24, 0, "twenty"), ("bool", True, 0, "maybe"), ("ints", [3], 0, "abc")]
@@ -146,8 +169,12 @@ def test_ask_forces_a_question_and_noask_suppresses_one(page, site):
         if cur == noask:
             assert page.query_selector(QUESTION) is None
     assert [step for step, _ in shown] == asked
-    assert [prompt for _, prompt in shown] == ["What is y.stride()?", "Does z share storage with y?", "What is n?",
-                                               "How many FLOPs does this line do?"]
+    assert [prompt for _, prompt in shown] == [
+        "What is y.stride()?",
+        "Does z share storage with y?",
+        "What is n?",
+        "How many FLOPs does this line do?",
+    ]
     assert step_of_line(page, "n = z.numel()") in asked  # @ask on a line without @inspect
 
 
@@ -177,7 +204,9 @@ def test_score_persists_on_the_lecture_page_and_resets(page, site):
     page.goto(f"{site}lectures/quiz_demo/")
     page.wait_for_function("window.CHALKTRACE_READY !== undefined")
     assert page.inner_text(".lt-quiz-tally") == "Quiz: 1 right of 2 answered, 1 skipped (4 questions)"
-    assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('chalktrace-quiz:'))") == ["chalktrace-quiz:quiz_demo"]
+    assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('chalktrace-quiz:'))") == [
+        "chalktrace-quiz:quiz_demo"
+    ]
     page.focus(".lt-quiz-reset")
     page.keyboard.press("Enter")
     assert page.inner_text(".lt-quiz-tally").startswith("Quiz mode asks 4 questions")

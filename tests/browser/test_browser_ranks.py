@@ -27,8 +27,7 @@ def site(tmp_path_factory):
 def open_context(browser, javascript: bool):
     """A fresh 1280x800 browser context (closed by the fixture), and the page errors it collects."""
     # bypass_csp: wait_for_function polls with eval() in the page, which the pages' CSP refuses
-    context = browser.new_context(java_script_enabled=javascript, viewport={"width": 1280, "height": 800},
-                                  bypass_csp=True)
+    context = browser.new_context(java_script_enabled=javascript, viewport={"width": 1280, "height": 800}, bypass_csp=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -54,8 +53,13 @@ def test_read_mode_shows_each_ranks_tensor_without_javascript(site, nojs_page):
     page.goto(f"{site}lectures/ranks_allreduce/")
     blocks = page.query_selector_all('.lt-rank-cards[data-name="x"]')
     assert len(blocks) == 2
-    values = [{card.get_attribute("data-rank"): card.query_selector(".lt-grid").inner_text().split()
-               for card in block.query_selector_all(".lt-rank-card")} for block in blocks]
+    values = [
+        {
+            card.get_attribute("data-rank"): card.query_selector(".lt-grid").inner_text().split()
+            for card in block.query_selector_all(".lt-rank-card")
+        }
+        for block in blocks
+    ]
     assert values == [{"0": ["1.0", "2.0"], "1": ["2.0", "4.0"]}, {"0": ["3.0", "6.0"], "1": ["3.0", "6.0"]}]
     assert page.query_selector('.lt-collective[data-op="all_reduce"]').is_visible()
 
@@ -112,8 +116,11 @@ def test_home_and_lecture_pages_count_the_steps_a_reader_steps_through(site, bro
 def test_read_mode_shows_each_ranks_stderr_apart_from_its_stdout_without_javascript(site, nojs_page):
     page = nojs_page
     page.goto(f"{site}lectures/ranks_output/")
-    stderr = {el.get_attribute("data-rank"): el.inner_text().strip() for el in page.query_selector_all(".lt-rank-stderr pre.lt-stderr")
-              if "complains" in el.inner_text()}
+    stderr = {
+        el.get_attribute("data-rank"): el.inner_text().strip()
+        for el in page.query_selector_all(".lt-rank-stderr pre.lt-stderr")
+        if "complains" in el.inner_text()
+    }
     assert stderr == {"0": "rank 0 complains on stderr", "1": "rank 1 complains on stderr"}
     warning = page.query_selector('.lt-rank-stderr pre.lt-stderr[data-rank="1"]:has-text("running late")')
     assert warning.is_visible() and "UserWarning: rank 1 is running late" in warning.inner_text()
@@ -131,8 +138,11 @@ def test_step_mode_shows_the_followed_ranks_stderr_on_its_step(site, js_page):
     page.wait_for_function("window.CHALKTRACE_VIEWER && window.CHALKTRACE_DATA.ranks")
     segments = page.evaluate("window.CHALKTRACE_DATA.ranks.segments")
     timelines = [[s["stack"][-1]["line"] for s in t.steps] for t in rank_timelines(traced("ranks_output"))]
-    for rank, line, text in ((0, 19, "rank 0 complains on stderr"), (1, 19, "rank 1 complains on stderr"),
-                             (1, 21, "UserWarning: rank 1 is running late")):
+    for rank, line, text in (
+        (0, 19, "rank 0 complains on stderr"),
+        (1, 19, "rank 1 complains on stderr"),
+        (1, 21, "UserWarning: rank 1 is running late"),
+    ):
         step = segments[rank][1] + timelines[rank].index(line)
         page.evaluate(f"window.CHALKTRACE_VIEWER.go({step})")
         page.wait_for_function(f"document.documentElement.getAttribute('data-rank') === '{rank}'")

@@ -54,8 +54,10 @@ def test_a_64_by_64_causal_mask_is_a_triangle_and_a_512_identity_a_diagonal(brow
         page = open_page(context, site)
         page.query_selector('.lt-card[data-name="eye"]').scroll_into_view_if_needed()
         mask = page.evaluate(CELLS, ["mask", 64, 64])
-        dark, light = max(v for r, row in enumerate(mask) for c, v in enumerate(row) if c <= r), \
-            min(v for r, row in enumerate(mask) for c, v in enumerate(row) if c > r)
+        dark, light = (
+            max(v for r, row in enumerate(mask) for c, v in enumerate(row) if c <= r),
+            min(v for r, row in enumerate(mask) for c, v in enumerate(row) if c > r),
+        )
         assert dark + 100 < light  # every 1 (on and below the diagonal) darker than every 0 above it
         eye = page.evaluate(CELLS, ["eye", 128, 128])  # 512 x 512 pooled into 128 x 128 block means
         on = max(eye[k][k] for k in range(128))
@@ -97,7 +99,9 @@ def test_numbers_cards_and_def_line_values_in_step_mode(browser, site):
         text = page.text_content(".md-content")  # textContent: cards off screen skip rendering (content-visibility)
         for exact in ("4,611,686,018,427,387,904", "-9,223,372,036,854,775,808", "1000.1", "9,007,199,254,740,992", "5e-324"):
             assert exact in text
-        data = page.evaluate("(() => { const d = window.CHALKTRACE_DATA; return [d.steps.line, d.steps.fn.map(k => d.functions[k])]; })()")
+        data = page.evaluate(
+            "(() => { const d = window.CHALKTRACE_DATA; return [d.steps.line, d.steps.fn.map(k => d.functions[k])]; })()"
+        )
         body = next(i for i, (line, fn) in enumerate(zip(*data)) if fn == "attention" and line == 12)
         page.goto(f"{site}lectures/{LECTURE}/#step={body}")
         page.wait_for_function("document.querySelector('.lt-viewer') !== null")
@@ -110,7 +114,7 @@ def test_a_table_fits_a_phone(browser, site):
         page = open_page(context, site)
         table = page.locator("table.lt-table").first
         table.scroll_into_view_if_needed()
-        assert table.is_visible() and page.inner_text("table.lt-table thead") .split() == ["dtype", "bits", "eps"]
+        assert table.is_visible() and page.inner_text("table.lt-table thead").split() == ["dtype", "bits", "eps"]
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 

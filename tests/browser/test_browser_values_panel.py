@@ -181,7 +181,8 @@ def test_new_and_changed_values_are_marked_and_exposed(browser, site):
         assert page.get_attribute(".lt-v-card[data-name='a']", "data-change") == "changed"
         assert page.evaluate("[...CHALKTRACE_VIEWER.parts.values.changesAt(CHALKTRACE_VIEWER.cur)]") == [["a", "changed"]]
         assert "changed" in page.evaluate(
-            "getComputedStyle(document.querySelector(\".lt-v-card[data-name='a']\"), '::after').content")
+            "getComputedStyle(document.querySelector(\".lt-v-card[data-name='a']\"), '::after').content"
+        )
     finally:
         context.__exit__(None, None, None)
 

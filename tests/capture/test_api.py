@@ -50,18 +50,24 @@ def only(sink: Collect) -> dict[str, Any]:
 
 
 # -- text() and note(): whitespace --------------------------------------------------------------------
-@pytest.mark.parametrize("given, recorded", [
-    ("usage:\n    indented line", "usage:\n    indented line"),  # cleandoc would drop these 4 spaces
-    ("""
+@pytest.mark.parametrize(
+    "given, recorded",
+    [
+        ("usage:\n    indented line", "usage:\n    indented line"),  # cleandoc would drop these 4 spaces
+        (
+            """
         A block indented with the code.
           - keeps its relative indentation
 
         Second paragraph.
-    """, "A block indented with the code.\n  - keeps its relative indentation\n\nSecond paragraph."),
-    ("  one line", "one line"),
-    ("Tabs\n\tstay", "Tabs\n\tstay"),
-    ("code:\n\n    x = 1\n    y = 2\n", "code:\n\n    x = 1\n    y = 2"),
-])
+    """,
+            "A block indented with the code.\n  - keeps its relative indentation\n\nSecond paragraph.",
+        ),
+        ("  one line", "one line"),
+        ("Tabs\n\tstay", "Tabs\n\tstay"),
+        ("code:\n\n    x = 1\n    y = 2\n", "code:\n\n    x = 1\n    y = 2"),
+    ],
+)
 def test_text_dedents_only_the_shared_indentation(sink, given, recorded):
     api.text(given)
     assert only(sink) == {"type": "markdown", "data": recorded}
@@ -79,8 +85,10 @@ def test_text_style_and_note(sink):
         An aside:
             indented
     """)
-    assert sink.renderings == [{"type": "markdown", "data": "x", "style": {"color": "gray"}},
-                               {"type": "note", "data": "An aside:\n    indented"}]
+    assert sink.renderings == [
+        {"type": "markdown", "data": "x", "style": {"color": "gray"}},
+        {"type": "note", "data": "An aside:\n    indented"},
+    ]
 
 
 def test_text_rejects_non_strings():
@@ -92,8 +100,12 @@ def test_text_rejects_non_strings():
 def test_system_text_records_stdout_verbatim_with_the_command(sink):
     api.system_text([sys.executable, "-c", "print('\\x1b[31mred\\x1b[0m  and\\n  indented')"])
     rendering = only(sink)
-    assert rendering == {"type": "markdown", "data": "red  and\n  indented\n", "verbatim": True,
-                         "command": [sys.executable, "-c", "print('\\x1b[31mred\\x1b[0m  and\\n  indented')"]}
+    assert rendering == {
+        "type": "markdown",
+        "data": "red  and\n  indented\n",
+        "verbatim": True,
+        "command": [sys.executable, "-c", "print('\\x1b[31mred\\x1b[0m  and\\n  indented')"],
+    }
 
 
 def test_system_text_takes_a_string_split_like_a_shell_without_a_shell(sink):
@@ -151,6 +163,7 @@ def decorator(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         return fn(*args, **kwargs)
+
     return wrapper
 
 
@@ -167,15 +180,18 @@ def line_of(fragment: str) -> int:
     return line
 
 
-@pytest.mark.parametrize("target, title, line", [
-    (local_function, "local_function", "def local_function"),
-    (functools.partial(local_function), "local_function", "def local_function"),
-    (functools.partial(functools.partial(local_function)), "local_function", "def local_function"),
-    (Callable(), "Callable", "class Callable"),
-    (Callable, "Callable", "class Callable"),
-    (Callable().__call__, "Callable.__call__", "    def __call__"),
-    (decorated, "decorated", "@decorator"),  # the unwrapped function; its code starts at its decorator
-])
+@pytest.mark.parametrize(
+    "target, title, line",
+    [
+        (local_function, "local_function", "def local_function"),
+        (functools.partial(local_function), "local_function", "def local_function"),
+        (functools.partial(functools.partial(local_function)), "local_function", "def local_function"),
+        (Callable(), "Callable", "class Callable"),
+        (Callable, "Callable", "class Callable"),
+        (Callable().__call__, "Callable.__call__", "    def __call__"),
+        (decorated, "decorated", "@decorator"),  # the unwrapped function; its code starts at its decorator
+    ],
+)
 def test_link_to_code(sink, target, title, line):
     api.link(target)
     rendering = only(sink)
@@ -194,8 +210,14 @@ def test_link_url_forms(sink):
     api.link(title="Docs", url="https://example.org/b")
     api.link("https://example.org/c", title="C")
     assert sink.renderings == [
-        {"type": "link", "internal": None, "url": "https://example.org/a", "title": "https://example.org/a",
-         "attrs": {"notes": "read section 2"}, "style": {"color": "gray"}},
+        {
+            "type": "link",
+            "internal": None,
+            "url": "https://example.org/a",
+            "title": "https://example.org/a",
+            "attrs": {"notes": "read section 2"},
+            "style": {"color": "gray"},
+        },
         {"type": "link", "internal": None, "url": "https://example.org/b", "title": "Docs"},
         {"type": "link", "internal": None, "url": "https://example.org/c", "title": "C"},
     ]
@@ -212,19 +234,32 @@ class Reference:
     notes: str | None = None
 
 
-KAPLAN = Reference(title="Scaling Laws for Neural Language Models", authors=["Jared Kaplan", "Sam McCandlish"],
-                   organization="OpenAI", date="2020-01-23", url="https://arxiv.org/abs/2001.08361",
-                   description="Power laws in N, D and C.")
+KAPLAN = Reference(
+    title="Scaling Laws for Neural Language Models",
+    authors=["Jared Kaplan", "Sam McCandlish"],
+    organization="OpenAI",
+    date="2020-01-23",
+    url="https://arxiv.org/abs/2001.08361",
+    description="Power laws in N, D and C.",
+)
 
 
 def test_link_citation_record_keeps_its_fields(sink):
     api.link(KAPLAN)
     api.link(KAPLAN, notes="the 6ND rule")  # keyword fields add to the record's own
     first, second = sink.renderings
-    assert first == {"type": "link", "internal": None, "url": "https://arxiv.org/abs/2001.08361",
-                     "title": "Scaling Laws for Neural Language Models",
-                     "attrs": {"authors": ["Jared Kaplan", "Sam McCandlish"], "organization": "OpenAI",
-                               "date": "2020-01-23", "description": "Power laws in N, D and C."}}
+    assert first == {
+        "type": "link",
+        "internal": None,
+        "url": "https://arxiv.org/abs/2001.08361",
+        "title": "Scaling Laws for Neural Language Models",
+        "attrs": {
+            "authors": ["Jared Kaplan", "Sam McCandlish"],
+            "organization": "OpenAI",
+            "date": "2020-01-23",
+            "description": "Power laws in N, D and C.",
+        },
+    }
     assert second["attrs"] == {**first["attrs"], "notes": "the 6ND rule"}
 
 
@@ -240,8 +275,11 @@ def test_link_citation_from_keywords_and_other_record_kinds(sink):
             self.title, self.url, self.date = "S", "https://s.org", "2021"
 
     api.link(Slotted())
-    assert [r.get("attrs") for r in sink.renderings] == [{"authors": ["Kingma", "Ba"], "date": "2014-12"},
-                                                         {"authors": "A, B"}, {"date": "2021"}]
+    assert [r.get("attrs") for r in sink.renderings] == [
+        {"authors": ["Kingma", "Ba"], "date": "2014-12"},
+        {"authors": "A, B"},
+        {"date": "2021"},
+    ]
     assert [r["title"] for r in sink.renderings] == ["Adam", "P", "S"]
 
 
@@ -259,8 +297,25 @@ def test_star_import_is_the_whole_authoring_api():
     namespace: dict[str, Any] = {}
     exec("from tracer import *", namespace)
     exported = {name for name in namespace if not name.startswith("__")}
-    assert exported == {"text", "image", "video", "link", "note", "plot", "table", "graph", "make_graph", "system_text",
-                        "speaker_note", "Reference", "url_reference"} == set(tracer.__all__)
+    assert (
+        exported
+        == {
+            "text",
+            "image",
+            "video",
+            "link",
+            "note",
+            "plot",
+            "table",
+            "graph",
+            "make_graph",
+            "system_text",
+            "speaker_note",
+            "Reference",
+            "url_reference",
+        }
+        == set(tracer.__all__)
+    )
     assert namespace["system_text"] is api.system_text
 
 

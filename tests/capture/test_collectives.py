@@ -29,8 +29,14 @@ def test_bus_factors_are_those_of_nccl_tests_per_op():
 
     for n in (2, 4, 8):
         assert bus_factor("all_reduce", n) == 2 * (n - 1) / n
-        for op in ("reduce_scatter", "reduce_scatter_tensor", "all_gather", "all_gather_into_tensor", "all_to_all",
-                   "all_to_all_single"):
+        for op in (
+            "reduce_scatter",
+            "reduce_scatter_tensor",
+            "all_gather",
+            "all_gather_into_tensor",
+            "all_to_all",
+            "all_to_all_single",
+        ):
             assert bus_factor(op, n) == (n - 1) / n, op
         for op in ("broadcast", "reduce", "send", "recv"):
             assert bus_factor(op, n) == 1.0, op
@@ -51,8 +57,16 @@ def test_algbw_divides_the_whole_operations_size_by_its_time():
 
 
 def record(op: str, seq: int, start: float, seconds: float, nbytes: int = MB, n: int = 2, **extra) -> dict:
-    return {"op": op, "seq": seq, "nbytes": nbytes, "group_size": n, "start_seconds": start, "seconds": seconds,
-            "async_op": False, **extra}
+    return {
+        "op": op,
+        "seq": seq,
+        "nbytes": nbytes,
+        "group_size": n,
+        "start_seconds": start,
+        "seconds": seconds,
+        "async_op": False,
+        **extra,
+    }
 
 
 def test_each_rank_waits_for_the_last_to_enter_and_the_rest_is_transfer():
@@ -73,8 +87,11 @@ def test_send_pairs_with_its_peers_recv_and_async_calls_get_no_figure():
     send, recv = record("send", 0, 2.0, 0.003, peer=1), record("recv", 0, 2.002, 0.001, peer=0)
     other = record("all_reduce", 0, 5.0, 0.001)  # rank 2's unrelated seq-0 call: not send's peer
     isend = record("isend", 1, 3.0, 0.0001, async_op=True)
-    streams = [{"rank": 0, "steps": [{"collectives": [send, isend]}]}, {"rank": 1, "steps": [{"collectives": [recv]}]},
-               {"rank": 2, "steps": [{"collectives": [other]}]}]
+    streams = [
+        {"rank": 0, "steps": [{"collectives": [send, isend]}]},
+        {"rank": 1, "steps": [{"collectives": [recv]}]},
+        {"rank": 2, "steps": [{"collectives": [other]}]},
+    ]
     add_bandwidth(streams)
     assert (send["wait_seconds"], send["transfer_seconds"]) == (0.002, 0.001)
     assert send["busbw"] == MB / 0.001 and "peak" not in send

@@ -78,10 +78,14 @@ def test_line_without_matmul_has_no_flops_or_dtype():
 def test_mfu_on_a_faked_h100():
     syncs = []
     m = k = n = 64
-    namespace = {"a": torch.ones(m, k, dtype=torch.bfloat16), "b": torch.ones(k, n, dtype=torch.bfloat16),
-                 "out": []}
-    record = measure("out.append(a @ b)", namespace, timer=fake_timer(0.001),
-                     device_name="NVIDIA H100 80GB HBM3", synchronize=lambda: syncs.append(1))
+    namespace = {"a": torch.ones(m, k, dtype=torch.bfloat16), "b": torch.ones(k, n, dtype=torch.bfloat16), "out": []}
+    record = measure(
+        "out.append(a @ b)",
+        namespace,
+        timer=fake_timer(0.001),
+        device_name="NVIDIA H100 80GB HBM3",
+        synchronize=lambda: syncs.append(1),
+    )
     flops = 2 * m * n * k
     assert record["timing"] == "single" and record["repeats"] == 1
     assert record["seconds"] == pytest.approx(0.001)
@@ -93,8 +97,12 @@ def test_mfu_on_a_faked_h100():
 
 
 def test_unknown_device_gives_nulls_with_reason():
-    record = measure("out.append(a @ b)", {"a": torch.ones(2, 2), "b": torch.ones(2, 2), "out": []},
-                     timer=fake_timer(), device_name="Imaginary GPU 9000")
+    record = measure(
+        "out.append(a @ b)",
+        {"a": torch.ones(2, 2), "b": torch.ones(2, 2), "out": []},
+        timer=fake_timer(),
+        device_name="Imaginary GPU 9000",
+    )
     assert record["peak_flop_per_s"] is None and record["mfu"] is None
     assert record["peak_note"].startswith("unknown accelerator 'Imaginary GPU 9000'")
     assert record["flop_per_s"] == pytest.approx(16 / 0.001)
@@ -177,40 +185,43 @@ def test_nested_meters_both_count():
     assert _get_current_dispatch_mode() is None
 
 
-@pytest.mark.parametrize("source, pure", [
-    ("c = a @ b", True),
-    ("c: torch.Tensor = a @ b", True),
-    ("q, k = x.chunk(2, dim=-1)", True),
-    ("y = torch.matmul(x, w).relu().sum(dim=0)", True),
-    ("y = F.softmax(x @ w.T / 8, dim=-1)", True),
-    ("y = torch.nn.functional.gelu(x)", True),
-    ("y = einops.einsum(x, w, 'b i, i o -> b o')", True),
-    ("y = x[:, 0] * 2 if flag else x", True),
-    ("y = x.to(torch.bfloat16) @ w.to(torch.bfloat16)", True),
-    ("h = h @ w", False),  # reads its own target
-    ("h += x @ w", False),  # augmented: in-place for tensors
-    ("x.data = x @ w", False),  # attribute target
-    ("out[0] = x @ w", False),  # subscript target
-    ("xs.append(x @ w)", False),  # not an assignment
-    ("loss.backward()", False),
-    ("y = model(x)", False),  # bare-name call: could be anything
-    ("y = f(x)", False),
-    ("y = einsum(x, w, 'b i, i o -> b o')", False),  # bare name, even if it is einops'
-    ("y = x.add_(1)", False),  # in-place method
-    ("y = torch.relu_(x)", False),
-    ("y = x.append(w)", False),  # not a known tensor method
-    ("y = torch.randn(3) @ w", False),
-    ("y = torch.rand_like(x)", False),
-    ("y = F.dropout(x, p=0.1)", False),
-    ("y = torch.nn.Linear(3, 4)", False),  # constructing a module draws random weights
-    ("y = np.random.rand(3)", False),
-    ("y = torch.add(x, w, out=z)", False),
-    ("y = F.relu(x, inplace=True)", False),
-    ("y = torch.cuda.synchronize()", False),
-    ("y = [v @ w for v in xs]", False),
-    ("y = (z := x @ w)", False),
-    ("y = (lambda v: v)(x)", False),
-])
+@pytest.mark.parametrize(
+    "source, pure",
+    [
+        ("c = a @ b", True),
+        ("c: torch.Tensor = a @ b", True),
+        ("q, k = x.chunk(2, dim=-1)", True),
+        ("y = torch.matmul(x, w).relu().sum(dim=0)", True),
+        ("y = F.softmax(x @ w.T / 8, dim=-1)", True),
+        ("y = torch.nn.functional.gelu(x)", True),
+        ("y = einops.einsum(x, w, 'b i, i o -> b o')", True),
+        ("y = x[:, 0] * 2 if flag else x", True),
+        ("y = x.to(torch.bfloat16) @ w.to(torch.bfloat16)", True),
+        ("h = h @ w", False),  # reads its own target
+        ("h += x @ w", False),  # augmented: in-place for tensors
+        ("x.data = x @ w", False),  # attribute target
+        ("out[0] = x @ w", False),  # subscript target
+        ("xs.append(x @ w)", False),  # not an assignment
+        ("loss.backward()", False),
+        ("y = model(x)", False),  # bare-name call: could be anything
+        ("y = f(x)", False),
+        ("y = einsum(x, w, 'b i, i o -> b o')", False),  # bare name, even if it is einops'
+        ("y = x.add_(1)", False),  # in-place method
+        ("y = torch.relu_(x)", False),
+        ("y = x.append(w)", False),  # not a known tensor method
+        ("y = torch.randn(3) @ w", False),
+        ("y = torch.rand_like(x)", False),
+        ("y = F.dropout(x, p=0.1)", False),
+        ("y = torch.nn.Linear(3, 4)", False),  # constructing a module draws random weights
+        ("y = np.random.rand(3)", False),
+        ("y = torch.add(x, w, out=z)", False),
+        ("y = F.relu(x, inplace=True)", False),
+        ("y = torch.cuda.synchronize()", False),
+        ("y = [v @ w for v in xs]", False),
+        ("y = (z := x @ w)", False),
+        ("y = (lambda v: v)(x)", False),
+    ],
+)
 def test_pure_expression_rule(source, pure):
     assert is_pure_expression_assignment(ast.parse(source).body[0]) is pure
 

@@ -38,12 +38,16 @@ def runs(tmp_path_factory):
     started = {}
     for kind, world in CASES:
         out = tmp / f"{kind}{world}.json"
-        started[(kind, world)] = (EnvRun({"CHALKTRACE_DESYNC": kind, "CHALKTRACE_WORLD": str(world)}, FIXTURE,
-                                         "-o", str(out), "-q"), out)
+        started[(kind, world)] = (
+            EnvRun({"CHALKTRACE_DESYNC": kind, "CHALKTRACE_WORLD": str(world)}, FIXTURE, "-o", str(out), "-q"),
+            out,
+        )
     for world in (2, 4):
         out = tmp / f"bandwidth{world}.json"
-        started[("bandwidth", world)] = (EnvRun({"CHALKTRACE_WORLD": str(world)}, "tests/lectures/ranks_bandwidth.py",
-                                                "-o", str(out), "-q"), out)
+        started[("bandwidth", world)] = (
+            EnvRun({"CHALKTRACE_WORLD": str(world)}, "tests/lectures/ranks_bandwidth.py", "-o", str(out), "-q"),
+            out,
+        )
     return started
 
 
@@ -53,15 +57,15 @@ def error_line(stderr: str) -> str:
 
 EXPECTED = {
     ("skip", 2): "tests/lectures/ranks_desync.py:20: rank 0 of 2 waits in all_reduce #2 of float32 (4,); "
-                 "rank 1's #2 is barrier at tests/lectures/ranks_desync.py:21",
+    "rank 1's #2 is barrier at tests/lectures/ranks_desync.py:21",
     ("skip", 4): "tests/lectures/ranks_desync.py:20: ranks 0, 2, 3 of 4 wait in all_reduce #2 of float32 (4,); "
-                 "rank 1's #2 is barrier at tests/lectures/ranks_desync.py:21",
+    "rank 1's #2 is barrier at tests/lectures/ranks_desync.py:21",
     ("size", 2): "tests/lectures/ranks_desync.py:20: rank 0 of 2 waits in all_reduce #2 of float32 (4,); "
-                 "rank 1's #2 is all_reduce of float32 (8,) at tests/lectures/ranks_desync.py:20",
+    "rank 1's #2 is all_reduce of float32 (8,) at tests/lectures/ranks_desync.py:20",
     ("size", 4): "tests/lectures/ranks_desync.py:20: ranks 0, 2, 3 of 4 wait in all_reduce #2 of float32 (4,); "
-                 "rank 1's #2 is all_reduce of float32 (8,) at tests/lectures/ranks_desync.py:20",
+    "rank 1's #2 is all_reduce of float32 (8,) at tests/lectures/ranks_desync.py:20",
     ("extra", 2): "tests/lectures/ranks_desync.py:23: rank 0 of 2 waits in all_reduce #4; rank 1 never called it "
-                  "(its last collective: barrier #3 at tests/lectures/ranks_desync.py:21, then it returned)",
+    "(its last collective: barrier #3 at tests/lectures/ranks_desync.py:21, then it returned)",
 }
 
 
@@ -78,8 +82,11 @@ def test_ranks_that_disagree_are_named_within_seconds_and_leave_no_process(runs,
         assert line == EXPECTED[(kind, world)]
     else:  # on a loaded machine a rank may not have returned within the watch's grace: it is named apart
         assert line.startswith("tests/lectures/ranks_desync.py:23: rank 0 of 4 waits in all_reduce #4; rank")
-        assert re.search(r"ranks? [123](, [123])* never called it \((their|its) last collective: barrier #3 at "
-                         r"tests/lectures/ranks_desync.py:21, then (they|it) returned\)", line), line
+        assert re.search(
+            r"ranks? [123](, [123])* never called it \((their|its) last collective: barrier #3 at "
+            r"tests/lectures/ranks_desync.py:21, then (they|it) returned\)",
+            line,
+        ), line
     assert "Connection" not in line and "gloo" not in line  # the diagnosis, not the backend's error
     assert_no_orphans(run.tag)
     trace = load_trace(out)  # kept, valid, with every rank's sequence
@@ -98,12 +105,26 @@ def test_ranks_that_disagree_are_named_within_seconds_and_leave_no_process(runs,
     assert trace["steps"][-1]["error"]["message"].startswith("ranks desynchronised: ")
 
 
-BUS_FACTOR = {"all_reduce": lambda n: 2 * (n - 1) / n, "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0,
-              "all_gather_into_tensor": lambda n: (n - 1) / n, "reduce_scatter_tensor": lambda n: (n - 1) / n,
-              "all_to_all_single": lambda n: (n - 1) / n, "send": lambda n: 1.0, "recv": lambda n: 1.0}
-OPERATION_NBYTES = {"all_reduce": lambda n: 4096 * 4, "broadcast": lambda n: 4096 * 4, "reduce": lambda n: 4096 * 4,
-                    "all_gather_into_tensor": lambda n: n * 4096 * 4, "reduce_scatter_tensor": lambda n: n * 4096 * 4,
-                    "all_to_all_single": lambda n: n * 1024 * 4, "send": lambda n: 4096 * 4, "recv": lambda n: 4096 * 4}
+BUS_FACTOR = {
+    "all_reduce": lambda n: 2 * (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "reduce": lambda n: 1.0,
+    "all_gather_into_tensor": lambda n: (n - 1) / n,
+    "reduce_scatter_tensor": lambda n: (n - 1) / n,
+    "all_to_all_single": lambda n: (n - 1) / n,
+    "send": lambda n: 1.0,
+    "recv": lambda n: 1.0,
+}
+OPERATION_NBYTES = {
+    "all_reduce": lambda n: 4096 * 4,
+    "broadcast": lambda n: 4096 * 4,
+    "reduce": lambda n: 4096 * 4,
+    "all_gather_into_tensor": lambda n: n * 4096 * 4,
+    "reduce_scatter_tensor": lambda n: n * 4096 * 4,
+    "all_to_all_single": lambda n: n * 1024 * 4,
+    "send": lambda n: 4096 * 4,
+    "recv": lambda n: 4096 * 4,
+}
 
 
 @pytest.mark.parametrize("world", [2, 4])

@@ -23,43 +23,49 @@ def line_of(fragment: str) -> int:
 
 
 # -- parsing ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("comment, expected", [
-    ("# @inspect x y", {"inspect": ["x", "y"]}),
-    ("# @inspect x, @inspect y", {"inspect": ["x", "y"]}),
-    ("#@inspect model.weight x.grad", {"inspect": ["model.weight", "x.grad"]}),
-    ("# @stepover @inspect ones", {"stepover": [], "inspect": ["ones"]}),
-    ("# @clear a b", {"clear": ["a", "b"]}),
-    ("# @hide", {"hide": []}),
-    ("# @flops @inspect z", {"flops": [], "inspect": ["z"]}),
-    ("# email me @ alice", {}),
-    ("# see `@inspect` in the docs", {}),  # quoted: prose that merely mentions a directive
-    # after prose, anywhere in the comment
-    ("# the number of parameters @inspect num_parameters", {"inspect": ["num_parameters"]}),
-    ("# float32  @inspect total_nbytes", {"inspect": ["total_nbytes"]}),
-    ("# slow, @stepover", {"stepover": []}),
-    ("# a, b @inspect a, @inspect b", {"inspect": ["a", "b"]}),
-    # sentence punctuation is not part of a name
-    ("# @inspect: x", {"inspect": ["x"]}),
-    ("# the count @inspect n.", {"inspect": ["n"]}),
-    ("# (see @inspect model.weight)", {"inspect": ["model.weight"]}),
-    # not directive tokens: e-mail addresses, decorator calls or attributes, parenthesised, matmul
-    ("# ask alice@example.com", {}),
-    ("# @torch.no_grad()", {}),
-    ("# @functools.cache", {}),
-    ("# TODO(@alice): check", {}),
-    ("# y = a @ b", {}),
-    ("# y = a@b", {}),
-])
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ("# @inspect x y", {"inspect": ["x", "y"]}),
+        ("# @inspect x, @inspect y", {"inspect": ["x", "y"]}),
+        ("#@inspect model.weight x.grad", {"inspect": ["model.weight", "x.grad"]}),
+        ("# @stepover @inspect ones", {"stepover": [], "inspect": ["ones"]}),
+        ("# @clear a b", {"clear": ["a", "b"]}),
+        ("# @hide", {"hide": []}),
+        ("# @flops @inspect z", {"flops": [], "inspect": ["z"]}),
+        ("# email me @ alice", {}),
+        ("# see `@inspect` in the docs", {}),  # quoted: prose that merely mentions a directive
+        # after prose, anywhere in the comment
+        ("# the number of parameters @inspect num_parameters", {"inspect": ["num_parameters"]}),
+        ("# float32  @inspect total_nbytes", {"inspect": ["total_nbytes"]}),
+        ("# slow, @stepover", {"stepover": []}),
+        ("# a, b @inspect a, @inspect b", {"inspect": ["a", "b"]}),
+        # sentence punctuation is not part of a name
+        ("# @inspect: x", {"inspect": ["x"]}),
+        ("# the count @inspect n.", {"inspect": ["n"]}),
+        ("# (see @inspect model.weight)", {"inspect": ["model.weight"]}),
+        # not directive tokens: e-mail addresses, decorator calls or attributes, parenthesised, matmul
+        ("# ask alice@example.com", {}),
+        ("# @torch.no_grad()", {}),
+        ("# @functools.cache", {}),
+        ("# TODO(@alice): check", {}),
+        ("# y = a @ b", {}),
+        ("# y = a@b", {}),
+    ],
+)
 def test_parse_comment(comment, expected):
     found, unknown = parse_comment(comment)
     assert found == expected and unknown == []
 
 
-@pytest.mark.parametrize("comment, unknown", [
-    ("# cc @alice", ["alice"]),
-    ("# @property", ["property"]),  # a commented-out bare decorator is a @word token: it warns
-    ("# x @inpsect x", ["inpsect"]),  # a typo after prose is reported, not silently dropped
-])
+@pytest.mark.parametrize(
+    "comment, unknown",
+    [
+        ("# cc @alice", ["alice"]),
+        ("# @property", ["property"]),  # a commented-out bare decorator is a @word token: it warns
+        ("# x @inpsect x", ["inpsect"]),  # a typo after prose is reported, not silently dropped
+    ],
+)
 def test_parse_comment_reports_any_unknown_word_token(comment, unknown):
     assert parse_comment(comment)[1] == unknown
 
@@ -69,7 +75,7 @@ def test_parse_comment_reports_unknown_directives():
     assert found == {"inspect": ["x"]} and unknown == ["frobnicate"]
 
 
-SNIPPET = '''\
+SNIPPET = """\
 def f():
     a = 1  # @inspect a @bogus
     b = (1 +
@@ -82,7 +88,7 @@ def f():
         pass
     e = 2  # @inspect 3x
     g = 2  # @inspect a, @inspect a
-'''
+"""
 
 
 def test_parse_source_keys_directives_by_statement_start():
@@ -110,7 +116,7 @@ def test_parse_source_warnings_name_the_line():
     assert parse_source(SNIPPET).by_line[11] == Directives()  # the bad name is dropped, not inspected
 
 
-DEFS = '''\
+DEFS = """\
 def plain(a, b):  # @inspect a b
     return a + b
 
@@ -130,7 +136,7 @@ async def later(n):  # @inspect n @hide
 
 def main():
     z = plain(1, 2)  # @inspect z
-'''
+"""
 
 
 def test_def_line_inspect_names_arguments_on_entry():
@@ -217,8 +223,7 @@ def test_clear(trace):
 def test_stepover_records_no_steps_inside_the_callee(trace):
     inside = [s for s in trace["steps"] if s["stack"][-1]["function"] == "make_pair"]
     # make_pair runs twice; only the call without @stepover is stepped into (three lines).
-    assert [s["stack"][-1]["line"] for s in inside] == [line_of("left = 1"), line_of("right = 2"),
-                                                       line_of("return left, right")]
+    assert [s["stack"][-1]["line"] for s in inside] == [line_of("left = 1"), line_of("right = 2"), line_of("return left, right")]
     assert all(s["stack"][0]["line"] == line_of("first = make_pair()") for s in inside)
     step = only_step(trace, "pair = make_pair()")
     assert "call" not in step
@@ -244,7 +249,8 @@ def test_unknown_directive_warns_once_and_never_crashes(run, trace):
     _, _, stderr = run
     where = f"{PATH}:{line_of('odd = i')}"
     assert [w for w in trace["warnings"] if "frobnicate" in w] == [
-        f"{where}: unknown directive @frobnicate (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate)"]
+        f"{where}: unknown directive @frobnicate (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate)"
+    ]
     assert stderr.count("@frobnicate") == 1
     assert len(steps_at(trace, "odd = i")) == 3  # the loop body still ran and was stepped three times
 
@@ -267,8 +273,10 @@ def test_comment_scan_respects_strings_and_falls_back_inside_multiline_strings()
 
 
 def test_ask_records_what_it_names_and_noask_is_kept():
-    parsed = parse_source("def main():\n    z = y.T  # @ask z shares x\n    w = a @ b  # @ask flops\n"
-                          "    v = 1  # @noask @inspect v\n    u = 2  # @ask\n    t = 3  # @ask 3+\n")
+    parsed = parse_source(
+        "def main():\n    z = y.T  # @ask z shares x\n    w = a @ b  # @ask flops\n"
+        "    v = 1  # @noask @inspect v\n    u = 2  # @ask\n    t = 3  # @ask 3+\n"
+    )
     assert parsed.by_line[2] == Directives(inspect=("z", "x"), ask=("z", "shares", "x"))
     assert parsed.by_line[3].flops and parsed.by_line[3].inspect == () and 3 in parsed.statements
     assert parsed.by_line[4] == Directives(inspect=("v",), noask=True)

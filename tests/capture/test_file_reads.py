@@ -63,10 +63,14 @@ def test_an_editable_install_s_metadata_in_the_project_is_not_a_source(tmp_path)
     for folder in ("scratch.egg-info", "scratch-0.1.dist-info"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "entry_points.txt").write_text("[console_scripts]\n", encoding="utf-8")
-    lecture.write_text(lecture.read_text(encoding="utf-8").replace(
-        "def main():\n",
-        "def main():\n    for folder in ('scratch.egg-info', 'scratch-0.1.dist-info'):\n"
-        "        (ROOT / folder / 'entry_points.txt').read_text()\n"), encoding="utf-8")
+    lecture.write_text(
+        lecture.read_text(encoding="utf-8").replace(
+            "def main():\n",
+            "def main():\n    for folder in ('scratch.egg-info', 'scratch-0.1.dist-info'):\n"
+            "        (ROOT / folder / 'entry_points.txt').read_text()\n",
+        ),
+        encoding="utf-8",
+    )
     run_lecture(lecture, output=tmp_path / "site" / "traces" / "reads.json")
     trace = json.loads((tmp_path / "site" / "traces" / "reads.json").read_text(encoding="utf-8"))
     assert set(trace["sources"]) == {"lectures/reads.py", "data/numbers.csv", "metadata_utils.py"}

@@ -29,7 +29,7 @@ def course(tmp_path: Path, lecture: str) -> Path:
     return path
 
 
-LECTURE = '''
+LECTURE = """
     import edtrace
     import edtrace.file_util
     from edtrace import Reference, link, make_graph, graph, text
@@ -44,7 +44,7 @@ LECTURE = '''
         graph(make_graph([{"id": "a"}, {"id": "b"}], [{"source": "a", "target": "b"}], layout="circle"))
         note("2025 style")
         assert edtrace.file_util.download_file is download_file
-'''
+"""
 
 
 def test_edtrace_and_execute_util_resolve_to_chalktrace_and_leave_no_trace(tmp_path):
@@ -70,15 +70,21 @@ def test_modules_imported_before_the_run_are_put_back(tmp_path):
 
 
 def test_a_name_without_an_equivalent_fails_the_import_saying_so(tmp_path):
-    lecture = course(tmp_path, '''
+    lecture = course(
+        tmp_path,
+        """
         from edtrace import text, pop_renderings
 
 
         def main():
             text("never")
-    ''')
-    with pytest.raises(LectureError, match=r"lectures/lecture.py:\d+: MissingName: edtrace.pop_renderings has no "
-                                           r"chalktrace equivalent yet"):
+    """,
+    )
+    with pytest.raises(
+        LectureError,
+        match=r"lectures/lecture.py:\d+: MissingName: edtrace.pop_renderings has no "
+        r"chalktrace equivalent yet",
+    ):
         run_lecture(lecture, output=tmp_path / "t.json")
     assert not (tmp_path / "t.json").exists()
 
@@ -101,4 +107,6 @@ def test_a_rank_process_gets_the_alias_too(tmp_path):
     assert result.status == "ok", result.error_line
     streams = load_trace(tmp_path / "t.json")["ranks"]["launches"][0]["streams"]
     assert [[r["data"] for s in st["steps"] for r in s["renderings"]] for st in streams] == [
-        ["rank 0 of 2 renders through edtrace's name"], ["rank 1 of 2 renders through edtrace's name"]]
+        ["rank 0 of 2 renders through edtrace's name"],
+        ["rank 1 of 2 renders through edtrace's name"],
+    ]

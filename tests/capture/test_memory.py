@@ -170,8 +170,10 @@ def test_a_replaced_storage_leaves_the_live_total_and_its_id_is_never_reused():
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-OPS = st.lists(st.tuples(st.sampled_from(["create", "view", "data", "del", "inplace", "resize"]),
-                         st.integers(0, 7), st.integers(1, 64)), max_size=40)
+OPS = st.lists(
+    st.tuples(st.sampled_from(["create", "view", "data", "del", "inplace", "resize"]), st.integers(0, 7), st.integers(1, 64)),
+    max_size=40,
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -195,8 +197,11 @@ def test_live_total_is_the_sum_of_distinct_live_storages(ops):
             del held[which % len(held)]
         elif op == "inplace":
             target.add_(1)
-        elif op == "resize" and target._base is None and target.untyped_storage().nbytes() == \
-                target.numel() * target.element_size():
+        elif (
+            op == "resize"
+            and target._base is None
+            and target.untyped_storage().nbytes() == target.numel() * target.element_size()
+        ):
             target.resize_(size)  # the storage grows or stays, in place
         del target
         check_live_total(registry, probe, held)

@@ -10,16 +10,19 @@ from tracer.capture.peaks import find_device, peak_flop_per_s
 TERA = 1e12
 
 
-@pytest.mark.parametrize("name, label", [
-    ("NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM"),
-    ("NVIDIA H100 PCIe", "NVIDIA H100 PCIe"),
-    ("NVIDIA H100 NVL", "NVIDIA H100 NVL"),
-    ("NVIDIA H200", "NVIDIA H200 SXM"),
-    ("NVIDIA H200 NVL", "NVIDIA H200 NVL"),
-    ("NVIDIA A100-SXM4-80GB", "NVIDIA A100"),
-    ("NVIDIA A100-PCIE-40GB", "NVIDIA A100"),
-    ("NVIDIA A100 80GB PCIe", "NVIDIA A100"),
-])
+@pytest.mark.parametrize(
+    "name, label",
+    [
+        ("NVIDIA H100 80GB HBM3", "NVIDIA H100 SXM"),
+        ("NVIDIA H100 PCIe", "NVIDIA H100 PCIe"),
+        ("NVIDIA H100 NVL", "NVIDIA H100 NVL"),
+        ("NVIDIA H200", "NVIDIA H200 SXM"),
+        ("NVIDIA H200 NVL", "NVIDIA H200 NVL"),
+        ("NVIDIA A100-SXM4-80GB", "NVIDIA A100"),
+        ("NVIDIA A100-PCIE-40GB", "NVIDIA A100"),
+        ("NVIDIA A100 80GB PCIe", "NVIDIA A100"),
+    ],
+)
 def test_known_device_names(name, label):
     assert find_device(name).label == label
 
@@ -31,17 +34,20 @@ def test_other_devices_are_unknown(name):
     assert peak is None and reason.startswith(f"unknown accelerator {name!r}")
 
 
-@pytest.mark.parametrize("name, dtype, expected", [
-    ("NVIDIA H100 80GB HBM3", "bfloat16", 989.5 * TERA),  # 1,979 with sparsity / 2
-    ("NVIDIA H100 80GB HBM3", "float16", 989.5 * TERA),
-    ("NVIDIA H100 80GB HBM3", "float8_e4m3fn", 1979 * TERA),
-    ("NVIDIA H100 80GB HBM3", "tf32", 494.5 * TERA),
-    ("NVIDIA H100 PCIe", "bfloat16", 756.5 * TERA),
-    ("NVIDIA H100 PCIe", "float8_e5m2", 1513 * TERA),
-    ("NVIDIA H200", "bfloat16", 989.5 * TERA),
-    ("NVIDIA A100-SXM4-80GB", "bfloat16", 312 * TERA),
-    ("NVIDIA A100-SXM4-80GB", "tf32", 156 * TERA),
-])
+@pytest.mark.parametrize(
+    "name, dtype, expected",
+    [
+        ("NVIDIA H100 80GB HBM3", "bfloat16", 989.5 * TERA),  # 1,979 with sparsity / 2
+        ("NVIDIA H100 80GB HBM3", "float16", 989.5 * TERA),
+        ("NVIDIA H100 80GB HBM3", "float8_e4m3fn", 1979 * TERA),
+        ("NVIDIA H100 80GB HBM3", "tf32", 494.5 * TERA),
+        ("NVIDIA H100 PCIe", "bfloat16", 756.5 * TERA),
+        ("NVIDIA H100 PCIe", "float8_e5m2", 1513 * TERA),
+        ("NVIDIA H200", "bfloat16", 989.5 * TERA),
+        ("NVIDIA A100-SXM4-80GB", "bfloat16", 312 * TERA),
+        ("NVIDIA A100-SXM4-80GB", "tf32", 156 * TERA),
+    ],
+)
 def test_dense_tensor_core_figures(name, dtype, expected):
     assert peak_flop_per_s(name, dtype) == (expected, None)
 

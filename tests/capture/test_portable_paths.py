@@ -12,13 +12,21 @@ from tracer.capture.runner import run_lecture
 
 
 def test_the_most_specific_place_wins():
-    table = {"/p/": "", "/p/.venv/lib/python3.11/site-packages/": "<site-packages>/", "/usr/lib/python3.11/": "<stdlib>/",
-             "/home/u/": "<home>/"}
+    table = {
+        "/p/": "",
+        "/p/.venv/lib/python3.11/site-packages/": "<site-packages>/",
+        "/usr/lib/python3.11/": "<stdlib>/",
+        "/home/u/": "<home>/",
+    }
     scrub = scrubber(table)
-    text = ("/p/.venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py:83: FutureWarning\n"
-            "  File \"/usr/lib/python3.11/json/decoder.py\", line 3 in /p/lectures/a.py and /home/u/data.csv")
-    assert scrub(text) == ("<site-packages>/torch/distributed/c10d_logger.py:83: FutureWarning\n"
-                           "  File \"<stdlib>/json/decoder.py\", line 3 in lectures/a.py and <home>/data.csv")
+    text = (
+        "/p/.venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py:83: FutureWarning\n"
+        '  File "/usr/lib/python3.11/json/decoder.py", line 3 in /p/lectures/a.py and /home/u/data.csv'
+    )
+    assert scrub(text) == (
+        "<site-packages>/torch/distributed/c10d_logger.py:83: FutureWarning\n"
+        '  File "<stdlib>/json/decoder.py", line 3 in lectures/a.py and <home>/data.csv'
+    )
 
 
 def test_this_interpreter_s_places_are_known(tmp_path):
@@ -34,7 +42,8 @@ def test_a_library_warning_names_the_lecture_line_not_the_install_path(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
     (tmp_path / "lectures").mkdir()
     lecture = tmp_path / "lectures" / "warns.py"
-    lecture.write_text(textwrap.dedent("""\
+    lecture.write_text(
+        textwrap.dedent("""\
         import json, warnings, traceback
 
 
@@ -46,7 +55,9 @@ def test_a_library_warning_names_the_lecture_line_not_the_install_path(tmp_path)
                 json.loads("{")
             except ValueError:
                 shown = traceback.format_exc()  # @inspect shown
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     out = tmp_path / "warns.json"
     run_lecture(lecture, output=out)
     trace = json.loads(out.read_text(encoding="utf-8"))

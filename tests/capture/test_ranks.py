@@ -63,8 +63,9 @@ def test_each_rank_is_traced_with_its_values_before_and_after_all_reduce():
     spawn_step = trace["steps"][launch["step"]]
     assert "mp.spawn" in trace["files"][trace["lecture"]["path"]].splitlines()[spawn_step["stack"][-1]["line"] - 1]
     call = [c for s in launch["streams"] for step in s["steps"] for c in step.get("collectives", [])]
-    assert [(c["op"], c["seq"], c["nbytes"], c["sent_nbytes"], c["received_nbytes"], c["algorithm"]) for c in call] == \
-        [("all_reduce", 0, 8, 8, 8, "ring")] * 2  # ring all-reduce: 2(n-1)/n of 8 bytes with n = 2
+    assert [(c["op"], c["seq"], c["nbytes"], c["sent_nbytes"], c["received_nbytes"], c["algorithm"]) for c in call] == [
+        ("all_reduce", 0, 8, 8, 8, "ring")
+    ] * 2  # ring all-reduce: 2(n-1)/n of 8 bytes with n = 2
     assert all(c["seconds"] >= 0 for c in call)
     assert all(set(c) <= set(Collective.__annotations__) for c in call)
 
@@ -99,10 +100,14 @@ def test_a_hang_is_described_by_who_never_joined_who_waits_and_who_never_started
     from tracer.capture.ranks import describe_hang
 
     where, what = describe_hang([(0, {"where": "l.py:3", "waiting_in": "init_process_group"}), (1, {"where": "l.py:9"})])
-    assert (where, what) == ("l.py:9", "rank 1 never joined the process group (last at l.py:9); "
-                                       "rank 0 waiting in init_process_group")
-    assert describe_hang([(2, {"where": "l.py:5", "joined": True, "rank": 2, "waiting_in": "all_reduce"})]) == \
-        ("l.py:5", "rank 2 waiting in all_reduce at l.py:5")
+    assert (where, what) == (
+        "l.py:9",
+        "rank 1 never joined the process group (last at l.py:9); rank 0 waiting in init_process_group",
+    )
+    assert describe_hang([(2, {"where": "l.py:5", "joined": True, "rank": 2, "waiting_in": "all_reduce"})]) == (
+        "l.py:5",
+        "rank 2 waiting in all_reduce at l.py:5",
+    )
     assert describe_hang([(0, {}), (1, {})])[1] == "ranks 0, 1 still starting (not yet in its function)"
 
 
@@ -122,13 +127,20 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
             if status == "error":
                 shard["error"] = boom
             (directory / f"launch0-{rank}.json").write_text(json.dumps(shard), encoding="utf-8")
-        traced = SimpleNamespace(recorder=None, lecture=Path("l.py"), project_root=tmp_path, options=TraceOptions(),
-                                 on_process_start=lambda hook: None)
+        traced = SimpleNamespace(
+            recorder=None, lecture=Path("l.py"), project_root=tmp_path, options=TraceOptions(), on_process_start=lambda hook: None
+        )
         session = SpawnRanks(traced)
         session._dir = directory
         session.launches = [SpawnLaunch(0, 0, None, 0.0, 1, [(0, SimpleNamespace(exitcode=0)), (1, SimpleNamespace(exitcode=1))])]
         header = {"status": "error" if escaped else "ok"}
-        step = ((), ("l.py", "main"), 3, {"error": {"type": "ProcessRaisedException", "message": "long"}} if escaped else None, (0, 0))
+        step = (
+            (),
+            ("l.py", "main"),
+            3,
+            {"error": {"type": "ProcessRaisedException", "message": "long"}} if escaped else None,
+            (0, 0),
+        )
         return session.finish(header, [step], escaped), header
 
     line, header = finish(tmp_path / "handled", None)
@@ -162,8 +174,9 @@ def test_each_ranks_stdout_stderr_and_warnings_land_on_its_own_steps():
         assert stderr == {}
         assert not stream.get("truncated")
     # the launcher keeps its own output; nothing a rank wrote leaks onto the launcher's steps
-    assert {step["stack"][-1]["line"]: step["stdout"] for step in trace["steps"] if step["stdout"]} == \
-        {LAUNCHER_PRINT: "launcher done\n"}
+    assert {step["stack"][-1]["line"]: step["stdout"] for step in trace["steps"] if step["stdout"]} == {
+        LAUNCHER_PRINT: "launcher done\n"
+    }
     assert not any(step.get("stderr") for step in trace["steps"])
 
 
@@ -179,8 +192,9 @@ def test_a_ranks_output_is_kept_within_the_launchers_budget(tmp_path):
         assert stdout.startswith("rank ") and stdout.endswith("s hello\n")  # the first 8 and the last 8 characters
         assert "[chalktrace: 2 characters of output not kept here" in stdout
         assert "".join(output_by_line(stream, "stderr").values()).startswith(f"rank {rank} c")
-        assert f"tests/lectures/ranks_output.py: rank {rank}: stderr: printed {written} characters" in \
-            " ".join(stream["warnings"])
+        assert f"tests/lectures/ranks_output.py: rank {rank}: stderr: printed {written} characters" in " ".join(
+            stream["warnings"]
+        )
     from tracer.contract.trace_format import trace_notes
 
     notes = trace_notes(trace)  # what the page says above the lecture
@@ -216,9 +230,12 @@ def test_a_crlf_helper_only_a_rank_loads_is_fresh_after_tracing(tmp_path):
     helper = project / "lectures" / "rank_helper.py"
     helper.write_bytes(b"# chalktrace: trace\r\ndef double(x):\r\n    y = 2 * x  # @inspect y\r\n    return y\r\n")
     lecture = project / "lectures" / "only_a_rank.py"
-    lecture.write_text('import multiprocessing\n\n\ndef worker():\n    import rank_helper\n    rank_helper.double(3)\n\n\n'
-                       'def main():\n    process = multiprocessing.get_context("fork").Process(target=worker)\n'
-                       '    process.start()\n    process.join()\n', encoding="utf-8")
+    lecture.write_text(
+        "import multiprocessing\n\n\ndef worker():\n    import rank_helper\n    rank_helper.double(3)\n\n\n"
+        'def main():\n    process = multiprocessing.get_context("fork").Process(target=worker)\n'
+        "    process.start()\n    process.join()\n",
+        encoding="utf-8",
+    )
     out = project / "only_a_rank.json"
     result = run_lecture(lecture, output=out)
     trace = load_trace(out)

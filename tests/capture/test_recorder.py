@@ -38,23 +38,31 @@ def test_one_step_per_executed_line_with_call_steps(traces):
 
     main, twice, square, forward = "main", "twice", "square", "Doubler.forward"
     expected = [
-        (main, at("squares = ["), None), (main, at("evens = {"), None), (main, at("bump = lambda"), None),
-        (main, at("g = bump(2)"), None), (main, at("total = sum("), None),
+        (main, at("squares = ["), None),
+        (main, at("evens = {"), None),
+        (main, at("bump = lambda"), None),
+        (main, at("g = bump(2)"), None),
+        (main, at("total = sum("), None),
         (main, at("s = twice(2)"), True),
         (twice, at("once = square(n)"), True),
-        (square, at("result = n * n"), None), (square, at("return result"), None),
+        (square, at("result = n * n"), None),
+        (square, at("return result"), None),
         (twice, at("once = square(n)"), None),
         (twice, at("return square(once)"), True),
-        (square, at("result = n * n"), None), (square, at("return result"), None),
+        (square, at("result = n * n"), None),
+        (square, at("return result"), None),
         (twice, at("return square(once)"), None),
         (main, at("s = twice(2)"), None),
         (main, at("t = square(2)"), True),
-        (square, at("result = n * n"), None), (square, at("return result"), None),
+        (square, at("result = n * n"), None),
+        (square, at("return result"), None),
         (main, at("t = square(2)"), True),  # one call step per call: square(2), then square(3)
-        (square, at("result = n * n"), None), (square, at("return result"), None),
+        (square, at("result = n * n"), None),
+        (square, at("return result"), None),
         (main, at("t = square(2)"), None),
         (main, at("doubled = Doubler()"), True),
-        (forward, at("y = x * 2"), None), (forward, at("return y"), None),
+        (forward, at("y = x * 2"), None),
+        (forward, at("return y"), None),
         (main, at("doubled = Doubler()"), None),
         (main, at("text = json.dumps"), None),
     ]
@@ -69,7 +77,7 @@ def test_call_step_comes_before_callee_and_values_after_return(traces):
     call, back = (steps[i] for i in indices)
     assert call.get("call") is True and call["env"] == {}
     assert "call" not in back and back["env"] == {"s": {"type": "int", "value": 16}}
-    assert all(len(s["stack"]) > 1 for s in steps[indices[0] + 1:indices[1]])
+    assert all(len(s["stack"]) > 1 for s in steps[indices[0] + 1 : indices[1]])
 
 
 def test_callee_values_recorded_per_call(traces):
@@ -111,8 +119,10 @@ def test_helper_module_with_the_marker_is_traced(traces):
     trace = traces["uses_helper"]
     helper = "tests/lectures/_helper_mod.py"
     inside = [s for s in trace["steps"] if s["stack"][-1]["path"] == helper]
-    assert [where(s) for s in inside] == [("triple", line_of("_helper_mod", "result = n * 3")),
-                                          ("triple", line_of("_helper_mod", "return result"))]
+    assert [where(s) for s in inside] == [
+        ("triple", line_of("_helper_mod", "result = n * 3")),
+        ("triple", line_of("_helper_mod", "return result")),
+    ]
     assert inside[0]["env"]["result"] == {"type": "int", "value": 6}
     assert inside[0]["stack"][0]["path"] == "tests/lectures/uses_helper.py"
     assert set(trace["files"]) == {"tests/lectures/uses_helper.py", helper}
@@ -131,17 +141,24 @@ def scratch_course(root: Path, settings: str = "") -> Path:
     (lectures / "_listed.py").write_text(helper, encoding="utf-8")
     (lectures / "_plain.py").write_text(helper, encoding="utf-8")
     lecture = lectures / "course.py"
-    lecture.write_text("import _listed, _marked, _plain\n\n\ndef main():\n"
-                       "    a = _marked.work(2)\n    b = _listed.work(2)\n    c = _plain.work(2)  # @inspect c\n",
-                       encoding="utf-8")
+    lecture.write_text(
+        "import _listed, _marked, _plain\n\n\ndef main():\n"
+        "    a = _marked.work(2)\n    b = _listed.work(2)\n    c = _plain.work(2)  # @inspect c\n",
+        encoding="utf-8",
+    )
     return lecture
 
 
-@pytest.mark.parametrize("settings, stepped", [
-    ("", {"lectures/course.py", "lectures/_marked.py"}),
-    ("[tool.chalktrace]\ntrace_helpers = ['lectures/_list*.py']\n",
-     {"lectures/course.py", "lectures/_marked.py", "lectures/_listed.py"}),
-])
+@pytest.mark.parametrize(
+    "settings, stepped",
+    [
+        ("", {"lectures/course.py", "lectures/_marked.py"}),
+        (
+            "[tool.chalktrace]\ntrace_helpers = ['lectures/_list*.py']\n",
+            {"lectures/course.py", "lectures/_marked.py", "lectures/_listed.py"},
+        ),
+    ],
+)
 def test_helpers_are_stepped_into_only_when_they_opt_in(tmp_path, settings, stepped):
     lecture = scratch_course(tmp_path, settings)
     result = run_lecture(lecture, output=tmp_path / "t.json")
@@ -149,8 +166,7 @@ def test_helpers_are_stepped_into_only_when_they_opt_in(tmp_path, settings, step
     assert {s["stack"][-1]["path"] for s in trace["steps"]} == stepped == set(trace["files"])
     assert len([s for s in trace["steps"] if s["stack"][-1]["path"] != "lectures/course.py"]) == 7 * (len(stepped) - 1)
     # every helper is still hashed, so editing an untraced one makes the trace stale
-    assert set(trace["sources"]) == {"lectures/course.py", "lectures/_marked.py", "lectures/_listed.py",
-                                     "lectures/_plain.py"}
+    assert set(trace["sources"]) == {"lectures/course.py", "lectures/_marked.py", "lectures/_listed.py", "lectures/_plain.py"}
     assert result.status == "ok" and trace["steps"][-1]["env"]["c"] == {"type": "int", "value": 1}
 
 
@@ -187,7 +203,9 @@ def test_def_line_inspect_records_arguments_on_entry(tmp_path):
         "def cached(\n"
         "    k,\n"
         "):  # @inspect k\n"
-        "    return k\n", encoding="utf-8")
+        "    return k\n",
+        encoding="utf-8",
+    )
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr):
@@ -213,8 +231,9 @@ def test_def_line_inspect_records_arguments_on_entry(tmp_path):
 
 def test_def_line_entry_step_respects_the_step_cap(tmp_path):
     lecture = tmp_path / "capped.py"
-    lecture.write_text("def main():\n    for i in range(10):\n        f(i)\n\n\n"
-                       "def f(i):  # @inspect i\n    return i\n", encoding="utf-8")
+    lecture.write_text(
+        "def main():\n    for i in range(10):\n        f(i)\n\n\ndef f(i):  # @inspect i\n    return i\n", encoding="utf-8"
+    )
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
     with contextlib.redirect_stderr(io.StringIO()):
         result = run_lecture(lecture, output=tmp_path / "t.json", max_steps=3)
@@ -248,13 +267,14 @@ def test_each_rendering_is_attached_to_its_line(traces):
     trace = traces["renderings_demo"]
     assert renderings_at(trace, 'text("# Renderings demo")') == [{"type": "markdown", "data": "# Renderings demo"}]
     assert renderings_at(trace, 'note("An aside.")') == [{"type": "note", "data": "An aside."}]
-    assert renderings_at(trace, "image(\"images/renderings_pixel.svg\"") == [
-        {"type": "image", "width": 40, "data": "tests/lectures/images/renderings_pixel.svg", "external": False}]
+    assert renderings_at(trace, 'image("images/renderings_pixel.svg"') == [
+        {"type": "image", "width": 40, "data": "tests/lectures/images/renderings_pixel.svg", "external": False}
+    ]
     assert renderings_at(trace, 'image("https://') == [
         # tests run offline and the fixture keeps no media cache: the URL, marked for a placeholder
-        {"type": "image", "width": None, "data": "https://example.org/figure.png", "external": True, "missing": True}]
-    assert renderings_at(trace, "plot(") == [
-        {"type": "plot", "spec": {"mark": "bar", "data": {"values": [{"x": 1, "y": 2}]}}}]
+        {"type": "image", "width": None, "data": "https://example.org/figure.png", "external": True, "missing": True}
+    ]
+    assert renderings_at(trace, "plot(") == [{"type": "plot", "spec": {"mark": "bar", "data": {"values": [{"x": 1, "y": 2}]}}}]
     assert sum(len(s["renderings"]) for s in trace["steps"]) == 8
     assert trace["lecture"]["title"] == "Renderings demo"
 
@@ -265,9 +285,16 @@ def test_local_image_is_hashed_into_sources(traces):
 
 def test_link_to_function_points_at_its_code(traces):
     (link,) = renderings_at(traces["renderings_demo"], "link(helper)")
-    assert link == {"type": "link", "url": None, "title": "helper",
-                    "internal": {"path": "tests/lectures/renderings_demo.py",
-                                 "line": line_of("renderings_demo", "def helper"), "function": "helper"}}
+    assert link == {
+        "type": "link",
+        "url": None,
+        "title": "helper",
+        "internal": {
+            "path": "tests/lectures/renderings_demo.py",
+            "line": line_of("renderings_demo", "def helper"),
+            "function": "helper",
+        },
+    }
 
 
 def test_link_to_record_keeps_other_attributes(traces):
@@ -280,9 +307,10 @@ def test_link_to_record_keeps_other_attributes(traces):
 
 def test_missing_image_is_a_clear_error_naming_the_line(tmp_path):
     result = run_lecture(LECTURES / "missing_image.py", output=tmp_path / "t.json")
-    line = line_of("missing_image", "image(\"images")
-    assert result.error_line == (f"tests/lectures/missing_image.py:{line}: FileNotFoundError: "
-                                 "image not found: images/no_such_picture.png")
+    line = line_of("missing_image", 'image("images')
+    assert result.error_line == (
+        f"tests/lectures/missing_image.py:{line}: FileNotFoundError: image not found: images/no_such_picture.png"
+    )
     trace = load_trace(tmp_path / "t.json")
     assert trace["steps"][-1]["error"]["traceback"][-1]["line"] == line
 
@@ -408,12 +436,15 @@ def test_other_format_every_inspected_value_at_its_line(other_format):
 def test_other_format_renderings_at_their_lines(other_format):
     _, trace, _ = other_format
     assert main_step(trace, 'text("usage:')["renderings"] == [
-        {"type": "markdown", "data": "usage:\n    python train.py --steps N"}]
+        {"type": "markdown", "data": "usage:\n    python train.py --steps N"}
+    ]
     assert main_step(trace, 'text("""')["renderings"] == [
-        {"type": "markdown", "data": "\n  $ ls\n  lecture.py   notes.md\n", "verbatim": True}]
+        {"type": "markdown", "data": "\n  $ ls\n  lecture.py   notes.md\n", "verbatim": True}
+    ]
     # rendered inside the untraced helper: lands on the lecture line that called it
     assert main_step(trace, "named_link(")["renderings"] == [
-        {"type": "link", "internal": None, "url": "https://pytorch.org", "title": "[PyTorch]"}]
+        {"type": "link", "internal": None, "url": "https://pytorch.org", "title": "[PyTorch]"}
+    ]
     assert main_step(trace, "s = slow_sum(")["renderings"] == [{"type": "markdown", "data": "summed 1000 numbers"}]
     (citation,) = main_step(trace, "link(scaling_laws)")["renderings"]
     assert citation["title"] == "Scaling Laws for Neural Language Models"
@@ -425,8 +456,12 @@ def test_other_format_renderings_at_their_lines(other_format):
     assert partial["internal"] == {"path": OTHER, "line": other_line("def add(a, b)"), "function": "add"}
     assert partial["style"] == {"color": "gray"}
     (command,) = main_step(trace, "system_text(")["renderings"]
-    assert command == {"type": "markdown", "data": "GPU 0: none\n  (a CPU run)\n", "verbatim": True,
-                       "command": ["printf", "GPU 0: none\\n  (a CPU run)\\n"]}
+    assert command == {
+        "type": "markdown",
+        "data": "GPU 0: none\n  (a CPU run)\n",
+        "verbatim": True,
+        "command": ["printf", "GPU 0: none\\n  (a CPU run)\\n"],
+    }
     assert [r["type"] for r in main_step(trace, 'text("See"), link(add)')["renderings"]] == ["markdown", "link"]
 
 
@@ -436,15 +471,17 @@ def test_other_format_helpers_run_untraced_and_stay_hashed(other_format):
     assert len(trace["steps"]) < 40  # slow_sum's 1,000-iteration loop is not stepped
     # no execute_util.py in the course: the run's import alias serves chalktrace's API under that name
     assert not (COURSE / "execute_util.py").exists()
-    assert set(trace["sources"]) == {OTHER} | {f"tests/lectures/execute_util_course/{name}.py"
-                                               for name in ("lecture_util", "references")}
+    assert set(trace["sources"]) == {OTHER} | {
+        f"tests/lectures/execute_util_course/{name}.py" for name in ("lecture_util", "references")
+    }
 
 
 def test_other_format_warns_about_unknown_directives_only(other_format):
     _, trace, stderr = other_format
     where_ = f"{OTHER}:{other_line('@inpsect')}"
     assert trace["warnings"][0] == (
-        f"{where_}: unknown directive @inpsect (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate)")
+        f"{where_}: unknown directive @inpsect (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate)"
+    )
     # the other one: tests run offline, and the course keeps no arXiv cache (said once)
     assert len(trace["warnings"]) == 2 and trace["warnings"][1].startswith("arXiv metadata unavailable (offline")
     assert stderr.count("warning") == 2  # not the commented-out decorator, not the e-mail address
@@ -454,9 +491,11 @@ def test_system_text_keeps_absolute_project_paths_out_of_the_trace(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
     (tmp_path / "tool.py").write_text("import os\nprint(os.path.abspath(__file__))\n", encoding="utf-8")
     lecture = tmp_path / "shows.py"
-    lecture.write_text("import os\nimport sys\n\nfrom tracer import system_text\n\n\ndef main():\n"
-                       "    system_text([sys.executable, os.path.join(os.path.dirname(__file__), 'tool.py')])\n",
-                       encoding="utf-8")
+    lecture.write_text(
+        "import os\nimport sys\n\nfrom tracer import system_text\n\n\ndef main():\n"
+        "    system_text([sys.executable, os.path.join(os.path.dirname(__file__), 'tool.py')])\n",
+        encoding="utf-8",
+    )
     run_lecture(lecture, output=tmp_path / "t.json")
     (rendering,) = load_trace(tmp_path / "t.json")["steps"][0]["renderings"]
     assert rendering["data"] == "tool.py\n" and rendering["command"][1] == "tool.py"
@@ -473,11 +512,16 @@ def test_a_bare_inspect_shows_every_local_of_its_frame_in_helpers_too(tmp_path):
         "    return d\n\n\n"
         "def main():\n"
         "    x = 3\n"
-        "    y = helper(x, 4)  # @inspect\n", encoding="utf-8")
+        "    y = helper(x, 4)  # @inspect\n",
+        encoding="utf-8",
+    )
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
     run_lecture(lecture, output=tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
     shown = [(where(s), {k: v["value"] for k, v in s["env"].items()}) for s in trace["steps"] if s["env"]]
-    assert shown == [(("helper", 4), {"a": 3, "b": 4}), (("helper", 6), {"a": 3, "b": 4, "c": 12, "d": 13}),
-                     (("main", 12), {"x": 3, "y": 13})]  # modules (math) and functions are left out
+    assert shown == [
+        (("helper", 4), {"a": 3, "b": 4}),
+        (("helper", 6), {"a": 3, "b": 4, "c": 12, "d": 13}),
+        (("main", 12), {"x": 3, "y": 13}),
+    ]  # modules (math) and functions are left out
     assert trace["warnings"] == []

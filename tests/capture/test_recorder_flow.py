@@ -86,12 +86,15 @@ def test_an_error_raised_in_a_callee_stays_on_the_callee_line(tmp_path):
     lecture = tmp_path / "lectures" / "deep.py"
     lecture.parent.mkdir()
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
-    lecture.write_text("def inner(n):\n    raise KeyError(n)\n\n\ndef outer(n):\n    try:\n        inner(n)\n"
-                       "    finally:\n        n = n + 1\n\n\ndef main():\n    outer(1)\n", encoding="utf-8")
+    lecture.write_text(
+        "def inner(n):\n    raise KeyError(n)\n\n\ndef outer(n):\n    try:\n        inner(n)\n"
+        "    finally:\n        n = n + 1\n\n\ndef main():\n    outer(1)\n",
+        encoding="utf-8",
+    )
     result = run_lecture(lecture, output=tmp_path / "t.json")
     steps = load_trace(tmp_path / "t.json")["steps"]
     (error,) = [s for s in steps if "error" in s]
     assert (error["stack"][-1]["function"], error["stack"][-1]["line"]) == ("inner", 2)
-    after = [(s["stack"][-1]["function"], s["stack"][-1]["line"]) for s in steps[steps.index(error) + 1:]]
+    after = [(s["stack"][-1]["function"], s["stack"][-1]["line"]) for s in steps[steps.index(error) + 1 :]]
     assert ("outer", 9) in after  # the finally block that ran while it unwound
     assert result.error_line.startswith("lectures/deep.py:2: KeyError")

@@ -16,12 +16,18 @@ def remote(tmp_path, **kwargs) -> Remote:
     return Remote(project_root=tmp_path, cache_dir=tmp_path / "lectures" / "cache", **kwargs)
 
 
-@pytest.mark.parametrize("url, paper", [
-    ("https://arxiv.org/abs/2001.08361", "2001.08361"), ("https://arxiv.org/pdf/2001.08361v3.pdf", "2001.08361"),
-    ("https://arxiv.org/pdf/1409.0473.pdf", "1409.0473"), ("http://www.arxiv.org/abs/hep-th/9901001v2", "hep-th/9901001"),
-    ("https://arxiv.org/abs/2401.12345/", "2401.12345"), ("https://example.org/abs/2001.08361", None),
-    ("https://arxiv.org/list/cs.LG/recent", None),
-])
+@pytest.mark.parametrize(
+    "url, paper",
+    [
+        ("https://arxiv.org/abs/2001.08361", "2001.08361"),
+        ("https://arxiv.org/pdf/2001.08361v3.pdf", "2001.08361"),
+        ("https://arxiv.org/pdf/1409.0473.pdf", "1409.0473"),
+        ("http://www.arxiv.org/abs/hep-th/9901001v2", "hep-th/9901001"),
+        ("https://arxiv.org/abs/2401.12345/", "2401.12345"),
+        ("https://example.org/abs/2001.08361", None),
+        ("https://arxiv.org/list/cs.LG/recent", None),
+    ],
+)
 def test_arxiv_ids(url, paper):
     assert arxiv.arxiv_id(url) == paper
 
@@ -33,9 +39,15 @@ def test_fetched_once_then_answered_from_a_readable_cache(tmp_path):
             first = url_reference("https://arxiv.org/abs/9901.00001", organization="Lab", notes="n")
             again = url_reference("https://arxiv.org/pdf/9901.00001v2.pdf")
     assert fake.requests == ["/export.arxiv.org/api/query?id_list=9901.00001"]
-    assert first == Reference(title="Stepping Through Lectures Like a Debugger", authors=PAPERS["9901.00001"]["authors"],
-                              organization="Lab", date="2099-01-05", url="https://arxiv.org/abs/9901.00001",
-                              description="We step through lectures one line at a time.", notes="n")
+    assert first == Reference(
+        title="Stepping Through Lectures Like a Debugger",
+        authors=PAPERS["9901.00001"]["authors"],
+        organization="Lab",
+        date="2099-01-05",
+        url="https://arxiv.org/abs/9901.00001",
+        description="We step through lectures one line at a time.",
+        notes="n",
+    )
     assert again.authors == first.authors and again.url.endswith("v2.pdf")
     assert first.label == "[Example+ 2099]"  # what the page shows for it
     assert Reference(title="Transformer Math 101", organization="EleutherAI", date="2023-04-03").label == "[EleutherAI 2023]"

@@ -59,10 +59,12 @@ def test_exception_still_writes_a_valid_trace(raised):
 def test_exception_steps_end_at_the_failing_line(raised):
     _, trace = raised
     lines = [(s["stack"][-1]["function"], s["stack"][-1]["line"]) for s in trace["steps"]]
-    assert lines == [("main", line_of("raises_midway", "n = 3")),
-                     ("main", line_of("raises_midway", "print(")),
-                     ("main", line_of("raises_midway", "ratio = divide")),
-                     ("divide", line_of("raises_midway", "return a / b"))]
+    assert lines == [
+        ("main", line_of("raises_midway", "n = 3")),
+        ("main", line_of("raises_midway", "print(")),
+        ("main", line_of("raises_midway", "ratio = divide")),
+        ("divide", line_of("raises_midway", "return a / b")),
+    ]
     assert trace["steps"][1]["stdout"] == "before the error\n"
     assert all("error" not in s for s in trace["steps"][:-1])
 
@@ -71,9 +73,14 @@ def test_exception_error_fields(raised):
     result, trace = raised
     error = trace["steps"][-1]["error"]
     path = "tests/lectures/raises_midway.py"
-    assert error == {"type": "ZeroDivisionError", "message": "division by zero", "traceback": [
-        {"path": path, "line": line_of("raises_midway", "ratio = divide"), "function": "main"},
-        {"path": path, "line": line_of("raises_midway", "return a / b"), "function": "divide"}]}
+    assert error == {
+        "type": "ZeroDivisionError",
+        "message": "division by zero",
+        "traceback": [
+            {"path": path, "line": line_of("raises_midway", "ratio = divide"), "function": "main"},
+            {"path": path, "line": line_of("raises_midway", "return a / b"), "function": "divide"},
+        ],
+    }
     assert trace["error"] == error
     assert result.error_line == f"{path}:{line_of('raises_midway', 'return a / b')}: ZeroDivisionError: division by zero"
 
@@ -84,13 +91,18 @@ def test_exception_leaves_no_spurious_warnings(raised):
 
 
 def test_caught_exception_is_not_an_error(project, tmp_path):
-    lecture = write_lecture(project, "caught", (
-        "def main():\n"
-        "    try:\n"
-        "        x = 1 / 0\n"
-        "    except ZeroDivisionError:\n"
-        "        x = 0  # @inspect x\n"
-        "    y = x + 1  # @inspect y\n"))
+    lecture = write_lecture(
+        project,
+        "caught",
+        (
+            "def main():\n"
+            "    try:\n"
+            "        x = 1 / 0\n"
+            "    except ZeroDivisionError:\n"
+            "        x = 0  # @inspect x\n"
+            "    y = x + 1  # @inspect y\n"
+        ),
+    )
     result = run_lecture(lecture, output=tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
     assert result.status == "ok" and "error" not in trace
@@ -157,8 +169,7 @@ def test_default_output_is_under_the_project_root(project):
     lecture = write_lecture(project, "tiny", "def main():\n    x = 1  # @inspect x\n")
     result = run_lecture(lecture)
     out = project / "site" / "traces" / "tiny.json"
-    assert result.output == out and load_trace(out)["lecture"] == {"name": "tiny", "path": "lectures/tiny.py",
-                                                                   "title": "tiny"}
+    assert result.output == out and load_trace(out)["lecture"] == {"name": "tiny", "path": "lectures/tiny.py", "title": "tiny"}
 
 
 def test_find_project_root(project):
@@ -190,14 +201,19 @@ def test_no_machine_paths_or_addresses_in_repo_lecture(tmp_path):
 
 
 def test_no_machine_paths_for_a_lecture_outside_the_repo(project, tmp_path):
-    lecture = write_lecture(project, "where", (
-        "from pathlib import Path\n\n"
-        "def helper():\n"
-        "    return 1\n\n"
-        "def main():\n"
-        "    here = Path(__file__)  # @inspect here\n"
-        "    fn = helper  # @inspect fn\n"
-        "    print(__file__, object())\n"))
+    lecture = write_lecture(
+        project,
+        "where",
+        (
+            "from pathlib import Path\n\n"
+            "def helper():\n"
+            "    return 1\n\n"
+            "def main():\n"
+            "    here = Path(__file__)  # @inspect here\n"
+            "    fn = helper  # @inspect fn\n"
+            "    print(__file__, object())\n"
+        ),
+    )
     run_lecture(lecture, output=tmp_path / "t.json")
     text = (tmp_path / "t.json").read_text(encoding="utf-8")
     assert str(project) not in text and str(Path.home()) + "/" not in text
@@ -293,8 +309,10 @@ def test_a_lecture_that_never_imports_torch_is_traced_without_importing_it(tmp_p
 
     lecture = Path(__file__).parents[1] / "lectures" / "numpy_only.py"
     out = tmp_path / "numpy_only.json"
-    script = ("import sys; from tracer.capture.runner import run_lecture; "
-              f"run_lecture({str(lecture)!r}, output={str(out)!r}); print(sorted(m for m in sys.modules if m.split('.')[0] == 'torch'))")
+    script = (
+        "import sys; from tracer.capture.runner import run_lecture; "
+        f"run_lecture({str(lecture)!r}, output={str(out)!r}); print(sorted(m for m in sys.modules if m.split('.')[0] == 'torch'))"
+    )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -316,12 +334,16 @@ LIBRARY_NAMES = ["numbers", "math", "random", "types", "copy", "inspect", "trace
 @pytest.mark.parametrize("name", LIBRARY_NAMES)
 def test_a_lecture_named_like_a_module_shadows_nothing(project, tmp_path, name):
     # The lecture and the libraries it uses import these names; the lecture itself must not answer for them.
-    write_lecture(project, name, "import numbers, math, random, types, copy, inspect\n"
-                                 "from tracer import text\n\n\n"
-                                 "def main():\n"
-                                 f"    text('# {name}')\n"
-                                 "    x = isinstance(3, numbers.Integral)  # @inspect x\n"
-                                 "    y = copy.deepcopy([math.floor(2.5)])  # @inspect y\n")
+    write_lecture(
+        project,
+        name,
+        "import numbers, math, random, types, copy, inspect\n"
+        "from tracer import text\n\n\n"
+        "def main():\n"
+        f"    text('# {name}')\n"
+        "    x = isinstance(3, numbers.Integral)  # @inspect x\n"
+        "    y = copy.deepcopy([math.floor(2.5)])  # @inspect y\n",
+    )
     result = run_lecture(project / "lectures" / f"{name}.py", output=tmp_path / "out.json")
     assert (result.status, result.error_line) == ("ok", None)
     assert name not in sys.modules or getattr(sys.modules[name], "__file__", None) != str(project / "lectures" / f"{name}.py")

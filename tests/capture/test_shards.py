@@ -14,16 +14,29 @@ from tracer.contract.trace_format import validation_error
 
 
 def shard(rank: int, status: str = "ok", error: dict | None = None, world_size: int = 2) -> dict:
-    step = {"frame": 0, "env": {"rank": {"type": "int", "value": rank}},
-            "renderings": [], "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}}
+    step = {
+        "frame": 0,
+        "env": {"rank": {"type": "int", "value": rank}},
+        "renderings": [],
+        "stdout": "",
+        "memory": {"nbytes": 0, "peak_nbytes": 0},
+    }
     if error:
         step["error"] = error
-    data = {"schema_version": 2, "lecture": {"name": "t", "path": "lectures/t.py", "title": "T"},
-            "frames": [{"path": "lectures/t.py", "line": 5, "function": "main", "parent": None}],
-            "sources": {"lectures/t.py": "0" * 64}, "files": {"lectures/t.py": "x\n" * 9}, "hidden_lines": {},
-            "environment": {"python": "3.11", "torch": None, "device": "cpu", "seed": 0}, "status": "ok",
-            "truncated": None, "warnings": [], "steps": [step],
-            "shard": {"rank": rank, "status": status, "world_size": world_size, "backend": "gloo", "joined": True}}
+    data = {
+        "schema_version": 2,
+        "lecture": {"name": "t", "path": "lectures/t.py", "title": "T"},
+        "frames": [{"path": "lectures/t.py", "line": 5, "function": "main", "parent": None}],
+        "sources": {"lectures/t.py": "0" * 64},
+        "files": {"lectures/t.py": "x\n" * 9},
+        "hidden_lines": {},
+        "environment": {"python": "3.11", "torch": None, "device": "cpu", "seed": 0},
+        "status": "ok",
+        "truncated": None,
+        "warnings": [],
+        "steps": [step],
+        "shard": {"rank": rank, "status": status, "world_size": world_size, "backend": "gloo", "joined": True},
+    }
     if error:
         data["error"], data["status"] = error, "error"
     assert validation_error(data) is None  # a shard is a valid trace of one rank
@@ -67,8 +80,10 @@ def test_merge_refuses_two_shards_of_one_rank_and_an_empty_directory(tmp_path):
 def test_a_rank_that_exited_without_a_shard_says_how_and_where_it_was_last_seen():
     stream = shards.lost_stream(1, 3, {"where": "lectures/t.py:7", "joined": True, "waiting_in": "all_reduce"})
     assert (stream["status"], stream["exitcode"], stream["steps"], stream["waiting_in"]) == ("exited", 3, [], "all_reduce")
-    assert shards.failure_line(stream, 2) == \
-        "lectures/t.py:7: rank 1 of 2: Exited: exited with code 3 (last seen at lectures/t.py:7)"
+    assert (
+        shards.failure_line(stream, 2)
+        == "lectures/t.py:7: rank 1 of 2: Exited: exited with code 3 (last seen at lectures/t.py:7)"
+    )
     killed = shards.lost_stream(0, -9, None)
     assert (killed["status"], killed["error"]["message"]) == ("stopped", "killed by signal 9")
 
@@ -80,8 +95,9 @@ def test_a_merge_says_where_a_missing_rank_was_seen_then_removes_the_heartbeat_f
     shared.mkdir()
     write(shared, shard(0))
     (shared / "rank-0.where").write_text(json.dumps({"rank": 0, "where": "lectures/t.py:5", "joined": True}))
-    (shared / "rank-1.where").write_text(json.dumps({"rank": 1, "where": "lectures/t.py:7", "joined": True,
-                                                     "waiting_in": "all_reduce"}))
+    (shared / "rank-1.where").write_text(
+        json.dumps({"rank": 1, "where": "lectures/t.py:7", "joined": True, "waiting_in": "all_reduce"})
+    )
     (shared / "rank-1.where.tmp").write_text("{")
     (shared / "notes.where").write_text("not a rank's")
     broken = tmp_path / "broken"

@@ -34,8 +34,13 @@ def test_dumps_is_compact_strict_and_keeps_unicode():
 def test_plain_step():
     writer = StepWriter()
     step = written(writer, writer.step(((), MAIN, 3, None, (10, 20))))
-    assert step == {"stack": [frame("lectures/a.py", 3, "main")], "env": {}, "renderings": [], "stdout": "",
-                    "memory": {"nbytes": 10, "peak_nbytes": 20}}
+    assert step == {
+        "stack": [frame("lectures/a.py", 3, "main")],
+        "env": {},
+        "renderings": [],
+        "stdout": "",
+        "memory": {"nbytes": 10, "peak_nbytes": 20},
+    }
 
 
 def test_call_step_and_callers_prefix():
@@ -65,14 +70,25 @@ def test_deep_stacks_write_each_position_once():
 
 
 def test_step_with_extras_keeps_them_and_drops_internal_unwind():
-    extras = {"env": {"x": {"type": "int", "value": 1}}, "renderings": [{"type": "note", "data": "hi"}],
-              "stdout": "out\n", "clear": ["y"], "unwind": ValueError("internal"),
-              "error": {"type": "ValueError", "message": "m", "traceback": []}}
+    extras = {
+        "env": {"x": {"type": "int", "value": 1}},
+        "renderings": [{"type": "note", "data": "hi"}],
+        "stdout": "out\n",
+        "clear": ["y"],
+        "unwind": ValueError("internal"),
+        "error": {"type": "ValueError", "message": "m", "traceback": []},
+    }
     writer = StepWriter()
     step = written(writer, writer.step(((), MAIN, 4, extras, (1, 2))))
-    assert step == {"stack": [frame("lectures/a.py", 4, "main")], "env": extras["env"],
-                    "renderings": extras["renderings"], "stdout": "out\n", "memory": {"nbytes": 1, "peak_nbytes": 2},
-                    "clear": ["y"], "error": extras["error"]}
+    assert step == {
+        "stack": [frame("lectures/a.py", 4, "main")],
+        "env": extras["env"],
+        "renderings": extras["renderings"],
+        "stdout": "out\n",
+        "memory": {"nbytes": 1, "peak_nbytes": 2},
+        "clear": ["y"],
+        "error": extras["error"],
+    }
 
 
 def test_step_with_only_some_extras_fills_the_rest():
@@ -83,8 +99,12 @@ def test_step_with_only_some_extras_fills_the_rest():
 def test_repeated_steps_share_cached_text_but_stay_correct():
     writer = StepWriter()
     memory_a, memory_b = (1, 1), (2, 2)
-    texts = [writer.step(((), MAIN, 3, None, memory_a)), writer.step(((), MAIN, 3, None, memory_b)),
-             writer.step(((), MAIN, 3, CALL, memory_a)), writer.step(((), MAIN, 3, None, memory_a))]
+    texts = [
+        writer.step(((), MAIN, 3, None, memory_a)),
+        writer.step(((), MAIN, 3, None, memory_b)),
+        writer.step(((), MAIN, 3, CALL, memory_a)),
+        writer.step(((), MAIN, 3, None, memory_a)),
+    ]
     memories = [json.loads(t)["memory"]["nbytes"] for t in texts]
     assert memories == [1, 2, 1, 1] and texts[0] == texts[3] and "call" in json.loads(texts[2])
 
@@ -109,5 +129,4 @@ def test_trace_json_from_a_generator_of_fresh_tuples():
     # Each tuple is freed after use when steps come from a generator; ids get reused.
     steps = (((), ("lectures/a.py", f"f{i}"), 3, None, (i, i)) for i in range(5))
     data = expand_stacks(json.loads(trace_json({"schema_version": 2}, steps)))
-    assert [(s["stack"][0]["function"], s["memory"]["nbytes"]) for s in data["steps"]] == [
-        (f"f{i}", i) for i in range(5)]
+    assert [(s["stack"][0]["function"], s["memory"]["nbytes"]) for s in data["steps"]] == [(f"f{i}", i) for i in range(5)]

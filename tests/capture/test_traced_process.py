@@ -21,7 +21,8 @@ def test_coverage_keeps_recording_after_chalktrace_stops(tmp_path, max_steps):
     # chalktrace traces with sys.settrace, as coverage (or a debugger) does: it must put the tracer it
     # found back when it stops (at the end, or at the step cap), not switch tracing off.
     driver = tmp_path / "driver.py"
-    driver.write_text(textwrap.dedent(f"""\
+    driver.write_text(
+        textwrap.dedent(f"""\
         from tracer.capture.runner import run_lecture
 
 
@@ -37,10 +38,17 @@ def test_coverage_keeps_recording_after_chalktrace_stops(tmp_path, max_steps):
 
 
         main()
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     data = tmp_path / ".coverage"
-    subprocess.run([sys.executable, "-m", "coverage", "run", f"--data-file={data}", str(driver)], check=True,
-                   cwd=tmp_path, capture_output=True, text=True)
+    subprocess.run(
+        [sys.executable, "-m", "coverage", "run", f"--data-file={data}", str(driver)],
+        check=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     import coverage
 
     covered = coverage.CoverageData(basename=str(data))
@@ -50,11 +58,21 @@ def test_coverage_keeps_recording_after_chalktrace_stops(tmp_path, max_steps):
 
 
 def test_process_state_is_as_before_after_a_run(tmp_path):
-    start, exit_, stdout, stderr, trace = (multiprocessing.process.BaseProcess.start, os._exit, sys.stdout,
-                                           sys.stderr, sys.gettrace())
+    start, exit_, stdout, stderr, trace = (
+        multiprocessing.process.BaseProcess.start,
+        os._exit,
+        sys.stdout,
+        sys.stderr,
+        sys.gettrace(),
+    )
     seen = []
     run_lecture(LECTURES / "uses_helper.py", write=False, on_session=seen.append)
-    assert (multiprocessing.process.BaseProcess.start, os._exit, sys.stdout, sys.stderr, sys.gettrace()) == \
-        (start, exit_, stdout, stderr, trace)
+    assert (multiprocessing.process.BaseProcess.start, os._exit, sys.stdout, sys.stderr, sys.gettrace()) == (
+        start,
+        exit_,
+        stdout,
+        stderr,
+        trace,
+    )
     session = seen[0]
     assert session.recorder.steps and session.abort() is None  # no ranks: nothing to abort

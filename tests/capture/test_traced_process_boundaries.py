@@ -60,8 +60,12 @@ def test_child_processes_and_direct_writes_reach_the_step_that_wrote_them(tmp_pa
 
 
 def test_output_that_cannot_be_placed_exactly_is_still_shown_and_said_once(tmp_path):
-    lecture = course(tmp_path, "bound", "from os import write\n\n\ndef main():\n    write(1, b'early bound\\n')\n"
-                                         "    write(1, b'again\\n')\n    x = 1  # @inspect x\n")
+    lecture = course(
+        tmp_path,
+        "bound",
+        "from os import write\n\n\ndef main():\n    write(1, b'early bound\\n')\n"
+        "    write(1, b'again\\n')\n    x = 1  # @inspect x\n",
+    )
     result = run_lecture(lecture, output=tmp_path / "t.json")
     trace = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
     assert "".join(step["stdout"] for step in trace["steps"]) == "early bound\nagain\n"
@@ -69,23 +73,41 @@ def test_output_that_cannot_be_placed_exactly_is_still_shown_and_said_once(tmp_p
 
 
 def test_chalktraces_messages_survive_a_lecture_that_patches_print_and_stderr(tmp_path):
-    lecture = course(tmp_path, "silencer", "import builtins, io, sys\n\nbuiltins.print = lambda *a, **k: None\n"
-                                           "sys.stderr = io.StringIO()\n\n\ndef main():\n    raise ValueError('boom')\n")
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(tmp_path / "t.json")],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    lecture = course(
+        tmp_path,
+        "silencer",
+        "import builtins, io, sys\n\nbuiltins.print = lambda *a, **k: None\n"
+        "sys.stderr = io.StringIO()\n\n\ndef main():\n    raise ValueError('boom')\n",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(tmp_path / "t.json")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1
     assert "lectures/silencer.py:8: ValueError: boom" in done.stderr
     assert "lectures/silencer.py: raised" in done.stderr
 
 
 def test_an_interval_timer_left_armed_cannot_stop_the_trace_being_written(tmp_path):
-    lecture = course(tmp_path, "timer", "import signal\n\n\ndef on_alarm(signum, frame):\n"
-                                        "    raise RuntimeError('the lecture\\'s timer fired')\n\n\ndef main():\n"
-                                        "    signal.signal(signal.SIGALRM, on_alarm)\n"
-                                        "    signal.setitimer(signal.ITIMER_REAL, 0.05, 0.0005)\n    x = 1\n")
+    lecture = course(
+        tmp_path,
+        "timer",
+        "import signal\n\n\ndef on_alarm(signum, frame):\n"
+        "    raise RuntimeError('the lecture\\'s timer fired')\n\n\ndef main():\n"
+        "    signal.signal(signal.SIGALRM, on_alarm)\n"
+        "    signal.setitimer(signal.ITIMER_REAL, 0.05, 0.0005)\n    x = 1\n",
+    )
     out = tmp_path / "t.json"
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(out), "--max-steps", "5"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(out), "--max-steps", "5"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     trace = json.loads(out.read_text(encoding="utf-8"))
@@ -95,10 +117,14 @@ def test_an_interval_timer_left_armed_cannot_stop_the_trace_being_written(tmp_pa
 def test_signal_handlers_are_as_before_after_a_run(tmp_path):
     import signal
 
-    lecture = course(tmp_path, "handlers", "import signal\n\n\ndef main():\n"
-                                           "    signal.signal(signal.SIGUSR1, lambda *a: None)\n"
-                                           "    signal.signal(signal.SIGALRM, lambda *a: None)\n"
-                                           "    signal.alarm(100)\n")
+    lecture = course(
+        tmp_path,
+        "handlers",
+        "import signal\n\n\ndef main():\n"
+        "    signal.signal(signal.SIGUSR1, lambda *a: None)\n"
+        "    signal.signal(signal.SIGALRM, lambda *a: None)\n"
+        "    signal.alarm(100)\n",
+    )
     before = (signal.getsignal(signal.SIGUSR1), signal.getsignal(signal.SIGALRM))
     run_lecture(lecture, write=False)
     assert (signal.getsignal(signal.SIGUSR1), signal.getsignal(signal.SIGALRM)) == before
@@ -112,8 +138,13 @@ def test_a_main_that_requires_arguments_is_bad_input_and_keeps_the_previous_trac
     run_lecture(lecture, output=out)
     previous = out.read_bytes()
     lecture.write_text(f"def {signature}:\n    x = 1\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(out)],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(out)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[0].startswith("lectures/args.py:1: main() cannot be called without arguments")
     assert out.read_bytes() == previous

@@ -31,16 +31,19 @@ def flat(values):
 
 
 # -- Python scalars ------------------------------------------------------------------------------
-@pytest.mark.parametrize("value, expected", [
-    (3, {"type": "int", "value": 3}),
-    (-2**70, {"type": "int", "value": -2**70}),
-    (2.5, {"type": "float", "value": 2.5}),
-    ("hi", {"type": "str", "value": "hi"}),
-    (None, {"type": "none"}),
-    (True, {"type": "bool", "value": True}),
-    (False, {"type": "bool", "value": False}),
-    (1 + 2j, {"type": "complex", "real": 1.0, "imag": 2.0}),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (3, {"type": "int", "value": 3}),
+        (-(2**70), {"type": "int", "value": -(2**70)}),
+        (2.5, {"type": "float", "value": 2.5}),
+        ("hi", {"type": "str", "value": "hi"}),
+        (None, {"type": "none"}),
+        (True, {"type": "bool", "value": True}),
+        (False, {"type": "bool", "value": False}),
+        (1 + 2j, {"type": "complex", "real": 1.0, "imag": 2.0}),
+    ],
+)
 def test_python_scalars(value, expected):
     assert encode(value) == expected
 
@@ -52,8 +55,15 @@ def test_non_finite_floats_are_strings(value, text):
 
 
 def test_non_finite_everywhere_is_strict_json():
-    values = [math.nan, complex(math.inf, math.nan), np.float32("nan"), np.array([np.inf, -np.inf]),
-              torch.tensor([math.nan, math.inf, -math.inf]), torch.finfo(torch.float32), [math.nan, {"k": math.inf}]]
+    values = [
+        math.nan,
+        complex(math.inf, math.nan),
+        np.float32("nan"),
+        np.array([np.inf, -np.inf]),
+        torch.tensor([math.nan, math.inf, -math.inf]),
+        torch.finfo(torch.float32),
+        [math.nan, {"k": math.inf}],
+    ]
     for value in values:
         json.dumps(ValueEncoder().encode(value), allow_nan=False)  # raises on NaN/Inf
 
@@ -75,13 +85,22 @@ def test_long_string_is_cut_and_says_so():
 # -- containers --------------------------------------------------------------------------------
 def test_list_tuple_set_dict_recursive():
     assert encode([1, (2, "a")]) == {
-        "type": "list", "length": 2, "truncated": False,
-        "items": [{"type": "int", "value": 1},
-                  {"type": "tuple", "length": 2, "truncated": False,
-                   "items": [{"type": "int", "value": 2}, {"type": "str", "value": "a"}]}]}
+        "type": "list",
+        "length": 2,
+        "truncated": False,
+        "items": [
+            {"type": "int", "value": 1},
+            {
+                "type": "tuple",
+                "length": 2,
+                "truncated": False,
+                "items": [{"type": "int", "value": 2}, {"type": "str", "value": "a"}],
+            },
+        ],
+    }
     record = encode({"k": [None]})
     assert record["type"] == "dict" and record["length"] == 1
-    (key, value), = record["items"]
+    ((key, value),) = record["items"]
     assert key == {"type": "str", "value": "k"} and value["items"] == [{"type": "none"}]
 
 
@@ -141,15 +160,14 @@ def test_depth_cap_falls_back_to_repr():
 # -- numpy, sympy ------------------------------------------------------------------------------
 def test_numpy_array():
     record = encode(np.arange(6, dtype=np.int64).reshape(2, 3))
-    assert record == {"type": "ndarray", "dtype": "int64", "shape": [2, 3],
-                      "values": [[0, 1, 2], [3, 4, 5]], "truncated": False}
+    assert record == {"type": "ndarray", "dtype": "int64", "shape": [2, 3], "values": [[0, 1, 2], [3, 4, 5]], "truncated": False}
 
 
 def test_numpy_float_array_has_stats_and_safe_non_finite():
     record = encode(np.array([1.0, 3.0, np.nan, np.inf]))
     assert record["values"] == [1.0, 3.0, "nan", "inf"]
     assert record["stats"]["mean"] == "nan" and record["stats"]["min"] == "nan"  # as numpy says of all values
-    assert record["stats"]["finite"] == {"min": 1.0, "max": 3.0, "mean": 2.0, "std": pytest.approx(2 ** 0.5), "count": 2}
+    assert record["stats"]["finite"] == {"min": 1.0, "max": 3.0, "mean": 2.0, "std": pytest.approx(2**0.5), "count": 2}
     assert record["stats"]["nan_count"] == 1 and record["stats"]["inf_count"] == 1
 
 
@@ -179,13 +197,16 @@ def test_odd_numpy_arrays_still_encode():
     assert strings["truncated"] is True and strings["values"][:2] == ["a", "b"]
 
 
-@pytest.mark.parametrize("value, dtype, expected", [
-    (np.float32(1.5), "float32", 1.5),
-    (np.int16(-3), "int16", -3),
-    (np.bool_(True), "bool", True),
-    (np.float32("nan"), "float32", "nan"),
-    (np.complex64(1 + 2j), "complex64", [1.0, 2.0]),
-])
+@pytest.mark.parametrize(
+    "value, dtype, expected",
+    [
+        (np.float32(1.5), "float32", 1.5),
+        (np.int16(-3), "int16", -3),
+        (np.bool_(True), "bool", True),
+        (np.float32("nan"), "float32", "nan"),
+        (np.complex64(1 + 2j), "complex64", [1.0, 2.0]),
+    ],
+)
 def test_numpy_scalars(value, dtype, expected):
     assert encode(value) == {"type": "numpy_scalar", "dtype": dtype, "value": expected}
 
@@ -195,15 +216,18 @@ def test_numpy_float64_scalar_is_a_float():
 
 
 def test_numpy_dtype_and_finfo():
-    assert encode(np.dtype("float16")) == {"type": "dtype", "value": "float16", "itemsize": 2,
-                                           "is_floating_point": True}
+    assert encode(np.dtype("float16")) == {"type": "dtype", "value": "float16", "itemsize": 2, "is_floating_point": True}
     record = encode(np.finfo(np.float16))
     assert record["type"] == "finfo" and record["bits"] == 16 and record["max"] == 65504.0
 
 
 def test_sympy_number_and_expression():
-    assert encode(sympy.Rational(1, 3)) == {"type": "sympy", "class": "sympy.core.numbers.Rational",
-                                            "repr": "1/3", "latex": "\\frac{1}{3}"}
+    assert encode(sympy.Rational(1, 3)) == {
+        "type": "sympy",
+        "class": "sympy.core.numbers.Rational",
+        "repr": "1/3",
+        "latex": "\\frac{1}{3}",
+    }
     x = sympy.Symbol("x")
     record = encode(x**2 + 1)
     assert record["type"] == "sympy" and record["repr"] == "x**2 + 1" and record["latex"] == "x^{2} + 1"
@@ -212,9 +236,16 @@ def test_sympy_number_and_expression():
 # -- torch metadata ----------------------------------------------------------------------------
 def test_finfo():
     record = encode(torch.finfo(torch.bfloat16))
-    assert record == {"type": "finfo", "dtype": "bfloat16", "bits": 16, "eps": 2.0**-7,
-                      "max": torch.finfo(torch.bfloat16).max, "min": -torch.finfo(torch.bfloat16).max,
-                      "smallest_normal": 2.0**-126, "resolution": 0.01}
+    assert record == {
+        "type": "finfo",
+        "dtype": "bfloat16",
+        "bits": 16,
+        "eps": 2.0**-7,
+        "max": torch.finfo(torch.bfloat16).max,
+        "min": -torch.finfo(torch.bfloat16).max,
+        "smallest_normal": 2.0**-126,
+        "resolution": 0.01,
+    }
 
 
 def test_iinfo():
@@ -288,9 +319,25 @@ def test_functions_and_classes_in_lecture_files_carry_their_place():
 
 
 # -- tensors -----------------------------------------------------------------------------------
-TENSOR_FIELDS = {"type", "dtype", "shape", "stride", "storage_offset", "contiguous", "device", "element_size",
-                 "numel", "nbytes", "storage_id", "storage_nbytes", "requires_grad", "grad_fn", "values",
-                 "truncated", "stats"}
+TENSOR_FIELDS = {
+    "type",
+    "dtype",
+    "shape",
+    "stride",
+    "storage_offset",
+    "contiguous",
+    "device",
+    "element_size",
+    "numel",
+    "nbytes",
+    "storage_id",
+    "storage_nbytes",
+    "requires_grad",
+    "grad_fn",
+    "values",
+    "truncated",
+    "stats",
+}
 
 
 def test_tensor_has_every_field():
@@ -344,7 +391,7 @@ def test_large_tensor_preview_keeps_head_and_tail():
     record = encode(torch.arange(1000), limits=Limits(tensor_elements=10))
     values = record["values"]
     cut = values.index(ELLIPSIS)
-    assert values[:cut] == list(range(cut)) and values[cut + 1:] == list(range(1000 - (len(values) - cut - 1), 1000))
+    assert values[:cut] == list(range(cut)) and values[cut + 1 :] == list(range(1000 - (len(values) - cut - 1), 1000))
 
 
 def test_large_tensor_stats_are_sampled_but_present():
@@ -378,10 +425,20 @@ def test_statistics_of_finite_data_never_overflow_to_inf():
     assert array["mean"] == pytest.approx(1.7e308) and array["std"] == 0.0
 
 
-@pytest.mark.parametrize("dtype, element_size", [
-    (torch.bfloat16, 2), (torch.float16, 2), (torch.float8_e4m3fn, 1), (torch.float8_e5m2, 1),
-    (torch.float64, 8), (torch.int8, 1), (torch.int32, 4), (torch.uint8, 1), (torch.bool, 1),
-])
+@pytest.mark.parametrize(
+    "dtype, element_size",
+    [
+        (torch.bfloat16, 2),
+        (torch.float16, 2),
+        (torch.float8_e4m3fn, 1),
+        (torch.float8_e5m2, 1),
+        (torch.float64, 8),
+        (torch.int8, 1),
+        (torch.int32, 4),
+        (torch.uint8, 1),
+        (torch.bool, 1),
+    ],
+)
 def test_tensor_dtypes(dtype, element_size):
     t = torch.tensor([1, 0, 1]).to(dtype)
     record = encode(t)
@@ -399,13 +456,23 @@ def _neighbours(dtype, x):
     return torch.cat([as_int - 1, as_int, as_int + 1]).to(bits).view(dtype)
 
 
-@pytest.mark.parametrize("dtype, x, shown", [
-    (torch.float32, 1000.1, 1000.1), (torch.float16, 1000.1, 1000.0), (torch.float16, 0.1, 0.1),
-    (torch.bfloat16, 0.1, 0.1), (torch.bfloat16, 1 / 3, 0.334), (torch.float8_e4m3fn, 0.1, 0.1),
-    (torch.float8_e5m2, 3.14159, 3.0), (torch.float32, 1 / 3, 0.33333334),
-    # a whole number is written whole: the stored value, not a shorter decimal that rounds to it
-    (torch.float8_e4m3fn, 300.0, 288.0), (torch.float32, 123456789, 123456792.0), (torch.bfloat16, 257.0, 256.0),
-])
+@pytest.mark.parametrize(
+    "dtype, x, shown",
+    [
+        (torch.float32, 1000.1, 1000.1),
+        (torch.float16, 1000.1, 1000.0),
+        (torch.float16, 0.1, 0.1),
+        (torch.bfloat16, 0.1, 0.1),
+        (torch.bfloat16, 1 / 3, 0.334),
+        (torch.float8_e4m3fn, 0.1, 0.1),
+        (torch.float8_e5m2, 3.14159, 3.0),
+        (torch.float32, 1 / 3, 0.33333334),
+        # a whole number is written whole: the stored value, not a shorter decimal that rounds to it
+        (torch.float8_e4m3fn, 300.0, 288.0),
+        (torch.float32, 123456789, 123456792.0),
+        (torch.bfloat16, 257.0, 256.0),
+    ],
+)
 def test_low_precision_values_are_the_shortest_decimal_that_reads_back_in_their_dtype(dtype, x, shown):
     assert encode(torch.tensor([x], dtype=dtype))["values"] == [shown]
     # and each neighbour reads back as itself, never as the value beside it
@@ -422,14 +489,14 @@ def test_low_precision_values_are_the_shortest_decimal_that_reads_back_in_their_
 
 
 def test_float_extremes_are_exact():
-    values = encode(torch.tensor([5e-324, -0.0, 2.0 ** 53 + 1, 1.7976931348623157e308], dtype=torch.float64))["values"]
-    assert values == [5e-324, -0.0, 2.0 ** 53, 1.7976931348623157e308] and math.copysign(1, values[1]) == -1
+    values = encode(torch.tensor([5e-324, -0.0, 2.0**53 + 1, 1.7976931348623157e308], dtype=torch.float64))["values"]
+    assert values == [5e-324, -0.0, 2.0**53, 1.7976931348623157e308] and math.copysign(1, values[1]) == -1
     assert encode(torch.tensor([1e-45, -0.0], dtype=torch.float32))["values"] == [1e-45, -0.0]  # float32's subnormal
     assert encode(np.array([1000.1, 1e-45], dtype=np.float32))["values"] == [1000.1, 1e-45]
     info = torch.iinfo(torch.int64)
-    assert encode(torch.tensor([info.min, info.max, 2 ** 53 + 1]))["values"] == [info.min, info.max, 2 ** 53 + 1]
+    assert encode(torch.tensor([info.min, info.max, 2**53 + 1]))["values"] == [info.min, info.max, 2**53 + 1]
     assert encode(np.array([info.min, info.max]))["values"] == [info.min, info.max]
-    assert encode(2 ** 62) == {"type": "int", "value": 2 ** 62}
+    assert encode(2**62) == {"type": "int", "value": 2**62}
 
 
 def test_a_lecture_asking_numpy_for_its_old_printing_does_not_round_the_values():
@@ -481,8 +548,16 @@ def test_a_meta_tensor_is_what_it_would_hold_and_take_with_no_data():
 
     encoder = ValueEncoder()
     record = encoder.encode(torch.empty(4096, 11008, dtype=torch.bfloat16, device="meta"))
-    assert record == {"type": "meta_tensor", "dtype": "bfloat16", "shape": [4096, 11008], "stride": [11008, 1],
-                      "element_size": 2, "numel": 45_088_768, "nbytes": 90_177_536, "requires_grad": False}
+    assert record == {
+        "type": "meta_tensor",
+        "dtype": "bfloat16",
+        "shape": [4096, 11008],
+        "stride": [11008, 1],
+        "element_size": 2,
+        "numel": 45_088_768,
+        "nbytes": 90_177_536,
+        "requires_grad": False,
+    }
     assert encoder.registry.live_nbytes() == 0  # nothing allocated, nothing counted
 
 
@@ -491,8 +566,10 @@ def test_sparse_tensors_keep_layout_nnz_and_a_preview_of_their_arrays():
 
     coo = ValueEncoder().encode(torch.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.0]]).to_sparse())
     assert (coo["type"], coo["layout"], coo["nnz"], coo["shape"]) == ("sparse_tensor", "sparse_coo", 3, [2, 3])
-    assert [(c["name"], c["values"]) for c in coo["components"]] == [("indices", [[0, 1, 1], [1, 0, 2]]),
-                                                                    ("values", [2.0, 3.0, 4.0])]
+    assert [(c["name"], c["values"]) for c in coo["components"]] == [
+        ("indices", [[0, 1, 1], [1, 0, 2]]),
+        ("values", [2.0, 3.0, 4.0]),
+    ]
     csr = ValueEncoder().encode(torch.tensor([[0.0, 2.0], [5.0, 0.0]]).to_sparse_csr())
     assert [c["name"] for c in csr["components"]] == ["crow_indices", "col_indices", "values"]
     big = ValueEncoder().encode(torch.eye(5000).to_sparse())
@@ -624,7 +701,7 @@ def _cells(heatmap):
     import zlib
 
     raw = zlib.decompress(base64.b64decode(heatmap["codes"]))
-    return [list(raw[r * heatmap["cols"]:(r + 1) * heatmap["cols"]]) for r in range(heatmap["rows"])]
+    return [list(raw[r * heatmap["cols"] : (r + 1) * heatmap["cols"]]) for r in range(heatmap["rows"])]
 
 
 def test_a_64_by_64_tensor_has_a_heatmap_of_every_element():
@@ -646,8 +723,9 @@ def test_a_big_tensor_is_pooled_whole_into_at_most_128_by_128_block_means():
     assert heatmap["cell_max"] == pytest.approx(float(expected.max()))
     cells = _cells(heatmap)
     lo, hi = heatmap["cell_min"], heatmap["cell_max"]
-    assert all(abs(lo + cells[r][c] / 252 * (hi - lo) - float(expected[r, c])) <= (hi - lo) / 252
-               for r in range(128) for c in range(128))
+    assert all(
+        abs(lo + cells[r][c] / 252 * (hi - lo) - float(expected[r, c])) <= (hi - lo) / 252 for r in range(128) for c in range(128)
+    )
     array = encode(eye.numpy())["heatmap"]  # numpy's block sums give the same cells
     assert array["rows"] == 128 and _cells(array) == cells
 

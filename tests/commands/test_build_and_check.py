@@ -18,6 +18,7 @@ from tracer.commands import build as build_command, check, freshness, gpu_runs, 
 from helpers.projects import LECTURE_A, LECTURE_B, SHARED, make_project
 from tracer.contract.trace_format import load_trace
 
+
 def build(root: Path, jobs: int = 2, force: bool = False) -> int:
     return build_command.build(root, jobs=jobs, timeout=60, force=force, site=False, show=False)
 
@@ -111,8 +112,9 @@ def fake_cuda_trace(root: Path, name: str) -> Path:
     """Turn a real CPU trace into one that claims to come from a GPU."""
     path = root / "site" / "traces" / name
     trace = json.loads(path.read_text())
-    trace["environment"].update(device="cuda", gpu_name="NVIDIA H100 80GB HBM3",
-                                gpu_total_memory_nbytes=85_017_493_504, memory_source="cuda_allocated")
+    trace["environment"].update(
+        device="cuda", gpu_name="NVIDIA H100 80GB HBM3", gpu_total_memory_nbytes=85_017_493_504, memory_source="cuda_allocated"
+    )
     path.write_text(json.dumps(trace))
     return path
 
@@ -136,8 +138,9 @@ def test_fresh_cuda_trace_is_kept_and_stale_one_is_refused_without_force(tmp_pat
     assert cuda_trace.read_bytes() == kept
 
     # `chalktrace run` on this CPU-only machine refuses too (exit 2), and --force replaces it, saying what is lost.
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/b.py", "-q"], cwd=root,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "run", "lectures/b.py", "-q"], cwd=root, capture_output=True, text=True
+    )
     assert done.returncode == 2 and cuda_trace.read_bytes() == kept
     capsys.readouterr()
     assert build(root, force=True) == 0
@@ -154,8 +157,12 @@ def test_force_to_another_output_keeps_no_gpu_run(tmp_path):
     elsewhere = root / "b-copy.json"
     elsewhere.write_bytes(fake_cuda_trace(root, "b.json").read_bytes())
     (root / "lectures" / "b.py").write_text(LECTURE_B + "\n# edited\n")
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/b.py", "-o", str(elsewhere), "--force"],
-                          cwd=root, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "run", "lectures/b.py", "-o", str(elsewhere), "--force"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert "GPU memory figures and GPU timings are lost" in done.stderr
     assert not (root / "site" / "traces" / "gpu").exists()
@@ -167,8 +174,9 @@ def test_a_forced_run_that_writes_nothing_keeps_no_copy(tmp_path):
     cuda_trace = fake_cuda_trace(root, "b.json")
     kept = cuda_trace.read_bytes()
     (root / "lectures" / "b.py").write_text("def main(:\n")  # a syntax error: nothing is written
-    done = subprocess.run([sys.executable, "-m", "tracer", "run", "lectures/b.py", "--force"], cwd=root,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "tracer", "run", "lectures/b.py", "--force"], cwd=root, capture_output=True, text=True
+    )
     assert done.returncode == 2 and "lectures/b.py:1" in done.stderr
     assert cuda_trace.read_bytes() == kept  # still the current trace, so no second copy of it is published
     assert not (root / "site" / "traces" / "gpu" / "b.json").exists()
@@ -214,14 +222,19 @@ def test_changing_trace_helpers_makes_the_traces_it_affects_stale(tmp_path, caps
     assert json.loads(trace_a.read_text())["stepped_helpers"] == []
     assert freshness.freshness(root / "lectures" / "a.py", trace_a, root) is None
 
-    (root / "pyproject.toml").write_text("[project]\nname = 'scratch'\n\n[tool.chalktrace]\n"
-                                         "trace_helpers = ['lectures/_shared.py']\n")
-    assert freshness.freshness(root / "lectures" / "a.py", trace_a, root) == \
-        "stale ([tool.chalktrace] trace_helpers: lectures/_shared.py now stepped into)"
+    (root / "pyproject.toml").write_text(
+        "[project]\nname = 'scratch'\n\n[tool.chalktrace]\ntrace_helpers = ['lectures/_shared.py']\n"
+    )
+    assert (
+        freshness.freshness(root / "lectures" / "a.py", trace_a, root)
+        == "stale ([tool.chalktrace] trace_helpers: lectures/_shared.py now stepped into)"
+    )
     assert freshness.freshness(root / "lectures" / "b.py", root / "site" / "traces" / "b.json", root) is None
     problems = check.check(root, jobs=1, timeout=60, show=False).problems
-    assert problems == ["site/traces/a.json: stale ([tool.chalktrace] trace_helpers: lectures/_shared.py now stepped "
-                        "into); run `chalktrace build` and commit the trace"]
+    assert problems == [
+        "site/traces/a.json: stale ([tool.chalktrace] trace_helpers: lectures/_shared.py now stepped "
+        "into); run `chalktrace build` and commit the trace"
+    ]
 
     capsys.readouterr()
     assert build(root) == 0
@@ -243,8 +256,9 @@ def test_a_run_that_writes_a_gpu_trace_retires_the_kept_gpu_run(tmp_path, monkey
     kept = root / "site" / "traces" / "gpu" / "b.json"
     kept.parent.mkdir()
     kept.write_bytes(cuda)
-    (root / "site" / "traces" / "b.json").write_text(json.dumps(
-        dict(json.loads(cuda), environment={**json.loads(cuda)["environment"], "device": "cpu"})))
+    (root / "site" / "traces" / "b.json").write_text(
+        json.dumps(dict(json.loads(cuda), environment={**json.loads(cuda)["environment"], "device": "cpu"}))
+    )
 
     def run_on_a_gpu(args, lecture):
         (root / "site" / "traces" / "b.json").write_bytes(cuda)
@@ -265,13 +279,22 @@ def test_the_run_command_is_what_chalktrace_run_parses_and_the_outcome_reads_it_
     command = worker_protocol.run_command(request)
     assert command[:3] == [sys.executable, "-m", "tracer"]
     args = cli.build_parser().parse_args(command[3:])  # a renamed option of `run` fails here, not in a build
-    assert (args.command, args.lectures, args.output, args.timeout, args.force, args.seed, args.quiet) == \
-        ("run", ["lectures/b.py"], str(tmp_path / "b.json"), 12.5, True, 3, True)
+    assert (args.command, args.lectures, args.output, args.timeout, args.force, args.seed, args.quiet) == (
+        "run",
+        ["lectures/b.py"],
+        str(tmp_path / "b.json"),
+        12.5,
+        True,
+        3,
+        True,
+    )
     assert "--force" not in worker_protocol.run_command(worker_protocol.RunRequest(Path("b.py"), tmp_path / "b.json", timeout=1))
 
     killed = worker_protocol.read_outcome(request, None, "", 72.6)
     assert (killed.returncode, killed.message) == (ExitCode.TIMEOUT, "lectures/b.py: timeout: killed after 72.5s")
-    failed = worker_protocol.read_outcome(request, ExitCode.LECTURE_FAILED, "chalktrace: warning: slow\none\n\ntwo\nthree\nfour\n", 1.0)
+    failed = worker_protocol.read_outcome(
+        request, ExitCode.LECTURE_FAILED, "chalktrace: warning: slow\none\n\ntwo\nthree\nfour\n", 1.0
+    )
     assert not failed.ok and failed.message == "two\nthree\nfour"  # the last three lines, warnings left out
 
 
@@ -299,7 +322,7 @@ def test_guarded_run_traces_only_what_the_cuda_guard_lets_through(tmp_path, caps
 
 
 # -- value drift -----------------------------------------------------------------------------------
-TIMED = '''
+TIMED = """
 import time
 
 
@@ -307,7 +330,7 @@ def main():
     started = time.perf_counter()
     count = sum(range(1000))  # @inspect count
     elapsed_seconds = time.perf_counter() - started  # @inspect elapsed_seconds
-'''
+"""
 
 
 def edit_value(trace_file: Path, name: str, value: object) -> None:
@@ -335,8 +358,7 @@ def test_check_passes_on_timings_that_differ_from_the_committed_trace(tmp_path):
     edit_value(root / "site" / "traces" / "t.json", "elapsed_seconds", 1234.5)  # no run takes that long
     assert check.check(root, jobs=1, timeout=60, show=False).problems == []
     edit_value(root / "site" / "traces" / "t.json", "count", 1)
-    assert check.check(root, jobs=1, timeout=60, show=False).problems[0] == \
-        "lectures/t.py:7 count: 1 committed, 499,500 now"
+    assert check.check(root, jobs=1, timeout=60, show=False).problems[0] == "lectures/t.py:7 count: 1 committed, 499,500 now"
 
 
 def test_a_cuda_trace_is_not_value_checked_on_a_machine_without_gpu_and_check_says_so(tmp_path):
@@ -345,25 +367,26 @@ def test_a_cuda_trace_is_not_value_checked_on_a_machine_without_gpu_and_check_sa
     edit_value(fake_cuda_trace(root, "b.json"), "count", 3)
     report = check.check(root, jobs=1, timeout=60, show=False)
     assert report.problems == []
-    assert report.notes == ["site/traces/b.json: values not checked: a CUDA trace (NVIDIA H100 80GB HBM3), "
-                            "and this machine has no GPU"]
+    assert report.notes == [
+        "site/traces/b.json: values not checked: a CUDA trace (NVIDIA H100 80GB HBM3), and this machine has no GPU"
+    ]
 
 
 # -- what students should not see ------------------------------------------------------------------
-RAISES = '''
+RAISES = """
 def main():
     w_k = 1  # @inspect w_k
     y = w_q + 1
-'''
-TEACHES_RAISING = '''
+"""
+TEACHES_RAISING = """
 def main():
     w_k = 1  # @inspect w_k
     y = w_q + 1  # the error this lecture shows @raises @inspect y
-'''
-INSPECTS_NOTHING = '''
+"""
+INSPECTS_NOTHING = """
 def main():
     w_k = 1  # @inspect w_q
-'''
+"""
 
 
 def chalktrace(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -374,8 +397,7 @@ def test_a_lecture_that_raises_fails_check_and_build_naming_file_and_line(tmp_pa
     root = make_project(tmp_path, {"a.py": RAISES})
     done = chalktrace(root, "build", "--no-site", "-q")
     assert done.returncode == 1
-    assert ("lectures/a.py:4: lecture raised NameError: name 'w_q' is not defined. Did you mean: 'w_k'?"
-            in done.stderr)
+    assert "lectures/a.py:4: lecture raised NameError: name 'w_q' is not defined. Did you mean: 'w_k'?" in done.stderr
     assert load_trace(root / "site" / "traces" / "a.json")["status"] == "error"  # the author sees where it broke
     again = chalktrace(root, "build", "--no-site", "-q")  # fresh, but still not what students should see
     assert again.returncode == 1 and "nothing to re-trace" in again.stderr and "lectures/a.py:4: lecture raised" in again.stderr

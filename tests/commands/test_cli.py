@@ -49,9 +49,17 @@ def runs(project):
         "boom": ["lectures/boom.py", "-o", "out/boom.json"],
         "broken": ["lectures/broken.py"],
     }
-    procs = {name: subprocess.Popen([sys.executable, "-m", "tracer", "run", *args], cwd=project, env=env,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for name, args in commands.items()}
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, "-m", "tracer", "run", *args],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, args in commands.items()
+    }
     results = {}
     for name, proc in procs.items():
         stdout, stderr = proc.communicate(timeout=120)
@@ -124,8 +132,9 @@ def test_quiet_prints_nothing_on_success(tmp_path):
 
 def test_seed_and_inspect_all_and_max_steps_reach_the_trace(tmp_path):
     out = tmp_path / "t.json"
-    code, _ = call("run", str(LECTURES / "inspect_all_demo.py"), "-o", str(out), "-q",
-                   "--seed", "5", "--inspect-all", "--max-steps", "2")
+    code, _ = call(
+        "run", str(LECTURES / "inspect_all_demo.py"), "-o", str(out), "-q", "--seed", "5", "--inspect-all", "--max-steps", "2"
+    )
     trace = load_trace(out)
     assert code == 0 and trace["environment"]["seed"] == 5
     assert trace["truncated"] == {"max_steps": 2} and len(trace["steps"]) == 2
@@ -160,24 +169,26 @@ def test_each_command_is_a_module_and_only_cli_parses_command_lines():
     for path in sorted((REPO / "tracer").rglob("*.py")):
         text = path.read_text(encoding="utf-8")
         if path.name != "cli.py":
-            assert "add_argument(" not in text and "ArgumentParser(" not in text, \
+            assert "add_argument(" not in text and "ArgumentParser(" not in text, (
                 f"{path.relative_to(REPO)} parses arguments; parsers belong in tracer/cli.py"
+            )
 
 
 def test_exit_codes_documented_once_and_in_the_readme():
     from tracer.exit_codes import EPILOG, ExitCode
 
     readme = COMMANDS_PAGE.read_text(encoding="utf-8")
-    paragraph = readme[readme.index("Exit codes:"):].split("\n\n")[0]
+    paragraph = readme[readme.index("Exit codes:") :].split("\n\n")[0]
     for code in ExitCode:
         assert f"  {int(code)} " in EPILOG
-        assert f"; {int(code)} " in paragraph or paragraph.startswith(f"Exit codes: {int(code)} "), \
+        assert f"; {int(code)} " in paragraph or paragraph.startswith(f"Exit codes: {int(code)} "), (
             f"the guide does not explain exit code {int(code)}"
+        )
 
 
 def synopsis(readme: str, command: str) -> str:
     """The guide's synopsis lines of ``command`` (with their continuation lines)."""
-    block = readme[readme.index("## Commands"):].split("```")[1]
+    block = readme[readme.index("## Commands") :].split("```")[1]
     lines, taken = [], False
     for line in block.splitlines():
         if line.startswith("chalktrace "):
@@ -207,17 +218,20 @@ def test_run_on_a_folder_is_one_line(tmp_path):
     (tmp_path / "lectures").mkdir()
     code, stderr = call("run", str(tmp_path / "lectures"), "-q")
     assert code == 2 and len(stderr.strip().splitlines()) == 1
-    assert stderr.strip() == "lectures: is a folder; run takes lecture files (lectures/NAME.py), `chalktrace build` " \
-                             "traces every lecture"
+    assert (
+        stderr.strip() == "lectures: is a folder; run takes lecture files (lectures/NAME.py), `chalktrace build` "
+        "traces every lecture"
+    )
 
 
 @pytest.mark.parametrize("command", [["build"], ["check"], ["serve", "-a", "127.0.0.1:0"]])
 def test_commands_outside_a_course_say_so_in_one_line(tmp_path, command):
-    done = subprocess.run([sys.executable, "-m", "tracer", *command], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, "-m", "tracer", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [f"chalktrace {command[0]}: not in a course: no lectures/ folder in {tmp_path} "
-                                        "(run it in a course's folder; `chalktrace init DIR` makes one)"]
+    assert done.stderr.splitlines() == [
+        f"chalktrace {command[0]}: not in a course: no lectures/ folder in {tmp_path} "
+        "(run it in a course's folder; `chalktrace init DIR` makes one)"
+    ]
 
 
 def test_build_of_a_course_without_mkdocs_yml_says_so(tmp_path):
@@ -226,7 +240,8 @@ def test_build_of_a_course_without_mkdocs_yml_says_so(tmp_path):
     code, stderr = call_in(tmp_path, "build")
     assert code == 2 and stderr.splitlines() == [
         f"chalktrace build: not in a course: no mkdocs.yml in {tmp_path} (`chalktrace init DIR` makes one; "
-        "`build --no-site` only traces)"]
+        "`build --no-site` only traces)"
+    ]
 
 
 def test_serve_on_a_busy_port_is_one_line(tmp_path):
@@ -238,17 +253,23 @@ def test_serve_on_a_busy_port_is_one_line(tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        done = subprocess.run([sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [f"chalktrace serve: 127.0.0.1:{port} is in use (Address already in use): is "
-                                        "another server running there? Stop it, or pass another address: "
-                                        f"-a 127.0.0.1:{port + 1}"]
+    assert done.stderr.splitlines() == [
+        f"chalktrace serve: 127.0.0.1:{port} is in use (Address already in use): is "
+        "another server running there? Stop it, or pass another address: "
+        f"-a 127.0.0.1:{port + 1}"
+    ]
 
 
 def call_in(directory: Path, *args: str) -> tuple[int, str]:
-    done = subprocess.run([sys.executable, "-m", "tracer", *args], cwd=directory, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, "-m", "tracer", *args], cwd=directory, capture_output=True, text=True, timeout=120)
     return done.returncode, done.stderr
 
 

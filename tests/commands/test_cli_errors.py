@@ -24,18 +24,21 @@ def call(*argv: str) -> tuple[int, str]:
     return int(code), stderr.getvalue()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["run", "x.py", "--timeout", "nan"], "argument --timeout: must be a finite number of seconds above 0, got 'nan'"),
-    (["run", "x.py", "--timeout", "inf"], "argument --timeout: must be a finite number of seconds above 0, got 'inf'"),
-    (["run", "x.py", "--timeout", "-1"], "argument --timeout: must be a finite number of seconds above 0, got '-1'"),
-    (["run", "x.py", "--timeout", "0"], "argument --timeout: must be a finite number of seconds above 0, got '0'"),
-    (["run", "x.py", "--timeout", "soon"], "argument --timeout: not a number of seconds: 'soon'"),
-    (["build", "--timeout", "nan"], "argument --timeout: must be a finite number of seconds above 0"),
-    (["check", "-j", "0"], "argument -j/--jobs: must be at least 1, got 0"),
-    (["run", "x.py", "--max-output-chars", "-5"], "argument --max-output-chars: must be 0 or more, got -5"),
-    (["run", "x.py", "--preview-elements", "0"], "argument --preview-elements: must be at least 1, got 0"),
-    (["run", "x.py", "--nproc-per-node", "0"], "argument --nproc-per-node: must be at least 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["run", "x.py", "--timeout", "nan"], "argument --timeout: must be a finite number of seconds above 0, got 'nan'"),
+        (["run", "x.py", "--timeout", "inf"], "argument --timeout: must be a finite number of seconds above 0, got 'inf'"),
+        (["run", "x.py", "--timeout", "-1"], "argument --timeout: must be a finite number of seconds above 0, got '-1'"),
+        (["run", "x.py", "--timeout", "0"], "argument --timeout: must be a finite number of seconds above 0, got '0'"),
+        (["run", "x.py", "--timeout", "soon"], "argument --timeout: not a number of seconds: 'soon'"),
+        (["build", "--timeout", "nan"], "argument --timeout: must be a finite number of seconds above 0"),
+        (["check", "-j", "0"], "argument -j/--jobs: must be at least 1, got 0"),
+        (["run", "x.py", "--max-output-chars", "-5"], "argument --max-output-chars: must be 0 or more, got -5"),
+        (["run", "x.py", "--preview-elements", "0"], "argument --preview-elements: must be at least 1, got 0"),
+        (["run", "x.py", "--nproc-per-node", "0"], "argument --nproc-per-node: must be at least 1, got 0"),
+    ],
+)
 def test_numeric_options_are_refused_clearly(argv, message):
     code, err = call(*argv)
     assert code == 2 and message in err and "Traceback" not in err
@@ -87,6 +90,8 @@ def test_a_lecture_named_like_a_path_the_site_reserves_is_refused_with_the_list(
     lecture.write_text("def main():\n    x = 1\n", encoding="utf-8")
     code, err = call("run", str(lecture), "-q")
     assert code == 2
-    assert err.strip() == (f"lectures/{name}.py: the name {name!r} is reserved by the site (its page would not be "
-                           f"at lectures/{name}/); reserved names: index, README; rename the file")
+    assert err.strip() == (
+        f"lectures/{name}.py: the name {name!r} is reserved by the site (its page would not be "
+        f"at lectures/{name}/); reserved names: index, README; rename the file"
+    )
     assert not (tmp_path / "site").exists()

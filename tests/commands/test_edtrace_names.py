@@ -37,4 +37,5 @@ def test_check_lists_them_for_every_file_of_the_course(tmp_path):
     (lectures / "lecture_a.py").write_text("from edtrace import text\n\n\ndef main():\n    text('fine')\n")
     (lectures / "lecture_util.py").write_text("import edtrace\n\n\ndef helper():\n    edtrace.pop_renderings()\n")
     assert check.unported_uses(tmp_path, lectures) == [
-        "lectures/lecture_util.py:5: edtrace.pop_renderings has no chalktrace equivalent yet"]
+        "lectures/lecture_util.py:5: edtrace.pop_renderings has no chalktrace equivalent yet"
+    ]

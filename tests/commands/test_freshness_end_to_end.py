@@ -54,8 +54,9 @@ def course(root: Path, lectures: dict[str, str]) -> Path:
 
 
 def chalktrace(root: Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tracer", *args], cwd=root, capture_output=True, text=True,
-                          timeout=600, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "tracer", *args], cwd=root, capture_output=True, text=True, timeout=600, **kwargs
+    )
 
 
 def wait_for(path: Path, seconds: float = 120) -> None:
@@ -74,8 +75,7 @@ def build_retraces(root: Path) -> bool:
 def interrupt(command: list[str], root: Path) -> subprocess.Popen:
     """Start ``command``, wait for the lecture to start, then press Ctrl-C (SIGINT to its process group)."""
     (root / "hold").write_text("")
-    proc = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     wait_for(root / "started")
     os.killpg(proc.pid, signal.SIGINT)
     proc.communicate(timeout=300)
@@ -113,7 +113,9 @@ def test_editing_a_file_the_lecture_read_makes_its_trace_stale(tmp_path, edit):
     assert not build_retraces(root)  # fresh
     (root / edit).write_text("1,2,4" if edit.endswith(".csv") else "SCALE = 100\n", encoding="utf-8")
     assert build_retraces(root)
-    values = [step["env"]["total"]["value"] for step in
-              json.loads((root / "site" / "traces" / "reader.json").read_text(encoding="utf-8"))["steps"]
-              if "total" in step["env"]]
+    values = [
+        step["env"]["total"]["value"]
+        for step in json.loads((root / "site" / "traces" / "reader.json").read_text(encoding="utf-8"))["steps"]
+        if "total" in step["env"]
+    ]
     assert values == ([70] if edit.endswith(".csv") else [600])

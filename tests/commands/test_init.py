@@ -17,8 +17,17 @@ from packaging.requirements import Requirement
 from tracer import cli
 from tracer.commands.init import create_course, site_requirement
 
-EXPECTED = [".ci/run", ".github/workflows/site.yml", ".gitignore", "README.md", "lectures/hello.py", "mkdocs.yml",
-            "requirements-site.txt", "requirements.txt", "site/docs/index.md"]
+EXPECTED = [
+    ".ci/run",
+    ".github/workflows/site.yml",
+    ".gitignore",
+    "README.md",
+    "lectures/hello.py",
+    "mkdocs.yml",
+    "requirements-site.txt",
+    "requirements.txt",
+    "site/docs/index.md",
+]
 
 
 def test_init_writes_a_course(tmp_path):
@@ -57,7 +66,8 @@ def test_init_requirement_option_says_where_chalktrace_comes_from(tmp_path):
     assert cli.main(["init", str(tmp_path / "b"), "--requirement", spec, "-q"]) == 0
     assert requirement_lines(tmp_path / "b" / "requirements.txt") == [spec]
     assert requirement_lines(tmp_path / "b" / "requirements-site.txt") == [
-        "chalktrace @ file:///wheels/chalktrace-0.1.0-py3-none-any.whl"]
+        "chalktrace @ file:///wheels/chalktrace-0.1.0-py3-none-any.whl"
+    ]
     assert site_requirement("chalktrace") == "chalktrace" and site_requirement("chalktrace[torch]>=0.1") == "chalktrace>=0.1"
     create_course(tmp_path / "a")
     readme = (tmp_path / "a" / "README.md").read_text()
@@ -119,9 +129,12 @@ def test_the_workflow_runs_the_readme_commands_and_the_ci_script(tmp_path):
     build_line, test_line = [line for line in readme[:6] if line.startswith((".venv/", "python3 -m venv"))]
     (publish_line,) = [line for line in readme if "requirements-site.txt &&" in line]
 
-    ci = [c for line in (course / ".ci" / "run").read_text().splitlines()
-          if line.strip().startswith((".venv/", "python3 -m venv")) and "CHALKTRACE_PACKAGE" not in line
-          for c in commands(line.strip())]  # CHALKTRACE_PACKAGE: an override for testing a wheel
+    ci = [
+        c
+        for line in (course / ".ci" / "run").read_text().splitlines()
+        if line.strip().startswith((".venv/", "python3 -m venv")) and "CHALKTRACE_PACKAGE" not in line
+        for c in commands(line.strip())
+    ]  # CHALKTRACE_PACKAGE: an override for testing a wheel
     # .ci/run: the README's set-up (venv, requirements.txt) and its test command, in that order.
     assert ci == commands(build_line)[:2] + commands(test_line)
 

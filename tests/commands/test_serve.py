@@ -24,9 +24,14 @@ def test_serve_retraces_a_saved_lecture_and_serves_the_new_page(tmp_path):
     for part in ("docs",):
         shutil.copytree(repo / "site" / part, root / "site" / part)
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"], cwd=root,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+    )
     url = f"http://127.0.0.1:{port}/lectures/demo/"
     try:
         deadline = time.monotonic() + 90

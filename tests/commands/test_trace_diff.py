@@ -15,7 +15,7 @@ from tracer.commands import trace_diff
 from tracer.capture.runner import run_lecture
 from tracer.contract.trace_format import load_trace
 
-BEFORE = '''
+BEFORE = """
 import torch
 
 from tracer import text
@@ -29,8 +29,8 @@ def main():
     n = 151_008_000  # @inspect n
     gone = [1, 2]  # @inspect gone
     print("done")
-'''
-AFTER = '''
+"""
+AFTER = """
 import torch
 
 from tracer import text
@@ -45,7 +45,7 @@ def main():
     z = torch.zeros(3, dtype=torch.float64)  # @inspect z
     n = 151_008_001  # @inspect n
     print("done!")
-'''
+"""
 
 
 def trace_of(root: Path, source: str, name: str) -> Path:
@@ -108,8 +108,14 @@ def test_json_output_carries_the_records_and_their_lines(before_after, capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["equal"] is False
     n = next(c for c in data["changes"] if c["name"] == "n")
-    assert (n["kind"], n["status"], n["path"], n["line"], n["old"]["value"], n["new"]["value"]) == \
-        ("value", "changed", "lectures/v.py", 13, 151_008_000, 151_008_001)
+    assert (n["kind"], n["status"], n["path"], n["line"], n["old"]["value"], n["new"]["value"]) == (
+        "value",
+        "changed",
+        "lectures/v.py",
+        13,
+        151_008_000,
+        151_008_001,
+    )
     assert n["text"] == "lectures/v.py:13 n: 151,008,000 → 151,008,001"
     assert {c["status"] for c in data["changes"]} == {"changed", "added", "removed"}
 
@@ -124,8 +130,15 @@ def test_run_dependent_fields_are_marked_and_left_out_by_default(before_after, t
     trace = json.loads(old.read_text())
     edited = copy.deepcopy(trace)
     step = edited["steps"][1]
-    step["compute"] = {"flops": 10, "seconds": 0.5, "flop_per_s": 20.0, "by_op": {"mm": 10}, "peak_flop_per_s": None,
-                       "mfu": None, "dtype": "float32"}
+    step["compute"] = {
+        "flops": 10,
+        "seconds": 0.5,
+        "flop_per_s": 20.0,
+        "by_op": {"mm": 10},
+        "peak_flop_per_s": None,
+        "mfu": None,
+        "dtype": "float32",
+    }
     trace["steps"][1]["compute"] = dict(step["compute"], seconds=0.25, flop_per_s=40.0)
     step["env"]["fp32_seconds"] = {"type": "float", "value": 0.5}
     trace["steps"][1]["env"]["fp32_seconds"] = {"type": "float", "value": 0.1}
@@ -133,8 +146,11 @@ def test_run_dependent_fields_are_marked_and_left_out_by_default(before_after, t
     a.write_text(json.dumps(trace))
     b.write_text(json.dumps(edited))
     changes = trace_diff.diff_traces(load_trace(a), load_trace(b))
-    assert {(c.name, c.run_dependent) for c in changes} == {("@flops seconds", True), ("@flops flop_per_s", True),
-                                                          ("fp32_seconds", True)}
+    assert {(c.name, c.run_dependent) for c in changes} == {
+        ("@flops seconds", True),
+        ("@flops flop_per_s", True),
+        ("fp32_seconds", True),
+    }
     assert trace_diff.drift(changes) == []
     assert cli.main(["diff", str(a), str(b)]) == 0
     assert "3 run-dependent difference(s) left out" in capsys.readouterr().err
@@ -145,16 +161,43 @@ def test_run_dependent_fields_are_marked_and_left_out_by_default(before_after, t
 def test_flops_collectives_and_rank_streams_are_compared(before_after, tmp_path):
     old, _ = before_after
     trace = json.loads(old.read_text())
-    collective = {"op": "all_reduce", "seq": 1, "dtype": "float32", "shape": [4], "nbytes": 16, "sent_nbytes": 24,
-                  "received_nbytes": 24, "algorithm": "ring", "group_size": 4, "backend": "gloo", "seconds": 0.01,
-                  "start_seconds": 1.0, "async_op": False}
-    stream = {"rank": 1, "spawn_index": 1, "status": "ok", "frames": copy.deepcopy(trace["frames"]),
-              "steps": copy.deepcopy(trace["steps"][:2])}
+    collective = {
+        "op": "all_reduce",
+        "seq": 1,
+        "dtype": "float32",
+        "shape": [4],
+        "nbytes": 16,
+        "sent_nbytes": 24,
+        "received_nbytes": 24,
+        "algorithm": "ring",
+        "group_size": 4,
+        "backend": "gloo",
+        "seconds": 0.01,
+        "start_seconds": 1.0,
+        "async_op": False,
+    }
+    stream = {
+        "rank": 1,
+        "spawn_index": 1,
+        "status": "ok",
+        "frames": copy.deepcopy(trace["frames"]),
+        "steps": copy.deepcopy(trace["steps"][:2]),
+    }
     stream["steps"][1]["collectives"] = [collective]
-    trace["ranks"] = {"format": 1, "world_size": 2, "launches": [{"step": 0, "how": "spawn", "world_size": 2,
-                                                                  "backend": "gloo", "streams": [stream]}]}
-    trace["steps"][1]["compute"] = {"flops": 10, "seconds": 0.5, "flop_per_s": 20.0, "by_op": {"mm": 10},
-                                    "peak_flop_per_s": None, "mfu": None, "dtype": "float32"}
+    trace["ranks"] = {
+        "format": 1,
+        "world_size": 2,
+        "launches": [{"step": 0, "how": "spawn", "world_size": 2, "backend": "gloo", "streams": [stream]}],
+    }
+    trace["steps"][1]["compute"] = {
+        "flops": 10,
+        "seconds": 0.5,
+        "flop_per_s": 20.0,
+        "by_op": {"mm": 10},
+        "peak_flop_per_s": None,
+        "mfu": None,
+        "dtype": "float32",
+    }
     edited = copy.deepcopy(trace)
     edited["steps"][1]["compute"].update(flops=12, by_op={"mm": 12})
     edited_collective = edited["ranks"]["launches"][0]["streams"][0]["steps"][1]["collectives"][0]
@@ -165,9 +208,12 @@ def test_flops_collectives_and_rank_streams_are_compared(before_after, tmp_path)
     b.write_text(json.dumps(edited))
     changes = trace_diff.diff_traces(load_trace(a), load_trace(b))
     shown = [trace_diff.format_change(c) for c in trace_diff.drift(changes)]
-    assert shown == ["lectures/v.py:8 FLOPs: 10 → 12", 'lectures/v.py:8 @flops by_op: {"mm": 10} → {"mm": 12}',
-                     "lectures/v.py:8 (rank 1) all_reduce nbytes: 16 → 32",
-                     "lectures/v.py:8 (rank 1) all_reduce sent_nbytes: 24 → 48"]
+    assert shown == [
+        "lectures/v.py:8 FLOPs: 10 → 12",
+        'lectures/v.py:8 @flops by_op: {"mm": 10} → {"mm": 12}',
+        "lectures/v.py:8 (rank 1) all_reduce nbytes: 16 → 32",
+        "lectures/v.py:8 (rank 1) all_reduce sent_nbytes: 24 → 48",
+    ]
     hidden = {c.name for c in changes if c.run_dependent}
     assert hidden == {"all_reduce seconds", "memory"}
 
@@ -180,16 +226,18 @@ def test_line_map_pairs_kept_and_edited_lines():
 
 def test_containers_are_compared_item_by_item():
     def listing(*items):
-        return {"type": "list", "items": [{"type": "int", "value": v} for v in items], "length": len(items),
-                "truncated": False}
+        return {"type": "list", "items": [{"type": "int", "value": v} for v in items], "length": len(items), "truncated": False}
 
     assert trace_diff.value_changes("xs", listing(1, 2, 3), listing(1, 5)) == [
-        ("len(xs)", 3, 2, ""), ("xs[1]", {"type": "int", "value": 2}, {"type": "int", "value": 5}, ""),
-        ("xs[2]", {"type": "int", "value": 3}, None, "")]
+        ("len(xs)", 3, 2, ""),
+        ("xs[1]", {"type": "int", "value": 2}, {"type": "int", "value": 5}, ""),
+        ("xs[2]", {"type": "int", "value": 3}, None, ""),
+    ]
     config = {"type": "dict", "items": [[{"type": "str", "value": "lr"}, {"type": "float", "value": 0.1}]]}
     changed = {"type": "dict", "items": [[{"type": "str", "value": "lr"}, {"type": "float", "value": 0.01}]]}
-    assert [(n, trace_diff.show(o), trace_diff.show(w)) for n, o, w, _ in trace_diff.value_changes("config", config, changed)] \
-        == [("config['lr']", "0.1", "0.01")]
+    assert [
+        (n, trace_diff.show(o), trace_diff.show(w)) for n, o, w, _ in trace_diff.value_changes("config", config, changed)
+    ] == [("config['lr']", "0.1", "0.01")]
 
 
 def test_speaker_notes_are_compared(before_after, tmp_path):

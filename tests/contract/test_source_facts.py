@@ -64,17 +64,24 @@ def test_cached_by_text_and_syntax_errors_kept():
 def test_rendering_calls_are_the_api_functions_that_emit():
     # A new rendering call in the API must be known to the site (or its statements show as code).
     tree = ast.parse(inspect.getsource(api))
-    emitting = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
-                and not node.name.startswith("_")
-                and any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "_emit" for n in ast.walk(node))}
+    emitting = {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and not node.name.startswith("_")
+        and any(isinstance(n, ast.Call) and getattr(n.func, "id", "") == "_emit" for n in ast.walk(node))
+    }
     assert emitting == set(sf.RENDERING_CALLS), emitting ^ set(sf.RENDERING_CALLS)
 
 
 def test_no_module_parses_lecture_sources_on_its_own():
     # Lecture text is parsed in source_facts only (lecture discovery reads files it has not traced).
     package = Path(sf.__file__).resolve().parent.parent
-    offenders = [str(p.relative_to(package)) for p in package.rglob("*.py")
-                 if "ast.parse(" in p.read_text(encoding="utf-8") and p.name != "source_facts.py"]
+    offenders = [
+        str(p.relative_to(package))
+        for p in package.rglob("*.py")
+        if "ast.parse(" in p.read_text(encoding="utf-8") and p.name != "source_facts.py"
+    ]
     assert offenders == []
 
 

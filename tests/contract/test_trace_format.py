@@ -11,14 +11,34 @@ from pathlib import Path
 import pytest
 
 from tracer.capture.runner import run_lecture
-from tracer.contract.trace_format import (MAX_TRACE_DEPTH, MAX_TRACE_NBYTES, SCHEMA_VERSION, TraceError, expand_stacks,
-                                  load_trace, upgrade, validation_error, write_atomic)
+from tracer.contract.trace_format import (
+    MAX_TRACE_DEPTH,
+    MAX_TRACE_NBYTES,
+    SCHEMA_VERSION,
+    TraceError,
+    expand_stacks,
+    load_trace,
+    upgrade,
+    validation_error,
+    write_atomic,
+)
 
 LECTURES = Path(__file__).resolve().parents[1] / "lectures"
 # Every fixture lecture of the tracer-core tests (others' fixtures are validated by their own tests).
-FIXTURES = ["directives_demo", "raises_midway", "uses_helper", "calls_and_comprehensions", "renderings_demo",
-            "missing_image", "many_steps", "random_values", "paths_and_addresses", "inspect_all_demo",
-            "tensor_views", "classroom"]
+FIXTURES = [
+    "directives_demo",
+    "raises_midway",
+    "uses_helper",
+    "calls_and_comprehensions",
+    "renderings_demo",
+    "missing_image",
+    "many_steps",
+    "random_values",
+    "paths_and_addresses",
+    "inspect_all_demo",
+    "tensor_views",
+    "classroom",
+]
 
 
 @pytest.fixture(scope="module")
@@ -27,8 +47,12 @@ def traces(tmp_path_factory):
     made = {}
     for name in FIXTURES:
         path = out / f"{name}.json"
-        run_lecture(LECTURES / f"{name}.py", output=path, inspect_all=(name == "inspect_all_demo"),
-                    max_steps=60 if name == "many_steps" else 100_000)
+        run_lecture(
+            LECTURES / f"{name}.py",
+            output=path,
+            inspect_all=(name == "inspect_all_demo"),
+            max_steps=60 if name == "many_steps" else 100_000,
+        )
         made[name] = path
     made["stderr_writer"] = out / "stderr_writer.json"  # the optional step field "stderr"
     with contextlib.redirect_stderr(io.StringIO()):
@@ -178,16 +202,25 @@ def test_schema_and_typeddicts_name_the_same_fields():
 
     s = schema()
     defs = s["$defs"]
-    pairs = {"Trace": (tf.Trace, s), "Step": (tf.Step, defs["step"]), "Frame": (tf.Frame, defs["frame"]),
-             "FramePosition": (tf.FramePosition, defs["frame_position"]),
-             "ErrorInfo": (tf.ErrorInfo, defs["error"]), "Memory": (tf.Memory, defs["memory"]),
-             "Compute": (tf.Compute, defs["compute"]), "Lecture": (tf.Lecture, s["properties"]["lecture"]),
-             "Environment": (tf.Environment, s["properties"]["environment"]),
-             "RanksInfo": (tf.RanksInfo, defs["ranks"]), "Launch": (tf.Launch, defs["launch"]),
-             "RankStream": (tf.RankStream, defs["stream"]), "Collective": (tf.Collective, defs["collective"]),
-             "ShardInfo": (tf.ShardInfo, defs["shard"]), "Stats": (tf.Stats, defs["stats"]["oneOf"][1]),
-             "FiniteStats": (tf.FiniteStats, defs["stats"]["oneOf"][1]["properties"]["finite"]),
-             "Heatmap": (tf.Heatmap, defs["heatmap"]["oneOf"][1])}
+    pairs = {
+        "Trace": (tf.Trace, s),
+        "Step": (tf.Step, defs["step"]),
+        "Frame": (tf.Frame, defs["frame"]),
+        "FramePosition": (tf.FramePosition, defs["frame_position"]),
+        "ErrorInfo": (tf.ErrorInfo, defs["error"]),
+        "Memory": (tf.Memory, defs["memory"]),
+        "Compute": (tf.Compute, defs["compute"]),
+        "Lecture": (tf.Lecture, s["properties"]["lecture"]),
+        "Environment": (tf.Environment, s["properties"]["environment"]),
+        "RanksInfo": (tf.RanksInfo, defs["ranks"]),
+        "Launch": (tf.Launch, defs["launch"]),
+        "RankStream": (tf.RankStream, defs["stream"]),
+        "Collective": (tf.Collective, defs["collective"]),
+        "ShardInfo": (tf.ShardInfo, defs["shard"]),
+        "Stats": (tf.Stats, defs["stats"]["oneOf"][1]),
+        "FiniteStats": (tf.FiniteStats, defs["stats"]["oneOf"][1]["properties"]["finite"]),
+        "Heatmap": (tf.Heatmap, defs["heatmap"]["oneOf"][1]),
+    }
     for name, (typed, node) in pairs.items():
         keys, required = typed_keys(typed)
         schema_all, schema_required = schema_keys(node)
@@ -204,7 +237,9 @@ def test_schema_and_typeddicts_name_the_same_fields():
     tensor = next(b["then"] for b in defs["value"]["allOf"] if b["if"]["properties"]["type"].get("const") == "tensor")
     keys, required = typed_keys(tf.TensorValue)
     assert set(tensor["required"]) | {"type", "stats"} == required
-    assert keys - required == {"quantized", "subclass", "heatmap"} <= set(tensor["properties"])  # optional: quantized, subclasses, whole-tensor heatmaps
+    assert (
+        keys - required == {"quantized", "subclass", "heatmap"} <= set(tensor["properties"])
+    )  # optional: quantized, subclasses, whole-tensor heatmaps
 
 
 def test_writer_output_uses_only_declared_fields(traces):
@@ -260,12 +295,20 @@ def test_trace_notes_add_each_ranks_warnings_once_and_its_step_cap():
     from tracer.contract.trace_format import trace_notes
 
     shared = "l.py:3: unknown directive @foo"  # every rank parses the same lecture
-    streams = [{"rank": 0, "warnings": [shared]},
-               {"rank": 1, "warnings": [shared, "l.py: rank 1: stderr: printed 9 characters"],
-                "truncated": {"max_steps": 5, "stderr_chars": 9}}]
+    streams = [
+        {"rank": 0, "warnings": [shared]},
+        {
+            "rank": 1,
+            "warnings": [shared, "l.py: rank 1: stderr: printed 9 characters"],
+            "truncated": {"max_steps": 5, "stderr_chars": 9},
+        },
+    ]
     trace = {"warnings": [shared], "truncated": None, "ranks": {"launches": [{"streams": streams}]}}
-    assert trace_notes(trace) == [shared, "l.py: rank 1: stderr: printed 9 characters",  # type: ignore[arg-type]
-                                  "rank 1: recording stopped after 5 steps"]
+    assert trace_notes(trace) == [
+        shared,
+        "l.py: rank 1: stderr: printed 9 characters",  # type: ignore[arg-type]
+        "rank 1: recording stopped after 5 steps",
+    ]
     from helpers.traced import traced
 
     trace = traced("ranks_allreduce")
@@ -305,8 +348,9 @@ def test_committed_version_1_traces_still_load():
             continue  # re-made since on a GPU
         trace = load_trace(path)
         assert trace["environment"]["device"] == "cuda" and trace["steps"]
-        assert all(s["stack"][-1] == {k: trace["frames"][s["frame"]][k] for k in ("path", "line", "function")}
-                   for s in trace["steps"])
+        assert all(
+            s["stack"][-1] == {k: trace["frames"][s["frame"]][k] for k in ("path", "line", "function")} for s in trace["steps"]
+        )
 
 
 def test_version_1_stack_problems_name_the_step(tmp_path, traces):
@@ -321,8 +365,10 @@ def test_version_1_stack_problems_name_the_step(tmp_path, traces):
 
 def test_frames_that_point_nowhere_are_refused(tmp_path, traces):
     data = json.loads(traces["uses_helper"].read_text(encoding="utf-8"))
-    for breakage, where in ((lambda d: d["steps"][2].update(frame=len(d["frames"])), "steps/2/frame"),
-                            (lambda d: d["frames"][1].update(parent=1), "frames/1/parent")):
+    for breakage, where in (
+        (lambda d: d["steps"][2].update(frame=len(d["frames"])), "steps/2/frame"),
+        (lambda d: d["frames"][1].update(parent=1), "frames/1/parent"),
+    ):
         broken = json.loads(json.dumps(data))
         breakage(broken)
         path = tmp_path / "broken.json"
@@ -339,8 +385,7 @@ def test_frames_that_point_nowhere_are_refused(tmp_path, traces):
 def test_a_trace_nested_past_the_limit_is_one_line(tmp_path):
     for depth in (MAX_TRACE_DEPTH + 1, 50_000):
         path = tmp_path / f"deep{depth}.json"
-        path.write_text('{"schema_version": 2, "steps": [{"env": {"x": ' + "[" * depth + "]" * depth + "}}]}",
-                        encoding="utf-8")
+        path.write_text('{"schema_version": 2, "steps": [{"env": {"x": ' + "[" * depth + "]" * depth + "}}]}", encoding="utf-8")
         with pytest.raises(TraceError) as info:
             load_trace(path)
         message = _one_line_naming(path, info.value)
@@ -365,8 +410,12 @@ def test_version_1_float32_elements_load_as_the_shortest_decimal_in_their_dtype(
 
     x = torch.tensor([1000.1, -2.1152193546295166, 1 / 3, 1e-45, 123456789.0, 0.0], dtype=torch.float32)
     old = x.tolist()  # what version 1 wrote: each element as the float64 it converts to
-    record = {"type": "tensor", "dtype": "float32", "values": [old], "stats": {"min": old[1], "max": old[4],
-              "mean": float(x.double().mean()), "finite": {"min": old[1]}}}
+    record = {
+        "type": "tensor",
+        "dtype": "float32",
+        "values": [old],
+        "stats": {"min": old[1], "max": old[4], "mean": float(x.double().mean()), "finite": {"min": old[1]}},
+    }
     untouched = {"type": "tensor", "dtype": "bfloat16", "values": [0.10009765625]}
     shorten_values([{"env": {"x": record, "y": {"type": "list", "items": [untouched]}}}])
     assert record["values"] == [[1000.1, -2.1152194, 0.33333334, 1e-45, 123456792.0, 0.0]]

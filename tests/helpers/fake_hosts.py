@@ -24,12 +24,24 @@ HOSTED = Path(__file__).resolve().parents[1] / "hosted"
 POSTER_NBYTES = 400_000  # over the fixture course's 300,000-byte limit
 
 PAPERS = {
-    "9901.00001": {"title": "Stepping Through\n  Lectures Like a Debugger", "authors": ["Ada Example", "Grace Placeholder", "Alan Sample"],
-                   "published": "2099-01-05T18:00:00Z", "summary": "We step through lectures one line at a time."},
-    "9901.00002": {"title": "Tracing Without Tears", "authors": ["Edsger Fictional"],
-                   "published": "2099-01-20T09:30:00Z", "summary": "A tracer that records values on demand."},
-    "9902.00003": {"title": "Sites That Read Like Documents", "authors": ["Barbara Madeup", "Ken Invented"],
-                   "published": "2099-02-11T12:00:00Z", "summary": "Read mode and step mode from one trace."},
+    "9901.00001": {
+        "title": "Stepping Through\n  Lectures Like a Debugger",
+        "authors": ["Ada Example", "Grace Placeholder", "Alan Sample"],
+        "published": "2099-01-05T18:00:00Z",
+        "summary": "We step through lectures one line at a time.",
+    },
+    "9901.00002": {
+        "title": "Tracing Without Tears",
+        "authors": ["Edsger Fictional"],
+        "published": "2099-01-20T09:30:00Z",
+        "summary": "A tracer that records values on demand.",
+    },
+    "9902.00003": {
+        "title": "Sites That Read Like Documents",
+        "authors": ["Barbara Madeup", "Ken Invented"],
+        "published": "2099-02-11T12:00:00Z",
+        "summary": "Read mode and step mode from one trace.",
+    },
 }
 
 
@@ -38,10 +50,14 @@ def atom_feed(paper: str) -> bytes:
     if paper in PAPERS:
         found = PAPERS[paper]
         authors = "".join(f"<author><name>{escape(name)}</name></author>" for name in found["authors"])
-        entries = (f"<entry><id>http://arxiv.org/abs/{paper}v1</id><published>{found['published']}</published>"
-                   f"<title>{escape(found['title'])}</title><summary>{escape(found['summary'])}</summary>{authors}</entry>")
-    return ('<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">'
-            f"<title>arXiv Query</title>{entries}</feed>").encode()
+        entries = (
+            f"<entry><id>http://arxiv.org/abs/{paper}v1</id><published>{found['published']}</published>"
+            f"<title>{escape(found['title'])}</title><summary>{escape(found['summary'])}</summary>{authors}</entry>"
+        )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">'
+        f"<title>arXiv Query</title>{entries}</feed>"
+    ).encode()
 
 
 @dataclass
@@ -74,7 +90,9 @@ def _handler(hosts: Hosts) -> type[http.server.BaseHTTPRequestHandler]:
             if not path.is_relative_to(HOSTED) or not path.is_file():
                 self.send_error(404)
                 return
-            kind = {".png": "image/png", ".webm": "video/webm", ".svg": "image/svg+xml"}.get(path.suffix, "application/octet-stream")
+            kind = {".png": "image/png", ".webm": "video/webm", ".svg": "image/svg+xml"}.get(
+                path.suffix, "application/octet-stream"
+            )
             self._send(path.read_bytes(), kind)
 
         def _send(self, body: bytes, content_type: str) -> None:

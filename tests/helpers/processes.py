@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 
-def run(*command: str | Path, cwd: Path, env: dict[str, str], timeout: float = 600,
-        check: bool = True) -> subprocess.CompletedProcess[str]:
+def run(
+    *command: str | Path, cwd: Path, env: dict[str, str], timeout: float = 600, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     if check:
         assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"

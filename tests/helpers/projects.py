@@ -6,24 +6,24 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-LECTURE_A = '''
+LECTURE_A = """
 import _shared
 
 
 def main():
     total = _shared.add(2, 3)  # @inspect total
     print("total is", total)
-'''
-SHARED = '''
+"""
+SHARED = """
 def add(a, b):
     result = a + b  # @inspect result
     return result
-'''
-LECTURE_B = '''
+"""
+LECTURE_B = """
 def main():
     words = ["trace", "me"]  # @inspect words
     count = len(words)  # @inspect count
-'''
+"""
 
 
 def make_project(root: Path, lectures: dict[str, str] | None = None) -> Path:

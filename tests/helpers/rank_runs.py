@@ -35,8 +35,14 @@ class Run:
     def __init__(self, *argv: str) -> None:
         self.tag = uuid.uuid4().hex
         env = dict(os.environ, CHALKTRACE_TEST_TAG=self.tag)
-        self.process = subprocess.Popen([sys.executable, "-m", "tracer", "run", *argv], cwd=REPO, env=env,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tracer", "run", *argv],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     def result(self, timeout: float = 180) -> tuple[int, str]:
         _out, err = self.process.communicate(timeout=timeout)

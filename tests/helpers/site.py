@@ -25,8 +25,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def build_site(root: Path, traces: list[Path], gpu_runs: Sequence[Path] = ()) -> Path:
@@ -43,8 +49,14 @@ def build_site(root: Path, traces: list[Path], gpu_runs: Sequence[Path] = ()) ->
     for trace in gpu_runs:
         (root / "site" / "traces" / "gpu").mkdir(exist_ok=True)
         shutil.copy(trace, root / "site" / "traces" / "gpu" / trace.name)
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=root, capture_output=True,
-                            text=True, timeout=180, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
     if result.returncode != 0:
         raise RuntimeError(f"mkdocs build failed in {root}:\n{result.stderr[-3000:]}")
     return root / "build" / "site"
@@ -58,8 +70,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @contextlib.contextmanager
 def serve(directory: Path) -> Iterator[str]:
     """Serve ``directory`` over HTTP on 127.0.0.1; yields the base URL (ending in "/")."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(_QuietHandler, directory=str(directory)))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(directory)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -83,7 +94,6 @@ def chromium() -> Iterator[object]:
             yield browser
         finally:
             browser.close()
-
 
 
 @contextlib.contextmanager

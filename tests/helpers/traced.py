@@ -33,8 +33,13 @@ def traces_dir() -> Path:
 def trace_path(name: str) -> Path:
     """Path of the trace of ``tests/lectures/NAME.py``, made by ``python -m tracer run``."""
     out = traces_dir() / f"{name}.json"
-    subprocess.run([sys.executable, "-m", "tracer", "run", f"tests/lectures/{name}.py", "-o", str(out), "-q"],
-                   cwd=REPO, capture_output=True, text=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "tracer", "run", f"tests/lectures/{name}.py", "-o", str(out), "-q"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if not out.is_file():
         raise RuntimeError(f"tracing tests/lectures/{name}.py produced no trace")
     return out
@@ -50,8 +55,14 @@ def traced(name: str) -> dict:
 def trace_all(*names: str) -> None:
     """Trace several lectures in parallel (each tracer run is mostly torch import time)."""
     todo = [n for n in names if not (traces_dir() / f"{n}.json").is_file()]
-    procs = [subprocess.Popen([sys.executable, "-m", "tracer", "run", f"tests/lectures/{n}.py", "-o",
-                               str(traces_dir() / f"{n}.json"), "-q"], cwd=REPO,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for n in todo]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tracer", "run", f"tests/lectures/{n}.py", "-o", str(traces_dir() / f"{n}.json"), "-q"],
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for n in todo
+    ]
     for proc in procs:
         proc.wait(timeout=120)

@@ -18,18 +18,63 @@ from html.parser import HTMLParser
 from hypothesis import strategies as st
 
 MARKER = "alert(1337)"
-SCRIPT_URL = st.sampled_from([
-    "javascript:alert(1337)", "JaVaScRiPt:alert(1337)", " javascript:alert(1337)", "\tjavascript:alert(1337)",
-    "jav&#x09;ascript:alert(1337)", "jav&#9;ascript:alert(1337)", "&#106;avascript:alert(1337)",
-    "&#x6A;&#x61;&#x76;&#x61;&#x73;&#x63;&#x72;&#x69;&#x70;&#x74;&#x3A;alert(1337)", "javascript&colon;alert(1337)",
-    "java\nscript:alert(1337)", "\x01javascript:alert(1337)", "vbscript:alert(1337)",
-    "data:text/html,<script>alert(1337)</script>", "data:text/html;base64,PHNjcmlwdD5hbGVydCgxMzM3KTwvc2NyaXB0Pg==",
-    "javascript://%0aalert(1337)",
-])
-HANDLER = st.sampled_from(["onerror", "onload", "onclick", "onmouseover", "ontoggle", "onfocus", "onbegin",
-                           "OnErRoR", "ONLOAD", "onanimationstart", "onpointerenter"])
-TAG = st.sampled_from(["img", "svg", "a", "div", "details", "body", "video", "input", "math", "IMG", "sVg", "p",
-                       "iframe", "marquee", "select", "textarea", "style", "audio", "object"])
+SCRIPT_URL = st.sampled_from(
+    [
+        "javascript:alert(1337)",
+        "JaVaScRiPt:alert(1337)",
+        " javascript:alert(1337)",
+        "\tjavascript:alert(1337)",
+        "jav&#x09;ascript:alert(1337)",
+        "jav&#9;ascript:alert(1337)",
+        "&#106;avascript:alert(1337)",
+        "&#x6A;&#x61;&#x76;&#x61;&#x73;&#x63;&#x72;&#x69;&#x70;&#x74;&#x3A;alert(1337)",
+        "javascript&colon;alert(1337)",
+        "java\nscript:alert(1337)",
+        "\x01javascript:alert(1337)",
+        "vbscript:alert(1337)",
+        "data:text/html,<script>alert(1337)</script>",
+        "data:text/html;base64,PHNjcmlwdD5hbGVydCgxMzM3KTwvc2NyaXB0Pg==",
+        "javascript://%0aalert(1337)",
+    ]
+)
+HANDLER = st.sampled_from(
+    [
+        "onerror",
+        "onload",
+        "onclick",
+        "onmouseover",
+        "ontoggle",
+        "onfocus",
+        "onbegin",
+        "OnErRoR",
+        "ONLOAD",
+        "onanimationstart",
+        "onpointerenter",
+    ]
+)
+TAG = st.sampled_from(
+    [
+        "img",
+        "svg",
+        "a",
+        "div",
+        "details",
+        "body",
+        "video",
+        "input",
+        "math",
+        "IMG",
+        "sVg",
+        "p",
+        "iframe",
+        "marquee",
+        "select",
+        "textarea",
+        "style",
+        "audio",
+        "object",
+    ]
+)
 SEPARATOR = st.sampled_from([" ", "/", "\t", "\n", "\x0c", "/ /", " /", "  "])
 QUOTE = st.sampled_from(["", "'", '"', "`"])
 
@@ -45,29 +90,57 @@ def handler_tag(draw) -> str:
 @st.composite
 def url_context(draw) -> str:
     url = draw(SCRIPT_URL)
-    form = draw(st.sampled_from([
-        "[click]({u})", "[click][ref]\n\n[ref]: {u}", "![img]({u})", "<{u}>", '<a href="{u}">click</a>',
-        "<a href='{u}'>click</a>", "<a href={u}>click</a>", '<img src="{u}">', '<iframe src="{u}"></iframe>',
-        '<form action="{u}"><button>go</button></form>', '<button formaction="{u}">go</button>',
-        '<svg><a xlink:href="{u}"><text>click</text></a></svg>', '<math><mtext><a href="{u}">m</a></mtext></math>',
-        '<object data="{u}"></object>', '<embed src="{u}">', '<base href="{u}">',
-        '<meta http-equiv="refresh" content="0;url={u}">', '[click]({u} "title")', "[click](<{u}>)",
-    ]))
+    form = draw(
+        st.sampled_from(
+            [
+                "[click]({u})",
+                "[click][ref]\n\n[ref]: {u}",
+                "![img]({u})",
+                "<{u}>",
+                '<a href="{u}">click</a>',
+                "<a href='{u}'>click</a>",
+                "<a href={u}>click</a>",
+                '<img src="{u}">',
+                '<iframe src="{u}"></iframe>',
+                '<form action="{u}"><button>go</button></form>',
+                '<button formaction="{u}">go</button>',
+                '<svg><a xlink:href="{u}"><text>click</text></a></svg>',
+                '<math><mtext><a href="{u}">m</a></mtext></math>',
+                '<object data="{u}"></object>',
+                '<embed src="{u}">',
+                '<base href="{u}">',
+                '<meta http-equiv="refresh" content="0;url={u}">',
+                '[click]({u} "title")',
+                "[click](<{u}>)",
+            ]
+        )
+    )
     return form.replace("{u}", url)
 
 
-BREAKOUT = st.sampled_from([
-    "<script>alert(1337)</script>", "<SCRIPT SRC=//x.example/alert(1337).js></SCRIPT>",
-    "<scr<script>ipt>alert(1337)</script>", "<!--><img src=x onerror=alert(1337)>-->",
-    "<noscript><p title=\"</noscript><img src=x onerror=alert(1337)>\"></noscript>",
-    "<math><mtext><table><mglyph><style><img src=x onerror=alert(1337)>",
-    "<svg><style><img src=x onerror=alert(1337)></style></svg>", "<img src=x onerror=alert(1337)//",
-    "paragraph\n{: onclick=\"alert(1337)\" }", "## heading {: onmouseover=alert(1337) }",
-    "<div markdown=\"1\" onclick=\"alert(1337)\">*md*</div>", "<x onclick=alert(1337)>x</x>",
-    "`code` <img src=`x` onerror=alert(1337)>", "<<img src=x onerror=alert(1337)>",
-    "<a href=\"#\" onclick=\"alert(1337)\">a</a>", "<iframe srcdoc=\"<script>alert(1337)</script>\"></iframe>",
-    "$x$<img src=x onerror=alert(1337)>", "<details open ontoggle=alert(1337)>", "<style>@import 'x';</style>",
-])
+BREAKOUT = st.sampled_from(
+    [
+        "<script>alert(1337)</script>",
+        "<SCRIPT SRC=//x.example/alert(1337).js></SCRIPT>",
+        "<scr<script>ipt>alert(1337)</script>",
+        "<!--><img src=x onerror=alert(1337)>-->",
+        '<noscript><p title="</noscript><img src=x onerror=alert(1337)>"></noscript>',
+        "<math><mtext><table><mglyph><style><img src=x onerror=alert(1337)>",
+        "<svg><style><img src=x onerror=alert(1337)></style></svg>",
+        "<img src=x onerror=alert(1337)//",
+        'paragraph\n{: onclick="alert(1337)" }',
+        "## heading {: onmouseover=alert(1337) }",
+        '<div markdown="1" onclick="alert(1337)">*md*</div>',
+        "<x onclick=alert(1337)>x</x>",
+        "`code` <img src=`x` onerror=alert(1337)>",
+        "<<img src=x onerror=alert(1337)>",
+        '<a href="#" onclick="alert(1337)">a</a>',
+        '<iframe srcdoc="<script>alert(1337)</script>"></iframe>',
+        "$x$<img src=x onerror=alert(1337)>",
+        "<details open ontoggle=alert(1337)>",
+        "<style>@import 'x';</style>",
+    ]
+)
 NOISE = st.text(alphabet=st.sampled_from(list("ab <>/=\"'`\n*_[]()#:;&")), max_size=12)
 
 

@@ -3,7 +3,18 @@ import re
 
 import pytest
 
-from tracer.site.cards.render import HtmlRenderer, compact_grid_view, css_style, grid_view, highlight_lines, line_anchor, number_grid, path_slug, template_env, values_tables
+from tracer.site.cards.render import (
+    HtmlRenderer,
+    compact_grid_view,
+    css_style,
+    grid_view,
+    highlight_lines,
+    line_anchor,
+    number_grid,
+    path_slug,
+    template_env,
+    values_tables,
+)
 from tracer.site.cards.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
 
 MAIN = "lectures/demo.py"
@@ -19,26 +30,49 @@ def tensor(shape, stride, storage_id="s1", values=None, **extra):
     numel = 1
     for n in shape:
         numel *= n
-    value = {"type": "tensor", "dtype": "float32", "shape": shape, "stride": stride, "storage_offset": 0,
-             "contiguous": True, "device": "cpu", "element_size": 4, "numel": numel, "nbytes": 4 * numel,
-             "storage_id": storage_id, "storage_nbytes": 4 * numel, "requires_grad": False, "grad_fn": None,
-             "values": values if values is not None else [[1.0] * shape[1]] * shape[0], "truncated": False,
-             "stats": {"min": 1.0, "max": 1.0, "mean": 1.0, "std": 0.0, "nan_count": 0, "inf_count": 0}}
+    value = {
+        "type": "tensor",
+        "dtype": "float32",
+        "shape": shape,
+        "stride": stride,
+        "storage_offset": 0,
+        "contiguous": True,
+        "device": "cpu",
+        "element_size": 4,
+        "numel": numel,
+        "nbytes": 4 * numel,
+        "storage_id": storage_id,
+        "storage_nbytes": 4 * numel,
+        "requires_grad": False,
+        "grad_fn": None,
+        "values": values if values is not None else [[1.0] * shape[1]] * shape[0],
+        "truncated": False,
+        "stats": {"min": 1.0, "max": 1.0, "mean": 1.0, "std": 0.0, "nan_count": 0, "inf_count": 0},
+    }
     value.update(extra)
     return value
 
 
 def step(line, env=None, **extra):
-    return {"stack": [{"path": MAIN, "line": line, "function": "main"}], "env": env or {}, "renderings": [],
-            "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}, **extra}
+    return {
+        "stack": [{"path": MAIN, "line": line, "function": "main"}],
+        "env": env or {},
+        "renderings": [],
+        "stdout": "",
+        "memory": {"nbytes": 0, "peak_nbytes": 0},
+        **extra,
+    }
 
 
 @pytest.fixture
 def renderer():
     x = tensor([2, 3], [3, 1])
     y = tensor([3, 2], [1, 3], contiguous=False)
-    trace = {"lecture": {"name": "demo", "path": MAIN, "title": "Demo"}, "files": {MAIN: SOURCE},
-             "steps": [step(2, {"x": x}), step(3, {"y": y})]}
+    trace = {
+        "lecture": {"name": "demo", "path": MAIN, "title": "Demo"},
+        "files": {MAIN: SOURCE},
+        "steps": [step(2, {"x": x}), step(3, {"y": y})],
+    }
     return HtmlRenderer(trace, template_env())
 
 
@@ -71,8 +105,14 @@ def test_values_tables_keep_elisions_visible():
 
 def test_grid_view_pads_cells_to_one_width():
     # one <pre> per table: each cell a space and the value right-aligned in the widest value's width
-    assert grid_view([["1", "22"], ["…"], ["-3", "4"]]) == {"text": "  1 22\n  …\n -3  4", "width": 3, "cells": None, "exact": None,
-                                                             "rounded": False, "tabs": False}
+    assert grid_view([["1", "22"], ["…"], ["-3", "4"]]) == {
+        "text": "  1 22\n  …\n -3  4",
+        "width": 3,
+        "cells": None,
+        "exact": None,
+        "rounded": False,
+        "tabs": False,
+    }
 
 
 def test_a_grid_of_varied_widths_is_tab_separated_with_its_signs_lined_up():
@@ -90,8 +130,14 @@ def test_tensor_card_shows_anatomy_and_jaxtyping_dims(renderer):
     html = renderer.value("x", renderer.trace["steps"][0]["env"]["x"], step_index=0)
     text = text_of(html)
     assert "float32" in text and "cpu" in text  # in the head
-    for expected in ["shape (2, 3) stride (3, 1)", "storage offset 0", "contiguous yes",
-                     "element size 4 B", "numel 6", "bytes 24 B"]:
+    for expected in [
+        "shape (2, 3) stride (3, 1)",
+        "storage offset 0",
+        "contiguous yes",
+        "element size 4 B",
+        "numel 6",
+        "bytes 24 B",
+    ]:
         assert expected in text
     assert "batch=2" in text and "seq=3" in text
     assert "<svg" in html and "offset = 0 + i·3 + j·1" in html
@@ -107,8 +153,7 @@ def test_shares_storage_badge_names_the_earlier_tensor(renderer):
 
 def test_shares_storage_only_with_names_shown_before():
     a, b = tensor([2], [1], values=[1.0, 2.0]), tensor([1], [1], values=[2.0], storage_offset=1)
-    trace = {"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {MAIN: SOURCE},
-             "steps": [step(3, {"a": a, "b": b})]}
+    trace = {"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {MAIN: SOURCE}, "steps": [step(3, {"a": a, "b": b})]}
     r = HtmlRenderer(trace, template_env())
     assert "shares storage" not in r.value("a", a, step_index=0)
     assert "shares storage with <code>a</code>" in r.value("b", b, step_index=0)
@@ -121,15 +166,35 @@ def test_strings_are_escaped(renderer):
 
 
 def test_other_value_types(renderer):
-    nested = {"type": "list", "length": 3, "truncated": True, "items": [
-        {"type": "int", "value": 1}, {"type": "dict", "length": 1, "items": [[{"type": "str", "value": "k"}, {"type": "float", "value": "nan"}]]}]}
+    nested = {
+        "type": "list",
+        "length": 3,
+        "truncated": True,
+        "items": [
+            {"type": "int", "value": 1},
+            {"type": "dict", "length": 1, "items": [[{"type": "str", "value": "k"}, {"type": "float", "value": "nan"}]]},
+        ],
+    }
     html = renderer.value("l", nested, step_index=0)
     assert "len 3" in html and "… 1 more" in html and "nan" in html
-    finfo = {"type": "finfo", "dtype": "bfloat16", "bits": 16, "eps": 0.0078125, "max": 3.39e38, "min": -3.39e38,
-             "smallest_normal": 1.18e-38, "resolution": 0.01}
+    finfo = {
+        "type": "finfo",
+        "dtype": "bfloat16",
+        "bits": 16,
+        "eps": 0.0078125,
+        "max": 3.39e38,
+        "min": -3.39e38,
+        "smallest_normal": 1.18e-38,
+        "resolution": 0.01,
+    }
     assert "eps" in renderer.value("f", finfo, step_index=0)
-    module = {"type": "module", "class": "Linear", "num_parameters": 12345,
-              "parameters": [{"name": "weight", "shape": [3, 4], "dtype": "float32"}], "repr": "Linear(4, 3)"}
+    module = {
+        "type": "module",
+        "class": "Linear",
+        "num_parameters": 12345,
+        "parameters": [{"name": "weight", "shape": [3, 4], "dtype": "float32"}],
+        "repr": "Linear(4, 3)",
+    }
     text = text_of(renderer.value("m", module, step_index=0))
     assert "Linear" in text and "12,345 parameters" in text and "weight" in text and "(3, 4)" in text
     missing = renderer.value("q", {"type": "missing", "message": "name 'q' is not defined"}, step_index=0)
@@ -142,9 +207,13 @@ def test_other_value_types(renderer):
 def test_renderings(renderer):
     image = renderer.rendering({"type": "image", "data": "lectures/images/x.svg", "external": False, "width": 200})
     assert 'src="{root}assets/lectures/images/x.svg"' in image and "width: 200px" in image
-    internal = renderer.rendering({"type": "link", "url": None, "title": "main", "internal": {"path": MAIN, "line": 1, "function": "main"}})
+    internal = renderer.rendering(
+        {"type": "link", "url": None, "title": "main", "internal": {"path": MAIN, "line": 1, "function": "main"}}
+    )
     assert 'href="#L1"' in internal
-    other = renderer.rendering({"type": "link", "url": None, "title": "f", "internal": {"path": "lectures/util.py", "line": 5, "function": "f"}})
+    other = renderer.rendering(
+        {"type": "link", "url": None, "title": "f", "internal": {"path": "lectures/util.py", "line": 5, "function": "f"}}
+    )
     assert 'href="#lectures-util-py-L5"' in other
     note = renderer.rendering({"type": "note", "data": "mind $x^2$"})
     assert "admonition" in note and "<math" in note
@@ -152,15 +221,19 @@ def test_renderings(renderer):
     assert "<h1>Title</h1>" in markdown and "<em>em</em>" in markdown
     verbatim = renderer.rendering({"type": "markdown", "data": "<i>not html</i>", "verbatim": True})
     assert "&lt;i&gt;" in verbatim
-    command = renderer.rendering({"type": "markdown", "data": "GPU 0: none\n", "verbatim": True,
-                                  "command": ["nvidia-smi", "-L", "a b"], "exit_status": 9})
+    command = renderer.rendering(
+        {"type": "markdown", "data": "GPU 0: none\n", "verbatim": True, "command": ["nvidia-smi", "-L", "a b"], "exit_status": 9}
+    )
     assert "$ nvidia-smi -L &#39;a b&#39;</span>\nGPU 0: none\n" in command and "exit status 9" in command
 
 
 def test_plot_renderings_say_what_they_left_out(renderer):
     renderer.max_plot_points = 10  # the real cap is MAX_PLOT_POINTS; fewer points draw faster
-    spec = {"mark": "point", "data": {"values": [{"x": i, "y": i} for i in range(13)]},
-            "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}}}
+    spec = {
+        "mark": "point",
+        "data": {"values": [{"x": i, "y": i} for i in range(13)]},
+        "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}},
+    }
     html = renderer.rendering({"type": "plot", "spec": spec, "truncated": {"data_points": 40_000}})
     assert '<img class="lt-plot-img" src="{root}assets/chalktrace/plots/' in html
     assert "a sample of the 40,000 data points" in html and "3 rows left out (each dataset keeps its first 10)" in html
@@ -173,17 +246,28 @@ def test_plot_renderings_say_what_they_left_out(renderer):
 def test_links_and_citations(renderer):
     plain = renderer.rendering({"type": "link", "url": "https://einops.rocks", "title": "einops", "internal": None})
     assert plain == '<p class="lt-para"><a href="https://einops.rocks">einops</a></p>'
-    cite = renderer.rendering({"type": "link", "url": "https://arxiv.org/abs/1412.6980", "title": "Adam", "internal": None,
-                               "attrs": {"authors": "Kingma, Ba", "date": "2014-12", "abstract": "<b>We</b> introduce"},
-                               "style": {"color": "red"}})
-    assert '<span class="lt-cite" style="color: red"><a class="lt-cite-label" href="https://arxiv.org/abs/1412.6980">[Kingma+ 2014]</a>' in cite
+    cite = renderer.rendering(
+        {
+            "type": "link",
+            "url": "https://arxiv.org/abs/1412.6980",
+            "title": "Adam",
+            "internal": None,
+            "attrs": {"authors": "Kingma, Ba", "date": "2014-12", "abstract": "<b>We</b> introduce"},
+            "style": {"color": "red"},
+        }
+    )
+    assert (
+        '<span class="lt-cite" style="color: red"><a class="lt-cite-label" href="https://arxiv.org/abs/1412.6980">[Kingma+ 2014]</a>'
+        in cite
+    )
     assert "&lt;b&gt;We&lt;/b&gt; introduce" in cite  # record fields are text, never markup
     for url in ("javascript:alert(1)", " JavaScript:alert(1)", "data:text/html,<script>x</script>", "vbscript:x"):
         unsafe = renderer.rendering({"type": "link", "url": url, "title": "click me", "internal": None})
         assert "href" not in unsafe and "click me" in unsafe, url
     assert 'href="#sec"' in renderer.rendering({"type": "link", "url": "#sec", "title": "s", "internal": None})
-    noted = renderer.rendering({"type": "link", "url": "https://example.org", "title": "Example", "internal": None,
-                                "attrs": {"notes": "read section 2"}})
+    noted = renderer.rendering(
+        {"type": "link", "url": "https://example.org", "title": "Example", "internal": None, "attrs": {"notes": "read section 2"}}
+    )
     assert ">Example</a>" in noted and "read section 2" in noted  # no authors or date: the title, with its panel
     para = renderer.paragraph([{"type": "markdown", "data": "See *this*"}, {"type": "link", "url": "u", "title": "t"}])
     assert para == '<p class="lt-para">See <em>this</em> <a href="u">t</a></p>'
@@ -192,27 +276,61 @@ def test_links_and_citations(renderer):
 def test_numbers_in_cards_are_readable_with_the_exact_value_on_hover(renderer):
     big = renderer.value("n", {"type": "float", "value": 40000000000.0}, step_index=0)
     assert 'title="40000000000.0 (float)" data-exact="40000000000.0"><span>40,000,000,000</span>' in big
-    assert '<code class="lt-scalar lt-type-int" title="int">12</code>' in renderer.value("k", {"type": "int", "value": 12}, step_index=0)
+    assert '<code class="lt-scalar lt-type-int" title="int">12</code>' in renderer.value(
+        "k", {"type": "int", "value": 12}, step_index=0
+    )
     assert ">123,456,789<" in renderer.value("k", {"type": "int", "value": 123456789}, step_index=0)
-    listed = renderer.value("l", {"type": "list", "length": 2, "items": [{"type": "float", "value": 1e-12},
-                                                                         {"type": "int", "value": 65536}]}, step_index=0)
+    listed = renderer.value(
+        "l",
+        {"type": "list", "length": 2, "items": [{"type": "float", "value": 1e-12}, {"type": "int", "value": 65536}]},
+        step_index=0,
+    )
     assert "[1e-12, 65,536]" in text_of(listed)
 
 
 def test_compute_card():
     r = HtmlRenderer({"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {}, "steps": []}, template_env())
-    cpu = r.compute({"flops": 2_147_483_648, "seconds": 0.0476, "flop_per_s": 4.51e10, "by_op": {"aten.mm": 2_147_483_648},
-                     "peak_flop_per_s": None, "mfu": None, "dtype": "float32", "timing": "replay", "peak_note": "no peak FLOP/s known for CPUs"})
+    cpu = r.compute(
+        {
+            "flops": 2_147_483_648,
+            "seconds": 0.0476,
+            "flop_per_s": 4.51e10,
+            "by_op": {"aten.mm": 2_147_483_648},
+            "peak_flop_per_s": None,
+            "mfu": None,
+            "dtype": "float32",
+            "timing": "replay",
+            "peak_note": "no peak FLOP/s known for CPUs",
+        }
+    )
     assert "2.15 GFLOP" in cpu and "45.1 GFLOP/s" in cpu and "no peak FLOP/s known for CPUs" in cpu
     assert "aten.mm" in cpu and "replay" in cpu and "lt-bar-fill" not in cpu
-    gpu = r.compute({"flops": 10**12, "seconds": 0.01, "flop_per_s": 1e14, "by_op": {}, "peak_flop_per_s": 9.89e14,
-                     "mfu": 0.101, "dtype": "bfloat16", "timing": "single"})
+    gpu = r.compute(
+        {
+            "flops": 10**12,
+            "seconds": 0.01,
+            "flop_per_s": 1e14,
+            "by_op": {},
+            "peak_flop_per_s": 9.89e14,
+            "mfu": 0.101,
+            "dtype": "bfloat16",
+            "timing": "single",
+        }
+    )
     assert "MFU 10.1%" in gpu and 'style="width: 10.1' in gpu
 
 
 def test_error_card_links_frames(renderer):
-    html = renderer.error({"type": "ValueError", "message": "bad <x>", "traceback": [
-        {"path": MAIN, "line": 3, "function": "main"}, {"path": "lectures/util.py", "line": 7, "function": "f"}]})
+    html = renderer.error(
+        {
+            "type": "ValueError",
+            "message": "bad <x>",
+            "traceback": [
+                {"path": MAIN, "line": 3, "function": "main"},
+                {"path": "lectures/util.py", "line": 7, "function": "f"},
+            ],
+        }
+    )
     assert "bad &lt;x&gt;" in html
     assert 'href="#L3"' in html and 'href="#lectures-util-py-L7"' in html
     assert "lectures/util.py:7" in html
@@ -226,9 +344,10 @@ def test_code_lines_are_one_string_per_source_line(renderer):
     assert lines[3].count("<span") == lines[3].count("</span>")
     assert "lines" in lines[4] and "\n" not in "".join(lines)
     # names, operators, punctuation and whitespace stay text; neighbouring tokens of one colour share a span
-    assert highlight_lines("a < b\n") == ['a &lt; b']
+    assert highlight_lines("a < b\n") == ["a &lt; b"]
     assert highlight_lines('f(x)[0] or print("a")\n') == [
-        'f(x)[<span class="mi">0</span>] <span class="ow">or</span> <span class="nb">print</span>(<span class="s2">"a"</span>)']
+        'f(x)[<span class="mi">0</span>] <span class="ow">or</span> <span class="nb">print</span>(<span class="s2">"a"</span>)'
+    ]
 
 
 def test_anchors_and_styles():
@@ -247,11 +366,22 @@ RENDERING_EXAMPLES = {
     "note": {"type": "note", "data": "aside"},
     "image": {"type": "image", "data": "https://example.org/x.png", "external": True, "width": None},
     "link": {"type": "link", "url": "https://example.org", "title": "Example", "internal": None},
-    "plot": {"type": "plot", "spec": {"mark": "line", "data": {"values": [{"x": 1, "y": 2}]},
-                                      "encoding": {"x": {"field": "x"}, "y": {"field": "y"}}}},
+    "plot": {
+        "type": "plot",
+        "spec": {"mark": "line", "data": {"values": [{"x": 1, "y": 2}]}, "encoding": {"x": {"field": "x"}, "y": {"field": "y"}}},
+    },
     "video": {"type": "video", "data": "lectures/videos/clip.webm", "external": False, "width": 240},
-    "graph": {"type": "graph", "spec": {"nodes": [{"data": {"id": "a", "label": "a"}}], "edges": [],
-                                        "layout": {"name": "grid"}, "stylesheet": [], "width": 100, "height": 60}},
+    "graph": {
+        "type": "graph",
+        "spec": {
+            "nodes": [{"data": {"id": "a", "label": "a"}}],
+            "edges": [],
+            "layout": {"name": "grid"},
+            "stylesheet": [],
+            "width": 100,
+            "height": 60,
+        },
+    },
     "table": {"type": "table", "columns": ["a"], "rows": [[1]], "total_rows": 1, "total_columns": 1},
 }
 
@@ -271,10 +401,13 @@ def test_every_rendering_kind_has_a_renderer_and_a_schema_entry(renderer):
         assert "unknown rendering type" not in renderer.rendering(example), kind
     # ... and every kind the authoring API emits is one of them.
     api = Path(__file__).resolve().parents[2] / "tracer" / "capture" / "api.py"
-    emitted = {node.values[node.keys.index(key)].value for node in ast.walk(ast.parse(api.read_text()))
-               if isinstance(node, ast.Dict) for key in node.keys
-               if isinstance(key, ast.Constant) and key.value == "type"
-               and isinstance(node.values[node.keys.index(key)], ast.Constant)}
+    emitted = {
+        node.values[node.keys.index(key)].value
+        for node in ast.walk(ast.parse(api.read_text()))
+        if isinstance(node, ast.Dict)
+        for key in node.keys
+        if isinstance(key, ast.Constant) and key.value == "type" and isinstance(node.values[node.keys.index(key)], ast.Constant)
+    }
     assert emitted and emitted <= set(RENDERING_TYPES), emitted - set(RENDERING_TYPES)
 
 
@@ -304,17 +437,45 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
 
     cyclic: list = []
     cyclic.append(cyclic)
-    objects = [1, 1.5, True, "s", None, 1 + 2j, [1], (1,), {1}, frozenset({1}), {"a": 1}, Point(1), cyclic,
-               np.zeros(2), np.float32(1), sympy.Symbol("x"), torch.finfo(torch.float32), torch.iinfo(torch.int32),
-               torch.float32, torch.device("cpu"), torch.Size([2]), torch.nn.Linear(2, 2), value_view, Point,
-               torch.zeros(2), object(), 10 ** 5000, torch.empty(2, device="meta"), torch.eye(2).to_sparse(),
-               torch.nested.nested_tensor([torch.ones(1), torch.ones(2)]), _Viewed()]
+    objects = [
+        1,
+        1.5,
+        True,
+        "s",
+        None,
+        1 + 2j,
+        [1],
+        (1,),
+        {1},
+        frozenset({1}),
+        {"a": 1},
+        Point(1),
+        cyclic,
+        np.zeros(2),
+        np.float32(1),
+        sympy.Symbol("x"),
+        torch.finfo(torch.float32),
+        torch.iinfo(torch.int32),
+        torch.float32,
+        torch.device("cpu"),
+        torch.Size([2]),
+        torch.nn.Linear(2, 2),
+        value_view,
+        Point,
+        torch.zeros(2),
+        object(),
+        10**5000,
+        torch.empty(2, device="meta"),
+        torch.eye(2).to_sparse(),
+        torch.nested.nested_tensor([torch.ones(1), torch.ones(2)]),
+        _Viewed(),
+    ]
     encoded = [ValueEncoder().encode(obj) for obj in objects] + [{"type": "missing", "name": "x", "message": "gone"}]
 
     def kinds(value):
         found = {value["type"]}
         for child in value.get("items", []):
-            for item in (child if isinstance(child, list) else [child]):
+            for item in child if isinstance(child, list) else [child]:
                 found |= kinds(item)
         return found
 
@@ -324,10 +485,13 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
         assert value_view(value)["kind"] != "unknown", value["type"]
     # every literal kind in the encoder's source is declared too (a kind without an example above)
     source = (Path(__file__).resolve().parents[2] / "tracer" / "capture" / "values.py").read_text()
-    literal = {node.values[node.keys.index(key)].value for node in ast.walk(ast.parse(source))
-               if isinstance(node, ast.Dict) for key in node.keys
-               if isinstance(key, ast.Constant) and key.value == "type"
-               and isinstance(node.values[node.keys.index(key)], ast.Constant)}
+    literal = {
+        node.values[node.keys.index(key)].value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Dict)
+        for key in node.keys
+        if isinstance(key, ast.Constant) and key.value == "type" and isinstance(node.values[node.keys.index(key)], ast.Constant)
+    }
     assert literal <= set(VALUE_TYPES), literal - set(VALUE_TYPES)
 
 
@@ -336,8 +500,11 @@ def _card(obj, name="v"):
     from tracer.capture.values import ValueEncoder
 
     value = ValueEncoder().encode(obj)
-    trace = {"lecture": {"name": "demo", "path": MAIN, "title": "Demo"}, "files": {MAIN: SOURCE},
-             "steps": [step(2, {name: value})]}
+    trace = {
+        "lecture": {"name": "demo", "path": MAIN, "title": "Demo"},
+        "files": {MAIN: SOURCE},
+        "steps": [step(2, {name: value})],
+    }
     renderer = HtmlRenderer(trace, template_env())
     return str(renderer.value(name, value, step_index=0)), renderer
 
@@ -370,8 +537,30 @@ def test_statistics_say_of_finite_values_and_a_mean_with_nan_is_nan():
 
     html, _ = _card(torch.tensor([float("nan"), float("inf"), float("-inf"), 0.0, -0.0]))
     stats = text_of(re.search(r'<div class="lt-stats">.*?</div>', html).group(0))
-    assert stats.split() == ["mean", "nan", "std", "nan", "of", "finite", "values", "2", "of", "5:",
-                             "min", "-0.0", "max", "-0.0", "mean", "0.0", "std", "0.0", "nans", "1", "infs", "2"]
+    assert stats.split() == [
+        "mean",
+        "nan",
+        "std",
+        "nan",
+        "of",
+        "finite",
+        "values",
+        "2",
+        "of",
+        "5:",
+        "min",
+        "-0.0",
+        "max",
+        "-0.0",
+        "mean",
+        "0.0",
+        "std",
+        "0.0",
+        "nans",
+        "1",
+        "infs",
+        "2",
+    ]
     old = tensor([2, 3], [3, 1], stats={"min": 1.0, "max": 2.0, "mean": 1.5, "std": 0.5, "nan_count": 1, "inf_count": 0})
     trace = {"lecture": {"name": "demo", "path": MAIN, "title": "Demo"}, "files": {MAIN: SOURCE}, "steps": [step(2, {"x": old})]}
     assert "of finite values" in text_of(HtmlRenderer(trace, template_env()).value("x", old, step_index=0))
@@ -391,10 +580,18 @@ def test_a_64_by_64_mask_draws_every_element_and_a_big_tensor_its_block_means():
 
 def test_a_storage_badge_qualifies_a_name_from_another_function():
     inner, outer, view = (tensor([2], [1], values=[1.0, 2.0], storage_id="s7") for _ in range(3))
-    callee = {"stack": [{"path": MAIN, "line": 3, "function": "main"}, {"path": MAIN, "line": 2, "function": "attention"}],
-              "env": {"out": inner}, "renderings": [], "stdout": "", "memory": {"nbytes": 0, "peak_nbytes": 0}}
-    trace = {"lecture": {"name": "d", "path": MAIN, "title": ""}, "files": {MAIN: SOURCE},
-             "steps": [callee, step(3, {"out": outer}), step(4, {"v": view})]}
+    callee = {
+        "stack": [{"path": MAIN, "line": 3, "function": "main"}, {"path": MAIN, "line": 2, "function": "attention"}],
+        "env": {"out": inner},
+        "renderings": [],
+        "stdout": "",
+        "memory": {"nbytes": 0, "peak_nbytes": 0},
+    }
+    trace = {
+        "lecture": {"name": "d", "path": MAIN, "title": ""},
+        "files": {MAIN: SOURCE},
+        "steps": [callee, step(3, {"out": outer}), step(4, {"v": view})],
+    }
     r = HtmlRenderer(trace, template_env())
     assert "shares storage with <code>attention.out</code>" in r.value("out", outer, step_index=1)
     # a name of the same frame comes first, then the other function's, qualified
@@ -426,14 +623,17 @@ def test_a_big_rounded_grid_carries_its_exact_copy_in_step_mode_only():
     from tracer.capture.values import ValueEncoder
 
     value = ValueEncoder().encode(torch.arange(64, dtype=torch.float32).reshape(8, 8) / 3)
-    trace = {"lecture": {"name": "demo", "path": MAIN, "title": "Demo"}, "files": {MAIN: SOURCE},
-             "steps": [step(2, {"v": value})]}
+    trace = {
+        "lecture": {"name": "demo", "path": MAIN, "title": "Demo"},
+        "files": {MAIN: SOURCE},
+        "steps": [step(2, {"v": value})],
+    }
     renderer = HtmlRenderer(trace, template_env())
     stepped = str(renderer.value("v", value, step_index=0))
     read = str(renderer.value("v", value, step_index=0, exact_grids=False))
     assert "<u>" not in stepped  # 63 rounded cells: no per-cell markup
-    assert "<details class=\"lt-exact\">" in stepped and "0.33333334" in stepped
-    assert "<details class=\"lt-exact\">" not in read and 'data-exact="0"' in read
+    assert '<details class="lt-exact">' in stepped and "0.33333334" in stepped
+    assert '<details class="lt-exact">' not in read and 'data-exact="0"' in read
     # the read page's copy is in exact.js, laid out as the grid is (a tab between cells)
     (copy,) = json.loads(renderer.exact_js().removeprefix("window.CHALKTRACE_EXACT = ").rstrip(";\n"))
     rows = [line.split("\t") for line in copy.split("\n")]

@@ -20,12 +20,7 @@ def test_comment_cut_keeps_prose_before_a_directive():
 
 
 def test_directive_cuts_find_columns_and_skip_strings():
-    source = (
-        "x = 1  # @inspect x\n"
-        "y = 2  # the count @inspect y\n"
-        "s = '# @inspect s'\n"
-        "    # @stepover\n"
-    )
+    source = "x = 1  # @inspect x\ny = 2  # the count @inspect y\ns = '# @inspect s'\n    # @stepover\n"
     assert directive_cuts(source) == {1: len("x = 1"), 2: len("y = 2  # the count"), 4: 0}
     assert directive_cuts("def broken(:\n  # @inspect x\n") in ({}, {2: 0})  # never raises
 

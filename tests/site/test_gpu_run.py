@@ -8,18 +8,24 @@ from tracer.site.gpu_run import changed_lines, gpu_run_note, gpu_run_title, publ
 
 
 def trace(device: str, source: str, path: str = "lectures/a.py", gpu_name: str | None = None) -> dict:
-    return {"lecture": {"name": "a", "path": path, "title": "A"}, "files": {path: source},
-            "environment": {"device": device, "gpu_name": gpu_name}}
+    return {
+        "lecture": {"name": "a", "path": path, "title": "A"},
+        "files": {path: source},
+        "environment": {"device": device, "gpu_name": gpu_name},
+    }
 
 
-@pytest.mark.parametrize(("before", "after", "expected"), [
-    ("a\nb\nc\n", "a\nb\nc\n", 0),
-    ("a\nb\nc\n", "a\nB\nc\n", 1),  # one line edited
-    ("a\nb\nc\n", "a\nb\nc\nd\ne\n", 2),  # two lines added
-    ("a\nb\nc\nd\n", "a\nd\n", 2),  # two lines removed
-    ("a\nb\n", "x\ny\nz\n", 3),  # a block of two replaced by three counts three
-    ("", "a\n", 1),
-])
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        ("a\nb\nc\n", "a\nb\nc\n", 0),
+        ("a\nb\nc\n", "a\nB\nc\n", 1),  # one line edited
+        ("a\nb\nc\n", "a\nb\nc\nd\ne\n", 2),  # two lines added
+        ("a\nb\nc\nd\n", "a\nd\n", 2),  # two lines removed
+        ("a\nb\n", "x\ny\nz\n", 3),  # a block of two replaced by three counts three
+        ("", "a\n", 1),
+    ],
+)
 def test_changed_lines(before, after, expected):
     assert changed_lines(before, after) == expected
 
@@ -35,13 +41,22 @@ def test_publishable_only_a_cuda_run_beside_a_trace_without_one():
 def test_note_counts_the_lines_of_the_lecture_file_that_differ():
     cpu, gpu = trace("cpu", "x = 1\ny = 2\n"), trace("cuda", "x = 1\n", gpu_name="NVIDIA H100 80GB HBM3")
     note = gpu_run_note(cpu, gpu, url="../gpu/", on_gpu_run_page=False)
-    assert note == {"on_gpu_run_page": False, "gpu_name": "NVIDIA H100 80GB HBM3", "url": "../gpu/",
-                    "source_path": "lectures/a.py", "changed_lines": 1, "changed_text": "1 line", "differ_text": "differs"}
+    assert note == {
+        "on_gpu_run_page": False,
+        "gpu_name": "NVIDIA H100 80GB HBM3",
+        "url": "../gpu/",
+        "source_path": "lectures/a.py",
+        "changed_lines": 1,
+        "changed_text": "1 line",
+        "differ_text": "differs",
+    }
     many = gpu_run_note(trace("cpu", "x\n" * 1200), gpu, url="", on_gpu_run_page=True)
     assert (many["changed_lines"], many["changed_text"], many["differ_text"]) == (1200, "1,200 lines", "differ")
     assert gpu_run_note(cpu, trace("cuda", "x = 1\n"), url="", on_gpu_run_page=True)["gpu_name"] == "a GPU"
 
 
 def test_title_names_the_gpu():
-    assert gpu_run_title("Lecture 2", trace("cuda", "", gpu_name="NVIDIA H100 80GB HBM3")) == \
-        "Lecture 2 (run on NVIDIA H100 80GB HBM3)"
+    assert (
+        gpu_run_title("Lecture 2", trace("cuda", "", gpu_name="NVIDIA H100 80GB HBM3"))
+        == "Lecture 2 (run on NVIDIA H100 80GB HBM3)"
+    )

@@ -23,12 +23,17 @@ def test_breadthfirst_puts_each_layer_below_the_one_before():
 
 
 def test_preset_keeps_the_authors_positions_and_stylesheet_applies():
-    spec = make_graph([{"id": "x", "x": 0, "y": 0}, {"id": "y", "x": 100, "y": 0, "classes": ["hot"]}],
-                      [{"source": "x", "target": "y"}],
-                      stylesheet=[{"selector": ".hot", "style": {"background-color": "#ff0000", "shape": "ellipse"}},
-                                  {"selector": "edge", "style": {"target-arrow-shape": "triangle", "line-style": "dashed"}},
-                                  {"selector": "node", "style": {"label": "data(id)"}}],
-                      width=300, height=100)
+    spec = make_graph(
+        [{"id": "x", "x": 0, "y": 0}, {"id": "y", "x": 100, "y": 0, "classes": ["hot"]}],
+        [{"source": "x", "target": "y"}],
+        stylesheet=[
+            {"selector": ".hot", "style": {"background-color": "#ff0000", "shape": "ellipse"}},
+            {"selector": "edge", "style": {"target-arrow-shape": "triangle", "line-style": "dashed"}},
+            {"selector": "node", "style": {"label": "data(id)"}},
+        ],
+        width=300,
+        height=100,
+    )
     view = graph_view(spec)
     x, y = view["nodes"]
     assert y["x"] - x["x"] == pytest.approx(100) and x["y"] == y["y"] == 50  # the author's spacing, centred
@@ -39,17 +44,21 @@ def test_preset_keeps_the_authors_positions_and_stylesheet_applies():
 
 
 def test_unsafe_colours_are_dropped():
-    spec = make_graph([{"id": "x"}], [], layout="grid",
-                      stylesheet=[{"selector": "node", "style": {"background-color": "red\" onload=\"x"}}])
+    spec = make_graph(
+        [{"id": "x"}], [], layout="grid", stylesheet=[{"selector": "node", "style": {"background-color": 'red" onload="x'}}]
+    )
     assert graph_view(spec)["nodes"][0]["fill"] == "#e8eef7"
 
 
-@pytest.mark.parametrize("nodes, edges, kwargs, message", [
-    ([{"label": "no id"}], [], {}, "node 0 has no 'id'"),
-    ([{"id": "a"}], [{"source": "a", "target": "z"}], {}, "edge 0 target 'z' is not a node id"),
-    ([{"id": "a"}], [], {"layout": "dagre"}, "layout {'name': 'dagre'} is not one of"),
-    ([{"id": "a"}], [], {"width": 0}, "width must be a number of pixels"),
-])
+@pytest.mark.parametrize(
+    "nodes, edges, kwargs, message",
+    [
+        ([{"label": "no id"}], [], {}, "node 0 has no 'id'"),
+        ([{"id": "a"}], [{"source": "a", "target": "z"}], {}, "edge 0 target 'z' is not a node id"),
+        ([{"id": "a"}], [], {"layout": "dagre"}, "layout {'name': 'dagre'} is not one of"),
+        ([{"id": "a"}], [], {"width": 0}, "width must be a number of pixels"),
+    ],
+)
 def test_bad_specs_say_what_is_wrong(nodes, edges, kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message.replace("(", r"\(").replace("{", r"\{")):
         make_graph(nodes, edges, **kwargs)

@@ -15,9 +15,9 @@ def pixels(png: bytes) -> tuple[int, int, list[list[tuple[int, int, int, int]]]]
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     at, idat, width = 8, b"", 0
     while at < len(png):
-        (length,) = struct.unpack(">I", png[at:at + 4])
-        kind, data = png[at + 4:at + 8], png[at + 8:at + 8 + length]
-        assert struct.unpack(">I", png[at + 8 + length:at + 12 + length])[0] == zlib.crc32(kind + data)
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind, data = png[at + 4 : at + 8], png[at + 8 : at + 8 + length]
+        assert struct.unpack(">I", png[at + 8 + length : at + 12 + length])[0] == zlib.crc32(kind + data)
         if kind == b"IHDR":
             width, height, depth, colour_type = struct.unpack(">IIBB", data[:10])
             assert (depth, colour_type) == (8, 6)
@@ -28,9 +28,9 @@ def pixels(png: bytes) -> tuple[int, int, list[list[tuple[int, int, int, int]]]]
     stride = 1 + 4 * width
     rows = []
     for y in range(len(raw) // stride):
-        line = raw[y * stride:(y + 1) * stride]
+        line = raw[y * stride : (y + 1) * stride]
         assert line[0] == 0
-        rows.append([tuple(line[1 + 4 * x:5 + 4 * x]) for x in range(width)])
+        rows.append([tuple(line[1 + 4 * x : 5 + 4 * x]) for x in range(width)])
     return width, len(rows), rows
 
 
@@ -43,8 +43,8 @@ def test_signed_data_is_diverging_and_centred_on_zero():
     view = heatmap([[-2.0, 0.0, 1.0]], (1, 3))
     assert view["scale"] == "diverging" and (view["min"], view["max"]) == ("-2.0", "1.0")
     _w, _h, image = pixels(view["png"])
-    assert cell(view, image, 0, 0)[:3] == DIVERGING_STOPS[0][1]         # -2 is the limit: the blue end
-    assert cell(view, image, 0, 1)[:3] == DIVERGING_STOPS[2][1]         # 0 is the centre
+    assert cell(view, image, 0, 0)[:3] == DIVERGING_STOPS[0][1]  # -2 is the limit: the blue end
+    assert cell(view, image, 0, 1)[:3] == DIVERGING_STOPS[2][1]  # 0 is the centre
     assert cell(view, image, 0, 2)[:3] == colour(0.5, DIVERGING_STOPS)  # 1 is half way to the orange end
 
 
@@ -63,10 +63,10 @@ def test_nan_and_infinities_are_marked_and_left_out_of_the_scale():
     _w, _h, image = pixels(view["png"])
     size = view["cell_px"]
     nan_cell = [image[y][size + x][:3] for y in range(size) for x in range(size)]
-    assert (150, 150, 150) in nan_cell and (40, 40, 40) in nan_cell              # grey with a diagonal
+    assert (150, 150, 150) in nan_cell and (40, 40, 40) in nan_cell  # grey with a diagonal
     plus = [image[1 * size + y][x][:3] for y in range(size) for x in range(size)]
     minus = [image[1 * size + y][size + x][:3] for y in range(size) for x in range(size)]
-    assert plus.count((255, 255, 255)) > minus.count((255, 255, 255)) > 0   # "+" has more white than "-"
+    assert plus.count((255, 255, 255)) > minus.count((255, 255, 255)) > 0  # "+" has more white than "-"
 
 
 def test_a_sampled_preview_is_labelled_and_maps_drawn_cells_to_real_indices():
@@ -86,8 +86,8 @@ def test_64_by_64_is_drawn_at_4_px_a_cell_and_big_previews_stay_bounded():
 
 
 def test_nothing_to_draw():
-    assert heatmap([[1.0, 1.0], [1.0, 1.0]], (2, 2)) is None            # constant: the grid says it all
-    assert heatmap([[[1.0, 2.0], [3.0, 4.0]]], (1, 2)) is None          # complex values are pairs
+    assert heatmap([[1.0, 1.0], [1.0, 1.0]], (2, 2)) is None  # constant: the grid says it all
+    assert heatmap([[[1.0, 2.0], [3.0, 4.0]]], (1, 2)) is None  # complex values are pairs
     assert heatmap([], (0, 0)) is None and heatmap("…", None) is None
     assert heatmap([[True, False]], (1, 2))["scale"] == "sequential"
 

@@ -1,10 +1,10 @@
 from tracer.site.cards.jaxtyping_dims import annotation_dims, name_dims
 
-SOURCE = '''def main():
+SOURCE = """def main():
     x: Float[torch.Tensor, "batch seq hidden"] = torch.ones(2, 3, 4)
     y: Int[torch.Tensor, "*batch 3"] = z
     w = torch.ones(1)
-'''
+"""
 
 
 def test_annotation_dims_by_line_and_name():

@@ -5,16 +5,26 @@ from __future__ import annotations
 from helpers.traced import traced
 
 from tracer.site.cards.render import HtmlRenderer, template_env
-from tracer.site.read.line_records import (LineRecord, collect_lines, document_lines, rank_line_shows_something,
-                                      step_shows_something)
+from tracer.site.read.line_records import (
+    LineRecord,
+    collect_lines,
+    document_lines,
+    rank_line_shows_something,
+    step_shows_something,
+)
 from tracer.site.read.page_model import Annotation, CodeBlock, build_document
 from tracer.site.ranks.rank_model import rank_lines
 from tracer.site.step_viewer.viewer_data import build_viewer_data
 
 
 def bare_step(**parts):
-    return {"stack": [{"path": "lectures/x.py", "line": 1, "function": "main"}], "env": {}, "renderings": [],
-            "stdout": "", **parts}
+    return {
+        "stack": [{"path": "lectures/x.py", "line": 1, "function": "main"}],
+        "env": {},
+        "renderings": [],
+        "stdout": "",
+        **parts,
+    }
 
 
 def test_what_counts_as_showing_something():
@@ -61,11 +71,15 @@ def test_read_mode_and_step_mode_agree_on_which_lines_show_as_their_renderings()
 def test_a_rendering_helper_that_also_printed_shows_its_code_in_both_modes():
     trace = traced("authoring_site")
     main = trace["lecture"]["path"]
-    line = next(number for number, text in enumerate(trace["files"][main].splitlines(), 1)
-                if text.strip().startswith("named_link("))
+    line = next(
+        number for number, text in enumerate(trace["files"][main].splitlines(), 1) if text.strip().startswith("named_link(")
+    )
     assert line in rendering_only_lines(trace)
-    done = max(k for k, s in enumerate(trace["steps"])
-               if (s["stack"][-1]["path"], s["stack"][-1]["line"]) == (main, line) and not s.get("call"))
+    done = max(
+        k
+        for k, s in enumerate(trace["steps"])
+        if (s["stack"][-1]["path"], s["stack"][-1]["line"]) == (main, line) and not s.get("call")
+    )
     trace["steps"][done]["stdout"] = "linked\n"  # the wrapper printed too: its code shows, then the output
     data = build_viewer_data(trace, HtmlRenderer(trace, template_env()))
     [files] = [f for f in data["files"] if f["path"] == main]

@@ -3,8 +3,16 @@ from tracer.site.read.memory_chart import HEIGHT, MAX_LINKS, MAX_POINTS, downsam
 
 
 def trace_with(nbytes, renderings=None, source="cpu_recorded"):
-    steps = [{"stack": [{"path": "l.py", "line": 1, "function": "main"}], "env": {}, "renderings": [], "stdout": "",
-              "memory": {"nbytes": n, "peak_nbytes": n}} for n in nbytes]
+    steps = [
+        {
+            "stack": [{"path": "l.py", "line": 1, "function": "main"}],
+            "env": {},
+            "renderings": [],
+            "stdout": "",
+            "memory": {"nbytes": n, "peak_nbytes": n},
+        }
+        for n in nbytes
+    ]
     for index, rendering in (renderings or {}).items():
         steps[index]["renderings"].append(rendering)
     return {"steps": steps, "environment": {"memory_source": source}}
@@ -22,8 +30,11 @@ def test_points_scale_to_the_peak_and_link_steps():
 
 
 def test_sections_from_level_two_headings():
-    chart = memory_chart(trace_with([1, 2, 3, 4], {0: {"type": "markdown", "data": "# Title"},
-                                                    2: {"type": "markdown", "data": "intro\n## Second part"}}))
+    chart = memory_chart(
+        trace_with(
+            [1, 2, 3, 4], {0: {"type": "markdown", "data": "# Title"}, 2: {"type": "markdown", "data": "intro\n## Second part"}}
+        )
+    )
     assert [(s["step"], s["title"]) for s in chart["sections"]] == [(2, "Second part")]
 
 
@@ -71,8 +82,10 @@ def test_a_distributed_trace_draws_a_line_per_rank_whose_points_open_that_ranks_
     trace = traced("ranks_output")
     chart = memory_chart(trace)
     assert chart["label"] == "CPU memory of recorded tensors, per rank"
-    assert [(line["name"], line["ranks"], line["peak"]) for line in chart["lines"]] == \
-        [("rank 0", [0], "1.0 KiB"), ("rank 1", [1], "2.0 KiB")]
+    assert [(line["name"], line["ranks"], line["peak"]) for line in chart["lines"]] == [
+        ("rank 0", [0], "1.0 KiB"),
+        ("rank 1", [1], "2.0 KiB"),
+    ]
     assert chart["peak"] == "2.0 KiB"
     steps = viewer_steps(trace)
     rank_0_steps = len(chart["lines"][0]["points"])
@@ -99,10 +112,18 @@ def test_ranks_with_the_same_memory_share_one_line_and_the_link_budget_holds():
     # many steps on many distinct ranks: at most MAX_LINKS clickable points in all, each line's peak kept
     launch = trace["ranks"]["launches"][0]
     template = launch["streams"][0]["steps"][-1]
-    launch["streams"] = [{**launch["streams"][0], "rank": rank, "spawn_index": rank,
-                          "steps": [{**template, "memory": {"nbytes": (k % 7) * (rank + 1) + (5000 if k == 333 else 0),
-                                                            "peak_nbytes": 0}} for k in range(1000)]}
-                         for rank in range(6)]
+    launch["streams"] = [
+        {
+            **launch["streams"][0],
+            "rank": rank,
+            "spawn_index": rank,
+            "steps": [
+                {**template, "memory": {"nbytes": (k % 7) * (rank + 1) + (5000 if k == 333 else 0), "peak_nbytes": 0}}
+                for k in range(1000)
+            ],
+        }
+        for rank in range(6)
+    ]
     chart = memory_chart(trace)
     assert len(chart["lines"]) == 6 and len(chart["links"]) <= MAX_LINKS
     assert all(len(line["points"]) <= MAX_POINTS for line in chart["lines"])

@@ -31,8 +31,14 @@ def make_project(root: Path, traces: list[Path]) -> Path:
 
 
 def build(root: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=root, capture_output=True,
-                          text=True, timeout=180, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +69,7 @@ def test_a_page_per_trace_and_a_home_listing(site):
 
 def test_toc_comes_from_text_headings(site):
     html = page(site, "site_basics")
-    toc = html[html.index('data-md-component="toc"'):]
+    toc = html[html.index('data-md-component="toc"') :]
     assert 'href="#tensors"' in toc and 'href="#values"' in toc
     assert re.search(r'<h2 id="tensors">Tensors', html)
     assert html.index("<h1") < html.index("lt-code")  # the title goes first even though helpers precede main
@@ -73,7 +79,7 @@ def test_read_mode_document(site):
     html = page(site, "site_basics")
     # code lines carry anchors; text() lines show their rendering instead of their code
     assert 'id="L17"' in html and 'id="L18"' in html
-    assert 'text(&quot;## Tensors&quot;)' not in html and "text(</span>" not in html
+    assert "text(&quot;## Tensors&quot;)" not in html and "text(</span>" not in html
     assert "secret_setup" not in html  # @hide
     assert 'data-runs="×5"' in html and "ran 5 times" in html
     assert 'class="admonition note"' in html and "Transposing shares storage." in html
@@ -112,7 +118,9 @@ def test_images_sources_and_assets_reach_the_site(site):
 def test_memory_chart_links_steps(site):
     html = page(site, "site_basics")
     assert "CPU memory of recorded tensors" in html
-    points = re.findall(r'<a href="#step=\d+" class="lt-memory-point"( tabindex="-1")?><circle [^>]+><title>step \d+: [^<]+</title>', html)
+    points = re.findall(
+        r'<a href="#step=\d+" class="lt-memory-point"( tabindex="-1")?><circle [^>]+><title>step \d+: [^<]+</title>', html
+    )
     assert len(points) > 1 and points[0] == "" and set(points[1:]) == {' tabindex="-1"'}  # one Tab stop: the first
     table = re.search(r'<details class="lt-memory-table">.*?</details>', html, re.S).group(0)
     rows = re.findall(r'<tr><td><a href="#step=(\d+)">\d+</a>(?:–\d+)?<td>([^<]+)', table)
@@ -160,9 +168,14 @@ def test_a_page_that_cannot_be_built_fails_the_build_when_asked(tmp_path):
     trace_all("site_basics")
     root = make_project(tmp_path, [trace_path("site_basics")])
     (root / "site" / "traces" / "broken.json").write_text('{"schema_version": 1, "lecture": ')
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=root, capture_output=True,
-                            text=True, timeout=180, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin",
-                                                         "CHALKTRACE_FAIL_ON_BROKEN_PAGES": "1"})
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin", "CHALKTRACE_FAIL_ON_BROKEN_PAGES": "1"},
+    )
     assert result.returncode != 0
     assert "1 lecture page(s) could not be built" in result.stderr and "broken.json" in result.stderr
     assert "Traceback" not in result.stderr
@@ -240,8 +253,10 @@ def test_page_hides_directive_comments_and_rendering_only_code(authoring_site):
 
 def test_page_formats_numbers_with_exact_value_on_hover(authoring_site):
     html = page(authoring_site, "authoring_site")
-    assert ('<code class="lt-scalar lt-type-float" title="40000000000.0 (float)" data-exact="40000000000.0">'
-            "<span>40,000,000,000</span></code>") in html
+    assert (
+        '<code class="lt-scalar lt-type-float" title="40000000000.0 (float)" data-exact="40000000000.0">'
+        "<span>40,000,000,000</span></code>"
+    ) in html
     assert '<code class="lt-scalar lt-type-float" title="float">1e-12</code>' in html  # already exact
 
 
@@ -291,8 +306,9 @@ def test_execute_util_lecture_page(other_format_page):
 def as_gpu_run(trace: dict, source_path: str) -> dict:
     """The same trace as if recorded on a GPU from an earlier revision (one line of the source different)."""
     trace = json.loads(json.dumps(trace))
-    trace["environment"].update(device="cuda", gpu_name="NVIDIA H100 80GB HBM3",
-                                gpu_total_memory_nbytes=85_017_493_504, memory_source="cuda_allocated")
+    trace["environment"].update(
+        device="cuda", gpu_name="NVIDIA H100 80GB HBM3", gpu_total_memory_nbytes=85_017_493_504, memory_source="cuda_allocated"
+    )
     lines = trace["files"][source_path].splitlines(keepends=True)
     lines[0] = "# an earlier revision\n"
     trace["files"][source_path] = "".join(lines)

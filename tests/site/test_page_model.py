@@ -1,8 +1,15 @@
 from helpers.traced import traced
 
 from tracer.site.read.line_records import collect_lines
-from tracer.site.read.page_model import (Annotation, CodeBlock, build_document, is_rendering_only, paragraph_groups,
-                                    rendering_statement, section_headings)
+from tracer.site.read.page_model import (
+    Annotation,
+    CodeBlock,
+    build_document,
+    is_rendering_only,
+    paragraph_groups,
+    rendering_statement,
+    section_headings,
+)
 
 MAIN = "lectures/demo.py"
 SOURCE = """from tracer import text
@@ -30,8 +37,14 @@ def main():
 
 def step(line, env=None, renderings=None, function="main", stack=None, **extra):
     frame = {"path": MAIN, "line": line, "function": function}
-    return {"stack": stack or [frame], "env": env or {}, "renderings": renderings or [], "stdout": "",
-            "memory": {"nbytes": 0, "peak_nbytes": 0}, **extra}
+    return {
+        "stack": stack or [frame],
+        "env": env or {},
+        "renderings": renderings or [],
+        "stdout": "",
+        "memory": {"nbytes": 0, "peak_nbytes": 0},
+        **extra,
+    }
 
 
 def demo_trace():
@@ -40,14 +53,24 @@ def demo_trace():
     for i in range(3):
         steps.append(step(16))
         steps.append(step(17, call=True))
-        steps.append(step(6, function="helper", stack=[{"path": MAIN, "line": 17, "function": "main"}, {"path": MAIN, "line": 6, "function": "helper"}]))
+        steps.append(
+            step(
+                6,
+                function="helper",
+                stack=[{"path": MAIN, "line": 17, "function": "main"}, {"path": MAIN, "line": 6, "function": "helper"}],
+            )
+        )
         total += i + 1
         steps.append(step(17, {"total": {"type": "int", "value": total}}))
     steps.append(step(16))
     steps.append(step(18))
     steps.append(step(19, {"value": {"type": "int", "value": 3}}))
-    return {"lecture": {"name": "demo", "path": MAIN, "title": "Demo"}, "files": {MAIN: SOURCE},
-            "hidden_lines": {MAIN: [18]}, "steps": steps}
+    return {
+        "lecture": {"name": "demo", "path": MAIN, "title": "Demo"},
+        "files": {MAIN: SOURCE},
+        "hidden_lines": {MAIN: [18]},
+        "steps": steps,
+    }
 
 
 def shown_lines(blocks):
@@ -94,8 +117,9 @@ def test_values_follow_their_statement_and_multiline_statements_stay_whole():
 
 def test_linked_function_shows_in_full():
     trace = demo_trace()
-    trace["steps"][-1]["renderings"] = [{"type": "link", "url": None, "title": "unused",
-                                         "internal": {"path": MAIN, "line": 9, "function": "unused"}}]
+    trace["steps"][-1]["renderings"] = [
+        {"type": "link", "url": None, "title": "unused", "internal": {"path": MAIN, "line": 9, "function": "unused"}}
+    ]
     lines = shown_lines(build_document(trace))
     assert 9 in lines and 10 in lines
     code = {c.line: c for b in build_document(trace) if isinstance(b, CodeBlock) for c in b.lines}
@@ -105,16 +129,24 @@ def test_linked_function_shows_in_full():
 
 def test_linked_function_that_ran_is_not_dimmed():
     trace = demo_trace()
-    trace["steps"][-1]["renderings"] = [{"type": "link", "url": None, "title": "helper",
-                                         "internal": {"path": MAIN, "line": 4, "function": "helper"}}]
+    trace["steps"][-1]["renderings"] = [
+        {"type": "link", "url": None, "title": "helper", "internal": {"path": MAIN, "line": 4, "function": "helper"}}
+    ]
     code = {c.line: c for b in build_document(trace) if isinstance(b, CodeBlock) for c in b.lines}
     assert code[4].ran and code[5].ran and code[6].ran
 
 
 def test_helper_module_renderings_attach_to_the_calling_line():
     trace = demo_trace()
-    trace["steps"].insert(2, step(3, renderings=[{"type": "markdown", "data": "from a helper"}], function="f",
-                                  stack=[{"path": MAIN, "line": 15, "function": "main"}, {"path": "lectures/util.py", "line": 3, "function": "f"}]))
+    trace["steps"].insert(
+        2,
+        step(
+            3,
+            renderings=[{"type": "markdown", "data": "from a helper"}],
+            function="f",
+            stack=[{"path": MAIN, "line": 15, "function": "main"}, {"path": "lectures/util.py", "line": 3, "function": "f"}],
+        ),
+    )
     records = collect_lines(trace)
     assert [r["data"] for _, r in records[15].renderings] == ["from a helper"]
 

@@ -14,8 +14,17 @@ from pathlib import Path
 import pytest
 
 from tracer.site.read.page_model import section_headings
-from tracer.site.step_viewer.quiz import (MIN_GAP_STEPS, ask_directives, auto_candidates, broadcast_shape, choose_questions,
-                              contiguous_stride, fact_question, flops_question, shape_text)
+from tracer.site.step_viewer.quiz import (
+    MIN_GAP_STEPS,
+    ask_directives,
+    auto_candidates,
+    broadcast_shape,
+    choose_questions,
+    contiguous_stride,
+    fact_question,
+    flops_question,
+    shape_text,
+)
 from tracer.contract.source_facts import Ask, parse_ask
 from tracer.contract.trace_format import load_trace, step_frame
 from helpers.traced import traced
@@ -28,10 +37,25 @@ def tensor(shape, stride=None, storage="s1", dtype="float32", element_size=4, of
     for size in shape:
         numel *= size
     stride = contiguous_stride(shape) if stride is None else stride
-    return {"type": "tensor", "dtype": dtype, "shape": shape, "stride": stride, "storage_offset": offset,
-            "contiguous": stride == contiguous_stride(shape), "device": "cpu", "element_size": element_size,
-            "numel": numel, "nbytes": numel * element_size, "storage_id": storage, "storage_nbytes": numel * element_size,
-            "requires_grad": False, "grad_fn": None, "values": [], "truncated": False, "stats": None}
+    return {
+        "type": "tensor",
+        "dtype": dtype,
+        "shape": shape,
+        "stride": stride,
+        "storage_offset": offset,
+        "contiguous": stride == contiguous_stride(shape),
+        "device": "cpu",
+        "element_size": element_size,
+        "numel": numel,
+        "nbytes": numel * element_size,
+        "storage_id": storage,
+        "storage_nbytes": numel * element_size,
+        "requires_grad": False,
+        "grad_fn": None,
+        "values": [],
+        "truncated": False,
+        "stats": None,
+    }
 
 
 def rules(found):
@@ -60,11 +84,13 @@ def test_expand_and_permute_have_their_own_reasons():
     row = tensor([3])
     rows = tensor([2, 3], stride=[0, 1])
     assert auto_candidates(1, "rows", rows, [("row", row)], "rows = row.expand(2, 3)")[0][1]["reason"].startswith(
-        "expand repeats elements with stride 0")
+        "expand repeats elements with stride 0"
+    )
     x = tensor([2, 3, 4])
     p = tensor([4, 2, 3], stride=[1, 12, 4])
     assert auto_candidates(1, "p", p, [("x", x)], "p = x.permute(2, 0, 1)")[0][1]["reason"] == (
-        "permute reorders the strides; no data moves")
+        "permute reorders the strides; no data moves"
+    )
 
 
 def test_a_copy_asks_whether_it_shares_storage():
@@ -97,7 +123,8 @@ def test_a_reduction_asks_the_shape_with_the_shape_before_as_a_choice():
     assert question["reason"] == "reducing over dim 2 removes it (keepdim=True would keep it as 1)"
     kept = tensor([2, 3, 1], storage="s3")
     assert dict(auto_candidates(5, "k", kept, [("x", x)], "k = x.sum(-1, keepdim=True)"))["reduction"]["reason"] == (
-        "keepdim keeps the reduced dim 2 as size 1")
+        "keepdim keeps the reduced dim 2 as size 1"
+    )
     assert "reduction" not in rules(auto_candidates(5, "y", y, [("x", x)], "y = x[:, :, 0].clone()"))
 
 
@@ -133,7 +160,9 @@ def test_flops_and_collective_bytes():
 
 def test_parse_ask_arguments():
     assert parse_ask(["x.shape", "y.stride()", "z", "shares", "x", "flops", "n"]) == (
-        [Ask("x", "shape"), Ask("y", "stride"), Ask("z", "shares", "x"), Ask("", "flops"), Ask("n", "")], [])
+        [Ask("x", "shape"), Ask("y", "stride"), Ask("z", "shares", "x"), Ask("", "flops"), Ask("n", "")],
+        [],
+    )
     assert parse_ask(["x.storage_offset"])[0] == [Ask("x", "offset")]
     assert parse_ask(["3+"])[1] and parse_ask(["3+"])[0] == []
 
@@ -156,10 +185,18 @@ def line_of(trace, text: str) -> int:
 def test_the_fixture_lecture_asks_the_transpose_the_ask_and_never_the_noask_lines(demo):
     questions = choose_questions(demo)
     lines = [step_frame(demo["steps"][q["step"]])["line"] for q in questions]
-    assert lines == [line_of(demo, "y = x.T"), line_of(demo, "z = y.contiguous()"), line_of(demo, "n = z.numel()"),
-                     line_of(demo, "p = a @ a.T")]
-    assert [q["prompt"] for q in questions] == ["What is y.stride()?", "Does z share storage with y?", "What is n?",
-                                                "How many FLOPs does this line do?"]
+    assert lines == [
+        line_of(demo, "y = x.T"),
+        line_of(demo, "z = y.contiguous()"),
+        line_of(demo, "n = z.numel()"),
+        line_of(demo, "p = a @ a.T"),
+    ]
+    assert [q["prompt"] for q in questions] == [
+        "What is y.stride()?",
+        "Does z share storage with y?",
+        "What is n?",
+        "How many FLOPs does this line do?",
+    ]
     assert [q.get("forced", False) for q in questions] == [False, True, True, False]
     assert questions[1]["accept"]["value"] is False and questions[2]["accept"]["value"] == 6
     assert questions[3]["accept"]["value"] == 2 * 2 * 3 * 2  # (2, 3) @ (3, 2), counted because of @ask flops

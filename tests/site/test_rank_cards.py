@@ -62,8 +62,9 @@ def test_the_collective_card_splits_wait_from_transfer_and_shows_bus_bandwidth()
     html = page_html()
     card = re.search(r'<div class="lt-card lt-collective" data-op="all_reduce">.*?</div>\s*</div>', html, re.S).group(0)
     trace = traced("ranks_allreduce")
-    records = {s["rank"]: c for s in trace["ranks"]["launches"][0]["streams"] for step in s["steps"]
-               for c in step.get("collectives", [])}
+    records = {
+        s["rank"]: c for s in trace["ranks"]["launches"][0]["streams"] for step in s["steps"] for c in step.get("collectives", [])
+    }
     # the last rank to enter waited nothing; the other waited exactly the gap between their entries
     last = max(records.values(), key=lambda c: c["start_seconds"])
     first = min(records.values(), key=lambda c: c["start_seconds"])
@@ -82,12 +83,27 @@ def test_a_known_link_shows_the_share_of_its_peak():
 
     row = CollectiveRow(0, 0, "all_reduce", "bfloat16", [1 << 20], 2 << 20, "ring", "nccl")
     for rank, busbw in ((0, 300e9), (1, 225e9)):
-        row.per_rank[rank] = {"op": "all_reduce", "sent_nbytes": 1, "received_nbytes": 1, "seconds": 1e-5,
-                              "wait_seconds": 0.0, "transfer_seconds": 1e-5, "algbw": busbw, "busbw": busbw,
-                              "peak": 450e9, "peak_share": busbw / 450e9, "group_size": 2}
+        row.per_rank[rank] = {
+            "op": "all_reduce",
+            "sent_nbytes": 1,
+            "received_nbytes": 1,
+            "seconds": 1e-5,
+            "wait_seconds": 0.0,
+            "transfer_seconds": 1e-5,
+            "algbw": busbw,
+            "busbw": busbw,
+            "peak": 450e9,
+            "peak_share": busbw / 450e9,
+            "group_size": 2,
+        }
     view = collective_view(row, 2, {"label": "NVLink 4 (H100 SXM)", "bytes_per_s": 450e9})
-    assert view["bandwidth"] == {"algbw": "225 GB/s", "busbw": "225 GB/s", "share": "50%",
-                                 "link": "NVLink 4 (H100 SXM)", "peak": "450 GB/s"}
+    assert view["bandwidth"] == {
+        "algbw": "225 GB/s",
+        "busbw": "225 GB/s",
+        "share": "50%",
+        "link": "NVLink 4 (H100 SXM)",
+        "peak": "450 GB/s",
+    }
 
 
 def test_a_ranks_heatmaps_reach_the_lecture_renderer_that_the_plugin_writes_out():

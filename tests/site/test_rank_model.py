@@ -100,7 +100,7 @@ def test_aligned_steps_keep_the_ranks_in_step_at_collectives_and_launcher_steps(
     assert xs[0][reduce[0]] == xs[1][reduce[1]]  # the all_reduce at one x on both ranks
     assert reduce[1] == reduce[0] + 1
     assert xs[0][-1] == xs[1][-1] == 17  # the launcher's last step: the same x, after rank 1's longer run
-    assert xs[0][:reduce[0] - 1] == xs[1][:reduce[0] - 1] == list(range(reduce[0] - 1))
+    assert xs[0][: reduce[0] - 1] == xs[1][: reduce[0] - 1] == list(range(reduce[0] - 1))
 
 
 def test_a_line_only_a_higher_rank_ran_links_into_that_ranks_timeline():

@@ -43,8 +43,10 @@ def test_a_loop_written_on_one_line_says_it_is_one_step(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
     (tmp_path / "lectures").mkdir()
     lecture = tmp_path / "lectures" / "loops.py"
-    lecture.write_text("def main():\n    for i in range(3): y = i * 2  # @inspect y\n"
-                       "    for j in range(2):\n        z = j  # @inspect z\n", encoding="utf-8")
+    lecture.write_text(
+        "def main():\n    for i in range(3): y = i * 2  # @inspect y\n    for j in range(2):\n        z = j  # @inspect z\n",
+        encoding="utf-8",
+    )
     run_lecture(lecture, output=tmp_path / "t.json")
     trace = load_trace(tmp_path / "t.json")
     env = template_env()
@@ -57,14 +59,17 @@ def test_a_library_warning_is_folded_under_its_category_and_message():
     from tracer.site.cards.render import template_env, template_macros
     from tracer.site.read.read_page import warning_summary
 
-    stderr = ("lectures/collectives.py:145: FutureWarning: `all_gather_into_tensor` is deprecated (from torch)\n"
-              "lectures/collectives.py:145: UserWarning: again (from torch)\n")
+    stderr = (
+        "lectures/collectives.py:145: FutureWarning: `all_gather_into_tensor` is deprecated (from torch)\n"
+        "lectures/collectives.py:145: UserWarning: again (from torch)\n"
+    )
     assert warning_summary(stderr) == "FutureWarning: `all_gather_into_tensor` is deprecated (from torch) (and 1 more)"
     assert warning_summary("plain text on stderr\n") == ""
     macros = template_macros(template_env(), "page_parts.html.j2")
-    folded = str(macros.annotation_body(cards=[], computes=[], errors=[], stdout="", stderr=stderr,
-                                        warning=warning_summary(stderr)))
+    folded = str(
+        macros.annotation_body(cards=[], computes=[], errors=[], stdout="", stderr=stderr, warning=warning_summary(stderr))
+    )
     assert folded.startswith('<details class="lt-warning-fold"><summary>FutureWarning: `all_gather_into_tensor`')
-    assert "site-packages" not in folded and "<pre class=\"lt-stdout lt-stderr\"" in folded
+    assert "site-packages" not in folded and '<pre class="lt-stdout lt-stderr"' in folded
     plain = str(macros.annotation_body(cards=[], computes=[], errors=[], stdout="", stderr="plain\n", warning=""))
     assert "<details" not in plain and "plain" in plain

@@ -30,8 +30,13 @@ def same_tree(left: Path, right: Path) -> list[str]:
 
 
 def rebuild(root: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"], cwd=root, check=True,
-                   env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"}, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"],
+        cwd=root,
+        check=True,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+        timeout=300,
+    )
     return root / "build" / "site"
 
 

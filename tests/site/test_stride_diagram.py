@@ -120,4 +120,4 @@ def test_first_indices_follow_row_major_order_and_stop_at_the_limit():
             expected = list(itertools.islice(itertools.product(*[range(n) for n in shape]), limit))
             assert list(first_indices(shape, limit)) == expected, (shape, limit)
     # a dimension of 10^12 is never enumerated, only its first indices
-    assert list(first_indices([10 ** 12, 2], 3)) == [(0, 0), (0, 1), (1, 0)]
+    assert list(first_indices([10**12, 2], 3)) == [(0, 0), (0, 1), (1, 0)]

@@ -26,13 +26,25 @@ def test_a_tensor_summary_names_kind_dtype_shape_and_its_first_elements_in_order
 
 
 def test_one_line_values_have_no_summary_and_long_ones_are_cut():
-    for value in ({"type": "int", "value": 3}, {"type": "str", "value": "hi"}, {"type": "none"},
-                  {"type": "list", "length": 2, "items": [{"type": "int", "value": 1}, {"type": "int", "value": 2}]}):
+    for value in (
+        {"type": "int", "value": 3},
+        {"type": "str", "value": "hi"},
+        {"type": "none"},
+        {"type": "list", "length": 2, "items": [{"type": "int", "value": 1}, {"type": "int", "value": 2}]},
+    ):
         assert summary_view(value) is None
     long_repr = summary_view({"type": "object", "class": "Thing", "repr": "x" * 200})
     assert long_repr["kind"] == "Thing" and len(long_repr["text"]) == 40 and long_repr["text"].endswith("…")
-    mapping = summary_view({"type": "dict", "length": 2, "items": [[{"type": "str", "value": "lr"}, {"type": "float", "value": 0.1}],
-                                                                   [{"type": "str", "value": "steps"}, {"type": "int", "value": 10}]]})
+    mapping = summary_view(
+        {
+            "type": "dict",
+            "length": 2,
+            "items": [
+                [{"type": "str", "value": "lr"}, {"type": "float", "value": 0.1}],
+                [{"type": "str", "value": "steps"}, {"type": "int", "value": 10}],
+            ],
+        }
+    )
     assert mapping == {"kind": "dict", "dtype": None, "shape": "len 2", "text": "keys 'lr', 'steps'"}
     view = summary_view({"type": "view", "class": "Model", "value": tensor([2], [1.0, 2.0], 2)})
     assert view["kind"] == "Model view: tensor" and view["shape"] == "(2)"
@@ -44,7 +56,9 @@ def test_viewer_data_has_a_summary_per_card():
     assert len(data["summaries"]) == len(data["cards"])
     by_name = {name: card for diff in data["env"].values() for name, card in diff}
     summary = data["summaries"][by_name["f"]]
-    assert summary.startswith('<code class="lt-name">f</code> <span class="lt-type">tensor</span> <code>float32</code> <code>(5, 5)</code>')
+    assert summary.startswith(
+        '<code class="lt-name">f</code> <span class="lt-type">tensor</span> <code>float32</code> <code>(5, 5)</code>'
+    )
     assert "[1.0, 1.0, 1.0, 1.0, …]" in summary
     assert data["summaries"][by_name["h"]] is None  # h = 7: its card is one line
     assert data["summaries"][by_name["z"]] is None  # a short string too

@@ -48,9 +48,19 @@ def test_each_stride_diagram_is_labelled_by_its_own_order():
 
 
 def test_the_memory_charts_description_names_its_peak():
-    steps = [{"stack": [{"path": "l.py", "line": 1, "function": "main"}], "env": {}, "renderings": [], "stdout": "",
-              "memory": {"nbytes": n, "peak_nbytes": n}} for n in (0, 1024, 4096, 2048)]
+    steps = [
+        {
+            "stack": [{"path": "l.py", "line": 1, "function": "main"}],
+            "env": {},
+            "renderings": [],
+            "stdout": "",
+            "memory": {"nbytes": n, "peak_nbytes": n},
+        }
+        for n in (0, 1024, 4096, 2048)
+    ]
     chart = memory_chart({"steps": steps, "environment": {"memory_source": "cpu_recorded"}})
-    assert chart["description"] == ("CPU memory of recorded tensors over 4 steps: starts at 0 B, peaks at 4.0 KiB "
-                                     "at step 2, ends at 2.0 KiB. The table below lists the values.")
+    assert chart["description"] == (
+        "CPU memory of recorded tensors over 4 steps: starts at 0 B, peaks at 4.0 KiB "
+        "at step 2, ends at 2.0 KiB. The table below lists the values."
+    )
     assert [(p["counter"], p["nbytes_text"]) for p in chart["links"]][:3] == [(0, "0 B"), (1, "1.0 KiB"), (2, "4.0 KiB")]

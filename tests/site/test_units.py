@@ -33,7 +33,7 @@ def test_tensor_elements_group_large_integers_only():
 
 
 def test_numbers_on_a_card_are_exact():
-    info_min, info_max = -2**63, 2**63 - 1
+    info_min, info_max = -(2**63), 2**63 - 1
     assert readable_number(info_max) == "9,223,372,036,854,775,807" and readable_number(info_min) == "-9,223,372,036,854,775,808"
     assert readable_number(2**62) == "4,611,686,018,427,387,904"
     assert readable_number(2.0**53 + 1) == "9,007,199,254,740,992" and float("9007199254740992") == 2.0**53 + 1

@@ -7,8 +7,11 @@ from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, PlotError, bound_data, 
 POINTS = [{"x": i, "y": i * i, "c": "odd" if i % 2 else "even"} for i in range(8)]
 ENC = {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}}
 LAYERED = {"data": {"values": POINTS}, "layer": [{"mark": "line", "encoding": ENC}, {"mark": "point", "encoding": ENC}]}
-FACETED = {"data": {"values": POINTS}, "facet": {"column": {"field": "c"}},
-           "spec": {"mark": "bar", "encoding": {"x": {"field": "x", "type": "ordinal"}, "y": {"field": "y", "type": "quantitative"}}}}
+FACETED = {
+    "data": {"values": POINTS},
+    "facet": {"column": {"field": "c"}},
+    "spec": {"mark": "bar", "encoding": {"x": {"field": "x", "type": "ordinal"}, "y": {"field": "y", "type": "quantitative"}}},
+}
 
 
 def offline_safe(svg: str) -> bool:
@@ -38,8 +41,11 @@ def test_data_is_capped_everywhere_in_the_spec():
 
 
 def test_generated_sequences_are_capped_too():
-    spec = {"data": {"sequence": {"start": 0, "stop": 1e9, "as": "x"}}, "mark": "point",
-            "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+    spec = {
+        "data": {"sequence": {"start": 0, "stop": 1e9, "as": "x"}},
+        "mark": "point",
+        "encoding": {"x": {"field": "x", "type": "quantitative"}},
+    }
     bounded, dropped = bound_data(spec)
     assert bounded["data"]["sequence"]["stop"] == MAX_PLOT_POINTS and dropped == 1e9 - MAX_PLOT_POINTS
     chart = draw(spec, max_points=50)  # draws at once instead of generating a billion rows

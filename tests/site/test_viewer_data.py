@@ -10,8 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracer.site.cards.render import HtmlRenderer, template_env
-from tracer.site.step_viewer.viewer_data import (SNAPSHOT_EVERY, accumulated_env, build_viewer_data, card_html, navigation,
-                                reveal_steps, write_viewer_data)
+from tracer.site.step_viewer.viewer_data import (
+    SNAPSHOT_EVERY,
+    accumulated_env,
+    build_viewer_data,
+    card_html,
+    navigation,
+    reveal_steps,
+    write_viewer_data,
+)
 from helpers.traced import trace_all, trace_path, traced
 
 NESTED = "tests/lectures/nested_calls.py"
@@ -216,7 +223,7 @@ def test_write_viewer_data(tmp_path, nested):
     text = out.read_text(encoding="utf-8")
     prefix = "window.CHALKTRACE_DATA = "
     assert text.startswith(prefix) and text.endswith(";\n")
-    assert json.loads(text[len(prefix):-2]) == json.loads(json.dumps(data))
+    assert json.loads(text[len(prefix) : -2]) == json.loads(json.dumps(data))
     assert out.stat().st_mode & stat.S_IROTH  # a web server can read it
     assert len(text) < 2 * trace_path("nested_calls").stat().st_size
     assert [p.name for p in out.parent.iterdir()] == ["data.js"]  # no temp file left behind
@@ -257,8 +264,13 @@ def test_values_named_on_a_def_line_stay_while_the_call_runs():
     lines = [steps["line"][i] for i in in_attention]
     assert lines == [6, 7, 8, 9, 10] * 2  # def line (entry), body, body, body, return: per call
     first, second = in_attention[:5], in_attention[5:]
-    assert [names(data, i) for i in first] == [["k", "q", "v"], ["k", "q", "scores", "v"], ["k", "q", "scores", "v"],
-                                               ["q", "scores", "v"], ["q", "scores", "v"]]
+    assert [names(data, i) for i in first] == [
+        ["k", "q", "v"],
+        ["k", "q", "scores", "v"],
+        ["k", "q", "scores", "v"],
+        ["q", "scores", "v"],
+        ["q", "scores", "v"],
+    ]
     assert names(data, second[0]) == ["k", "q", "v"] and "4" in card_of(data, second[2], "q")  # a new call: its own
     assert names(data, step_at(data, 16, call=False)) == ["a", "b"]
 
@@ -295,7 +307,9 @@ def test_navigation_over_and_out_in_a_deep_recursion():
 
 def test_a_statement_over_several_lines_has_its_extent_for_the_speaker_views_next_line():
     trace = traced("def_line_values")
-    trace["files"][trace["lecture"]["path"]] = 'def main():\n    text("""one\ntwo\n""")\n    for i in (\n        1, 2):\n        pass\n'
+    trace["files"][trace["lecture"]["path"]] = (
+        'def main():\n    text("""one\ntwo\n""")\n    for i in (\n        1, 2):\n        pass\n'
+    )
     data = build_viewer_data(trace, HtmlRenderer(trace, template_env()))
     main = next(f for f in data["files"] if f["path"] == trace["lecture"]["path"])
     assert main["extents"] == {"2": 4, "5": 6}  # the whole text(...) call; the for loop's header only

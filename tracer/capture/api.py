@@ -149,8 +149,7 @@ def system_text(command: str | list[str], timeout_s: float = SYSTEM_TEXT_TIMEOUT
         return
     shown = shlex.join(argv)
     try:
-        done = subprocess.run(argv, cwd=_sink.project_root, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=timeout_s)
+        done = subprocess.run(argv, cwd=_sink.project_root, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout_s)
     except FileNotFoundError:
         raise SystemTextError(f"system_text: command not found: {argv[0]}") from None
     except PermissionError:
@@ -191,8 +190,10 @@ def _local_file(target: str, what: str) -> tuple[Path, str | None]:
     relative = _sink.relpath(found) if _sink is not None else None
     if _sink is not None and relative is None:
         # The site publishes files from the project only; say so now, not at build time.
-        raise ImageOutsideProject(f"{what} {target}: the file is outside the project ({found.resolve()}); "
-                                  "copy it under the project and show it from there")
+        raise ImageOutsideProject(
+            f"{what} {target}: the file is outside the project ({found.resolve()}); "
+            "copy it under the project and show it from there"
+        )
     return found, relative
 
 
@@ -211,12 +212,20 @@ def _remote_media(kind: str, url: str, rendering: dict[str, Any]) -> None:
         rendering.update(data=url, external=True, too_large=got.too_large)
     else:
         rendering.update(data=url, external=True, missing=True)
-        fetcher.warn(f"{fetcher.where()}: {kind}({url}): not in the course cache and cannot be fetched "
-                     f"({got.error or 'outside the project'}); the page shows a placeholder")
+        fetcher.warn(
+            f"{fetcher.where()}: {kind}({url}): not in the course cache and cannot be fetched "
+            f"({got.error or 'outside the project'}); the page shows a placeholder"
+        )
 
 
-def _media_rendering(kind: str, path_or_url: str | os.PathLike[str], width: float | str | None,
-                     style: dict[str, Any] | None, alt: str | None, caption: str | None) -> dict[str, Any]:
+def _media_rendering(
+    kind: str,
+    path_or_url: str | os.PathLike[str],
+    width: float | str | None,
+    style: dict[str, Any] | None,
+    alt: str | None,
+    caption: str | None,
+) -> dict[str, Any]:
     target = os.fspath(path_or_url)
     rendering: dict[str, Any] = {"type": kind, "width": width}
     if style:
@@ -234,8 +243,14 @@ def _media_rendering(kind: str, path_or_url: str | os.PathLike[str], width: floa
     return rendering
 
 
-def image(path_or_url: str | os.PathLike[str], width: float | str | None = None, style: dict[str, Any] | None = None,
-          *, alt: str | None = None, caption: str | None = None) -> None:
+def image(
+    path_or_url: str | os.PathLike[str],
+    width: float | str | None = None,
+    style: dict[str, Any] | None = None,
+    *,
+    alt: str | None = None,
+    caption: str | None = None,
+) -> None:
     """Show an image: a local file or a URL.
 
     A local path is looked up relative to the calling lecture file, then to the project root. A URL
@@ -247,8 +262,13 @@ def image(path_or_url: str | os.PathLike[str], width: float | str | None = None,
     _emit(_media_rendering("image", path_or_url, width, style, alt, caption))
 
 
-def video(path_or_url: str | os.PathLike[str], width: float | str | None = None, style: dict[str, Any] | None = None,
-          *, caption: str | None = None) -> None:
+def video(
+    path_or_url: str | os.PathLike[str],
+    width: float | str | None = None,
+    style: dict[str, Any] | None = None,
+    *,
+    caption: str | None = None,
+) -> None:
     """Show a video with playback controls: a local file (published with the site) or a URL
     (kept in the course cache, as for ``image()``). ``caption`` shows under it."""
     _emit(_media_rendering("video", path_or_url, width, style, None, caption))
@@ -266,7 +286,7 @@ def graph(spec: dict[str, Any] | None, style: dict[str, Any] | None = None) -> N
 
 
 PLOT_DATA_POINTS = 5_000  # default cap (`chalktrace run --max-plot-points`): the spec keeps an even sample of data.values
-_INT_BOUND = 10 ** 300  # beyond a float's range, and JSON (and str()) would balk at thousands of digits
+_INT_BOUND = 10**300  # beyond a float's range, and JSON (and str()) would balk at thousands of digits
 
 
 def _jsonable(value: Any) -> Any:
@@ -336,9 +356,18 @@ def _code_target(target: Any) -> Any:
     return type(target)
 
 
-def link(target: Any = None, *, title: str | None = None, url: str | None = None, style: dict[str, Any] | None = None,
-         authors: str | list[str] | None = None, organization: str | None = None, date: str | None = None,
-         description: str | None = None, notes: str | None = None) -> None:
+def link(
+    target: Any = None,
+    *,
+    title: str | None = None,
+    url: str | None = None,
+    style: dict[str, Any] | None = None,
+    authors: str | list[str] | None = None,
+    organization: str | None = None,
+    date: str | None = None,
+    description: str | None = None,
+    notes: str | None = None,
+) -> None:
     """Link to a URL, to code of the lecture (jumps to it), or cite a reference.
 
     * ``link(url)``, ``link(url, title=..., notes=...)``, ``link(title=..., url=...)``;
@@ -361,8 +390,12 @@ def link(target: Any = None, *, title: str | None = None, url: str | None = None
         paper_title = paper.pop("title", None)
         rendering.update(url=address, title=title or paper_title or address)
         given = {**{k: _jsonable(v) for k, v in paper.items()}, **given}
-    elif inspect.isclass(target) or inspect.isroutine(target) or isinstance(target, functools.partial) \
-            or (callable(target) and not (hasattr(target, "url") or hasattr(target, "title"))):
+    elif (
+        inspect.isclass(target)
+        or inspect.isroutine(target)
+        or isinstance(target, functools.partial)
+        or (callable(target) and not (hasattr(target, "url") or hasattr(target, "title")))
+    ):
         code = _code_target(target)
         source_file, line = _definition(code)
         relative = _sink.relpath(source_file) if (_sink is not None and source_file) else None
@@ -391,8 +424,10 @@ def plot(spec: Any) -> None:
             return
         svg = tables.figure_svg(spec)
         if len(svg) > tables.MAX_FIGURE_SVG_CHARS:
-            raise ValueError(f"plot(): the figure is {len(svg):,} characters as SVG (at most "
-                             f"{tables.MAX_FIGURE_SVG_CHARS:,}); plot fewer points or rasterize the artists")
+            raise ValueError(
+                f"plot(): the figure is {len(svg):,} characters as SVG (at most "
+                f"{tables.MAX_FIGURE_SVG_CHARS:,}); plot fewer points or rasterize the artists"
+            )
         suptitle = getattr(spec, "_suptitle", None)
         title = suptitle.get_text() if suptitle is not None else ""
         _emit({"type": "plot", "svg": svg, "title": title or "matplotlib figure"})
@@ -407,8 +442,10 @@ def plot(spec: Any) -> None:
         step = -(-len(values) // limit)
         data["values"] = values[::step]
         rendering["truncated"] = {"data_points": len(values)}
-        _warn(f"plot(): {len(values):,} data points; kept every {step:,}th ({len(data['values']):,}), "
-              f"a plot keeps at most {limit:,}")
+        _warn(
+            f"plot(): {len(values):,} data points; kept every {step:,}th ({len(data['values']):,}), "
+            f"a plot keeps at most {limit:,}"
+        )
     _emit(rendering)
 
 

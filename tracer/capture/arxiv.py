@@ -61,8 +61,12 @@ def parse_feed(xml_text: bytes, paper: str) -> dict[str, Any] | None:
         title = _one_line(entry.findtext(f"{_ATOM}title"))
         authors = [_one_line(a.findtext(f"{_ATOM}name")) for a in entry.findall(f"{_ATOM}author")]
         published = _one_line(entry.findtext(f"{_ATOM}published"))
-        return {"title": title, "authors": [a for a in authors if a], "date": published[:10],
-                "summary": _one_line(entry.findtext(f"{_ATOM}summary"))}
+        return {
+            "title": title,
+            "authors": [a for a in authors if a],
+            "date": published[:10],
+            "summary": _one_line(entry.findtext(f"{_ATOM}summary")),
+        }
     return None
 
 
@@ -82,8 +86,9 @@ class _Cache:
             pass
         except (OSError, ValueError) as exc:
             self.writable = False  # never overwrite a file we could not read: its entries would be lost
-            remote.warn(f"{remote.where()}: {path.name}: cannot read the arXiv cache ({exc}); "
-                        "fix or delete it to keep new entries")
+            remote.warn(
+                f"{remote.where()}: {path.name}: cannot read the arXiv cache ({exc}); fix or delete it to keep new entries"
+            )
 
     @classmethod
     def of(cls, remote: Remote) -> "_Cache":
@@ -114,8 +119,10 @@ def metadata(url: str, remote: Remote | None = None) -> dict[str, Any] | None:
     try:
         fetched = remote.fetch(query, max_bytes=2_000_000)
     except FetchError as exc:
-        remote.warn(f"arXiv metadata unavailable ({exc}): arXiv citations missing from "
-                    f"{paths.shown_path(cache.path, remote.project_root)} are labelled by their title or id")
+        remote.warn(
+            f"arXiv metadata unavailable ({exc}): arXiv citations missing from "
+            f"{paths.shown_path(cache.path, remote.project_root)} are labelled by their title or id"
+        )
         return None
     fields = parse_feed(fetched.body, paper)
     if fields is None:

@@ -49,37 +49,189 @@ MAX_UNCOUNTED_OPS = 12  # ops a compute card names as run but not counted
 #    numpy array (``np.add(a, b, out)`` writes through a positional ``out``) is never replayed.
 SAFE_MODULES = frozenset({"torch", "F", "nn", "functional", "einops", "math"})
 _SAFE_MODULE_ROOTS = ("torch", "einops", "math")
-UNSAFE_NAMES = frozenset({
-    # random number generation (advances the generator; a replay would change later draws)
-    "random", "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
-    "normal", "bernoulli", "multinomial", "poisson", "uniform", "exponential", "geometric",
-    "cauchy", "log_normal", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-    "feature_alpha_dropout", "rrelu", "gumbel_softmax", "manual_seed", "seed", "shuffle",
-    "choice", "permutation",
-    # global state, I/O, devices and compilation
-    "save", "load", "cuda", "distributed", "backends", "compile", "set_default_dtype",
-    "set_default_device", "set_grad_enabled", "set_printoptions", "use_deterministic_algorithms",
-    "set_float32_matmul_precision", "autograd", "backward", "print", "synchronize", "empty_cache",
-    "init",
-})
-SAFE_METHODS = frozenset({
-    # linear algebra and shape
-    "matmul", "mm", "bmm", "mv", "dot", "outer", "t", "transpose", "permute", "reshape", "view",
-    "view_as", "flatten", "unflatten", "squeeze", "unsqueeze", "expand", "expand_as", "repeat",
-    "contiguous", "chunk", "split", "narrow", "select", "index_select", "gather", "masked_fill",
-    "masked_select", "where", "roll", "flip", "diagonal", "diag", "triu", "tril", "trace",
-    # reductions and elementwise math
-    "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "std", "var", "norm",
-    "cumsum", "cumprod", "softmax", "log_softmax", "abs", "neg", "exp", "log", "log1p", "sqrt",
-    "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "pow", "square", "clamp", "sign", "floor",
-    "ceil", "round", "reciprocal", "erf", "add", "sub", "mul", "div", "eq", "ne", "lt", "le",
-    "gt", "ge", "all", "any", "topk", "sort", "argsort", "unique", "nonzero", "bincount",
-    # conversions and inspection
-    "float", "half", "bfloat16", "double", "int", "long", "bool", "to", "type", "cpu", "clone",
-    "detach", "item", "tolist", "numpy", "size", "numel", "dim", "element_size", "stride",
-})
-_FORBIDDEN_NODES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
-                    ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)
+UNSAFE_NAMES = frozenset(
+    {
+        # random number generation (advances the generator; a replay would change later draws)
+        "random",
+        "rand",
+        "randn",
+        "randint",
+        "randperm",
+        "rand_like",
+        "randn_like",
+        "randint_like",
+        "normal",
+        "bernoulli",
+        "multinomial",
+        "poisson",
+        "uniform",
+        "exponential",
+        "geometric",
+        "cauchy",
+        "log_normal",
+        "dropout",
+        "dropout1d",
+        "dropout2d",
+        "dropout3d",
+        "alpha_dropout",
+        "feature_alpha_dropout",
+        "rrelu",
+        "gumbel_softmax",
+        "manual_seed",
+        "seed",
+        "shuffle",
+        "choice",
+        "permutation",
+        # global state, I/O, devices and compilation
+        "save",
+        "load",
+        "cuda",
+        "distributed",
+        "backends",
+        "compile",
+        "set_default_dtype",
+        "set_default_device",
+        "set_grad_enabled",
+        "set_printoptions",
+        "use_deterministic_algorithms",
+        "set_float32_matmul_precision",
+        "autograd",
+        "backward",
+        "print",
+        "synchronize",
+        "empty_cache",
+        "init",
+    }
+)
+SAFE_METHODS = frozenset(
+    {
+        # linear algebra and shape
+        "matmul",
+        "mm",
+        "bmm",
+        "mv",
+        "dot",
+        "outer",
+        "t",
+        "transpose",
+        "permute",
+        "reshape",
+        "view",
+        "view_as",
+        "flatten",
+        "unflatten",
+        "squeeze",
+        "unsqueeze",
+        "expand",
+        "expand_as",
+        "repeat",
+        "contiguous",
+        "chunk",
+        "split",
+        "narrow",
+        "select",
+        "index_select",
+        "gather",
+        "masked_fill",
+        "masked_select",
+        "where",
+        "roll",
+        "flip",
+        "diagonal",
+        "diag",
+        "triu",
+        "tril",
+        "trace",
+        # reductions and elementwise math
+        "sum",
+        "mean",
+        "prod",
+        "max",
+        "min",
+        "amax",
+        "amin",
+        "argmax",
+        "argmin",
+        "std",
+        "var",
+        "norm",
+        "cumsum",
+        "cumprod",
+        "softmax",
+        "log_softmax",
+        "abs",
+        "neg",
+        "exp",
+        "log",
+        "log1p",
+        "sqrt",
+        "rsqrt",
+        "sin",
+        "cos",
+        "tanh",
+        "sigmoid",
+        "relu",
+        "pow",
+        "square",
+        "clamp",
+        "sign",
+        "floor",
+        "ceil",
+        "round",
+        "reciprocal",
+        "erf",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "all",
+        "any",
+        "topk",
+        "sort",
+        "argsort",
+        "unique",
+        "nonzero",
+        "bincount",
+        # conversions and inspection
+        "float",
+        "half",
+        "bfloat16",
+        "double",
+        "int",
+        "long",
+        "bool",
+        "to",
+        "type",
+        "cpu",
+        "clone",
+        "detach",
+        "item",
+        "tolist",
+        "numpy",
+        "size",
+        "numel",
+        "dim",
+        "element_size",
+        "stride",
+    }
+)
+_FORBIDDEN_NODES = (
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.NamedExpr,
+    ast.Await,
+    ast.Yield,
+    ast.YieldFrom,
+)
 _FORBIDDEN_KEYWORDS = frozenset({"out", "inplace", "generator"})
 
 
@@ -238,9 +390,27 @@ def _metadata_ops() -> frozenset[Any]:
     import torch
 
     aten = torch.ops.aten
-    return frozenset({aten.detach, aten._to_copy, aten.clone, aten.copy_, aten.empty_like, aten.lift_fresh,
-                      aten.zeros_like, aten.ones_like, aten.new_empty, aten.new_zeros, aten.empty, aten.zeros,
-                      aten.ones, aten.full, aten._local_scalar_dense, aten.contiguous, aten._unsafe_view})
+    return frozenset(
+        {
+            aten.detach,
+            aten._to_copy,
+            aten.clone,
+            aten.copy_,
+            aten.empty_like,
+            aten.lift_fresh,
+            aten.zeros_like,
+            aten.ones_like,
+            aten.new_empty,
+            aten.new_zeros,
+            aten.empty,
+            aten.zeros,
+            aten.ones,
+            aten.full,
+            aten._local_scalar_dense,
+            aten.contiguous,
+            aten._unsafe_view,
+        }
+    )
 
 
 @functools.cache
@@ -267,8 +437,14 @@ def _cuda_synchronize() -> None:
 class LineMeter:
     """Measures one execution of one ``# @flops`` line; see the module docstring."""
 
-    def __init__(self, statement: ast.stmt | None, *, timer: Callable[[], float] = time.perf_counter,
-                 device_name: str | None = None, synchronize: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        statement: ast.stmt | None,
+        *,
+        timer: Callable[[], float] = time.perf_counter,
+        device_name: str | None = None,
+        synchronize: Callable[[], None] | None = None,
+    ) -> None:
         self.statement = statement
         self.timer = timer
         self.device_name = device_name  # overrides the device the ops ran on (tests fake an H100)
@@ -311,8 +487,11 @@ class LineMeter:
         dtype, device_type = max(kinds, key=kinds.__getitem__) if kinds else (None, None)
 
         timing, repeats = "single", 1
-        if (seconds < LONG_LINE_SECONDS and is_pure_expression_assignment(self.statement)
-                and names_are_inert(self.statement.value, frame_globals, frame_locals)):
+        if (
+            seconds < LONG_LINE_SECONDS
+            and is_pure_expression_assignment(self.statement)
+            and names_are_inert(self.statement.value, frame_globals, frame_locals)
+        ):
             replayed = self._replay(frame_globals, frame_locals)
             if replayed is not None:
                 seconds, repeats = replayed
@@ -326,17 +505,31 @@ class LineMeter:
         if flops:
             peak, peak_note = peak_flop_per_s(device_name, dtype)
         elif not counted:
-            peak, peak_note = None, "no FLOPs counted: PyTorch's counter counts PyTorch ops, and this lecture does not import torch"
+            peak, peak_note = (
+                None,
+                "no FLOPs counted: PyTorch's counter counts PyTorch ops, and this lecture does not import torch",
+            )
         else:
-            peak, peak_note = None, "no FLOPs counted: PyTorch's counter counts matrix products and convolutions, not elementwise ops"
+            peak, peak_note = (
+                None,
+                "no FLOPs counted: PyTorch's counter counts matrix products and convolutions, not elementwise ops",
+            )
         flop_per_s = flops / seconds if seconds > 0 else None
         mfu = flop_per_s / peak if flop_per_s is not None and peak else None
         if peak is not None and mfu is None:
             peak_note = "the line took no measurable time"
         return {
-            "flops": flops, "seconds": seconds, "flop_per_s": flop_per_s, "by_op": by_op,
-            "peak_flop_per_s": peak, "mfu": mfu, "dtype": dtype, "device_name": device_name,
-            "timing": timing, "repeats": repeats, "peak_note": peak_note,
+            "flops": flops,
+            "seconds": seconds,
+            "flop_per_s": flop_per_s,
+            "by_op": by_op,
+            "peak_flop_per_s": peak,
+            "mfu": mfu,
+            "dtype": dtype,
+            "device_name": device_name,
+            "timing": timing,
+            "repeats": repeats,
+            "peak_note": peak_note,
             **({"uncounted_ops": uncounted} if counted else {}),
         }
 
@@ -359,8 +552,7 @@ class LineMeter:
         durations: list[float] = []
         spent = 0.0
         try:
-            while len(durations) < REPLAY_MIN_REPEATS or (
-                    spent < REPLAY_BUDGET_SECONDS and len(durations) < REPLAY_MAX_REPEATS):
+            while len(durations) < REPLAY_MIN_REPEATS or (spent < REPLAY_BUDGET_SECONDS and len(durations) < REPLAY_MAX_REPEATS):
                 self.synchronize()
                 began = self.timer()
                 eval(code, frame_globals, frame_locals)  # result dropped at once: one extra output alive

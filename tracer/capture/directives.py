@@ -104,8 +104,11 @@ def _comments(source: str, strings: list[tuple[int, int]]) -> list[tuple[int, st
         if hash_at < 0 or "@" not in text[hash_at:]:
             continue
         if any(first <= number <= last for first, last in strings):
-            return [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-                    if tok.type == tokenize.COMMENT]
+            return [
+                (tok.start[0], tok.string)
+                for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+                if tok.type == tokenize.COMMENT
+            ]
         start = _comment_start(text)
         if start >= 0:
             found.append((number, text[start:]))
@@ -116,8 +119,9 @@ def _is_speaker_note(node: ast.stmt) -> bool:
     if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
         return False
     func = node.value.func
-    return (isinstance(func, ast.Name) and func.id == "speaker_note") or \
-        (isinstance(func, ast.Attribute) and func.attr == "speaker_note")
+    return (isinstance(func, ast.Name) and func.id == "speaker_note") or (
+        isinstance(func, ast.Attribute) and func.attr == "speaker_note"
+    )
 
 
 def parse_source(source: str) -> FileDirectives:

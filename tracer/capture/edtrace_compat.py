@@ -21,14 +21,25 @@ from tracer.capture.graphs import make_graph
 from tracer.capture.references import Reference, url_reference
 
 
-def image(url: str | os.PathLike[str], style: dict[str, Any] | None = None, width: int | str | None = None, *,
-          alt: str | None = None, caption: str | None = None) -> None:
+def image(
+    url: str | os.PathLike[str],
+    style: dict[str, Any] | None = None,
+    width: int | str | None = None,
+    *,
+    alt: str | None = None,
+    caption: str | None = None,
+) -> None:
     """edtrace's ``image(url, style=None, width=None)``: chalktrace's ``image()``."""
     api.image(url, width=width, style=style, alt=alt, caption=caption)
 
 
-def video(url: str | os.PathLike[str], style: dict[str, Any] | None = None, width: int | str | None = None, *,
-          caption: str | None = None) -> None:
+def video(
+    url: str | os.PathLike[str],
+    style: dict[str, Any] | None = None,
+    width: int | str | None = None,
+    *,
+    caption: str | None = None,
+) -> None:
     """edtrace's ``video(url, style=None, width=None)``: chalktrace's ``video()``."""
     api.video(url, width=width, style=style, caption=caption)
 
@@ -50,9 +61,19 @@ def system_text(command: list[str]) -> None:
 
 
 # The namespaces the import alias serves (module name -> its public names).
-PACKAGE = {"text": text, "image": image, "video": video, "link": link, "plot": plot, "graph": graph,
-           "make_graph": make_graph, "note": note, "system_text": system_text, "Reference": Reference,
-           "url_reference": url_reference}
+PACKAGE = {
+    "text": text,
+    "image": image,
+    "video": video,
+    "link": link,
+    "plot": plot,
+    "graph": graph,
+    "make_graph": make_graph,
+    "note": note,
+    "system_text": system_text,
+    "Reference": Reference,
+    "url_reference": url_reference,
+}
 NAMESPACES: dict[str, dict[str, Any]] = {
     "edtrace": PACKAGE,
     "edtrace.execute_util": PACKAGE,

@@ -22,8 +22,21 @@ from tracer.contract import paths
 from tracer.capture import audit
 
 # Directory names whose files are never a lecture's input.
-_SKIPPED_PARTS = frozenset({".venv", "venv", "site-packages", "dist-packages", "__pycache__", ".git", ".hg",
-                            "node_modules", ".mypy_cache", ".pytest_cache", ".ipynb_checkpoints"})
+_SKIPPED_PARTS = frozenset(
+    {
+        ".venv",
+        "venv",
+        "site-packages",
+        "dist-packages",
+        "__pycache__",
+        ".git",
+        ".hg",
+        "node_modules",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ipynb_checkpoints",
+    }
+)
 # An editable install writes its package metadata into the project (``NAME.egg-info/``), and
 # importlib.metadata reads it whenever a library looks up entry points: installed state, not input.
 _METADATA_DIRS = (".egg-info", ".dist-info")
@@ -92,9 +105,11 @@ class FileReads:
     def project_files(self, exclude: tuple[Path, ...] = ()) -> list[str]:
         """Project-relative paths of the files read (and modules imported), sorted; see the module doc.
         ``exclude``: more files or folders that are never inputs (the trace itself, the fetch cache)."""
-        skipped = [p.resolve() for p in exclude] + [paths.PACKAGE_DIR.resolve(),
-                                                    self.project_root / paths.TRACES_DIR,
-                                                    self.project_root / paths.BUILD_DIR]
+        skipped = [p.resolve() for p in exclude] + [
+            paths.PACKAGE_DIR.resolve(),
+            self.project_root / paths.TRACES_DIR,
+            self.project_root / paths.BUILD_DIR,
+        ]
         found = set()
         for path in [*self._read, *self._modules]:
             if path in self._written or path.endswith((".pyc", ".pyo")):
@@ -103,8 +118,11 @@ class FileReads:
             if not resolved.is_relative_to(self.project_root) or any(resolved.is_relative_to(s) for s in skipped):
                 continue
             rel = resolved.relative_to(self.project_root)
-            if (_SKIPPED_PARTS.intersection(rel.parts) or any(part.endswith(_METADATA_DIRS) for part in rel.parts)
-                    or not resolved.is_file()):
+            if (
+                _SKIPPED_PARTS.intersection(rel.parts)
+                or any(part.endswith(_METADATA_DIRS) for part in rel.parts)
+                or not resolved.is_file()
+            ):
                 continue
             found.add(rel.as_posix())
         return sorted(found)

@@ -54,8 +54,14 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def make_graph(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], layout: str | dict[str, Any] = "preset",
-               stylesheet: list[dict[str, Any]] | None = None, width: int = 500, height: int = 200) -> dict[str, Any]:
+def make_graph(
+    nodes: list[dict[str, Any]],
+    edges: list[dict[str, Any]],
+    layout: str | dict[str, Any] = "preset",
+    stylesheet: list[dict[str, Any]] | None = None,
+    width: int = 500,
+    height: int = 200,
+) -> dict[str, Any]:
     """The spec of a graph, for ``graph()``.
 
     ``nodes``: dicts with ``id`` (required), ``label`` (default: the id), ``x``/``y`` (positions,
@@ -64,9 +70,16 @@ def make_graph(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], layout:
     name from ``LAYOUTS`` or a dict with ``name``. ``stylesheet``: ``[{"selector": "node.hot",
     "style": {"background-color": "red"}}]``, after the defaults. ``width``/``height``: pixels.
     """
-    return checked_spec({"nodes": list(nodes), "edges": list(edges),
-                         "layout": {"name": layout} if isinstance(layout, str) else layout,
-                         "stylesheet": stylesheet or [], "width": width, "height": height})
+    return checked_spec(
+        {
+            "nodes": list(nodes),
+            "edges": list(edges),
+            "layout": {"name": layout} if isinstance(layout, str) else layout,
+            "stylesheet": stylesheet or [],
+            "width": width,
+            "height": height,
+        }
+    )
 
 
 def checked_spec(spec: Any) -> dict[str, Any]:
@@ -93,5 +106,11 @@ def checked_spec(spec: Any) -> dict[str, Any]:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 5000:
             raise ValueError(f"make_graph(): {key} must be a number of pixels (1 to 5000), got {value!r}")
         sizes.append(value)
-    return {"nodes": nodes, "edges": edges, "layout": _plain(layout), "stylesheet": _plain(stylesheet),
-            "width": sizes[0], "height": sizes[1]}
+    return {
+        "nodes": nodes,
+        "edges": edges,
+        "layout": _plain(layout),
+        "stylesheet": _plain(stylesheet),
+        "width": sizes[0],
+        "height": sizes[1],
+    }

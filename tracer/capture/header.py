@@ -28,9 +28,18 @@ Status = Literal["ok", "error", "exited", "interrupted"]
 def environment(seed: int, memory_source: str) -> Environment:
     """Versions (chalktrace's own too) and device; libraries the lecture never imported are reported as null. ``hash_seed``:
     the process's PYTHONHASHSEED (the order of sets and dicts of strings), null when it was random."""
-    env: dict[str, Any] = {"chalktrace": __version__, "python": platform.python_version(), "torch": None, "numpy": None,
-                           "device": "cpu", "gpu_name": None, "gpu_total_memory_nbytes": None, "memory_source": memory_source,
-                           "seed": seed, "hash_seed": hash_seed()}
+    env: dict[str, Any] = {
+        "chalktrace": __version__,
+        "python": platform.python_version(),
+        "torch": None,
+        "numpy": None,
+        "device": "cpu",
+        "gpu_name": None,
+        "gpu_total_memory_nbytes": None,
+        "memory_source": memory_source,
+        "seed": seed,
+        "hash_seed": hash_seed(),
+    }
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         env["numpy"] = numpy.__version__
@@ -67,8 +76,16 @@ def loaded_files(session: TracedProcess, module_files: Iterable[str]) -> list[Le
     return sorted(files, key=lambda f: f.path)
 
 
-def trace_header(session: TracedProcess, steps: list[RecordedStep], *, status: Status, files: list[LectureFile],
-                 title: str, error: ErrorInfo | None = None, reads: Iterable[str] = ()) -> Trace:
+def trace_header(
+    session: TracedProcess,
+    steps: list[RecordedStep],
+    *,
+    status: Status,
+    files: list[LectureFile],
+    title: str,
+    error: ErrorInfo | None = None,
+    reads: Iterable[str] = (),
+) -> Trace:
     """The header of ``session``'s trace (its ``steps`` field is empty: the writer adds the steps).
     ``reads``: other project files the run read (``file_reads``), hashed into ``sources`` too."""
     shown = session.shown

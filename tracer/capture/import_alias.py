@@ -41,8 +41,10 @@ class _Missing:
     def __call__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        raise MissingName(f"{self.module}.{name} has no chalktrace equivalent yet "
-                             f"(chalktrace provides {self.module} for edtrace courses; see `chalktrace check`)")
+        raise MissingName(
+            f"{self.module}.{name} has no chalktrace equivalent yet "
+            f"(chalktrace provides {self.module} for edtrace courses; see `chalktrace check`)"
+        )
 
 
 class AliasLoader(importlib.abc.Loader):

@@ -26,8 +26,9 @@ def names(threads: list[threading.Thread]) -> str:
     return ("thread " if len(threads) == 1 else "threads ") + ", ".join(repr(t.name) for t in threads)
 
 
-def bound(before: Collection[threading.Thread], label: str, *, deadline: float | None, seconds: float | None,
-          stream: Any) -> None:
+def bound(
+    before: Collection[threading.Thread], label: str, *, deadline: float | None, seconds: float | None, stream: Any
+) -> None:
     """After a run: wait for the lecture's lingering threads until ``deadline`` (``time.monotonic()``),
     then end the process with ExitCode.TIMEOUT naming those still running; without a deadline, say
     once that the command waits for them."""
@@ -35,15 +36,19 @@ def bound(before: Collection[threading.Thread], label: str, *, deadline: float |
     if not lingering:
         return
     if deadline is None:
-        stream.write(f"{label}: main() returned; waiting for {names(lingering)} that the lecture started "
-                     "(Ctrl-C stops it; --timeout bounds the wait)\n")
+        stream.write(
+            f"{label}: main() returned; waiting for {names(lingering)} that the lecture started "
+            "(Ctrl-C stops it; --timeout bounds the wait)\n"
+        )
         stream.flush()
         return
     for thread in lingering:
         thread.join(max(0.0, deadline - time.monotonic()))
     still = [t for t in lingering if t.is_alive()]
     if still:
-        stream.write(f"{label}: timeout: main() returned, but {names(still)} that the lecture started still ran "
-                     f"after {seconds:g}s; the trace is written; stopping {'it' if len(still) == 1 else 'them'}\n")
+        stream.write(
+            f"{label}: timeout: main() returned, but {names(still)} that the lecture started still ran "
+            f"after {seconds:g}s; the trace is written; stopping {'it' if len(still) == 1 else 'them'}\n"
+        )
         stream.flush()
         os._exit(ExitCode.TIMEOUT)

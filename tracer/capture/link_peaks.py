@@ -37,12 +37,21 @@ PCIE_5 = LinkPeak("PCIe Gen5 x16", 63 * GB)
 
 # By the part peaks.gpu_part recognises. NVL parts pair GPUs with bridges, which link only two of
 # them: their row is their PCIe slot.
-_LINKS = {"H200 NVL": PCIE_5, "H200 SXM": NVLINK_4_H200, "H100 NVL": PCIE_5, "H100 PCIe": PCIE_5,
-          "H100 SXM": NVLINK_4_H100, "A100 PCIe": PCIE_4, "A100 SXM": NVLINK_3}
+_LINKS = {
+    "H200 NVL": PCIE_5,
+    "H200 SXM": NVLINK_4_H200,
+    "H100 NVL": PCIE_5,
+    "H100 PCIe": PCIE_5,
+    "H100 SXM": NVLINK_4_H100,
+    "A100 PCIe": PCIE_4,
+    "A100 SXM": NVLINK_3,
+}
 
 # Ethernet by port speed (Mb/s, as /sys/class/net/IFACE/speed says): the line rate, one way.
-ETHERNET = {speed: LinkPeak(f"{speed // 1000} GbE", speed * 1e6 / 8)
-            for speed in (1_000, 10_000, 25_000, 40_000, 50_000, 100_000, 200_000, 400_000, 800_000)}
+ETHERNET = {
+    speed: LinkPeak(f"{speed // 1000} GbE", speed * 1e6 / 8)
+    for speed in (1_000, 10_000, 25_000, 40_000, 50_000, 100_000, 200_000, 400_000, 800_000)
+}
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -64,8 +73,9 @@ def interface_speed(name: str, root: Path = Path("/sys/class/net")) -> int | Non
         return None
 
 
-def link_for(backend: str | None, *, device_name: str | None = None, one_machine: bool = True,
-             environ: dict[str, str] | None = None) -> LinkPeak | None:
+def link_for(
+    backend: str | None, *, device_name: str | None = None, one_machine: bool = True, environ: dict[str, str] | None = None
+) -> LinkPeak | None:
     """The link a rank's collectives cross, when the table knows it (see the module docstring)."""
     env = os.environ if environ is None else environ
     if backend == "nccl":

@@ -59,8 +59,7 @@ def cached(url: str, remote: Remote) -> Cached:
     index_path = remote.cache_dir / INDEX_FILE
     index, problem = _read_index(index_path)
     if problem is not None:
-        remote.warn(f"{remote.where()}: {INDEX_FILE}: cannot read the media cache index ({problem}); "
-                    "fix or delete it")
+        remote.warn(f"{remote.where()}: {INDEX_FILE}: cannot read the media cache index ({problem}); fix or delete it")
     entry = index.get(url)
     if entry is not None:
         if entry.get("too_large"):

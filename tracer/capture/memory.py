@@ -105,8 +105,9 @@ class CudaProbe:
 
     source = "cuda_allocated"
 
-    def __init__(self, allocated: Callable[[], int], max_allocated: Callable[[], int],
-                 stats: Callable[[], tuple[int, int]] | None = None) -> None:
+    def __init__(
+        self, allocated: Callable[[], int], max_allocated: Callable[[], int], stats: Callable[[], tuple[int, int]] | None = None
+    ) -> None:
         self._allocated = allocated
         self._max_allocated = max_allocated
         self._stats = stats

@@ -93,8 +93,7 @@ def _shortest_numpy(flat: Any) -> list[float]:
 
     wide = flat.astype(np.float64).tolist()
     if np.get_printoptions().get("legacy"):
-        return [v if _whole(v) else float(np.format_float_scientific(x, unique=True, trim="-"))
-                for v, x in zip(wide, flat)]
+        return [v if _whole(v) else float(np.format_float_scientific(x, unique=True, trim="-")) for v, x in zip(wide, flat)]
     return [v if _whole(v) else float(str(x)) for v, x in zip(wide, flat)]
 
 
@@ -148,8 +147,7 @@ def tensor_stats(sample: Any) -> dict[str, Any]:
     finite = torch.isfinite(x)
     nan_count, inf_count = int(torch.isnan(x).sum()), int(torch.isinf(x).sum())
     kept = x[finite]
-    return {**four, "nan_count": nan_count, "inf_count": inf_count,
-            "finite": {**_four(kept, False), "count": int(kept.numel())}}
+    return {**four, "nan_count": nan_count, "inf_count": inf_count, "finite": {**_four(kept, False), "count": int(kept.numel())}}
 
 
 def array_stats(sample: Any) -> dict[str, Any]:
@@ -160,8 +158,12 @@ def array_stats(sample: Any) -> dict[str, Any]:
     if bool(finite.all()):
         return {**_four(sample, True), "nan_count": 0, "inf_count": 0}
     kept = sample[finite]
-    return {**_four(sample, True), "nan_count": int(np.isnan(sample).sum()), "inf_count": int(np.isinf(sample).sum()),
-            "finite": {**_four(kept, True), "count": int(kept.size)}}
+    return {
+        **_four(sample, True),
+        "nan_count": int(np.isnan(sample).sum()),
+        "inf_count": int(np.isinf(sample).sum()),
+        "finite": {**_four(kept, True), "count": int(kept.size)},
+    }
 
 
 # -- heatmaps ----------------------------------------------------------------------------------
@@ -182,8 +184,9 @@ def _codes(cells: Any, lo: float, hi: float) -> str:
     return base64.b64encode(zlib.compress(codes.tobytes(), 6)).decode("ascii")
 
 
-def _record(values: Any, rows: int, cols: int, block: list[int] | None, lo: float | None,
-            hi: float | None, sampled: bool) -> dict[str, Any]:
+def _record(
+    values: Any, rows: int, cols: int, block: list[int] | None, lo: float | None, hi: float | None, sampled: bool
+) -> dict[str, Any]:
     """``values``: the cells, row-major, a numpy vector (or a list) of any real dtype."""
     import numpy as np
 
@@ -191,9 +194,14 @@ def _record(values: Any, rows: int, cols: int, block: list[int] | None, lo: floa
     finite = cells[np.isfinite(cells)]
     cell_lo, cell_hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
     record: dict[str, Any] = {
-        "rows": rows, "cols": cols, "block": block, "codes": _codes(cells, cell_lo, cell_hi),
-        "cell_min": _json(cell_lo), "cell_max": _json(cell_hi),
-        "min": None if lo is None else _json(lo), "max": None if hi is None else _json(hi),
+        "rows": rows,
+        "cols": cols,
+        "block": block,
+        "codes": _codes(cells, cell_lo, cell_hi),
+        "cell_min": _json(cell_lo),
+        "cell_max": _json(cell_hi),
+        "min": None if lo is None else _json(lo),
+        "max": None if hi is None else _json(hi),
         "max_abs": None if lo is None or hi is None else _json(max(abs(lo), abs(hi))),
     }
     if sampled:

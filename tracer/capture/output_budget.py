@@ -63,14 +63,18 @@ class OutputBudget:
         elided = self.elided_chars
         if not elided:
             return None
-        note = (f"[chalktrace: {elided:,} characters of output not kept here; a trace keeps the first "
-                f"{self.head_chars:,} and the last {self.tail_chars:,}]\n")
+        note = (
+            f"[chalktrace: {elided:,} characters of output not kept here; a trace keeps the first "
+            f"{self.head_chars:,} and the last {self.tail_chars:,}]\n"
+        )
         if self._tail:
             first = self._tail[0]
             first[2] = note + first[2]
             self._set(first)
-        return (f"printed {self.total_chars:,} characters; kept the first {self.head_chars:,} and the last "
-                f"{self.tail_chars:,} ({elided:,} not kept)")
+        return (
+            f"printed {self.total_chars:,} characters; kept the first {self.head_chars:,} and the last "
+            f"{self.tail_chars:,} ({elided:,} not kept)"
+        )
 
     def _set(self, entry: list[Any]) -> None:
         text = entry[1] + entry[2]

@@ -56,8 +56,15 @@ _PARTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\ba100\b"), "A100 SXM"),
 )
 
-_PEAKS = {"H200 NVL": H200_NVL, "H200 SXM": H200_SXM, "H100 NVL": H100_NVL, "H100 PCIe": H100_PCIE,
-          "H100 SXM": H100_SXM, "A100 PCIe": A100, "A100 SXM": A100}
+_PEAKS = {
+    "H200 NVL": H200_NVL,
+    "H200 SXM": H200_SXM,
+    "H100 NVL": H100_NVL,
+    "H100 PCIe": H100_PCIE,
+    "H100 SXM": H100_SXM,
+    "A100 PCIe": A100,
+    "A100 SXM": A100,
+}
 
 
 def gpu_part(device_name: str) -> str | None:
@@ -87,8 +94,7 @@ def tf32_enabled() -> bool:
     return bool(matmul.allow_tf32) or torch.get_float32_matmul_precision() != "highest"
 
 
-def peak_flop_per_s(device_name: str | None, dtype: str | None, *,
-                    tf32: bool | None = None) -> tuple[float | None, str | None]:
+def peak_flop_per_s(device_name: str | None, dtype: str | None, *, tf32: bool | None = None) -> tuple[float | None, str | None]:
     """``(peak FLOP/s, None)`` for a known device and dtype, else ``(None, reason)``.
 
     ``device_name`` None means the work ran on the CPU. ``dtype`` is a torch dtype name such as

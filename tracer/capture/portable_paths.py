@@ -86,7 +86,6 @@ def library_name(portable: str) -> str | None:
     """The top-level package a portable path lies in (``<site-packages>/torch/x.py`` -> ``torch``), else None."""
     for prefix in (SITE_PACKAGES, STDLIB):
         if portable.startswith(prefix):
-            first = portable[len(prefix):].split("/", 1)[0]
+            first = portable[len(prefix) :].split("/", 1)[0]
             return first.removesuffix(".py") or None
     return None
-

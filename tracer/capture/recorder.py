@@ -82,8 +82,9 @@ EXTRAS: Final = 3
 MEMORY: Final = 4
 
 
-def mark_error(steps: list[RecordedStep], escaped: BaseException, error: Mapping[str, Any],
-               origin: tuple[Any, ...] | None = None) -> None:
+def mark_error(
+    steps: list[RecordedStep], escaped: BaseException, error: Mapping[str, Any], origin: tuple[Any, ...] | None = None
+) -> None:
     """Give the step of the line that raised ``escaped`` last its ``error`` (``origin``: where the
     recorder saw it raised last, ``Recorder.raised_at``), and drop the steps that only repeat a line
     while the exception unwound (each caller's call line again). Every other step stays: the steps
@@ -98,8 +99,9 @@ def mark_error(steps: list[RecordedStep], escaped: BaseException, error: Mapping
                 found = index
                 break
     if found is None:  # raised where the recorder could not see it: the last unwinding that began it
-        unwinding = [index for index, step in enumerate(steps)
-                     if step[EXTRAS] is not None and step[EXTRAS].get("unwind") is escaped]
+        unwinding = [
+            index for index, step in enumerate(steps) if step[EXTRAS] is not None and step[EXTRAS].get("unwind") is escaped
+        ]
         if not unwinding:
             return
         found = unwinding[0]
@@ -113,8 +115,8 @@ def mark_error(steps: list[RecordedStep], escaped: BaseException, error: Mapping
     for index in range(found + 1):
         step = steps[index]
         last_line[(step[PREFIX], step[KEY])] = step[LINE]
-    kept = steps[:found + 1]
-    for step in steps[found + 1:]:
+    kept = steps[: found + 1]
+    for step in steps[found + 1 :]:
         frame = (step[PREFIX], step[KEY])
         extras = step[EXTRAS]
         if extras is not None and extras.get("unwind") is escaped and last_line.get(frame) == step[LINE]:
@@ -127,11 +129,24 @@ def mark_error(steps: list[RecordedStep], escaped: BaseException, error: Mapping
 class _Frame:
     """Per-activation state of one traced frame."""
 
-    __slots__ = ("prefix", "key", "line", "directives", "starts", "current", "exc", "meter",
-                 "snapshot", "suspends", "lasti", "seen")
+    __slots__ = (
+        "prefix",
+        "key",
+        "line",
+        "directives",
+        "starts",
+        "current",
+        "exc",
+        "meter",
+        "snapshot",
+        "suspends",
+        "lasti",
+        "seen",
+    )
 
-    def __init__(self, prefix: tuple[Any, ...], key: tuple[str, str], directives: dict[int, Directives],
-                 starts: dict[int, int]) -> None:
+    def __init__(
+        self, prefix: tuple[Any, ...], key: tuple[str, str], directives: dict[int, Directives], starts: dict[int, int]
+    ) -> None:
         self.prefix = prefix  # positions (path, line, function) of the traced callers, outermost first
         self.key = key  # (path, function)
         self.line = 0  # the line being executed, 0 before the first line event
@@ -158,11 +173,20 @@ class LectureFile:
 class Recorder:
     """Collects steps for lecture files under ``lecture_root`` while ``start()``..``stop()``."""
 
-    def __init__(self, lecture_root: Path, project_root: Path, encoder: ValueEncoder, probe: Probe, *,
-                 inspect_all: bool = False, max_steps: int = paths.DEFAULT_MAX_STEPS,
-                 meter_factory: Callable[..., Any] | None = None,
-                 warn: Callable[[str], None] | None = None, trace_helpers: tuple[str, ...] = (),
-                 output: OutputBudget | None = None) -> None:
+    def __init__(
+        self,
+        lecture_root: Path,
+        project_root: Path,
+        encoder: ValueEncoder,
+        probe: Probe,
+        *,
+        inspect_all: bool = False,
+        max_steps: int = paths.DEFAULT_MAX_STEPS,
+        meter_factory: Callable[..., Any] | None = None,
+        warn: Callable[[str], None] | None = None,
+        trace_helpers: tuple[str, ...] = (),
+        output: OutputBudget | None = None,
+    ) -> None:
         self.lecture_root = str(lecture_root.resolve()) + "/"
         self.project_root = project_root.resolve()
         self.encoder = encoder
@@ -310,8 +334,12 @@ class Recorder:
             except KeyError:
                 info = self._decide(filename)
             if info is not None:
-                result = (info, (info.path, code.co_qualname), info.parsed.entries.get(code.co_firstlineno),
-                          bool(code.co_flags & _SUSPENDING))
+                result = (
+                    info,
+                    (info.path, code.co_qualname),
+                    info.parsed.entries.get(code.co_firstlineno),
+                    bool(code.co_flags & _SUSPENDING),
+                )
         self._codes[identity(code)] = result
         self._seen.append(code)
         return result
@@ -567,8 +595,7 @@ class Recorder:
         if len(self.steps) >= self.max_steps:
             self._truncate(frame)
 
-    def _inspect(self, name: str, f_locals: Any, f_globals: dict[str, Any], state: _Frame,
-                 quiet: bool = False) -> dict[str, Any]:
+    def _inspect(self, name: str, f_locals: Any, f_globals: dict[str, Any], state: _Frame, quiet: bool = False) -> dict[str, Any]:
         try:
             value = lookup(name, f_locals, f_globals)
         except Exception as exc:

@@ -45,8 +45,12 @@ def arxiv_fields(url: str) -> dict[str, Any]:
     found = arxiv.metadata(url)
     if found is None:
         return {"title": f"arXiv:{paper}"}
-    fields = {"title": found.get("title") or f"arXiv:{paper}", "authors": list(found.get("authors") or []) or None,
-              "date": found.get("date") or None, "description": found.get("summary") or None}
+    fields = {
+        "title": found.get("title") or f"arXiv:{paper}",
+        "authors": list(found.get("authors") or []) or None,
+        "date": found.get("date") or None,
+        "description": found.get("summary") or None,
+    }
     return {k: v for k, v in fields.items() if v is not None}
 
 
@@ -56,7 +60,9 @@ def url_reference(url: str, **fields: Any) -> Reference:
         raise TypeError(f"url_reference() takes a URL string, got {type(url).__name__}")
     unknown = sorted(set(fields) - set(Reference.__dataclass_fields__))
     if unknown:
-        raise TypeError(f"url_reference() got unknown field(s) {', '.join(unknown)} "
-                        f"(known: {', '.join(f for f in Reference.__dataclass_fields__ if f != 'url')})")
+        raise TypeError(
+            f"url_reference() got unknown field(s) {', '.join(unknown)} "
+            f"(known: {', '.join(f for f in Reference.__dataclass_fields__ if f != 'url')})"
+        )
     merged = {**arxiv_fields(url), **{k: v for k, v in fields.items() if v is not None}}
     return Reference(url=url, **merged)

@@ -94,10 +94,14 @@ class Remote:
         settings = _settings(project_root)
         max_bytes = settings.get("max_media_bytes", DEFAULT_MAX_MEDIA_BYTES)
         api = os.environ.get("CHALKTRACE_ARXIV_API") or settings.get("arxiv_api") or DEFAULT_ARXIV_API
-        return cls(project_root=project_root, cache_dir=lecture.parent / CACHE_DIR, arxiv_api=str(api),
-                   max_media_bytes=max_bytes if isinstance(max_bytes, int) and max_bytes > 0 else DEFAULT_MAX_MEDIA_BYTES,
-                   offline=os.environ.get("CHALKTRACE_OFFLINE", "") not in ("", "0"),
-                   fetch_via=os.environ.get("CHALKTRACE_FETCH_VIA") or None)
+        return cls(
+            project_root=project_root,
+            cache_dir=lecture.parent / CACHE_DIR,
+            arxiv_api=str(api),
+            max_media_bytes=max_bytes if isinstance(max_bytes, int) and max_bytes > 0 else DEFAULT_MAX_MEDIA_BYTES,
+            offline=os.environ.get("CHALKTRACE_OFFLINE", "") not in ("", "0"),
+            fetch_via=os.environ.get("CHALKTRACE_FETCH_VIA") or None,
+        )
 
     # -- warnings ----------------------------------------------------------------------------------
     def warn(self, message: str) -> None:

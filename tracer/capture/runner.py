@@ -41,8 +41,7 @@ from tracer.contract.paths import find_project_root
 from tracer.contract.source_facts import read_source, source_facts
 from tracer.contract.trace_format import Trace, write_atomic
 
-__all__ = ["LectureError", "LectureExited", "RunResult", "TraceOptions", "check_output", "find_project_root",
-           "run_lecture"]
+__all__ = ["LectureError", "LectureExited", "RunResult", "TraceOptions", "check_output", "find_project_root", "run_lecture"]
 
 
 class LectureError(Exception):
@@ -73,8 +72,10 @@ def _check_source(path: Path, shown: str) -> str:
     except FileNotFoundError:
         raise LectureError(f"{shown}: no such lecture file") from None
     except IsADirectoryError:
-        raise LectureError(f"{shown}: is a folder; run takes lecture files ({shown.rstrip('/')}/NAME.py), "
-                           "`chalktrace build` traces every lecture") from None
+        raise LectureError(
+            f"{shown}: is a folder; run takes lecture files ({shown.rstrip('/')}/NAME.py), "
+            "`chalktrace build` traces every lecture"
+        ) from None
     except (UnicodeDecodeError, PermissionError, SyntaxError) as exc:
         raise LectureError(f"{shown}: cannot read lecture: {exc}") from None
     try:
@@ -103,8 +104,9 @@ def check_output(out_path: Path, lecture: Path, shown: str, out_shown: str | Non
     if target.is_dir():
         raise LectureError(f"{out_shown}: is a directory; -o takes a file path")
     if target.exists() and target.stat().st_size and not _is_trace_file(target):
-        raise LectureError(f"{out_shown}: exists and is not a chalktrace trace; refusing to overwrite it "
-                           "(choose another -o, or delete the file)")
+        raise LectureError(
+            f"{out_shown}: exists and is not a chalktrace trace; refusing to overwrite it (choose another -o, or delete the file)"
+        )
 
 
 def _main_line(path: Path) -> int:
@@ -132,13 +134,16 @@ def _check_main(module: ModuleType, path: Path, shown: str) -> Callable[[], Any]
     if not callable(main):
         raise LectureError(f"{where}: main is not callable (it is of type {type(main).__name__}); chalktrace calls main()")
     if inspect.isgeneratorfunction(main) or inspect.isasyncgenfunction(main):
-        raise LectureError(f"{where}: main() is a generator function (it contains `yield`): calling it runs "
-                           "nothing; make it a plain function")
+        raise LectureError(
+            f"{where}: main() is a generator function (it contains `yield`): calling it runs nothing; make it a plain function"
+        )
     try:
         inspect.signature(main).bind()
     except TypeError as exc:  # chalktrace calls main() with no arguments
-        raise LectureError(f"{where}: main() cannot be called without arguments ({exc}); chalktrace calls "
-                           "main() with none: give its parameters defaults") from None
+        raise LectureError(
+            f"{where}: main() cannot be called without arguments ({exc}); chalktrace calls "
+            "main() with none: give its parameters defaults"
+        ) from None
     except ValueError:  # no signature to read (a builtin): let the call decide
         pass
     if inspect.iscoroutinefunction(main):
@@ -169,10 +174,17 @@ def _import_error_line(exc: BaseException, tb: TracebackType | None, project_roo
     return f"{where}: {type(exc).__name__}: {message}".splitlines()[0]
 
 
-def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[str] | None = None, write: bool = True,
-                shard_dir: str | os.PathLike[str] | None = None, options: TraceOptions | None = None,
-                on_session: Callable[[TracedProcess], None] | None = None,
-                on_recorder: Callable[[Recorder], None] | None = None, **settings: Any) -> RunResult:
+def run_lecture(
+    lecture: str | os.PathLike[str],
+    *,
+    output: str | os.PathLike[str] | None = None,
+    write: bool = True,
+    shard_dir: str | os.PathLike[str] | None = None,
+    options: TraceOptions | None = None,
+    on_session: Callable[[TracedProcess], None] | None = None,
+    on_recorder: Callable[[Recorder], None] | None = None,
+    **settings: Any,
+) -> RunResult:
     """Trace ``lecture``'s ``main()``; write the trace (atomically) unless ``write`` is False.
 
     ``options`` (or the same fields as keywords, ``settings``: ``seed=1, max_steps=...``) say how it
@@ -210,8 +222,9 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
         outcome = session.run(main)
     steps = session.recorder.steps
     reads.add_modules([vars(module), *(vars(m) for m in loaded.values())])
-    trace, error_line = _lecture_trace(session, outcome, module.__doc__, loaded.values(),
-                                       reads.project_files(exclude=(out_path, path.parent / remote.CACHE_DIR)))
+    trace, error_line = _lecture_trace(
+        session, outcome, module.__doc__, loaded.values(), reads.project_files(exclude=(out_path, path.parent / remote.CACHE_DIR))
+    )
     error_line = followed.finish(trace, steps, outcome.escaped) or error_line
     out_path = followed.shard_path or out_path
     text = _trace_text(session, trace)
@@ -223,8 +236,15 @@ def run_lecture(lecture: str | os.PathLike[str], *, output: str | os.PathLike[st
             if exc.filename is None and exc.errno is not None:
                 exc.filename = str(out_path)
             raise
-    return RunResult(lecture=shown, output=out_path if write else None, status=trace["status"], steps=len(steps),
-                     error_line=error_line, warnings=list(session.recorder.warnings), trace_text=text)
+    return RunResult(
+        lecture=shown,
+        output=out_path if write else None,
+        status=trace["status"],
+        steps=len(steps),
+        error_line=error_line,
+        warnings=list(session.recorder.warnings),
+        trace_text=text,
+    )
 
 
 def _pass_on_warnings(fetcher: remote.Remote, session: TracedProcess) -> None:
@@ -286,14 +306,17 @@ def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tu
     return _check_main(module, path, shown), module
 
 
-def _lecture_trace(session: TracedProcess, outcome: CallOutcome, doc: str | None, modules: Iterable[ModuleType],
-                   reads: Iterable[str] = ()) -> tuple[Trace, str | None]:
+def _lecture_trace(
+    session: TracedProcess, outcome: CallOutcome, doc: str | None, modules: Iterable[ModuleType], reads: Iterable[str] = ()
+) -> tuple[Trace, str | None]:
     """The lecture's trace header, and the run's error line (``path:line: Type: message``) if it failed."""
     recorder, shown, escaped = session.recorder, session.shown, outcome.escaped
     steps = recorder.steps
     if not steps and escaped is None:
-        recorder.warn_once(f"{shown}: main() ran but recorded no step (is it defined in a helper module that is "
-                           "not traced? see [tool.chalktrace] trace_helpers)")
+        recorder.warn_once(
+            f"{shown}: main() ran but recorded no step (is it defined in a helper module that is "
+            "not traced? see [tool.chalktrace] trace_helpers)"
+        )
     session.finish_output(shown)  # before mark_error below copies a step's extras
     error, error_line = None, None
     if escaped is not None:
@@ -308,8 +331,15 @@ def _lecture_trace(session: TracedProcess, outcome: CallOutcome, doc: str | None
             raise LectureError(f"{where}: {error['message']}")
         mark_error(steps, escaped, error, session.recorder.raised_at(escaped))
     files = loaded_files(session, [getattr(module, "__file__", None) or "" for module in modules])
-    trace = trace_header(session, steps, status=_status(escaped), files=files,
-                         title=lecture_title(steps, doc, session.lecture.stem), error=error, reads=reads)
+    trace = trace_header(
+        session,
+        steps,
+        status=_status(escaped),
+        files=files,
+        title=lecture_title(steps, doc, session.lecture.stem),
+        error=error,
+        reads=reads,
+    )
     return trace, error_line
 
 

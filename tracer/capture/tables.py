@@ -20,7 +20,7 @@ MAX_TABLE_ROWS = 50  # rows a table() keeps (the rendering says how many there w
 MAX_TABLE_COLUMNS = 30
 MAX_CELL_CHARS = 200
 MAX_FIGURE_SVG_CHARS = 4_000_000  # a figure bigger than this as SVG is refused with a message
-_INT_BOUND = 10 ** 300
+_INT_BOUND = 10**300
 
 
 def _cell(value: Any) -> Any:
@@ -114,16 +114,22 @@ def table_rendering(data: Any, max_rows: int = MAX_TABLE_ROWS) -> dict[str, Any]
         elif all(isinstance(r, (list, tuple)) for r in head):
             total_columns = max((len(r) for r in head), default=0)
             columns = [str(k) for k in range(min(total_columns, MAX_TABLE_COLUMNS))]
-            rows = [[_cell(v) for v in list(r)[:MAX_TABLE_COLUMNS]] + [None] * (len(columns) - min(len(r), len(columns)))
-                    for r in head]
+            rows = [
+                [_cell(v) for v in list(r)[:MAX_TABLE_COLUMNS]] + [None] * (len(columns) - min(len(r), len(columns)))
+                for r in head
+            ]
         else:
             columns, total_columns = ["value"], 1
             rows = [[_cell(v)] for v in head]
     else:
-        raise TypeError(f"table() takes a DataFrame, an array or a list of records or rows, "
-                        f"got {type(data).__name__}")
-    rendering: dict[str, Any] = {"type": "table", "columns": [_cell(c) for c in columns], "rows": rows,
-                                 "total_rows": int(total_rows), "total_columns": int(total_columns)}
+        raise TypeError(f"table() takes a DataFrame, an array or a list of records or rows, got {type(data).__name__}")
+    rendering: dict[str, Any] = {
+        "type": "table",
+        "columns": [_cell(c) for c in columns],
+        "rows": rows,
+        "total_rows": int(total_rows),
+        "total_columns": int(total_columns),
+    }
     if index is not None:
         rendering["index"] = index
     return rendering

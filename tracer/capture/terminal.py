@@ -28,8 +28,14 @@ def save(stream: Any = None) -> TextIO:
     kept, owned = stream, False
     try:
         fd = stream.fileno()
-        kept = open(os.dup(fd), "w", encoding=getattr(stream, "encoding", None) or "utf-8",
-                    errors="backslashreplace", buffering=1, closefd=True)
+        kept = open(
+            os.dup(fd),
+            "w",
+            encoding=getattr(stream, "encoding", None) or "utf-8",
+            errors="backslashreplace",
+            buffering=1,
+            closefd=True,
+        )
         owned = True
         stream.flush()
     except (AttributeError, OSError, ValueError):  # no descriptor (a StringIO, a test's capture): itself

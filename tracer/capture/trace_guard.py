@@ -76,12 +76,15 @@ class TraceGuard:
         self._real_settrace(resume)
         sys.settrace = self._real_settrace
         threading.Thread.start = self._real_thread_start  # type: ignore[method-assign]
-        if (current is not self.global_trace and self.replaced_by is None and self.recorder._active
-                and not self.recorder.truncated):
+        if (
+            current is not self.global_trace
+            and self.replaced_by is None
+            and self.recorder._active
+            and not self.recorder.truncated
+        ):
             last = self.recorder.steps[-1] if self.recorder.steps else None
             where = f"{last[1][0]}:{last[2]}" if last is not None else self.recorder._lecture_path()
-            self.recorder.warn_once(f"{where}: {SWITCHED_OFF} (replaced after this line by code chalktrace "
-                                    "could not see)")
+            self.recorder.warn_once(f"{where}: {SWITCHED_OFF} (replaced after this line by code chalktrace could not see)")
 
     # -- sys.settrace while recording ---------------------------------------------------------------
     def settrace(self, function: Any) -> None:
@@ -91,8 +94,10 @@ class TraceGuard:
         where = self._lecture_line(sys._getframe(1))
         if function is None:
             if self.replaced_by is None:  # nothing else is tracing: keep ours
-                self.recorder.warn_once(f"{where}: the lecture switched the tracer off here (sys.settrace(None)); "
-                                        "chalktrace kept tracing, so no steps are missing")
+                self.recorder.warn_once(
+                    f"{where}: the lecture switched the tracer off here (sys.settrace(None)); "
+                    "chalktrace kept tracing, so no steps are missing"
+                )
                 return
             self.replaced_by = None
             self._real_settrace(None)
@@ -117,8 +122,10 @@ class TraceGuard:
         live.reverse()  # outermost first, as the recorder's stack
         keys = [self.recorder._codes[identity(f.f_code)][1] for f in live]
         if keys != [state.key for state in self.recorder._stack]:
-            self.recorder.warn_once(f"{where}: the other tracer was removed here, but the lecture's calls moved "
-                                    "meanwhile: chalktrace stays off, steps after this are missing")
+            self.recorder.warn_once(
+                f"{where}: the other tracer was removed here, but the lecture's calls moved "
+                "meanwhile: chalktrace stays off, steps after this are missing"
+            )
             return
         for f in live:
             f.f_trace = self.local_trace
@@ -196,6 +203,8 @@ class TraceGuard:
         for name, (thread, where, count) in self.thread_lines.items():
             running = "; it was still running when recording stopped" if thread.is_alive() else ""
             lines = f"{count[0]:,} line{'s' if count[0] != 1 else ''} run"
-            self.recorder.warn_once(f"{where} ran in thread {name!r}, which chalktrace does not trace: its lines "
-                                    f"are not in the trace ({lines}{running})")
+            self.recorder.warn_once(
+                f"{where} ran in thread {name!r}, which chalktrace does not trace: its lines "
+                f"are not in the trace ({lines}{running})"
+            )
         self.thread_lines.clear()

@@ -53,10 +53,13 @@ class StepWriter:
         self._memory: dict[tuple[int, int], str] = {}
         self._plain: dict[tuple[int, int, int, int, bool], str] = {}
 
-    def _plain_step(self, prefix: tuple[Any, ...], key: tuple[str, str], line: int, memory: tuple[int, int],
-                    plain: bool) -> str:
-        return (self._head(prefix, key, line) + _EMPTY
-                + '"memory":{"nbytes":%d,"peak_nbytes":%d}' % memory + ("}" if plain else ',"call":true}'))
+    def _plain_step(self, prefix: tuple[Any, ...], key: tuple[str, str], line: int, memory: tuple[int, int], plain: bool) -> str:
+        return (
+            self._head(prefix, key, line)
+            + _EMPTY
+            + '"memory":{"nbytes":%d,"peak_nbytes":%d}' % memory
+            + ("}" if plain else ',"call":true}')
+        )
 
     def _position(self, path: str, line: int, function: str, parent: int | None) -> int:
         """The index of a position in the ``frames`` table, added (callers first) when new."""
@@ -64,8 +67,10 @@ class StepWriter:
         found = self._positions.get(key)
         if found is None:
             found = self._positions[key] = len(self.frames)
-            self.frames.append('{"path":%s,"line":%d,"function":%s,"parent":%s}'
-                               % (_dumps(path), line, _dumps(function), "null" if parent is None else parent))
+            self.frames.append(
+                '{"path":%s,"line":%d,"function":%s,"parent":%s}'
+                % (_dumps(path), line, _dumps(function), "null" if parent is None else parent)
+            )
         return found
 
     def _caller(self, prefix: tuple[Any, ...]) -> int | None:
@@ -80,7 +85,7 @@ class StepWriter:
         found = self._prefixes[prefix[:known]]
         for depth in range(known, len(prefix)):
             path, line, function = prefix[depth]
-            found = self._prefixes[prefix[:depth + 1]] = self._position(path, line, function, found)
+            found = self._prefixes[prefix[: depth + 1]] = self._position(path, line, function, found)
         self._callers[identity(prefix)] = found
         return found
 
@@ -106,9 +111,14 @@ class StepWriter:
         env = extras.get("env")
         renderings = extras.get("renderings")
         stdout = extras.get("stdout")
-        text = (head + ('"env":' + dumps(env) if env else '"env":{}')
-                + (',"renderings":' + dumps(renderings) if renderings else ',"renderings":[]')
-                + (',"stdout":' + dumps(stdout) if stdout else ',"stdout":""') + "," + mem)
+        text = (
+            head
+            + ('"env":' + dumps(env) if env else '"env":{}')
+            + (',"renderings":' + dumps(renderings) if renderings else ',"renderings":[]')
+            + (',"stdout":' + dumps(stdout) if stdout else ',"stdout":""')
+            + ","
+            + mem
+        )
         for name, value in extras.items():
             if name not in _PLACED:
                 text += "," + _dumps(name) + ":" + dumps(value)

@@ -97,8 +97,15 @@ class _Capture(io.TextIOBase):
         return len(text)
 
 
-def warning_text(message: Any, category: type[Warning], filename: str, lineno: int, line: str | None,
-                 recorder: Recorder, scrub: Callable[[str], str]) -> str:
+def warning_text(
+    message: Any,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None,
+    recorder: Recorder,
+    scrub: Callable[[str], str],
+) -> str:
     """A warning as the lecture's stderr shows it. One the lecture's own code raised reads as Python
     writes it; a library's reads ``LECTURE:LINE: Category: message (from LIBRARY)``, naming the
     lecture line that called into the library, not the library's install path."""
@@ -160,8 +167,7 @@ class _SeedOnImport(importlib.abc.MetaPathFinder):
     """Seeds numpy's or torch's global generator right after the lecture's import loads it, before the
     lecture's next statement (its own ``np.random.seed(…)`` among them) runs."""
 
-    SEEDED = {"numpy": lambda module, seed: module.random.seed(seed),
-              "torch": lambda module, seed: module.manual_seed(seed)}
+    SEEDED = {"numpy": lambda module, seed: module.random.seed(seed), "torch": lambda module, seed: module.manual_seed(seed)}
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
@@ -259,8 +265,9 @@ class FdCapture:
     shows on a later step (the next that drains), and the recorder says so once."""
 
     UNEXPECTED_EVERY = 256
-    CHILD_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-                              "os.forkpty", "pty.spawn"})
+    CHILD_EVENTS = frozenset(
+        {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "pty.spawn"}
+    )
 
     def __init__(self, recorder: Recorder) -> None:
         self._recorder = recorder
@@ -333,7 +340,8 @@ class FdCapture:
                     self._recorder.warn_once(
                         "output written straight to file descriptor 1 or 2 (by C code, or a write bound before "
                         "the run) is shown on the next step chalktrace looked at, which may come after the line "
-                        "that wrote it")
+                        "that wrote it"
+                    )
 
     def __exit__(self, *exc: Any) -> None:
         with contextlib.suppress(Exception):
@@ -353,8 +361,10 @@ class FdCapture:
                 late += max(0, os.fstat(file.fileno()).st_size - self._offsets[fd])
             file.close()
         if late:
-            self._recorder.warn_once(f"{late:,} bytes written to file descriptor 1 or 2 after the lecture's last "
-                                     "step (a child process still running?) are not in the trace")
+            self._recorder.warn_once(
+                f"{late:,} bytes written to file descriptor 1 or 2 after the lecture's last "
+                "step (a child process still running?) are not in the trace"
+            )
         self._files = []
 
 
@@ -392,8 +402,10 @@ def _lecture_signals(recorder: Recorder) -> Iterator[None]:
             for timer in armed:
                 signal.setitimer(timer, 0)
             if armed:
-                recorder.warn_once(f"{recorder._lecture_path()}: the lecture left an interval timer armed; "
-                                   "chalktrace disarmed it before writing the trace")
+                recorder.warn_once(
+                    f"{recorder._lecture_path()}: the lecture left an interval timer armed; "
+                    "chalktrace disarmed it before writing the trace"
+                )
             for timer_signal in alarm_signals:
                 with contextlib.suppress(ValueError, OSError):
                     signal.signal(timer_signal, signal.SIG_IGN)  # a signal already pending is dropped on unblock
@@ -444,14 +456,25 @@ class TracedProcess:
         self.options = options = options or TraceOptions()
         root = project_root.resolve()
         registry = StorageRegistry()
-        self.encoder = ValueEncoder(registry, options.limits, scrub=functools.partial(_scrub, paths=path_scrubber(root)),
-                                    relpath=functools.partial(paths.project_relpath, root=root),
-                                    aborts=(LectureExited,))
+        self.encoder = ValueEncoder(
+            registry,
+            options.limits,
+            scrub=functools.partial(_scrub, paths=path_scrubber(root)),
+            relpath=functools.partial(paths.project_relpath, root=root),
+            aborts=(LectureExited,),
+        )
         self.probe = (options.probe_factory or choose_probe)(registry)
-        self.recorder = Recorder(lecture.parent, project_root, self.encoder, self.probe,
-                                 inspect_all=options.inspect_all, max_steps=options.max_steps,
-                                 meter_factory=LineMeter if options.measure_flops else None,
-                                 trace_helpers=options.trace_helpers, output=options.output_budget)
+        self.recorder = Recorder(
+            lecture.parent,
+            project_root,
+            self.encoder,
+            self.probe,
+            inspect_all=options.inspect_all,
+            max_steps=options.max_steps,
+            meter_factory=LineMeter if options.measure_flops else None,
+            trace_helpers=options.trace_helpers,
+            output=options.output_budget,
+        )
         self.recorder.preload(lecture)  # parse the lecture's directives before its clock starts
         self.sink = Sink(self.recorder, options.max_plot_points)
         self.extensions: list[Extension] = []
@@ -459,8 +482,9 @@ class TracedProcess:
         self._start_hooks: list[Callable[[Any], None]] = []
         self._guard: ExitGuard | None = None
 
-    def _show_warning(self, message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
-                      line: str | None = None) -> None:
+    def _show_warning(
+        self, message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: str | None = None
+    ) -> None:
         text = warning_text(message, category, filename, lineno, line, self.recorder, self.encoder.scrub)
         (file or sys.stderr).write(text)
 
@@ -553,8 +577,11 @@ class TracedProcess:
     def error_info(self, escaped: BaseException) -> ErrorInfo:
         """The trace's ``error`` record of an exception that ended the run."""
         kind = "os._exit" if isinstance(escaped, LectureExited) else type(escaped).__name__
-        return {"type": kind, "message": stop_message(escaped, self.encoder.scrub),
-                "traceback": self.lecture_traceback(escaped.__traceback__)}
+        return {
+            "type": kind,
+            "message": stop_message(escaped, self.encoder.scrub),
+            "traceback": self.lecture_traceback(escaped.__traceback__),
+        }
 
     def truncated(self) -> dict[str, int]:
         """The trace's ``truncated`` record: every cap that left something out."""
@@ -571,8 +598,11 @@ class TracedProcess:
 
 def lecture_modules(lecture_dir: str) -> dict[str, ModuleType]:
     """The modules loaded from ``lecture_dir`` (a directory path ending in a separator), by name."""
-    return {name: module for name, module in list(sys.modules.items())
-            if (getattr(module, "__file__", None) or "").startswith(lecture_dir)}
+    return {
+        name: module
+        for name, module in list(sys.modules.items())
+        if (getattr(module, "__file__", None) or "").startswith(lecture_dir)
+    }
 
 
 def _scrub(text: str, paths: Callable[[str], str]) -> str:
@@ -608,5 +638,4 @@ def python_suggestion(escaped: BaseException) -> str:
         return ""
     last, message = shown.getvalue().rstrip("\n").rpartition("\n")[2], str(escaped)
     at = last.rfind(message) if message else -1
-    return last[at + len(message):] if at >= 0 else ""
-
+    return last[at + len(message) :] if at >= 0 else ""

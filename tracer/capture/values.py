@@ -25,7 +25,14 @@ from typing import Any, Callable, Iterator
 
 from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.memory import StorageRegistry
-from tracer.capture.numeric import array_heatmap, array_stats, shortest_array_floats, shortest_floats, tensor_heatmap, tensor_stats
+from tracer.capture.numeric import (
+    array_heatmap,
+    array_stats,
+    shortest_array_floats,
+    shortest_floats,
+    tensor_heatmap,
+    tensor_stats,
+)
 
 ELLIPSIS = "…"
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
@@ -36,7 +43,7 @@ VIEW_METHOD = "__lecture_view__"
 # Ints beyond this many decimal digits are shown by size: str() refuses past 4,300 digits, and a
 # page has no use for a thousand-digit number anyway.
 INT_DIGITS = 1000
-_INT_BOUND = 10 ** INT_DIGITS
+_INT_BOUND = 10**INT_DIGITS
 
 
 @dataclasses.dataclass
@@ -52,10 +59,14 @@ class Limits:
 class ValueEncoder:
     """Encodes values for one trace: shares the storage registry and the path scrubber."""
 
-    def __init__(self, registry: StorageRegistry | None = None, limits: Limits | None = None,
-                 scrub: Callable[[str], str] | None = None,
-                 relpath: Callable[[str], str | None] | None = None,
-                 aborts: tuple[type[BaseException], ...] = ()) -> None:
+    def __init__(
+        self,
+        registry: StorageRegistry | None = None,
+        limits: Limits | None = None,
+        scrub: Callable[[str], str] | None = None,
+        relpath: Callable[[str], str | None] | None = None,
+        aborts: tuple[type[BaseException], ...] = (),
+    ) -> None:
         self.registry = registry or StorageRegistry()
         # BaseExceptions that are the trace's own way of stopping (they pass through encoding); any
         # other exception raised while encoding (SystemExit from a __repr__ too) becomes a placeholder.
@@ -105,8 +116,9 @@ class ValueEncoder:
 
     def _big_int(self, value: int) -> dict[str, Any]:
         digits = int(math.log10(abs(value))) + 1
-        return self.placeholder(value, f"int with {digits:,} digits (more than {INT_DIGITS:,})",
-                                preview=f"≈{'-' if value < 0 else ''}1e{digits - 1}")
+        return self.placeholder(
+            value, f"int with {digits:,} digits (more than {INT_DIGITS:,})", preview=f"≈{'-' if value < 0 else ''}1e{digits - 1}"
+        )
 
     # -- dispatch ------------------------------------------------------------------------------
     def _encode(self, value: Any, depth: int, seen: set[int]) -> dict[str, Any]:
@@ -142,7 +154,8 @@ class ValueEncoder:
         if view is not None and not isinstance(value, type):
             return self._lecture_view(value, depth, seen)
         if isinstance(value, (list, tuple, set, frozenset, dict)) or (
-                dataclasses.is_dataclass(value) and not isinstance(value, type)):
+            dataclasses.is_dataclass(value) and not isinstance(value, type)
+        ):
             if id(value) in seen:
                 return {"type": "cycle", "repr": f"<cycle: {_class_name(value)}>"}
             if depth >= self.limits.depth:
@@ -152,9 +165,14 @@ class ValueEncoder:
                 return self._dict(value, depth, seen)
             if isinstance(value, (list, tuple, set, frozenset)):
                 return self._sequence(value, depth, seen)
-            return {"type": "dataclass", "class": _class_name(value),
-                    "fields": {f.name: self._encode(getattr(value, f.name, None), depth + 1, seen)
-                               for f in dataclasses.fields(value)[: self.limits.container_items]}}
+            return {
+                "type": "dataclass",
+                "class": _class_name(value),
+                "fields": {
+                    f.name: self._encode(getattr(value, f.name, None), depth + 1, seen)
+                    for f in dataclasses.fields(value)[: self.limits.container_items]
+                },
+            }
         if isinstance(value, int):  # int subclasses (IntEnum, ...)
             return self.encode(int(value))
         if callable(value) and hasattr(value, "__code__") or isinstance(value, type):
@@ -186,16 +204,22 @@ class ValueEncoder:
     def _sequence(self, value: Any, depth: int, seen: set[int]) -> dict[str, Any]:
         items = list(value) if not isinstance(value, (set, frozenset)) else _sorted_if_possible(value)
         cap = self.limits.container_items
-        return {"type": type(value).__name__ if type(value) in (list, tuple, set, frozenset) else _seq_kind(value),
-                "items": [self._encode(v, depth + 1, seen) for v in items[:cap]],
-                "length": len(items), "truncated": len(items) > cap}
+        return {
+            "type": type(value).__name__ if type(value) in (list, tuple, set, frozenset) else _seq_kind(value),
+            "items": [self._encode(v, depth + 1, seen) for v in items[:cap]],
+            "length": len(items),
+            "truncated": len(items) > cap,
+        }
 
     def _dict(self, value: dict[Any, Any], depth: int, seen: set[int]) -> dict[str, Any]:
         cap = self.limits.container_items
         pairs = list(value.items())
-        return {"type": "dict", "items": [[self._encode(k, depth + 1, seen), self._encode(v, depth + 1, seen)]
-                                          for k, v in pairs[:cap]],
-                "length": len(pairs), "truncated": len(pairs) > cap}
+        return {
+            "type": "dict",
+            "items": [[self._encode(k, depth + 1, seen), self._encode(v, depth + 1, seen)] for k, v in pairs[:cap]],
+            "length": len(pairs),
+            "truncated": len(pairs) > cap,
+        }
 
     def _repr(self, value: Any) -> str | None:
         try:
@@ -215,12 +239,19 @@ class ValueEncoder:
                 raise TypeError(f"__repr__ returned {type(text).__name__}")
         except Exception as exc:
             self.problems.append(f"{safe_class_name(value)}: repr() raised {describe_exception(exc)}")
-            return {"type": "object", "class": safe_class_name(value), "repr": None,
-                    "repr_error": self.scrub(describe_exception(exc))}
+            return {
+                "type": "object",
+                "class": safe_class_name(value),
+                "repr": None,
+                "repr_error": self.scrub(describe_exception(exc)),
+            }
         text = self.scrub(text)
         limit = self.limits.repr_chars
-        return {"type": "object", "class": _class_name(value),
-                "repr": text if len(text) <= limit else text[: limit - 1] + ELLIPSIS}
+        return {
+            "type": "object",
+            "class": _class_name(value),
+            "repr": text if len(text) <= limit else text[: limit - 1] + ELLIPSIS,
+        }
 
     def _callable(self, value: Any) -> dict[str, Any]:
         kind = "class" if isinstance(value, type) else "function"
@@ -239,20 +270,35 @@ class ValueEncoder:
         if isinstance(value, torch.Tensor):
             return self.tensor(value)
         if isinstance(value, torch.dtype):
-            return {"type": "dtype", "value": dtype_name(value), "itemsize": value.itemsize,
-                    "is_floating_point": value.is_floating_point}
+            return {
+                "type": "dtype",
+                "value": dtype_name(value),
+                "itemsize": value.itemsize,
+                "is_floating_point": value.is_floating_point,
+            }
         if isinstance(value, torch.device):
             return {"type": "device", "value": str(value)}
         if isinstance(value, torch.Size):
             return {"type": "size", "value": [int(d) for d in value]}
         if isinstance(value, torch.finfo):
-            return {"type": "finfo", "dtype": dtype_name(value.dtype), "bits": value.bits,
-                    "eps": json_float(value.eps), "max": json_float(value.max), "min": json_float(value.min),
-                    "smallest_normal": json_float(value.smallest_normal),
-                    "resolution": json_float(value.resolution)}
+            return {
+                "type": "finfo",
+                "dtype": dtype_name(value.dtype),
+                "bits": value.bits,
+                "eps": json_float(value.eps),
+                "max": json_float(value.max),
+                "min": json_float(value.min),
+                "smallest_normal": json_float(value.smallest_normal),
+                "resolution": json_float(value.resolution),
+            }
         if isinstance(value, torch.iinfo):
-            return {"type": "iinfo", "dtype": dtype_name(value.dtype), "bits": value.bits,
-                    "min": int(value.min), "max": int(value.max)}
+            return {
+                "type": "iinfo",
+                "dtype": dtype_name(value.dtype),
+                "bits": value.bits,
+                "min": int(value.min),
+                "max": int(value.max),
+            }
         if isinstance(value, torch.nn.Module):
             return self._module(value)
         return None
@@ -260,12 +306,16 @@ class ValueEncoder:
     def _module(self, module: Any) -> dict[str, Any]:
         params = list(module.named_parameters())
         cap = self.limits.container_items
-        return {"type": "module", "class": _class_name(module),
-                "num_parameters": int(sum(p.numel() for _, p in params)),
-                "parameters": [{"name": n, "shape": [int(d) for d in p.shape], "dtype": dtype_name(p.dtype)}
-                               for n, p in params[:cap]],
-                "parameters_truncated": len(params) > cap,
-                "repr": self._repr(module)}
+        return {
+            "type": "module",
+            "class": _class_name(module),
+            "num_parameters": int(sum(p.numel() for _, p in params)),
+            "parameters": [
+                {"name": n, "shape": [int(d) for d in p.shape], "dtype": dtype_name(p.dtype)} for n, p in params[:cap]
+            ],
+            "parameters_truncated": len(params) > cap,
+            "repr": self._repr(module),
+        }
 
     def tensor(self, t: Any) -> dict[str, Any]:
         import torch
@@ -315,17 +365,30 @@ class ValueEncoder:
     def _meta_tensor(self, t: Any) -> dict[str, Any]:
         """A tensor with no data (device "meta"): what it would hold and take, never a value."""
         numel = t.numel()
-        return {"type": "meta_tensor", "dtype": dtype_name(t.dtype), "shape": [int(d) for d in t.shape],
-                "stride": [int(s) for s in t.stride()], "element_size": int(t.element_size()), "numel": int(numel),
-                "nbytes": int(numel * t.element_size()), "requires_grad": bool(t.requires_grad)}
+        return {
+            "type": "meta_tensor",
+            "dtype": dtype_name(t.dtype),
+            "shape": [int(d) for d in t.shape],
+            "stride": [int(s) for s in t.stride()],
+            "element_size": int(t.element_size()),
+            "numel": int(numel),
+            "nbytes": int(numel * t.element_size()),
+            "requires_grad": bool(t.requires_grad),
+        }
 
     def _nested_tensor(self, t: Any) -> dict[str, Any]:
         """A nested tensor: the shape of each component (the first ``container_items``)."""
         components = t.unbind()
         cap = self.limits.container_items
-        return {"type": "nested_tensor", "dtype": dtype_name(t.dtype), "device": str(t.device),
-                "length": len(components), "shapes": [[int(d) for d in c.shape] for c in components[:cap]],
-                "truncated": len(components) > cap, "requires_grad": bool(t.requires_grad)}
+        return {
+            "type": "nested_tensor",
+            "dtype": dtype_name(t.dtype),
+            "device": str(t.device),
+            "length": len(components),
+            "shapes": [[int(d) for d in c.shape] for c in components[:cap]],
+            "truncated": len(components) > cap,
+            "requires_grad": bool(t.requires_grad),
+        }
 
     def _sparse_tensor(self, t: Any) -> dict[str, Any]:
         """A sparse tensor (COO, CSR, CSC, BSR, BSC): layout, nnz, and a preview of each index and
@@ -342,12 +405,26 @@ class ValueEncoder:
         for name, part in parts:
             part = part.int_repr() if part.is_quantized else part
             preview, truncated = self._preview(part)
-            components.append({"name": name, "shape": [int(d) for d in part.shape], "dtype": dtype_name(part.dtype),
-                               "values": preview, "truncated": truncated})
+            components.append(
+                {
+                    "name": name,
+                    "shape": [int(d) for d in part.shape],
+                    "dtype": dtype_name(part.dtype),
+                    "values": preview,
+                    "truncated": truncated,
+                }
+            )
         nbytes = sum(int(part.numel() * part.element_size()) for _name, part in parts)
-        return {"type": "sparse_tensor", "layout": layout, "dtype": dtype_name(t.dtype),
-                "shape": [int(d) for d in t.shape], "device": str(t.device), "nnz": int(t._nnz()),
-                "nbytes": nbytes, "components": components}
+        return {
+            "type": "sparse_tensor",
+            "layout": layout,
+            "dtype": dtype_name(t.dtype),
+            "shape": [int(d) for d in t.shape],
+            "device": str(t.device),
+            "nnz": int(t._nnz()),
+            "nbytes": nbytes,
+            "components": components,
+        }
 
     def _preview(self, t: Any) -> tuple[Any, bool]:
         """Nested lists of the leading and trailing entries of each dimension, "…" where cut."""
@@ -392,8 +469,9 @@ class ValueEncoder:
                 # decides (a transposed view's mean is its original's).
                 largest = torch.finfo(sample.dtype).max
                 for part in (stats, stats.get("finite") or {}):
-                    keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float)
-                            and abs(part[k]) <= largest]
+                    keys = [
+                        k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float) and abs(part[k]) <= largest
+                    ]
                     if keys:
                         rounded = shortest_floats(torch.tensor([part[k] for k in keys], dtype=sample.dtype))
                         part.update(zip(keys, rounded))
@@ -407,8 +485,13 @@ class ValueEncoder:
         if isinstance(value, np.ndarray):
             limit = self.limits.tensor_elements
             values = self._ndarray_preview(value)
-            out = {"type": "ndarray", "dtype": str(value.dtype), "shape": [int(d) for d in value.shape],
-                   "values": values, "truncated": value.size > limit}
+            out = {
+                "type": "ndarray",
+                "dtype": str(value.dtype),
+                "shape": [int(d) for d in value.shape],
+                "values": values,
+                "truncated": value.size > limit,
+            }
             if value.dtype.kind == "f" and value.size and value.dtype.itemsize <= 8:
                 # An even sample of at most stats_elements values, never a copy of the whole array.
                 step = max(1, math.ceil(value.size / self.limits.stats_elements))
@@ -417,8 +500,9 @@ class ValueEncoder:
                 if value.dtype.itemsize < 8:  # written in the array's own precision, as for tensors
                     largest = float(np.finfo(value.dtype).max)
                     for part in (out["stats"], out["stats"].get("finite") or {}):
-                        keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float)
-                                and abs(part[k]) <= largest]
+                        keys = [
+                            k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float) and abs(part[k]) <= largest
+                        ]
                         if keys:
                             rounded = shortest_array_floats(np.array([part[k] for k in keys], dtype=value.dtype))
                             part.update(zip(keys, rounded))
@@ -437,13 +521,18 @@ class ValueEncoder:
                 item = str(item)
             return {"type": "numpy_scalar", "dtype": str(value.dtype), "value": item}
         if isinstance(value, np.dtype):
-            return {"type": "dtype", "value": str(value), "itemsize": value.itemsize,
-                    "is_floating_point": value.kind == "f"}
+            return {"type": "dtype", "value": str(value), "itemsize": value.itemsize, "is_floating_point": value.kind == "f"}
         if isinstance(value, np.finfo):
-            return {"type": "finfo", "dtype": str(value.dtype), "bits": value.bits, "eps": json_float(float(value.eps)),
-                    "max": json_float(float(value.max)), "min": json_float(float(value.min)),
-                    "smallest_normal": json_float(float(value.smallest_normal)),
-                    "resolution": json_float(float(value.resolution))}
+            return {
+                "type": "finfo",
+                "dtype": str(value.dtype),
+                "bits": value.bits,
+                "eps": json_float(float(value.eps)),
+                "max": json_float(float(value.max)),
+                "min": json_float(float(value.min)),
+                "smallest_normal": json_float(float(value.smallest_normal)),
+                "resolution": json_float(float(value.resolution)),
+            }
         return None
 
     def _ndarray_preview(self, value: Any) -> Any:
@@ -461,7 +550,7 @@ class ValueEncoder:
             for dim, size in enumerate(value.shape):
                 if size > 2 * edge:
                     keep.append((edge, edge))
-                    part = np.take(part, np.r_[0:edge, size - edge:size], axis=dim)
+                    part = np.take(part, np.r_[0:edge, size - edge : size], axis=dim)
                 else:
                     keep.append(None)
         kind = part.dtype.kind
@@ -507,8 +596,12 @@ def _quantization(t: Any) -> dict[str, Any]:
     if t.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
         return {"qscheme": scheme, "scale": json_float(float(t.q_scale())), "zero_point": int(t.q_zero_point())}
     scales = t.q_per_channel_scales()[:16].tolist()
-    return {"qscheme": scheme, "axis": int(t.q_per_channel_axis()), "scales": [json_float(s) for s in scales],
-            "zero_points": [int(z) for z in t.q_per_channel_zero_points()[:16].tolist()]}
+    return {
+        "qscheme": scheme,
+        "axis": int(t.q_per_channel_axis()),
+        "scales": [json_float(s) for s in scales],
+        "zero_points": [int(z) for z in t.q_per_channel_zero_points()[:16].tolist()],
+    }
 
 
 def json_float(x: float) -> float | str:
@@ -523,7 +616,9 @@ def dtype_name(dtype: Any) -> str:
 
 def _class_name(value: Any) -> str:
     cls = type(value)
-    return cls.__qualname__ if cls.__module__ in ("builtins", "__main__", LECTURE_MODULE) else f"{cls.__module__}.{cls.__qualname__}"
+    return (
+        cls.__qualname__ if cls.__module__ in ("builtins", "__main__", LECTURE_MODULE) else f"{cls.__module__}.{cls.__qualname__}"
+    )
 
 
 def safe_class_name(value: Any) -> str:
@@ -606,7 +701,7 @@ def _insert_ellipses(values: Any, keep: list[tuple[int, int] | None], dim: int =
     k = keep[dim]
     if k is None:
         return inner
-    return inner[: k[0]] + [ELLIPSIS] + inner[k[0]:]
+    return inner[: k[0]] + [ELLIPSIS] + inner[k[0] :]
 
 
 @contextlib.contextmanager
@@ -658,20 +753,33 @@ def static_attribute(obj: Any, attr: str) -> Any:
         if isinstance(tables, dict) and "_parameters" in tables:
             raise  # an nn.Module without it: its __getattr__ would say no too
         if inspect.getattr_static(type(obj), "__getattr__", None) is not None:
-            raise StaticAttributeError(f"{safe_class_name(obj)}.{attr} could only come from __getattr__, which "
-                                       "chalktrace does not run (it is the lecture's code)") from None
+            raise StaticAttributeError(
+                f"{safe_class_name(obj)}.{attr} could only come from __getattr__, which "
+                "chalktrace does not run (it is the lecture's code)"
+            ) from None
         raise
     instance_dict = _instance_dict(obj)
     if isinstance(instance_dict, dict) and attr in instance_dict:
         return instance_dict[attr]
-    if isinstance(found, (types.FunctionType, classmethod, staticmethod, types.BuiltinFunctionType,
-                          types.MethodDescriptorType, types.WrapperDescriptorType)) or isinstance(obj, types.ModuleType):
+    if isinstance(
+        found,
+        (
+            types.FunctionType,
+            classmethod,
+            staticmethod,
+            types.BuiltinFunctionType,
+            types.MethodDescriptorType,
+            types.WrapperDescriptorType,
+        ),
+    ) or isinstance(obj, types.ModuleType):
         return getattr(obj, attr)  # a method object: binding it runs no lecture code
     if isinstance(found, _C_DESCRIPTORS) or not hasattr(type(found), "__get__"):
         return getattr(obj, attr) if isinstance(found, _C_DESCRIPTORS) else found
     kind = "property" if isinstance(found, property) else f"{type(found).__name__} descriptor"
-    raise StaticAttributeError(f"{safe_class_name(obj)}.{attr} is a {kind}: reading it runs the lecture's code, "
-                               "which chalktrace does not run again; bind it to a name and inspect that")
+    raise StaticAttributeError(
+        f"{safe_class_name(obj)}.{attr} is a {kind}: reading it runs the lecture's code, "
+        "which chalktrace does not run again; bind it to a name and inspect that"
+    )
 
 
 def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> Any:

@@ -27,6 +27,7 @@ def show_progress(session_box: list, stop: threading.Event, label: str, stream: 
             where = recorder.location() or ""
             status.update(f"{label}: {len(recorder.steps):,} steps  {where}")
 
+
 def start_timeout(seconds: float | None, session_box: list, label: str) -> threading.Timer | None:
     """A watchdog that ends a lecture running past ``seconds``, naming the last line reached (the
     run's session, once it exists, is ``session_box[0]``: its ``abort()`` stops the ranks)."""

@@ -45,8 +45,10 @@ def build_lock(project_root: Path) -> Iterator[None]:
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
-def plan_build(project_root: Path, lectures: list[Path], *, force: bool,
-               has_cuda: bool | None = None) -> tuple[list[Path], list[str], list[str]]:
+
+def plan_build(
+    project_root: Path, lectures: list[Path], *, force: bool, has_cuda: bool | None = None
+) -> tuple[list[Path], list[str], list[str]]:
     """(lectures to re-trace, notes to print, blocking problems)."""
     todo: list[Path] = []
     notes: list[str] = []
@@ -67,6 +69,7 @@ def plan_build(project_root: Path, lectures: list[Path], *, force: bool,
         todo.append(lecture)
     return todo, notes, problems
 
+
 def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: bool, show: bool = True) -> int:
     lectures = discover(project_root / paths.LECTURES_DIR)
     with build_lock(project_root):
@@ -80,17 +83,25 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
             print(f"chalktrace: all {len(lectures)} traces fresh; nothing to re-trace", file=sys.stderr)
             outcomes: list[WorkerOutcome] = []
         else:
-            print(f"chalktrace: re-tracing {len(todo)} of {len(lectures)} lectures with {min(jobs, len(todo))} "
-                  f"process(es)", file=sys.stderr)
+            print(
+                f"chalktrace: re-tracing {len(todo)} of {len(lectures)} lectures with {min(jobs, len(todo))} process(es)",
+                file=sys.stderr,
+            )
             started = time.perf_counter()
-            outcomes = run_many(todo, [paths.trace_path(project_root, p) for p in todo], jobs=jobs, timeout=timeout,
-                                force=force, project_root=project_root, show=show)
+            outcomes = run_many(
+                todo,
+                [paths.trace_path(project_root, p) for p in todo],
+                jobs=jobs,
+                timeout=timeout,
+                force=force,
+                project_root=project_root,
+                show=show,
+            )
             print(f"chalktrace: re-tracing finished in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         # A run that raised wrote its error trace: the published traces' problems below name it.
         failed = [o for o in outcomes if not o.ok and o.returncode != ExitCode.LECTURE_FAILED]
         for outcome in failed:
-            print(outcome.message or f"{rel(outcome.lecture, project_root)}: exit {outcome.returncode}",
-                  file=sys.stderr)
+            print(outcome.message or f"{rel(outcome.lecture, project_root)}: exit {outcome.returncode}", file=sys.stderr)
         students_would_see = published_problems(project_root, lectures)
         for problem in students_would_see:
             print(problem, file=sys.stderr)
@@ -116,11 +127,13 @@ def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
         problems.extend(trace_problems(trace))
     return problems
 
+
 def build_site(project_root: Path, strict: bool = True) -> int:
     command = [sys.executable, "-m", "mkdocs", "build", "--quiet"] + (["--strict"] if strict else [])
     # a lecture page that could not be built fails the build (it still shows an error card on the site)
-    done = subprocess.run(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1",
-                                                              **{paths.FAIL_ON_BROKEN_PAGES_ENV: "1"}))
+    done = subprocess.run(
+        command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **{paths.FAIL_ON_BROKEN_PAGES_ENV: "1"})
+    )
     if done.returncode:
         print("chalktrace: site build failed (see above)", file=sys.stderr)
     else:

@@ -35,6 +35,7 @@ class CheckReport:
     skipped: list[str] = field(default_factory=list)  # "path: reason" for each .py that is not traced
     notes: list[str] = field(default_factory=list)  # what was not checked, and why
 
+
 def _written_trace(output: Path, outcome: WorkerOutcome) -> Trace | None:
     """The trace a run wrote (it completed, or main() raised and its error trace was written), else None."""
     if not (outcome.ok or outcome.returncode == ExitCode.LECTURE_FAILED) or not output.exists():
@@ -49,13 +50,13 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
     """Re-trace every lecture into a temporary directory and compare with the committed traces."""
     lectures_dir = project_root / paths.LECTURES_DIR
     lectures = discover(lectures_dir)
-    report = CheckReport(lectures=len(lectures),
-                         skipped=[f"{course_path(p, project_root)}: skipped: {why}" for p, why in skipped(lectures_dir)])
+    report = CheckReport(
+        lectures=len(lectures), skipped=[f"{course_path(p, project_root)}: skipped: {why}" for p, why in skipped(lectures_dir)]
+    )
     traces_dir = project_root / paths.TRACES_DIR
     with tempfile.TemporaryDirectory(prefix="chalktrace-check-") as tmp:
         outputs = [Path(tmp) / f"{p.stem}.json" for p in lectures]
-        outcomes = run_many(lectures, outputs, jobs=jobs, timeout=timeout, force=True,
-                            project_root=project_root, show=show)
+        outcomes = run_many(lectures, outputs, jobs=jobs, timeout=timeout, force=True, project_root=project_root, show=show)
         for lecture, output, outcome in zip(lectures, outputs, outcomes):
             name = rel(lecture, project_root)
             committed = paths.trace_path(project_root, lecture)
@@ -90,9 +91,11 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                 if now_sources != then_sources:
                     added = sorted(now_sources - then_sources)
                     removed = sorted(then_sources - now_sources)
-                    report.problems.append(f"{committed_rel}: stale (sources now {'+' + ', +'.join(added) if added else ''}"
-                                           f"{' ' if added and removed else ''}{'-' + ', -'.join(removed) if removed else ''});"
-                                           " run `chalktrace build` and commit the trace")
+                    report.problems.append(
+                        f"{committed_rel}: stale (sources now {'+' + ', +'.join(added) if added else ''}"
+                        f"{' ' if added and removed else ''}{'-' + ', -'.join(removed) if removed else ''});"
+                        " run `chalktrace build` and commit the trace"
+                    )
     report.problems.extend(gpu_run_problems(project_root, lectures))
     report.problems.extend(unported_uses(project_root, lectures_dir))
     known = {p.stem for p in lectures}
@@ -100,7 +103,6 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
         if orphan.stem not in known:
             report.problems.append(f"{rel(orphan, project_root)}: no lecture lectures/{orphan.stem}.py for this trace")
     return report
-
 
 
 def unported_uses(project_root: Path, lectures_dir: Path) -> list[str]:
@@ -114,6 +116,7 @@ def unported_uses(project_root: Path, lectures_dir: Path) -> list[str]:
         found.extend(unported_names(rel(path, project_root), source))
     return found
 
+
 def main(args: argparse.Namespace) -> int:
     root = course_root("check", site=False)
     if root is None:
@@ -126,6 +129,8 @@ def main(args: argparse.Namespace) -> int:
     if report.problems:
         print(f"chalktrace check: {len(report.problems)} problem(s) in {report.lectures} lecture(s)", file=sys.stderr)
         return ExitCode.PROBLEMS
-    print(f"chalktrace check: {report.lectures} lecture(s) run, every committed trace fresh and valid, no value drifted",
-          file=sys.stderr)
+    print(
+        f"chalktrace check: {report.lectures} lecture(s) run, every committed trace fresh and valid, no value drifted",
+        file=sys.stderr,
+    )
     return ExitCode.OK

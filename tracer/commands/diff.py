@@ -26,8 +26,19 @@ def main(args: argparse.Namespace) -> int:
     shown = changes if args.all else [c for c in changes if not c.run_dependent]
     hidden = len(changes) - len(shown)
     if args.json:
-        print(json.dumps({"old": args.old, "new": args.new, "equal": not shown, "run_dependent_hidden": hidden,
-                          "changes": trace_diff.to_json(shown)}, indent=1, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "old": args.old,
+                    "new": args.new,
+                    "equal": not shown,
+                    "run_dependent_hidden": hidden,
+                    "changes": trace_diff.to_json(shown),
+                },
+                indent=1,
+                ensure_ascii=False,
+            )
+        )
     else:
         for change in shown:
             print(trace_diff.format_change(change))

@@ -15,6 +15,7 @@ from tracer.contract.trace_format import TraceError, load_trace
 
 MAX_DRIFT_LINES = 20  # per lecture; `chalktrace diff` shows them all
 
+
 def value_drift(committed: Path, fresh: Path, project_root: Path, lecture: Path) -> tuple[list[str], list[str]]:
     """(drift lines, notes): the values of a fresh run of ``lecture`` (its sources unchanged) against the
     committed trace's, one line per difference that is not run-dependent (``trace_format.RUN_DEPENDENT``).
@@ -42,7 +43,9 @@ def value_drift(committed: Path, fresh: Path, project_root: Path, lecture: Path)
     if len(changes) > MAX_DRIFT_LINES:
         lines.append(f"{shown}: … and {len(changes) - MAX_DRIFT_LINES} more difference(s)")
     lecture_rel = rel(lecture, project_root)
-    lines.append(f"{shown}: {len(changes)} value(s) drifted from the committed trace, its sources unchanged "
-                 f"(`chalktrace run {lecture_rel} -o NEW.json && chalktrace diff {shown} NEW.json` shows them all); "
-                 f"re-trace it with `chalktrace run {lecture_rel}` and commit, or find what changed (libraries?)")
+    lines.append(
+        f"{shown}: {len(changes)} value(s) drifted from the committed trace, its sources unchanged "
+        f"(`chalktrace run {lecture_rel} -o NEW.json && chalktrace diff {shown} NEW.json` shows them all); "
+        f"re-trace it with `chalktrace run {lecture_rel}` and commit, or find what changed (libraries?)"
+    )
     return lines, []

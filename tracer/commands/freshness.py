@@ -34,6 +34,7 @@ def stale_sources(trace: dict[str, Any], project_root: Path) -> list[str]:
             changed.append(rel)
     return changed
 
+
 def _binds_main(tree: ast.Module) -> bool:
     """Whether module-level code binds the name ``main`` (def, async def, assignment, import, star import)."""
     todo: list[ast.AST] = list(tree.body)
@@ -52,6 +53,7 @@ def _binds_main(tree: ast.Module) -> bool:
         todo.extend(ast.iter_child_nodes(node))
     return False
 
+
 def skip_reason(path: Path) -> str | None:
     """Why ``path`` (in the lectures directory) is not traced as a lecture, or None when it is."""
     if path.name.startswith("_"):
@@ -69,18 +71,23 @@ def skip_reason(path: Path) -> str | None:
         return "no main at module level (define `def main():`)"
     return None
 
+
 def discover(lectures_dir: Path) -> list[Path]:
     """Lecture files: ``*.py`` that bind ``main`` at module level; names starting with ``_`` are helpers."""
     return sorted(p for p in lectures_dir.glob("*.py") if skip_reason(p) is None)
 
+
 def skipped(lectures_dir: Path) -> list[tuple[Path, str]]:
     """The ``*.py`` files under ``lectures_dir`` that are not lectures, each with the reason (those in
     subfolders too: every file gets an answer)."""
-    return ([(p, why) for p in sorted(lectures_dir.glob("*.py")) if (why := skip_reason(p)) is not None]
-            + [(p, SUBFOLDER_REASON) for p in subfolder_files(lectures_dir)])
+    return [(p, why) for p in sorted(lectures_dir.glob("*.py")) if (why := skip_reason(p)) is not None] + [
+        (p, SUBFOLDER_REASON) for p in subfolder_files(lectures_dir)
+    ]
+
 
 def rel(path: Path, root: Path) -> str:
     return paths.shown_path(path, root)
+
 
 def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None:
     """None when ``trace_file`` is a fresh trace of ``lecture``, else why it is not."""
@@ -99,8 +106,7 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
         return "stale (changed: " + ", ".join(changed) + ")"
     if "stepped_helpers" in header:  # older traces did not record it
         try:
-            decisions = changed_decisions(header.get("sources") or {}, lecture_rel, header["stepped_helpers"] or [],
-                                          project_root)
+            decisions = changed_decisions(header.get("sources") or {}, lecture_rel, header["stepped_helpers"] or [], project_root)
         except SettingsError as exc:
             return str(exc)
         if decisions:

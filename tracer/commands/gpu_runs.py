@@ -27,12 +27,14 @@ class Refusal:
     skip: bool = False  # leave this lecture alone and carry on
     keep_gpu_run: tuple[Path, Path] | None = None  # (CUDA trace, where to keep it) before replacing it
 
+
 def cuda_available() -> bool:
     try:
         import torch
     except ImportError:
         return False
     return bool(torch.cuda.is_available())
+
 
 def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: bool | None = None) -> Refusal | None:
     """Protect a trace made on CUDA from being replaced on a machine without CUDA."""
@@ -54,13 +56,21 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
     if force:
         if target == Path(rel(paths.trace_path(project_root, lecture), project_root)):
             kept = paths.gpu_run_path(project_root, lecture.stem)
-            return Refusal(f"{target}: --force: replacing the CUDA trace made on {gpu} with a CPU trace; the GPU run "
-                           f"stays published, kept as {rel(kept, project_root)}",
-                           keep_gpu_run=(project_root / target, kept))
-        return Refusal(f"{target}: --force: replacing the CUDA trace made on {gpu} with a CPU trace; "
-                       "its GPU memory figures and GPU timings are lost")
-    return Refusal(f"{target}: stale trace made on CUDA ({gpu}; changed: {', '.join(changed)}); "
-                   "re-trace it on a GPU, or pass --force to replace it with a CPU trace", blocking=True)
+            return Refusal(
+                f"{target}: --force: replacing the CUDA trace made on {gpu} with a CPU trace; the GPU run "
+                f"stays published, kept as {rel(kept, project_root)}",
+                keep_gpu_run=(project_root / target, kept),
+            )
+        return Refusal(
+            f"{target}: --force: replacing the CUDA trace made on {gpu} with a CPU trace; "
+            "its GPU memory figures and GPU timings are lost"
+        )
+    return Refusal(
+        f"{target}: stale trace made on CUDA ({gpu}; changed: {', '.join(changed)}); "
+        "re-trace it on a GPU, or pass --force to replace it with a CPU trace",
+        blocking=True,
+    )
+
 
 def guarded_run(lecture: Path, output: Path | None, *, force: bool, trace: Callable[[], int]) -> int:
     """One ``chalktrace run`` of ``lecture`` under the GPU-run protocol; ``trace()`` traces it and gives
@@ -90,23 +100,29 @@ def guarded_run(lecture: Path, output: Path | None, *, force: bool, trace: Calla
             settle_gpu_run(*keep)
     after = read_header(target)
     if before is not None and before.get("status") == "ok" and after is not None and after.get("status") != "ok":
-        print(f"{rel(target, project_root)}: the previous good trace was replaced by this {after.get('status')} "
-              "trace (so the page shows where it broke); fix the lecture and run it again, or restore the "
-              "committed one (git restore)", file=sys.stderr)
+        print(
+            f"{rel(target, project_root)}: the previous good trace was replaced by this {after.get('status')} "
+            "trace (so the page shows where it broke); fix the lecture and run it again, or restore the "
+            "committed one (git restore)",
+            file=sys.stderr,
+        )
     if output is None or output.resolve() == committed.resolve():
         retired = retire_gpu_run(project_root, lecture)
         if retired:
             print(retired, file=sys.stderr)
     return code
 
+
 def keep_gpu_run(trace: Path, kept: Path) -> None:
     """Copy the CUDA ``trace`` to ``kept`` before it is replaced (so it exists somewhere at every moment)."""
     write_atomic(kept, trace.read_text(encoding="utf-8"))
+
 
 def settle_gpu_run(trace: Path, kept: Path) -> None:
     """After a run meant to replace ``trace``: drop the copy made by :func:`keep_gpu_run` if nothing replaced it."""
     if _is_cuda_trace(trace) and kept.exists():
         kept.unlink()
+
 
 def retire_gpu_run(project_root: Path, lecture: Path) -> str | None:
     """A new CUDA trace of ``lecture`` supersedes its kept GPU run: remove that, saying so."""
@@ -116,9 +132,11 @@ def retire_gpu_run(project_root: Path, lecture: Path) -> str | None:
         return f"{rel(kept, project_root)}: removed; this GPU trace supersedes it"
     return None
 
+
 def _is_cuda_trace(path: Path) -> bool:
     header = read_header(path)
     return header is not None and (header.get("environment") or {}).get("device") == "cuda"
+
 
 def gpu_run_problems(project_root: Path, lectures: list[Path]) -> list[str]:
     """What is wrong with the kept GPU runs: each must be a valid CUDA trace of a lecture traced on CPU."""

@@ -38,6 +38,8 @@ _EXTRAS = re.compile(r"^(\s*[A-Za-z0-9._-]+)\[[^\]]*\]")
 def site_requirement(requirement: str) -> str:
     """``requirement`` without extras: chalktrace as the publishing job installs it (no torch)."""
     return _EXTRAS.sub(r"\1", requirement, count=1)
+
+
 EXECUTABLE = {".ci/run"}
 
 
@@ -78,8 +80,7 @@ def template_files() -> list[Path]:
 def existing_path_problem(directory: Path) -> str | None:
     """Why a new course cannot be written at ``directory`` as it is now, or None (absent, or an empty folder)."""
     if directory.is_symlink() and not directory.exists():
-        return (f"is a link to {os.readlink(directory)}, which does not exist; remove the link or choose a new "
-                "directory")
+        return f"is a link to {os.readlink(directory)}, which does not exist; remove the link or choose a new directory"
     if not directory.exists():
         parent = next((p for p in directory.parents if p.exists()), None)
         if parent is not None and not parent.is_dir():
@@ -130,8 +131,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"chalktrace: {exc}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     except OSError as exc:  # a folder that cannot be made or written (permissions, a full disk)
-        print(f"chalktrace: {exc.filename or args.directory}: cannot create the course ({exc.strerror or exc})",
-              file=sys.stderr)
+        print(f"chalktrace: {exc.filename or args.directory}: cannot create the course ({exc.strerror or exc})", file=sys.stderr)
         return ExitCode.BAD_INPUT
     if not args.quiet:
         print(f"chalktrace: created {args.directory}/ ({', '.join(written)}); next: see its README.md", file=sys.stderr)

@@ -29,9 +29,17 @@ def main(args: argparse.Namespace) -> int:
         return _run_torchrun(args)
     for lecture in args.lectures:
         # gpu_runs owns the CUDA guard and the kept GPU run around the run itself
-        worst = max(worst, gpu_runs.guarded_run(Path(lecture), Path(args.output) if args.output else None,
-                                                force=args.force, trace=partial(_run_one, args, lecture)))
+        worst = max(
+            worst,
+            gpu_runs.guarded_run(
+                Path(lecture),
+                Path(args.output) if args.output else None,
+                force=args.force,
+                trace=partial(_run_one, args, lecture),
+            ),
+        )
     return worst
+
 
 def _run_one(args: argparse.Namespace, lecture: str) -> int:
     """Trace one lecture for ``main``; its exit code."""
@@ -55,12 +63,16 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     started = time.perf_counter()
     deadline = time.monotonic() + args.timeout if args.timeout else None
     try:
-        options = TraceOptions(seed=args.seed, inspect_all=args.inspect_all, max_steps=args.max_steps,
-                                 measure_flops=not args.no_flops, limits=Limits(tensor_elements=args.preview_elements),
-                                 output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
-                                 max_plot_points=args.max_plot_points)
-        result = run_lecture(lecture, output=args.output, shard_dir=args.shard_dir, options=options,
-                             on_session=box.append)
+        options = TraceOptions(
+            seed=args.seed,
+            inspect_all=args.inspect_all,
+            max_steps=args.max_steps,
+            measure_flops=not args.no_flops,
+            limits=Limits(tensor_elements=args.preview_elements),
+            output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
+            max_plot_points=args.max_plot_points,
+        )
+        result = run_lecture(lecture, output=args.output, shard_dir=args.shard_dir, options=options, on_session=box.append)
     except LectureError as exc:
         say(str(exc))
         return ExitCode.BAD_INPUT
@@ -79,8 +91,9 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
         # Anything but "ok" means main() did not complete: never exit 0 for it.
         worst = ExitCode.INTERRUPTED if result.status == "interrupted" else ExitCode.LECTURE_FAILED
     if not args.quiet:
-        status = {"ok": "ok", "error": "raised", "exited": "exited before main() returned",
-                  "interrupted": "interrupted"}.get(result.status, result.status)
+        status = {"ok": "ok", "error": "raised", "exited": "exited before main() returned", "interrupted": "interrupted"}.get(
+            result.status, result.status
+        )
         shown = result.output
         if shown is not None:
             try:
@@ -89,6 +102,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
                 pass
         say(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}")
     return worst
+
 
 def _run_torchrun(args: argparse.Namespace) -> int:
     """``run --nproc-per-node N``: the lecture is a torchrun script; trace every rank and merge them."""
@@ -106,8 +120,14 @@ def _run_torchrun(args: argparse.Namespace) -> int:
     extra += ["--max-steps", str(args.max_steps)]
     started = time.perf_counter()
     try:
-        result = run_torchrun(lecture, args.nproc_per_node, output=Path(args.output) if args.output else None,
-                              seed=args.seed, timeout=args.timeout, extra=extra)
+        result = run_torchrun(
+            lecture,
+            args.nproc_per_node,
+            output=Path(args.output) if args.output else None,
+            seed=args.seed,
+            timeout=args.timeout,
+            extra=extra,
+        )
     except ShardError as exc:
         say(str(exc))
         return ExitCode.LECTURE_FAILED
@@ -118,6 +138,8 @@ def _run_torchrun(args: argparse.Namespace) -> int:
     if result.status == "failed":
         return ExitCode.LECTURE_FAILED
     if not args.quiet:
-        say(f"{lecture}: {'raised' if result.status == 'error' else 'ok'}, {result.ranks} ranks, "
-            f"{result.steps:,} steps in {time.perf_counter() - started:.1f}s -> {result.output}")
+        say(
+            f"{lecture}: {'raised' if result.status == 'error' else 'ok'}, {result.ranks} ranks, "
+            f"{result.steps:,} steps in {time.perf_counter() - started:.1f}s -> {result.output}"
+        )
     return ExitCode.LECTURE_FAILED if result.status == "error" else ExitCode.OK

@@ -47,8 +47,10 @@ def address_in_use(address: str) -> str | None:
         try:
             probe.bind(where)
         except OSError as exc:
-            return (f"{address} is in use ({exc.strerror}): is another server running there? "
-                    f"Stop it, or pass another address: -a {host}:{port + 1}")
+            return (
+                f"{address} is in use ({exc.strerror}): is another server running there? "
+                f"Stop it, or pass another address: -a {host}:{port + 1}"
+            )
     return None
 
 

@@ -21,13 +21,18 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Iterator
 
-from tracer.contract.trace_format import (RUN_DEPENDENT_COLLECTIVE, RUN_DEPENDENT_COMPUTE, Step, Trace, is_timing_name,
-                                 memory_is_run_dependent)
+from tracer.contract.trace_format import (
+    RUN_DEPENDENT_COLLECTIVE,
+    RUN_DEPENDENT_COMPUTE,
+    Step,
+    Trace,
+    is_timing_name,
+    memory_is_run_dependent,
+)
 
 CHANGED, ADDED, REMOVED = "changed", "added", "removed"
 # What a change is about; drift counts every kind but "environment".
-KINDS = ("value", "memory", "compute", "collective", "step", "rendering", "output", "error", "status", "warning",
-         "environment")
+KINDS = ("value", "memory", "compute", "collective", "step", "rendering", "output", "error", "status", "warning", "environment")
 EDITED_LINE_SIMILARITY = 0.6  # how alike a replaced line and its replacement must be to count as one line, edited
 MAX_LINES_PER_VALUE = 12  # a changed container or dict reports at most this many of its items
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
@@ -43,8 +48,24 @@ def portable_text(text: str) -> str:
     if "lib/python3" in text:
         text = _STDLIB.sub("<stdlib>/", _SITE_PACKAGES.sub("<site-packages>/", text))
     return text
-_COLLECTIVE_FIELDS = ("op", "dtype", "shape", "nbytes", "sent_nbytes", "received_nbytes", "algorithm", "group_size",
-                      "backend", "async_op", "root", "peer", "reduce_op", "peak")
+
+
+_COLLECTIVE_FIELDS = (
+    "op",
+    "dtype",
+    "shape",
+    "nbytes",
+    "sent_nbytes",
+    "received_nbytes",
+    "algorithm",
+    "group_size",
+    "backend",
+    "async_op",
+    "root",
+    "peer",
+    "reduce_op",
+    "peak",
+)
 _TENSOR_FIELDS = ("dtype", "shape", "stride", "storage_offset", "device", "requires_grad", "grad_fn")
 
 
@@ -79,8 +100,10 @@ def line_map(old_text: str, new_text: str) -> dict[int, int]:
         elif tag == "replace":  # an edited line: paired, in order, with the most similar replacement line
             start = j1
             for i in range(i1, i2):
-                scored = [(difflib.SequenceMatcher(None, old_lines[i], new_lines[j], autojunk=False).ratio(), j)
-                          for j in range(start, j2)]
+                scored = [
+                    (difflib.SequenceMatcher(None, old_lines[i], new_lines[j], autojunk=False).ratio(), j)
+                    for j in range(start, j2)
+                ]
                 best = max(scored, default=(0.0, -1), key=lambda pair: pair[0])
                 if best[0] >= EDITED_LINE_SIMILARITY:
                     mapping[best[1] + 1] = i + 1
@@ -107,11 +130,13 @@ def _keyed(steps: list[Step], maps: dict[str, dict[int, int]] | None) -> tuple[d
     return keys, counts
 
 
-def _align(old: list[Step], new: list[Step], old_files: dict[str, str], new_files: dict[str, str]
-           ) -> Iterator[tuple[int | None, int | None, int | None]]:
+def _align(
+    old: list[Step], new: list[Step], old_files: dict[str, str], new_files: dict[str, str]
+) -> Iterator[tuple[int | None, int | None, int | None]]:
     """(old index, new index, run number or None) for every step, in the new trace's order, removed ones last."""
-    maps = {path: line_map(old_files[path], text) for path, text in new_files.items()
-            if path in old_files and old_files[path] != text}
+    maps = {
+        path: line_map(old_files[path], text) for path, text in new_files.items() if path in old_files and old_files[path] != text
+    }
     old_keys, old_counts = _keyed(old, None)
     new_keys, new_counts = _keyed(new, maps)
     for key, index in new_keys.items():
@@ -222,8 +247,7 @@ def _compare(name: str, a: Any, b: Any, out: list[tuple[str, Any, Any, str]]) ->
         pairs_b = {json.dumps(k, sort_keys=True): (k, v) for k, v in b.get("items") or []}
         for key in list(pairs_a) + [k for k in pairs_b if k not in pairs_a]:
             shown = f"{name}[{show(pairs_a.get(key, pairs_b.get(key))[0])}]"  # type: ignore[index]
-            _compare(shown, pairs_a[key][1] if key in pairs_a else None, pairs_b[key][1] if key in pairs_b else None,
-                     out)
+            _compare(shown, pairs_a[key][1] if key in pairs_a else None, pairs_b[key][1] if key in pairs_b else None, out)
     elif kind == "dataclass":
         fields_a, fields_b = a.get("fields") or {}, b.get("fields") or {}
         for field in list(fields_a) + [f for f in fields_b if f not in fields_a]:
@@ -250,8 +274,16 @@ def diff_traces(old: Trace, new: Trace) -> list[Change]:
         changes.append(Change("status", CHANGED, "truncated", old.get("truncated"), new.get("truncated")))
     changes.extend(_list_changes("warning", "warning", old.get("warnings") or [], new.get("warnings") or []))
     files_a, files_b = old.get("files") or {}, new.get("files") or {}
-    changes.extend(_steps_changes(old["steps"], new["steps"], files_a, files_b, None,
-                                  memory_is_run_dependent(new, False) or memory_is_run_dependent(old, False)))
+    changes.extend(
+        _steps_changes(
+            old["steps"],
+            new["steps"],
+            files_a,
+            files_b,
+            None,
+            memory_is_run_dependent(new, False) or memory_is_run_dependent(old, False),
+        )
+    )
     launches_a: list[Any] = (old.get("ranks") or {}).get("launches") or []  # type: ignore[call-overload]
     launches_b: list[Any] = (new.get("ranks") or {}).get("launches") or []  # type: ignore[call-overload]
     for number, (la, lb) in enumerate(zip(launches_a, launches_b), 1):
@@ -260,19 +292,25 @@ def diff_traces(old: Trace, new: Trace) -> list[Change]:
         for rank in sorted(set(streams_a) | set(streams_b)):
             sa, sb = streams_a.get(rank), streams_b.get(rank)
             if sa is None or sb is None:
-                changes.append(Change("step", _status(sa, sb), f"launch {number} rank {rank}", rank=rank,
-                                      old=len(sa["steps"]) if sa else None, new=len(sb["steps"]) if sb else None,
-                                      detail="steps"))
+                changes.append(
+                    Change(
+                        "step",
+                        _status(sa, sb),
+                        f"launch {number} rank {rank}",
+                        rank=rank,
+                        old=len(sa["steps"]) if sa else None,
+                        new=len(sb["steps"]) if sb else None,
+                        detail="steps",
+                    )
+                )
                 continue
             if sa.get("status") != sb.get("status"):
                 changes.append(Change("status", CHANGED, "status", sa.get("status"), sb.get("status"), rank=rank))
             changes.extend(_steps_changes(sa["steps"], sb["steps"], files_a, files_b, rank, True))
     for number in range(len(launches_b), len(launches_a)):
-        changes.append(Change("step", REMOVED, f"launch {number + 1}", old=launches_a[number]["world_size"],
-                              detail="ranks"))
+        changes.append(Change("step", REMOVED, f"launch {number + 1}", old=launches_a[number]["world_size"], detail="ranks"))
     for number in range(len(launches_a), len(launches_b)):
-        changes.append(Change("step", ADDED, f"launch {number + 1}", new=launches_b[number]["world_size"],
-                              detail="ranks"))
+        changes.append(Change("step", ADDED, f"launch {number + 1}", new=launches_b[number]["world_size"], detail="ranks"))
     return changes
 
 
@@ -297,8 +335,9 @@ def _list_changes(kind: str, name: str, old: list[Any], new: list[Any], **where:
     return out
 
 
-def _steps_changes(old: list[Step], new: list[Step], files_a: dict[str, str], files_b: dict[str, str],
-                   rank: int | None, memory_varies: bool) -> list[Change]:
+def _steps_changes(
+    old: list[Step], new: list[Step], files_a: dict[str, str], files_b: dict[str, str], rank: int | None, memory_varies: bool
+) -> list[Change]:
     changes: list[Change] = []
     added: dict[tuple[str, int], int] = {}
     removed: dict[tuple[str, int], int] = {}
@@ -310,7 +349,14 @@ def _steps_changes(old: list[Step], new: list[Step], files_a: dict[str, str], fi
             tally[(frame["path"], frame["line"])] = tally.get((frame["path"], frame["line"]), 0) + 1
             # What the lone step recorded, rendered or printed is added (or removed) with it.
             where = {"path": frame["path"], "line": frame["line"], "run": run, "rank": rank, "before": j is None}
-            blank: Step = {"frame": step.get("frame", -1), "stack": step["stack"], "env": {}, "renderings": [], "stdout": "", "memory": step["memory"]}
+            blank: Step = {
+                "frame": step.get("frame", -1),
+                "stack": step["stack"],
+                "env": {},
+                "renderings": [],
+                "stdout": "",
+                "memory": step["memory"],
+            }
             pair = (blank, step) if i is None else (step, blank)
             changes.extend(_step_changes(*pair, where, memory_varies))
             continue
@@ -319,8 +365,17 @@ def _steps_changes(old: list[Step], new: list[Step], files_a: dict[str, str], fi
         changes.extend(_step_changes(old[i], new[j], where, memory_varies))
     for tally, status in ((added, ADDED), (removed, REMOVED)):
         for (path, line), count in tally.items():
-            changes.append(Change("step", status, "step" if count == 1 else f"{count} steps", path=path, line=line,
-                                  rank=rank, before=status == REMOVED))
+            changes.append(
+                Change(
+                    "step",
+                    status,
+                    "step" if count == 1 else f"{count} steps",
+                    path=path,
+                    line=line,
+                    rank=rank,
+                    before=status == REMOVED,
+                )
+            )
     return _new_memory_differences(changes)
 
 
@@ -351,8 +406,7 @@ def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool) ->
             status = CHANGED if old is None and new is None else _status(old, new)  # an item of a container
             out.append(Change("value", status, shown, old, new, detail=detail, run_dependent=timing, **where))
     out.extend(_list_changes("rendering", "rendering", a.get("renderings") or [], b.get("renderings") or [], **where))
-    out.extend(_list_changes("rendering", "speaker note", a.get("speaker_notes") or [], b.get("speaker_notes") or [],
-                             **where))
+    out.extend(_list_changes("rendering", "speaker note", a.get("speaker_notes") or [], b.get("speaker_notes") or [], **where))
     for stream in ("stdout", "stderr"):
         x, y = a.get(stream) or "", b.get(stream) or ""
         if x != y and portable_text(x) != portable_text(y):
@@ -364,15 +418,13 @@ def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool) ->
     ca, cb = a.get("compute"), b.get("compute")
     if ca is None or cb is None:
         if ca is not None or cb is not None:
-            out.append(Change("compute", _status(ca, cb), "@flops", (ca or {}).get("flops"), (cb or {}).get("flops"),
-                              **where))
+            out.append(Change("compute", _status(ca, cb), "@flops", (ca or {}).get("flops"), (cb or {}).get("flops"), **where))
     else:
         for field in list(cb) + [f for f in ca if f not in cb]:
             x, y = ca.get(field), cb.get(field)
             if x != y:
                 name = "FLOPs" if field == "flops" else f"@flops {field}"
-                out.append(Change("compute", CHANGED, name, x, y, run_dependent=field in RUN_DEPENDENT_COMPUTE,
-                                  **where))
+                out.append(Change("compute", CHANGED, name, x, y, run_dependent=field in RUN_DEPENDENT_COMPUTE, **where))
     colls_a, colls_b = a.get("collectives") or [], b.get("collectives") or []
     for k in range(max(len(colls_a), len(colls_b))):
         x = colls_a[k] if k < len(colls_a) else None
@@ -383,8 +435,17 @@ def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool) ->
             continue
         for field in _COLLECTIVE_FIELDS + tuple(sorted(RUN_DEPENDENT_COLLECTIVE)):
             if x.get(field) != y.get(field):
-                out.append(Change("collective", CHANGED, f"{label} {field}", x.get(field), y.get(field),
-                                  run_dependent=field in RUN_DEPENDENT_COLLECTIVE, **where))
+                out.append(
+                    Change(
+                        "collective",
+                        CHANGED,
+                        f"{label} {field}",
+                        x.get(field),
+                        y.get(field),
+                        run_dependent=field in RUN_DEPENDENT_COLLECTIVE,
+                        **where,
+                    )
+                )
     error_a, error_b = _error_text(a.get("error")), _error_text(b.get("error"))
     if error_a != error_b:
         out.append(Change("error", _status(error_a, error_b), "error", error_a, error_b, **where))
@@ -411,7 +472,7 @@ def show_number(value: int | float) -> str:
 def show(value: Any, limit: int = 60) -> str:
     """A Value (or plain trace data) as short text."""
     text = _show(value)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _show(value: Any) -> str:

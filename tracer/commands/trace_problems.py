@@ -49,8 +49,7 @@ def trace_problems(trace: Any) -> list[str]:
         if not _expected(trace, path, line, marks):
             first = (error.get("message") or "").splitlines()[0] if error.get("message") else ""
             what = f"raised {error.get('type')}: {first}" if error else f"ended early (status {trace.get('status')})"
-            problems.append(f"{path}:{line}: lecture {what} "
-                            "(mark the line `# @raises` if the lecture teaches this error)")
+            problems.append(f"{path}:{line}: lecture {what} (mark the line `# @raises` if the lecture teaches this error)")
     seen: set[tuple[str, int, str]] = set()
     for step in trace.get("steps") or []:
         for name, value in (step.get("env") or {}).items():
@@ -61,8 +60,7 @@ def trace_problems(trace: Any) -> list[str]:
             if key in seen or _expected(trace, frame["path"], frame["line"], marks):
                 continue
             seen.add(key)
-            problems.append(f"{frame['path']}:{frame['line']}: "
-                            f"{value.get('message') or '@inspect ' + name + ' names nothing'}")
+            problems.append(f"{frame['path']}:{frame['line']}: {value.get('message') or '@inspect ' + name + ' names nothing'}")
     return problems
 
 
@@ -84,6 +82,8 @@ def missing_alt_text(trace: Any) -> list[str]:
             if key in seen:
                 continue
             seen.add(key)
-            warnings.append(f"{frame['path']}:{frame['line']}: warning: image {target} has no alt text; pass "
-                            "alt=\"what it shows\" (or alt=\"\" if it is decorative)")
+            warnings.append(
+                f"{frame['path']}:{frame['line']}: warning: image {target} has no alt text; pass "
+                'alt="what it shows" (or alt="" if it is decorative)'
+            )
     return warnings

@@ -32,6 +32,7 @@ class WorkerOutcome:
     def ok(self) -> bool:
         return self.returncode == 0
 
+
 @dataclass(frozen=True)
 class RunRequest:
     """One lecture to trace in a fresh interpreter with ``chalktrace run`` (isolation, real timeouts, true
@@ -44,24 +45,44 @@ class RunRequest:
     force: bool = False
     seed: int = 0
 
+
 KILL_GRACE_SECONDS = 60  # beyond the run's own --timeout, for start-up and writing the trace
+
 
 def run_command(request: RunRequest) -> list[str]:
     """The command line that traces ``request``: the one place that spells ``chalktrace run``'s options."""
-    command = [sys.executable, "-m", "tracer", "run", str(request.lecture), "-o", str(request.output), "-q",
-               "--timeout", str(request.timeout), "--seed", str(request.seed)]
+    command = [
+        sys.executable,
+        "-m",
+        "tracer",
+        "run",
+        str(request.lecture),
+        "-o",
+        str(request.output),
+        "-q",
+        "--timeout",
+        str(request.timeout),
+        "--seed",
+        str(request.seed),
+    ]
     if request.force:
         command.append("--force")
     return command
+
 
 def read_outcome(request: RunRequest, returncode: int | None, stderr: str, seconds: float) -> WorkerOutcome:
     """What a run of ``request`` came to: its exit code (None: it was killed after its timeout and the
     grace) and its last three error lines (warnings left out)."""
     if returncode is None:
-        return WorkerOutcome(request.lecture, ExitCode.TIMEOUT, seconds,
-                       f"{request.lecture}: timeout: killed after {request.timeout + KILL_GRACE_SECONDS:g}s")
+        return WorkerOutcome(
+            request.lecture,
+            ExitCode.TIMEOUT,
+            seconds,
+            f"{request.lecture}: timeout: killed after {request.timeout + KILL_GRACE_SECONDS:g}s",
+        )
     lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("chalktrace: warning")]
     return WorkerOutcome(request.lecture, returncode, seconds, "\n".join(lines[-3:]))
+
 
 def trace_in_subprocess(request: RunRequest) -> WorkerOutcome:
     """Trace one lecture in a fresh interpreter."""
@@ -69,11 +90,13 @@ def trace_in_subprocess(request: RunRequest) -> WorkerOutcome:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env.setdefault("PYTHONHASHSEED", "0")  # traced processes hash strings alike on every run
     try:
-        done = subprocess.run(run_command(request), capture_output=True, text=True,
-                              timeout=request.timeout + KILL_GRACE_SECONDS, env=env)
+        done = subprocess.run(
+            run_command(request), capture_output=True, text=True, timeout=request.timeout + KILL_GRACE_SECONDS, env=env
+        )
     except subprocess.TimeoutExpired:
         return read_outcome(request, None, "", time.perf_counter() - started)
     return read_outcome(request, done.returncode, done.stderr, time.perf_counter() - started)
+
 
 class _Display:
     """Per-lecture progress: a live table on a terminal, one line per finished lecture otherwise."""
@@ -84,8 +107,12 @@ class _Display:
         if enabled and sys.stderr.isatty():
             from rich.live import Live
 
-            self._live = Live(self._table(), refresh_per_second=8, transient=False,
-                              console=__import__("rich.console").console.Console(stderr=True))
+            self._live = Live(
+                self._table(),
+                refresh_per_second=8,
+                transient=False,
+                console=__import__("rich.console").console.Console(stderr=True),
+            )
             self._live.start()
 
     def _table(self) -> Any:
@@ -107,8 +134,10 @@ class _Display:
         if self._live is not None:
             self._live.stop()
 
-def run_many(lectures: list[Path], outputs: list[Path], *, jobs: int, timeout: float, force: bool,
-             project_root: Path, show: bool = True) -> list[WorkerOutcome]:
+
+def run_many(
+    lectures: list[Path], outputs: list[Path], *, jobs: int, timeout: float, force: bool, project_root: Path, show: bool = True
+) -> list[WorkerOutcome]:
     names = [rel(p, project_root) for p in lectures]
     display = _Display(names, show)
 
@@ -116,9 +145,13 @@ def run_many(lectures: list[Path], outputs: list[Path], *, jobs: int, timeout: f
         display.update(names[index], "tracing…")
         outcome = trace_in_subprocess(RunRequest(lectures[index], outputs[index], timeout=timeout, force=force))
         last = outcome.message.splitlines()[-1] if outcome.message else outcome.returncode
-        status = (f"traced in {outcome.seconds:.1f}s" if outcome.ok else
-                  f"raised in {outcome.seconds:.1f}s ({last})" if outcome.returncode == ExitCode.LECTURE_FAILED
-                  else f"FAILED ({last})")
+        status = (
+            f"traced in {outcome.seconds:.1f}s"
+            if outcome.ok
+            else f"raised in {outcome.seconds:.1f}s ({last})"
+            if outcome.returncode == ExitCode.LECTURE_FAILED
+            else f"FAILED ({last})"
+        )
         display.update(names[index], status, final=True)
         return outcome
 

@@ -22,7 +22,7 @@ def author_names(authors: Any) -> list[str]:
     text = authors.strip()
     more = re.search(r",?\s+et\.? al\.?$", text)
     if more:
-        text = text[:more.start()]
+        text = text[: more.start()]
     pieces = re.split(r"\s*;\s*|\s+and\s+|\s*&\s*", text)
     if len(pieces) == 1:
         pieces = text.split(",")
@@ -31,7 +31,7 @@ def author_names(authors: Any) -> list[str]:
 
 
 def surname(name: str) -> str:
-    """"Jared Kaplan" -> "Kaplan"; "Kaplan, Jared" -> "Kaplan"; "Kaplan" -> "Kaplan"."""
+    """ "Jared Kaplan" -> "Kaplan"; "Kaplan, Jared" -> "Kaplan"; "Kaplan" -> "Kaplan"."""
     if "," in name:
         return name.split(",")[0].strip()
     return name.split()[-1] if name.split() else name
@@ -54,7 +54,7 @@ def short_title(title: str) -> str:
     words = title.split()
     short = " ".join(words[:SHORT_TITLE_WORDS])
     if len(short) > SHORT_TITLE_CHARS:
-        short = short[:SHORT_TITLE_CHARS - 1].rstrip()
+        short = short[: SHORT_TITLE_CHARS - 1].rstrip()
     return short + ("…" if short != " ".join(words) else "")
 
 

@@ -35,13 +35,17 @@ def url_safe(stem: str) -> str:
 def name_problem(path: Path) -> str | None:
     """Why ``path``'s name cannot name a lecture page, or None."""
     if path.stem in paths.RESERVED_LECTURE_NAMES:
-        return (f"the name {path.stem!r} is reserved by the site (its page would not be at "
-                f"{paths.lecture_url(path.stem)}); reserved names: {', '.join(paths.RESERVED_LECTURE_NAMES)}; "
-                "rename the file")
+        return (
+            f"the name {path.stem!r} is reserved by the site (its page would not be at "
+            f"{paths.lecture_url(path.stem)}); reserved names: {', '.join(paths.RESERVED_LECTURE_NAMES)}; "
+            "rename the file"
+        )
     if URL_NAME.fullmatch(path.stem):
         return None
-    return (f"the name {path.stem!r} cannot be part of a page URL; rename the file with letters, digits, _ . - "
-            f"(e.g. {url_safe(path.stem)}.py)")
+    return (
+        f"the name {path.stem!r} cannot be part of a page URL; rename the file with letters, digits, _ . - "
+        f"(e.g. {url_safe(path.stem)}.py)"
+    )
 
 
 def outside_target(path: Path, project_root: Path) -> Path | None:
@@ -75,8 +79,10 @@ def subfolder_files(lectures_dir: Path) -> list[Path]:
     return sorted(found)
 
 
-SUBFOLDER_REASON = ("in a subfolder of lectures/: only lectures/*.py are published (move it up to publish it; "
-                    "files in subfolders can be imported as helpers)")
+SUBFOLDER_REASON = (
+    "in a subfolder of lectures/: only lectures/*.py are published (move it up to publish it; "
+    "files in subfolders can be imported as helpers)"
+)
 
 
 def owner_of_trace(trace: Path, lecture_rel: str, project_root: Path) -> str | None:
@@ -96,19 +102,22 @@ def place_problem(given: Path, project_root: Path, shown: str, *, default_output
     ``default_output``: the trace goes to the course's ``site/traces/NAME.json`` (no ``-o``)."""
     target = outside_target(given, project_root)
     if target is not None:
-        return (f"{shown}: a link to {target}, outside the course ({project_root}); "
-                "copy the lecture into the course to trace it")
+        return f"{shown}: a link to {target}, outside the course ({project_root}); copy the lecture into the course to trace it"
     problem = name_problem(given)
     if problem:
         return f"{shown}: {problem}"
     if not default_output:
         return None
     if in_lecture_subfolder(given, project_root):
-        return (f"{shown}: in a subfolder of lectures/: only lectures/*.py are published; move it up, "
-                "or pass -o to trace it elsewhere")
+        return (
+            f"{shown}: in a subfolder of lectures/: only lectures/*.py are published; move it up, "
+            "or pass -o to trace it elsewhere"
+        )
     trace = paths.trace_path(project_root, given)
     owner = owner_of_trace(trace, shown, project_root)
     if owner is not None:
-        return (f"{shown}: its trace {paths.shown_path(trace, project_root)} is the trace of {owner}; "
-                "two lectures cannot share a trace: rename one, or pass -o")
+        return (
+            f"{shown}: its trace {paths.shown_path(trace, project_root)} is the trace of {owner}; "
+            "two lectures cannot share a trace: rename one, or pass -o"
+        )
     return None

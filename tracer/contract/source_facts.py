@@ -60,7 +60,7 @@ def parse_directive_comment(comment: str) -> tuple[dict[str, list[str]], list[st
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
         name = m.group(1)
-        args = [a for a in (part.rstrip(_ARG_PUNCTUATION) for part in re.split(r"[\s,]+", body[m.end():end])) if a]
+        args = [a for a in (part.rstrip(_ARG_PUNCTUATION) for part in re.split(r"[\s,]+", body[m.end() : end])) if a]
         if name not in DIRECTIVE_NAMES:
             unknown.append(name)
             continue
@@ -109,6 +109,7 @@ def parse_ask(args: list[str]) -> tuple[list[Ask], list[str]]:
         i += 1
     return asks, problems
 
+
 def read_source(path: str | os.PathLike[str]) -> str:
     """A Python source file's text, decoded as Python decodes it: a PEP 263 coding line (``# -*-
     coding: latin-1 -*-``) or a UTF-8 byte-order mark (dropped) say the encoding, UTF-8 otherwise.
@@ -154,8 +155,12 @@ def definition_start(node: Definition) -> int:
 def docstring_node(node: ast.AST) -> ast.stmt | None:
     """The docstring statement of a module, function or class, or None."""
     body = getattr(node, "body", [])
-    if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         return body[0]
     return None
 
@@ -235,6 +240,17 @@ def source_facts(source: str) -> SourceFacts:
             dims = _jaxtyping_dims(node)
             if dims is not None:
                 annotations[(node.lineno, dims[0])] = dims[1]
-    return SourceFacts(source=source, tree=tree, error=error, stmts=tuple(stmts), statements=statements,
-                     handlers=handlers, owner=owner, strings=tuple(strings), definitions=tuple(definitions),
-                     returns=frozenset(returns), annotations=annotations, class_lines=_class_lines(tree))
+    return SourceFacts(
+        source=source,
+        tree=tree,
+        error=error,
+        stmts=tuple(stmts),
+        statements=statements,
+        handlers=handlers,
+        owner=owner,
+        strings=tuple(strings),
+        definitions=tuple(definitions),
+        returns=frozenset(returns),
+        annotations=annotations,
+        class_lines=_class_lines(tree),
+    )

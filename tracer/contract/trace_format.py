@@ -154,7 +154,9 @@ class Rendering(TypedDict, total=False):
     rows: list[list[Any]]  # table: the first rows kept, each cell a JSON scalar ("nan"/"inf"/"-inf" as strings)
     total_rows: int  # table: rows the data had
     total_columns: int  # table: columns the data had (at most 30 are kept)
-    index: list[Any]  # table: a DataFrame's row labels, when not the default 0..n-1; graph: nodes, edges, layout, stylesheet, width, height (capture.graphs)
+    index: list[
+        Any
+    ]  # table: a DataFrame's row labels, when not the default 0..n-1; graph: nodes, edges, layout, stylesheet, width, height (capture.graphs)
     truncated: dict[str, int]  # plot: {"data_points": N} when the spec's data held N rows and an even sample is kept
 
 
@@ -229,9 +231,37 @@ Value = dict[str, Any]
 # Every kind of Value (its "type"), as listed in this module's docstring; tests check that the encoder
 # emits only these and that the site draws each one (no "unknown" card).
 VALUE_TYPES: tuple[str, ...] = (
-    "int", "bool", "str", "none", "float", "complex", "list", "tuple", "set", "frozenset", "dict", "dataclass",
-    "cycle", "ndarray", "numpy_scalar", "sympy", "finfo", "iinfo", "dtype", "device", "size", "module", "function",
-    "class", "tensor", "object", "missing", "unrepresentable", "meta_tensor", "sparse_tensor", "nested_tensor",
+    "int",
+    "bool",
+    "str",
+    "none",
+    "float",
+    "complex",
+    "list",
+    "tuple",
+    "set",
+    "frozenset",
+    "dict",
+    "dataclass",
+    "cycle",
+    "ndarray",
+    "numpy_scalar",
+    "sympy",
+    "finfo",
+    "iinfo",
+    "dtype",
+    "device",
+    "size",
+    "module",
+    "function",
+    "class",
+    "tensor",
+    "object",
+    "missing",
+    "unrepresentable",
+    "meta_tensor",
+    "sparse_tensor",
+    "nested_tensor",
     "view",
 )
 
@@ -315,7 +345,9 @@ class RankEnd(TypedDict):
 
 class DesyncRank(TypedDict):
     rank: int
-    state: Literal["waiting", "called", "never called", "different"]  # in #n; called #n and went on; never called #n; called another #n
+    state: Literal[
+        "waiting", "called", "never called", "different"
+    ]  # in #n; called #n and went on; never called #n; called another #n
     last: SequenceEntry | None  # waiting: the collective it waits in; else its last collective (#n itself if different)
     ended: RankEnd | None
     where: str | None  # "path:line" where the rank stood when the run was stopped
@@ -442,8 +474,9 @@ RUN_DEPENDENT: dict[str, str] = {
 # Value names a lecture uses for what it timed itself (see RUN_DEPENDENT); matched at the name's end.
 TIMING_NAME_SUFFIXES: tuple[str, ...] = ("seconds", "_per_s", "mfu")
 RUN_DEPENDENT_COMPUTE: frozenset[str] = frozenset(("seconds", "flop_per_s", "mfu", "repeats", "timing"))
-RUN_DEPENDENT_COLLECTIVE: frozenset[str] = frozenset(("seconds", "start_seconds", "wait_seconds", "transfer_seconds",
-                                                      "algbw", "busbw", "peak_share"))
+RUN_DEPENDENT_COLLECTIVE: frozenset[str] = frozenset(
+    ("seconds", "start_seconds", "wait_seconds", "transfer_seconds", "algbw", "busbw", "peak_share")
+)
 
 
 def is_timing_name(name: str) -> bool:
@@ -626,8 +659,12 @@ def _stack_problem(stack: Any) -> str | None:
     if not isinstance(stack, list) or not stack:
         return "expected a non-empty list of frames"
     for k, frame in enumerate(stack):
-        if not (isinstance(frame, dict) and isinstance(frame.get("path"), str) and type(frame.get("line")) is int
-                and isinstance(frame.get("function"), str)):
+        if not (
+            isinstance(frame, dict)
+            and isinstance(frame.get("path"), str)
+            and type(frame.get("line")) is int
+            and isinstance(frame.get("function"), str)
+        ):
             return f"{k}: expected a frame {{path, line, function}}"
     return None
 
@@ -651,8 +688,7 @@ def _stacks_to_frames(steps: Any, where: str) -> list[FramePosition]:
             found = index.get(key)
             if found is None:
                 found = index[key] = len(frames)
-                frames.append({"path": frame["path"], "line": frame["line"], "function": frame["function"],
-                               "parent": parent})
+                frames.append({"path": frame["path"], "line": frame["line"], "function": frame["function"], "parent": parent})
             parent = found
         step["frame"] = parent
     return frames
@@ -684,8 +720,9 @@ def _expand(frames: list[FramePosition], steps: list[Step], where: str) -> None:
         if parent is None:
             stacks.append([{"path": position["path"], "line": position["line"], "function": position["function"]}])
         elif type(parent) is int and 0 <= parent < k:
-            stacks.append(stacks[parent] + [{"path": position["path"], "line": position["line"],
-                                             "function": position["function"]}])
+            stacks.append(
+                stacks[parent] + [{"path": position["path"], "line": position["line"], "function": position["function"]}]
+            )
         else:  # a caller listed after its callee could form a cycle
             raise TraceError(f"at {where}frames/{k}/parent: {parent!r} is not the index of an earlier frame")
     count = len(stacks)
@@ -719,8 +756,9 @@ def load_trace(path: str | os.PathLike[str], *, validate: bool = True) -> Trace:
         raise TraceError(f"{path}: not a trace (top level is {type(data).__name__}, expected an object)")
     version = data.get("schema_version")
     if version not in READABLE_VERSIONS:
-        raise TraceError(f"{path}: schema_version {version!r}, this chalktrace reads "
-                         f"{', '.join(map(str, READABLE_VERSIONS))}; re-trace it")
+        raise TraceError(
+            f"{path}: schema_version {version!r}, this chalktrace reads {', '.join(map(str, READABLE_VERSIONS))}; re-trace it"
+        )
     try:
         upgrade(data)
     except TraceError as exc:

@@ -118,9 +118,24 @@ STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
 # core, its controllers (their order is the URL's flag order), then plugins that use only its public
 # surface. The site publishes them joined, as they are, into one file (VIEWER_BUNDLE): one request
 # per page instead of one per file, which a page's first load feels on a plain HTTP/1 server.
-SCRIPTS = ("read.js", "quiz-parse.js", "viewer-core.js", "viewer-bar.js", "viewer-code.js", "viewer-values.js",
-           "viewer-keyboard.js", "viewer-location.js", "viewer-touch.js", "viewer-quiz.js", "viewer-present.js",
-           "viewer-speaker.js", "viewer-sync.js", "viewer-announce.js", "viewer-focus.js", "ranks.js")
+SCRIPTS = (
+    "read.js",
+    "quiz-parse.js",
+    "viewer-core.js",
+    "viewer-bar.js",
+    "viewer-code.js",
+    "viewer-values.js",
+    "viewer-keyboard.js",
+    "viewer-location.js",
+    "viewer-touch.js",
+    "viewer-quiz.js",
+    "viewer-present.js",
+    "viewer-speaker.js",
+    "viewer-sync.js",
+    "viewer-announce.js",
+    "viewer-focus.js",
+    "ranks.js",
+)
 VIEWER_BUNDLE = "viewer.js"
 
 
@@ -186,8 +201,11 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 raise TraceError(why)
             renderer = HtmlRenderer(trace, self.env)
         except Exception as exc:  # noqa: BLE001 (a kept run never takes its lecture's page down)
-            log.info("chalktrace: %s: GPU run not published (%s)", self._shown(path),
-                     str(exc).replace(str(self.project_root) + "/", ""))
+            log.info(
+                "chalktrace: %s: GPU run not published (%s)",
+                self._shown(path),
+                str(exc).replace(str(self.project_root) + "/", ""),
+            )
             return
         slug = paths.gpu_run_slug(lecture.name)
         self.lectures[slug] = LecturePage(slug, trace, self._shown(path), renderer, gpu_run_of=lecture.name)
@@ -212,11 +230,16 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             return
         name = trace["lecture"]["name"]
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-            self._broken(fallback, path, f"{self._shown(path)}: lecture name {name!r} cannot be a URL; use letters, digits, _ . -")
+            self._broken(
+                fallback, path, f"{self._shown(path)}: lecture name {name!r} cannot be a URL; use letters, digits, _ . -"
+            )
             return
         if name in self.lectures:
-            self._broken(fallback if fallback != name else name + "-duplicate", path,
-                         f"{self._shown(path)}: lecture {name!r} is also traced in {self.lectures[name].trace_path}")
+            self._broken(
+                fallback if fallback != name else name + "-duplicate",
+                path,
+                f"{self._shown(path)}: lecture {name!r} is also traced in {self.lectures[name].trace_path}",
+            )
             return
         try:
             renderer = HtmlRenderer(trace, self.env)
@@ -262,8 +285,9 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                     extra.append(File.generated(config, paths.source_url(lecture.name), content=source_page))
                     for image_path in self._local_images(lecture):
                         if files.get_file_from_path(f"assets/{image_path}") is None:
-                            extra.append(File.generated(config, f"assets/{image_path}",
-                                                        abs_src_path=str(self.project_root / image_path)))
+                            extra.append(
+                                File.generated(config, f"assets/{image_path}", abs_src_path=str(self.project_root / image_path))
+                            )
                 except Exception as exc:  # noqa: BLE001 (any rendering bug stays on this lecture's page)
                     self._fail(lecture, "cannot render page", exc)
                     extra = []
@@ -301,14 +325,18 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         assert lecture.renderer is not None  # called only for a lecture without a failure
         lines = [Markup(html) for html in lecture.renderer.code_lines(main, directives="keep")]  # as traced
         return self.env.get_template("source.html.j2").render(
-            path=main, title=lecture.title, site_name=config.site_name,
-            root=root_for(paths.source_url(lecture.name).rsplit("/", 1)[0] + "/"), lines=lines)
+            path=main,
+            title=lecture.title,
+            site_name=config.site_name,
+            root=root_for(paths.source_url(lecture.name).rsplit("/", 1)[0] + "/"),
+            lines=lines,
+        )
 
     # --- pages -------------------------------------------------------------------------------
 
     def _lecture_of(self, page: Any) -> LecturePage | None:
         if page.file.src_uri.startswith("lectures/") and page.file.src_uri.endswith(".md"):
-            return self.lectures.get(page.file.src_uri[len("lectures/"):-3])
+            return self.lectures.get(page.file.src_uri[len("lectures/") : -3])
         return None
 
     def _cached_content(self, page: Any) -> Entry | None:
@@ -344,7 +372,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             except Exception as exc:  # noqa: BLE001 (any rendering bug stays on this lecture's page)
                 self._fail(lecture, "cannot render page", exc)
         return self.env.get_template("broken_page.html.j2").render(
-            title=lecture.title, message=lecture.failure or "unknown error", trace_path=str(lecture.trace_path))
+            title=lecture.title, message=lecture.failure or "unknown error", trace_path=str(lecture.trace_path)
+        )
 
     def _lecture_content(self, lecture: LecturePage, html: str, root: str) -> str:
         assert lecture.page is not None and lecture.renderer is not None  # a page was built: no failure
@@ -353,7 +382,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         # The lecture's title goes on top even when code (helpers defined before main) precedes it.
         match = FIRST_H1.search(content)
         if match:
-            heading, content = match.group(0), content[:match.start()] + content[match.end():]
+            heading, content = match.group(0), content[: match.start()] + content[match.end() :]
         trace = lecture.trace
         return self.env.get_template("lecture.html.j2").render(
             heading=Markup(heading),
@@ -376,11 +405,14 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     def _gpu_run_note(self, lecture: LecturePage, root: str) -> dict[str, Any] | None:
         if lecture.gpu_run_of is not None:
             current = self.lectures[lecture.gpu_run_of]
-            return gpu_run_note(current.trace, lecture.trace, url=root + paths.lecture_url(current.name),
-                                on_gpu_run_page=True)
+            return gpu_run_note(current.trace, lecture.trace, url=root + paths.lecture_url(current.name), on_gpu_run_page=True)
         if lecture.gpu_run is not None:
-            return gpu_run_note(lecture.trace, self.lectures[lecture.gpu_run].trace,
-                                url=root + paths.lecture_url(lecture.gpu_run), on_gpu_run_page=False)
+            return gpu_run_note(
+                lecture.trace,
+                self.lectures[lecture.gpu_run].trace,
+                url=root + paths.lecture_url(lecture.gpu_run),
+                on_gpu_run_page=False,
+            )
         return None
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
@@ -405,23 +437,32 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             if lecture.gpu_run_of is not None:
                 continue  # listed with its lecture
             trace = lecture.trace
-            entry: dict[str, Any] = {"title": lecture.title, "url": root + paths.lecture_url(lecture.name),
-                                     "broken": lecture.failure is not None, "sections": [], "gpu_run": None}
+            entry: dict[str, Any] = {
+                "title": lecture.title,
+                "url": root + paths.lecture_url(lecture.name),
+                "broken": lecture.failure is not None,
+                "sections": [],
+                "gpu_run": None,
+            }
             if lecture.failure is None:
                 try:
-                    entry.update({
-                        "source_url": root + paths.source_url(lecture.name),
-                        "source_path": trace["lecture"]["path"],
-                        "steps": steps_text(trace),
-                        "device": device_text(trace["environment"]),
-                        "sections": [title for _step, title in section_headings(trace)],
-                        "status_error": trace["status"] != "ok",
-                        "status": trace["status"],
-                    })
+                    entry.update(
+                        {
+                            "source_url": root + paths.source_url(lecture.name),
+                            "source_path": trace["lecture"]["path"],
+                            "steps": steps_text(trace),
+                            "device": device_text(trace["environment"]),
+                            "sections": [title for _step, title in section_headings(trace)],
+                            "status_error": trace["status"] != "ok",
+                            "status": trace["status"],
+                        }
+                    )
                     if lecture.gpu_run is not None:
                         gpu_run = self.lectures[lecture.gpu_run]
-                        entry["gpu_run"] = {"url": root + paths.lecture_url(gpu_run.name),
-                                            "device": device_text(gpu_run.trace["environment"])}
+                        entry["gpu_run"] = {
+                            "url": root + paths.lecture_url(gpu_run.name),
+                            "device": device_text(gpu_run.trace["environment"]),
+                        }
                 except Exception as exc:  # noqa: BLE001
                     self._fail(lecture, "cannot list", exc)
                     entry["broken"] = True
@@ -439,6 +480,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         # (script-src 'self' and the page's own hashed scripts) refuses it, so pages would never
         # reload. Served pages link the same long poll as a file instead; built pages are untouched.
         if hasattr(server, "_inject_js_into_html"):
+
             def inject(content: bytes, epoch: int) -> bytes:
                 end = content.rfind(b"</body>")
                 end = len(content) if end < 0 else end
@@ -446,8 +488,10 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
 
             server._inject_js_into_html = inject
         else:
-            log.warning("chalktrace: this MkDocs serves pages without the reload hook chalktrace expects; "
-                        "lecture pages will not reload on their own")
+            log.warning(
+                "chalktrace: this MkDocs serves pages without the reload hook chalktrace expects; "
+                "lecture pages will not reload on their own"
+            )
         return server
 
     # --- after the build ---------------------------------------------------------------------
@@ -478,16 +522,21 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                         path.parent.mkdir(parents=True, exist_ok=True)
                         path.write_bytes(png)
             except Exception as exc:  # noqa: BLE001 (the read page stands; step mode says it has no data)
-                log.info("chalktrace: %s: cannot write step data (%s: %s); step mode is unavailable on its page",
-                         lecture.trace_path, type(exc).__name__, exc)
+                log.info(
+                    "chalktrace: %s: cannot write step data (%s: %s); step mode is unavailable on its page",
+                    lecture.trace_path,
+                    type(exc).__name__,
+                    exc,
+                )
                 continue
             if lecture.cached is None and lecture.cache_key is not None and lecture.failure is None:
                 self.cache.put(lecture.cache_key, rendered)
         self.cache.finish()
         broken = [lecture.failure for lecture in self.lectures.values() if lecture.failure is not None]
         if broken and (self.config.fail_on_broken_pages or os.environ.get(paths.FAIL_ON_BROKEN_PAGES_ENV)):
-            raise PluginError(f"{len(broken)} lecture page(s) could not be built (each shows an error card): "
-                              + "; ".join(broken))
+            raise PluginError(
+                f"{len(broken)} lecture page(s) could not be built (each shows an error card): " + "; ".join(broken)
+            )
 
     def _render_step_data(self, lecture: LecturePage) -> Entry:
         """What a trace's rendering made: its pages (as this build rendered them), data.js, exact.js
@@ -495,10 +544,17 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         assert lecture.renderer is not None
         data_js = viewer_data_text(lecture.trace, lecture.renderer, title=lecture.title) if self.config.step_mode else None
         content, toc = self._contents.get(lecture.name, (None, None))
-        return Entry(read_page=lecture.page, source_page=self._source_pages.get(lecture.name), data_js=data_js,
-                     exact_js=lecture.renderer.exact_js(),
-                     charts=dict(lecture.renderer.charts), heatmaps=dict(lecture.renderer.heatmaps),
-                     content=content, toc=toc, search_entries=self._search_entries.get(lecture.name))
+        return Entry(
+            read_page=lecture.page,
+            source_page=self._source_pages.get(lecture.name),
+            data_js=data_js,
+            exact_js=lecture.renderer.exact_js(),
+            charts=dict(lecture.renderer.charts),
+            heatmaps=dict(lecture.renderer.heatmaps),
+            content=content,
+            toc=toc,
+            search_entries=self._search_entries.get(lecture.name),
+        )
 
     def _reuse_search_entries(self, config: Any) -> None:
         """Let the search plugin take a cached lecture page's entries instead of parsing its HTML again

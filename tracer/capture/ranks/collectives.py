@@ -63,15 +63,31 @@ from typing import Any, Callable
 
 # op name -> (kind of call signature, default algorithm name)
 OPS = (
-    "all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "all_gather_single", "reduce_scatter",
-    "reduce_scatter_tensor", "reduce_scatter_single", "reduce", "gather", "scatter", "all_to_all",
-    "all_to_all_single", "send", "recv", "isend", "irecv", "barrier",
+    "all_reduce",
+    "broadcast",
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_gather_single",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "reduce_scatter_single",
+    "reduce",
+    "gather",
+    "scatter",
+    "all_to_all",
+    "all_to_all_single",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+    "barrier",
 )
 LIFECYCLE = ("init_process_group", "destroy_process_group")
 
 
-def traffic(op: str, nbytes: int, n: int, rank: int, *, root: int | None = None, backend: str | None = None,
-            out_nbytes: int | None = None) -> tuple[int, int, str]:
+def traffic(
+    op: str, nbytes: int, n: int, rank: int, *, root: int | None = None, backend: str | None = None, out_nbytes: int | None = None
+) -> tuple[int, int, str]:
     """(bytes sent, bytes received, algorithm) for one rank under the model in the module docstring."""
     if n <= 1 and op not in ("send", "recv", "isend", "irecv"):
         return 0, 0, "single rank (no communication)"
@@ -84,8 +100,14 @@ def traffic(op: str, nbytes: int, n: int, rank: int, *, root: int | None = None,
             last = (root - 1) % n
             return (0 if rank == last else nbytes), (0 if rank == root else nbytes), "ring chain"
         return ((n - 1) * nbytes, 0, "one-to-all") if rank == root else (0, nbytes, "one-to-all")
-    if op in ("all_gather", "all_gather_into_tensor", "all_gather_single", "reduce_scatter",
-              "reduce_scatter_tensor", "reduce_scatter_single"):
+    if op in (
+        "all_gather",
+        "all_gather_into_tensor",
+        "all_gather_single",
+        "reduce_scatter",
+        "reduce_scatter_tensor",
+        "reduce_scatter_single",
+    ):
         moved = (n - 1) * nbytes
         return moved, moved, "ring"
     if op in ("reduce", "gather"):
@@ -104,8 +126,16 @@ def traffic(op: str, nbytes: int, n: int, rank: int, *, root: int | None = None,
     return 0, 0, "no payload"
 
 
-GATHER_LIKE = ("all_gather", "all_gather_into_tensor", "all_gather_single", "reduce_scatter",
-               "reduce_scatter_tensor", "reduce_scatter_single", "gather", "scatter")
+GATHER_LIKE = (
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_gather_single",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "reduce_scatter_single",
+    "gather",
+    "scatter",
+)
 NO_BANDWIDTH = ("barrier", "isend", "irecv")
 
 
@@ -205,6 +235,7 @@ def _tensor_bytes(value: Any) -> int:
 
 def _describe(op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     """The payload tensor (the one whose size S the model uses), root/peer and the reduce op."""
+
     def arg(index: int, name: str) -> Any:
         return kwargs[name] if name in kwargs else (args[index] if len(args) > index else None)
 
@@ -237,16 +268,22 @@ def _describe(op: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[st
         root = arg(1, "dst")
     elif op in ("recv", "irecv"):
         root = arg(1, "src")
-    record = {"nbytes": _tensor_bytes(tensor) if tensor is not None else 0,
-              "dtype": str(tensor.dtype).replace("torch.", "") if tensor is not None else None,
-              "shape": list(tensor.shape) if tensor is not None else None}
+    record = {
+        "nbytes": _tensor_bytes(tensor) if tensor is not None else 0,
+        "dtype": str(tensor.dtype).replace("torch.", "") if tensor is not None else None,
+        "shape": list(tensor.shape) if tensor is not None else None,
+    }
     if out_nbytes is not None:
         record["out_nbytes"] = out_nbytes
     if root is not None:
         record["root" if op not in ("send", "recv", "isend", "irecv") else "peer"] = int(root)
     reduce_op = kwargs.get("op")
     if reduce_op is None and op in ("all_reduce", "reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_single"):
-        reduce_op = args[2 if op.startswith("reduce_scatter") else 1] if len(args) > (2 if op.startswith("reduce_scatter") else 1) else None
+        reduce_op = (
+            args[2 if op.startswith("reduce_scatter") else 1]
+            if len(args) > (2 if op.startswith("reduce_scatter") else 1)
+            else None
+        )
     if op in ("all_reduce", "reduce", "reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_single"):
         record["reduce_op"] = str(reduce_op).split(".")[-1].upper() if reduce_op is not None else "SUM"
     return record
@@ -261,10 +298,15 @@ class CollectiveLog:
     so ``start_seconds`` of different ranks line up on one timeline.
     """
 
-    def __init__(self, position: Callable[[], tuple[int, str, int]], t0: float,
-                 on_event: Callable[[str, str | None], None] | None = None,
-                 port: int | None = None, modules: list[Any] | None = None,
-                 announce: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self,
+        position: Callable[[], tuple[int, str, int]],
+        t0: float,
+        on_event: Callable[[str, str | None], None] | None = None,
+        port: int | None = None,
+        modules: list[Any] | None = None,
+        announce: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.records: list[dict[str, Any]] = []
         self.rank: int | None = None
         self.world_size: int | None = None
@@ -379,8 +421,7 @@ class CollectiveLog:
         wrapper.__name__ = op
         return wrapper
 
-    def _describe_call(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], path: str,
-                       line: int) -> dict[str, Any]:
+    def _describe_call(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any], path: str, line: int) -> dict[str, Any]:
         """The call's record before it runs (sizes, bytes, group) and its sequence entry, announced."""
         import torch.distributed as dist
 
@@ -390,10 +431,12 @@ class CollectiveLog:
         rank = dist.get_rank(group) if initialized else 0
         backend = str(dist.get_backend(group)) if initialized else None
         record = _describe(op, args, kwargs)
-        sent, received, algorithm = traffic(op, record["nbytes"], n, rank, root=record.get("root"),
-                                            backend=backend, out_nbytes=record.pop("out_nbytes", None))
-        record.update(op=op, seq=self._seq, group_size=n, sent_nbytes=sent, received_nbytes=received,
-                      algorithm=algorithm, backend=backend)
+        sent, received, algorithm = traffic(
+            op, record["nbytes"], n, rank, root=record.get("root"), backend=backend, out_nbytes=record.pop("out_nbytes", None)
+        )
+        record.update(
+            op=op, seq=self._seq, group_size=n, sent_nbytes=sent, received_nbytes=received, algorithm=algorithm, backend=backend
+        )
         self._seq += 1
         whole_group = group is None or group is getattr(dist.GroupMember, "WORLD", None)
         number = None
@@ -401,18 +444,32 @@ class CollectiveLog:
             self._number += 1
             number = self._number
         if self._announce is not None:
-            entry = {"n": number, "seq": record["seq"], "op": op, "dtype": record["dtype"], "shape": record["shape"],
-                     "nbytes": record["nbytes"], "path": path, "line": line,
-                     "start_seconds": round(time.time() - self._t0, 6)}
+            entry = {
+                "n": number,
+                "seq": record["seq"],
+                "op": op,
+                "dtype": record["dtype"],
+                "shape": record["shape"],
+                "nbytes": record["nbytes"],
+                "path": path,
+                "line": line,
+                "start_seconds": round(time.time() - self._t0, 6),
+            }
             if "root" in record:
                 entry["root"] = record["root"]
             self._announce(entry)
         return record
 
-    def _record(self, record: dict[str, Any], step: int, path: str, line: int, started: float, seconds: float,
-                kwargs: dict[str, Any]) -> None:
+    def _record(
+        self, record: dict[str, Any], step: int, path: str, line: int, started: float, seconds: float, kwargs: dict[str, Any]
+    ) -> None:
         record = dict(record)
-        record.update(seconds=round(seconds, 6), start_seconds=round(started - self._t0, 6),
-                      async_op=bool(kwargs.get("async_op")) or record["op"] in ("isend", "irecv"),
-                      step=step, path=path, line=line)
+        record.update(
+            seconds=round(seconds, 6),
+            start_seconds=round(started - self._t0, 6),
+            async_op=bool(kwargs.get("async_op")) or record["op"] in ("isend", "irecv"),
+            step=step,
+            path=path,
+            line=line,
+        )
         self.records.append(record)

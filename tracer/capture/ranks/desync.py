@@ -25,8 +25,19 @@ from pathlib import Path
 from typing import Any
 
 # ops whose payload must have the same dtype and shape on every rank (others: only the op is compared)
-SIZED = ("all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "all_gather_single",
-         "reduce_scatter", "reduce_scatter_tensor", "reduce_scatter_single", "gather", "scatter")
+SIZED = (
+    "all_reduce",
+    "broadcast",
+    "reduce",
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_gather_single",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "reduce_scatter_single",
+    "gather",
+    "scatter",
+)
 ROOTED = ("broadcast", "reduce", "gather", "scatter")
 POINT_TO_POINT = ("send", "recv", "isend", "irecv")
 
@@ -154,15 +165,22 @@ def diagnose(states: list[RankState], world_size: int) -> dict[str, Any] | None:
     return None
 
 
-def _record(states: list[RankState], world_size: int, n: int, have: dict[int, dict[str, Any]], waiting: list[int],
-            odd: list[int], lacking: list[RankState]) -> dict[str, Any]:
+def _record(
+    states: list[RankState],
+    world_size: int,
+    n: int,
+    have: dict[int, dict[str, Any]],
+    waiting: list[int],
+    odd: list[int],
+    lacking: list[RankState],
+) -> dict[str, Any]:
     entry = have[waiting[0]]
     by_rank = {state.rank: state for state in states}
     # a rank is waiting in #n while #n is its last call and it has not ended; a backend may also let
     # mismatched calls pass (gloo, sizes): then the ranks "called" #n and went on
     still = all(max(by_rank[rank].numbered()) == n and not by_rank[rank].finished for rank in waiting)
     verb = ("wait in" if len(waiting) > 1 else "waits in") if still or not odd else "called"
-    detail = describe(entry)[len(entry["op"]):] if odd else ""  # " of float32 (4,)" when sizes are the point
+    detail = describe(entry)[len(entry["op"]) :] if odd else ""  # " of float32 (4,)" when sizes are the point
     lead = f"{site(entry)}: {_ranks(waiting)} of {world_size} {verb} {entry['op']} #{n}{detail}"
     clauses = [f"rank {rank}'s #{n} is {describe(have[rank])} at {site(have[rank])}" for rank in odd]
     clauses += _never_called([state for state in lacking if state.finished])
@@ -174,9 +192,11 @@ def _record(states: list[RankState], world_size: int, n: int, have: dict[int, di
     if raised is not None:  # the rank's own exception is the cause: lead with it, as for any failed rank
         error = raised.ended or {}
         where = f"{error['path']}:{error.get('line')}" if error.get("path") else "?"
-        message = (f"{where}: rank {raised.rank} of {world_size}: "
-                   f"{error.get('error', 'Error')} ({_ranks(waiting)} {verb} {entry['op']} #{n} at "
-                   f"{site(entry)}, which rank {raised.rank} never called)")
+        message = (
+            f"{where}: rank {raised.rank} of {world_size}: "
+            f"{error.get('error', 'Error')} ({_ranks(waiting)} {verb} {entry['op']} #{n} at "
+            f"{site(entry)}, which rank {raised.rank} never called)"
+        )
     ranks = []
     for state in states:
         last: dict[str, Any] | None

@@ -123,8 +123,9 @@ def rank_states(members: list[Member]) -> tuple[list[RankState], int]:
 class DesyncWatch:
     """The launcher's thread: ``launches()`` lists (key, members) of the launches still running."""
 
-    def __init__(self, launches: Callable[[], list[tuple[int, list[Member]]]],
-                 on_desync: Callable[[int, dict[str, Any]], None]) -> None:
+    def __init__(
+        self, launches: Callable[[], list[tuple[int, list[Member]]]], on_desync: Callable[[int, dict[str, Any]], None]
+    ) -> None:
         self._launches = launches
         self._on_desync = on_desync
         self._stop = threading.Event()

@@ -42,9 +42,13 @@ def read_json(path: Path) -> dict[str, Any] | None:
 
 def stream_from_shard(shard: dict[str, Any]) -> dict[str, Any]:
     info = shard["shard"]
-    stream: dict[str, Any] = {"rank": info["rank"], "spawn_index": info.get("spawn_index", info["rank"]),
-                              "status": info["status"], "joined": bool(info.get("joined")),
-                              "exitcode": info.get("exitcode")}
+    stream: dict[str, Any] = {
+        "rank": info["rank"],
+        "spawn_index": info.get("spawn_index", info["rank"]),
+        "status": info["status"],
+        "joined": bool(info.get("joined")),
+        "exitcode": info.get("exitcode"),
+    }
     if info.get("link"):
         stream["link"] = info["link"]  # make_launch lifts it to the launch
     if shard.get("error"):
@@ -76,11 +80,19 @@ def lost_stream(index: int, exitcode: int | None, where: dict[str, Any] | None) 
     if position:
         message += f" (last seen at {position})"
     rank = where.get("rank")
-    stream: dict[str, Any] = {"rank": index if rank is None else rank, "spawn_index": index, "status": status,
-                              "joined": bool(where.get("joined")), "exitcode": exitcode,
-                              "error": {"type": status.capitalize() if status != "lost" else "Lost",
-                                        "message": message, "traceback": [frame] if frame else []},
-                              "steps": []}
+    stream: dict[str, Any] = {
+        "rank": index if rank is None else rank,
+        "spawn_index": index,
+        "status": status,
+        "joined": bool(where.get("joined")),
+        "exitcode": exitcode,
+        "error": {
+            "type": status.capitalize() if status != "lost" else "Lost",
+            "message": message,
+            "traceback": [frame] if frame else [],
+        },
+        "steps": [],
+    }
     if where.get("waiting_in"):
         stream["waiting_in"] = where["waiting_in"]
     return stream
@@ -202,8 +214,9 @@ def merge_directory(directory: Path) -> tuple[dict[str, Any], str | None]:
     launch["world_size"] = world
     for stream in launch["streams"]:
         stream.pop("backend", None)
-    states, _world = rank_states([Member(rank, directory / f"rank-{rank}.seq", directory / f"rank-{rank}.where", None)
-                                  for rank in range(world)])
+    states, _world = rank_states(
+        [Member(rank, directory / f"rank-{rank}.seq", directory / f"rank-{rank}.where", None) for rank in range(world)]
+    )
     add_sequences(launch, states)
     desync = diagnose(states, world)
     if desync is not None:

@@ -73,9 +73,13 @@ class SpawnRanks:
         self.recorder = session.recorder
         self.lecture = Path(session.lecture)
         options = session.options
-        self.options: dict[str, Any] = dict(seed=options.seed, inspect_all=options.inspect_all,
-                                            max_steps=options.max_steps, measure_flops=options.measure_flops,
-                                            max_plot_points=options.max_plot_points)
+        self.options: dict[str, Any] = dict(
+            seed=options.seed,
+            inspect_all=options.inspect_all,
+            max_steps=options.max_steps,
+            measure_flops=options.measure_flops,
+            max_plot_points=options.max_plot_points,
+        )
         self.launches: list[SpawnLaunch] = []
         self._dir: Path | None = None
         self._lecture_dir = str(self.lecture.parent.resolve()) + os.sep
@@ -148,9 +152,16 @@ class SpawnRanks:
     def _members(self, launch: SpawnLaunch, exitcodes: bool = False) -> list[Member]:
         assert self._dir is not None
         base = self._dir / f"launch{launch.number}-"
-        return [Member(index, Path(f"{base}{index}.seq"), Path(f"{base}{index}.where"), getattr(process, "pid", None),
-                       getattr(process, "exitcode", None) if exitcodes else None)
-                for index, process in launch.processes]
+        return [
+            Member(
+                index,
+                Path(f"{base}{index}.seq"),
+                Path(f"{base}{index}.where"),
+                getattr(process, "pid", None),
+                getattr(process, "exitcode", None) if exitcodes else None,
+            )
+            for index, process in launch.processes
+        ]
 
     def _running_launches(self) -> list[tuple[int, list[Member]]]:
         return [(launch.number, self._members(launch)) for launch in list(self.launches) if launch.desync is None]
@@ -181,11 +192,19 @@ class SpawnRanks:
 
     def _config(self, launch: SpawnLaunch, index: int) -> RankConfig:
         assert self._dir is not None
-        return RankConfig(lecture=str(self.lecture), project_root=str(self.session.project_root),
-                          shard_path=str(self._dir / f"launch{launch.number}-{index}.json"), t0=launch.t0,
-                          port=launch.port, parent_pid=os.getpid(), launch=launch.number, index=index,
-                          output_head_chars=self.recorder.output.head_chars,
-                          output_tail_chars=self.recorder.output.tail_chars, **self.options)
+        return RankConfig(
+            lecture=str(self.lecture),
+            project_root=str(self.session.project_root),
+            shard_path=str(self._dir / f"launch{launch.number}-{index}.json"),
+            t0=launch.t0,
+            port=launch.port,
+            parent_pid=os.getpid(),
+            launch=launch.number,
+            index=index,
+            output_head_chars=self.recorder.output.head_chars,
+            output_tail_chars=self.recorder.output.tail_chars,
+            **self.options,
+        )
 
     # -- after the lecture ---------------------------------------------------------------------------
     def finish(self, header: Any, steps: list[RecordedStep], escaped: BaseException | None) -> str | None:
@@ -202,8 +221,7 @@ class SpawnRanks:
                 shutil.rmtree(self._dir, ignore_errors=True)
         return line
 
-    def _merge(self, launch: SpawnLaunch, header: Any, steps: list[RecordedStep],
-               escaped: BaseException | None) -> str | None:
+    def _merge(self, launch: SpawnLaunch, header: Any, steps: list[RecordedStep], escaped: BaseException | None) -> str | None:
         assert self._dir is not None
         streams = []
         for index, process in launch.processes:
@@ -235,8 +253,7 @@ class SpawnRanks:
         cause = shards.root_cause(record, failed_index)
         if cause is None or escaped is None:
             return None  # a lecture that handled its ranks' failure ran fine; the streams still show it
-        header["error"] = {**(cause.get("error") or {"type": "Error", "message": "", "traceback": []}),
-                           "rank": cause["rank"]}
+        header["error"] = {**(cause.get("error") or {"type": "Error", "message": "", "traceback": []}), "rank": cause["rank"]}
         _shorten_spawn_error(steps, launch.step, cause)
         return shards.failure_line(cause, record["world_size"])
 
@@ -268,18 +285,23 @@ class SpawnRanks:
 def describe_hang(hung: list[tuple[int, dict[str, Any]]]) -> tuple[str, str]:
     """Where the first rank to blame is, and a sentence about every rank still running."""
     starting = [(i, w) for i, w in hung if not w.get("where") and not w.get("joined")]
-    absent = [(i, w) for i, w in hung if not w.get("joined") and w.get("waiting_in") != "init_process_group"
-              and (i, w) not in starting]
+    absent = [
+        (i, w) for i, w in hung if not w.get("joined") and w.get("waiting_in") != "init_process_group" and (i, w) not in starting
+    ]
     joining = [(i, w) for i, w in hung if w.get("waiting_in") == "init_process_group"]
     parts = []
     for index, where in absent:
         parts.append(f"rank {index} never joined the process group (last at {where['where']})")
     if starting:
-        parts.append(("ranks " if len(starting) > 1 else "rank ") + ", ".join(str(i) for i, _ in starting)
-                     + " still starting (not yet in its function)")
+        parts.append(
+            ("ranks " if len(starting) > 1 else "rank ")
+            + ", ".join(str(i) for i, _ in starting)
+            + " still starting (not yet in its function)"
+        )
     if joining:
-        parts.append(("ranks " if len(joining) > 1 else "rank ") + ", ".join(str(i) for i, _ in joining)
-                     + " waiting in init_process_group")
+        parts.append(
+            ("ranks " if len(joining) > 1 else "rank ") + ", ".join(str(i) for i, _ in joining) + " waiting in init_process_group"
+        )
     for index, where in hung:
         if (index, where) in absent or (index, where) in joining or (index, where) in starting:
             continue
@@ -302,13 +324,15 @@ def _where_they_stood(desync: dict[str, Any], record: dict[str, Any]) -> None:
             rank["where"] = last_lines.get(rank["rank"])
 
 
-def _desync_failure(header: dict[str, Any], steps: list[RecordedStep], start: int, record: dict[str, Any],
-                    desync: dict[str, Any]) -> str:
+def _desync_failure(
+    header: dict[str, Any], steps: list[RecordedStep], start: int, record: dict[str, Any], desync: dict[str, Any]
+) -> str:
     """The run failed because its ranks disagreed: the trace's error and the launching line say so,
     in place of whatever the backend raised in the ranks left waiting (gloo: "Connection closed by
     peer"); a rank that raised on its own stays the cause, named as any failed rank is."""
-    raised = next((r for r in desync["ranks"] if r["state"] == "never called"
-                   and (r.get("ended") or {}).get("how") == "raised"), None)
+    raised = next(
+        (r for r in desync["ranks"] if r["state"] == "never called" and (r.get("ended") or {}).get("how") == "raised"), None
+    )
     stream = next((s for s in record["streams"] if raised is not None and s["rank"] == raised["rank"]), None)
     message = desync["message"]
     if stream is not None and stream.get("error"):
@@ -319,8 +343,7 @@ def _desync_failure(header: dict[str, Any], steps: list[RecordedStep], start: in
         waiting = next(r for r in desync["ranks"] if r["state"] in ("waiting", "called"))
         last = waiting.get("last") or {}
         frame = [{"path": last["path"], "line": last["line"], "function": "?"}] if last.get("path") else []
-        header["error"] = {"type": "Desync", "message": message.split(": ", 1)[-1], "traceback": frame,
-                           "rank": waiting["rank"]}
+        header["error"] = {"type": "Desync", "message": message.split(": ", 1)[-1], "traceback": frame, "rank": waiting["rank"]}
     for index in range(start, len(steps)):
         extras = steps[index][EXTRAS]
         if extras and extras.get("error"):
@@ -338,8 +361,10 @@ def _shorten_spawn_error(steps: list[RecordedStep], start: int, cause: dict[str,
         extras = steps[index][EXTRAS]
         if extras and extras.get("error"):
             extras = dict(extras)
-            extras["error"] = {**extras["error"],
-                               "message": f"rank {cause['rank']} failed: {error.get('type', 'Error')}: "
-                                          f"{(error.get('message') or '').splitlines()[0] if error.get('message') else ''}"}
+            extras["error"] = {
+                **extras["error"],
+                "message": f"rank {cause['rank']} failed: {error.get('type', 'Error')}: "
+                f"{(error.get('message') or '').splitlines()[0] if error.get('message') else ''}",
+            }
             steps[index] = RecordedStep._make(steps[index])._replace(extras=extras)
             return

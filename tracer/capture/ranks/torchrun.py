@@ -62,43 +62,83 @@ def merge(directory: Path, output: Path | None) -> LaunchResult:
         raise shards.ShardError(f"{directory}: merged trace is invalid {problem}")
     write_atomic(output, trace_text(trace))
     shards.remove_status_files(directory)
-    return LaunchResult(output, "error" if failure else "ok", failure, ranks=len(trace["ranks"]["launches"][0]["streams"]),
-                        steps=sum(len(s["steps"]) for s in trace["ranks"]["launches"][0]["streams"]))
+    return LaunchResult(
+        output,
+        "error" if failure else "ok",
+        failure,
+        ranks=len(trace["ranks"]["launches"][0]["streams"]),
+        steps=sum(len(s["steps"]) for s in trace["ranks"]["launches"][0]["streams"]),
+    )
 
 
-def run_torchrun(lecture: Path, nproc: int, *, output: Path | None, seed: int = 0, timeout: float | None = None,
-                 extra: list[str] | None = None) -> LaunchResult:
+def run_torchrun(
+    lecture: Path, nproc: int, *, output: Path | None, seed: int = 0, timeout: float | None = None, extra: list[str] | None = None
+) -> LaunchResult:
     """Trace ``lecture`` as ``nproc`` torchrun ranks on this machine and merge them into one trace."""
     lecture = Path(lecture).absolute()
     root = paths.find_project_root(lecture.parent)
     output = output or paths.trace_path(root, lecture)
     with tempfile.TemporaryDirectory(prefix="chalktrace-shards-") as tmp:
-        command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes", "1",
-                   "--nproc-per-node", str(nproc), "--max-restarts", "0", "--monitor-interval", "0.2",
-                   "-m", "tracer", "run", "-q", "--shard-dir", tmp, "--seed", str(seed), *(extra or []), str(lecture)]
+        command = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nnodes",
+            "1",
+            "--nproc-per-node",
+            str(nproc),
+            "--max-restarts",
+            "0",
+            "--monitor-interval",
+            "0.2",
+            "-m",
+            "tracer",
+            "run",
+            "-q",
+            "--shard-dir",
+            tmp,
+            "--seed",
+            str(seed),
+            *(extra or []),
+            str(lecture),
+        ]
         env = dict(os.environ, CHALKTRACE_T0=repr(time.time()), PYTHONUNBUFFERED="1")
         env.setdefault("OMP_NUM_THREADS", "1")  # torchrun's default; said here so it does not warn
-        process = subprocess.Popen(command, cwd=root, env=env, start_new_session=True, preexec_fn=_die_with_parent,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            command,
+            cwd=root,
+            env=env,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             _out, err = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             from tracer.capture.ranks.spawn import describe_hang
             from tracer.capture.ranks.shards import read_json
 
-            hung = [(int(p.stem.split("-")[1]), read_json(p) or {}) for p in sorted(Path(tmp).glob("rank-*.where"))
-                    if not (Path(tmp) / f"{p.stem}.json").exists()]
+            hung = [
+                (int(p.stem.split("-")[1]), read_json(p) or {})
+                for p in sorted(Path(tmp).glob("rank-*.where"))
+                if not (Path(tmp) / f"{p.stem}.json").exists()
+            ]
             _kill_group(process)
             where, what = describe_hang(hung) if hung else (str(lecture), "no rank reported where it was")
-            return LaunchResult(None, "timeout", f"{where}: timeout: ranks ran longer than {timeout:g}s: {what}; "
-                                "previous trace kept")
+            return LaunchResult(
+                None, "timeout", f"{where}: timeout: ranks ran longer than {timeout:g}s: {what}; previous trace kept"
+            )
         finally:
             if process.poll() is None:
                 _kill_group(process)
         if not shards.shard_files(Path(tmp)):
             tail = [line for line in err.splitlines() if line.strip()][-3:]
-            return LaunchResult(None, "failed", f"{lecture.name}: no rank wrote a trace (torchrun exit "
-                                f"{process.returncode}): {' / '.join(tail)}")
+            return LaunchResult(
+                None, "failed", f"{lecture.name}: no rank wrote a trace (torchrun exit {process.returncode}): {' / '.join(tail)}"
+            )
         result = merge(Path(tmp), output)
         if process.returncode and result.status == "ok":
             result.status, result.message = "error", f"{lecture.name}: torchrun exited with {process.returncode}"

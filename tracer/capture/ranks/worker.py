@@ -106,8 +106,14 @@ def die_with_parent(parent_pid: int | None) -> None:
 class Heartbeat:
     """A daemon thread: refresh the ``.where`` file and turn SIGTERM into a stopped shard."""
 
-    def __init__(self, where_path: Path, location: Callable[[], str | None], on_stop: Callable[[], None],
-                 index: int, parent_pid: int | None) -> None:
+    def __init__(
+        self,
+        where_path: Path,
+        location: Callable[[], str | None],
+        on_stop: Callable[[], None],
+        index: int,
+        parent_pid: int | None,
+    ) -> None:
         self.where_path = where_path
         self.location = location
         self.on_stop = on_stop
@@ -172,9 +178,14 @@ def attach_collectives(steps: list[RecordedStep], records: list[dict[str, Any]])
     after the step count when the call started, on the calling line."""
     for record in records:
         index, path, line = record.pop("step"), record.pop("path"), record.pop("line")
-        target = next((k for k in range(index, len(steps))
-                       if steps[k][KEY][0] == path and steps[k][LINE] == line and not (steps[k][EXTRAS] or {}).get("call")),
-                      None)
+        target = next(
+            (
+                k
+                for k in range(index, len(steps))
+                if steps[k][KEY][0] == path and steps[k][LINE] == line and not (steps[k][EXTRAS] or {}).get("call")
+            ),
+            None,
+        )
         if target is None:
             continue
         prefix, key, at, extras, memory = steps[target]
@@ -189,9 +200,12 @@ def stopped_step(recorder: Recorder, message: str) -> RecordedStep | None:
     if top is None or not top[2]:
         return None
     prefix, key, line = top
-    error = {"type": "Stopped", "message": message,
-             "traceback": [{"path": p, "line": ln, "function": fn} for p, ln, fn in prefix]
-             + [{"path": key[0], "line": line, "function": key[1]}]}
+    error = {
+        "type": "Stopped",
+        "message": message,
+        "traceback": [{"path": p, "line": ln, "function": fn} for p, ln, fn in prefix]
+        + [{"path": key[0], "line": line, "function": key[1]}],
+    }
     return RecordedStep(prefix, key, line, {"error": error}, recorder.probe.sample())
 
 
@@ -201,8 +215,17 @@ class RankTracing:
     A session extension, used by spawned ranks (``trace_rank``) and, as :class:`TorchrunRank`, by
     torchrun-style ranks."""
 
-    def __init__(self, session: TracedProcess, shard_path: Path, *, index: int, t0: float, port: int | None,
-                 parent_pid: int | None, launch: int = 0) -> None:
+    def __init__(
+        self,
+        session: TracedProcess,
+        shard_path: Path,
+        *,
+        index: int,
+        t0: float,
+        port: int | None,
+        parent_pid: int | None,
+        launch: int = 0,
+    ) -> None:
         from tracer.capture.ranks.collectives import CollectiveLog
 
         self.session = session
@@ -211,12 +234,16 @@ class RankTracing:
         self.index, self.launch = index, launch
         self._lock = threading.Lock()
         self._written = False
-        self.heartbeat = Heartbeat(shard_path.with_suffix(".where"), self.recorder.location, self._on_stop, index,
-                                   parent_pid)
+        self.heartbeat = Heartbeat(shard_path.with_suffix(".where"), self.recorder.location, self._on_stop, index, parent_pid)
         self.sequence = SequenceWriter(shard_path.with_suffix(".seq"))  # what desync diagnosis compares
-        self.log = CollectiveLog(self._position, t0, on_event=self._event, port=port,
-                                 modules=list(lecture_modules(str(session.lecture.parent) + os.sep).values()),
-                                 announce=self.sequence.announce)
+        self.log = CollectiveLog(
+            self._position,
+            t0,
+            on_event=self._event,
+            port=port,
+            modules=list(lecture_modules(str(session.lecture.parent) + os.sep).values()),
+            announce=self.sequence.announce,
+        )
 
     def _event(self, kind: str, detail: str | None) -> None:
         if kind == "joined" and self.log.rank is not None:
@@ -235,8 +262,12 @@ class RankTracing:
             frames = []
         first = (str(escaped).splitlines() or [""])[0]
         last: Any = frames[-1] if frames else {}
-        self.sequence.end("raised", f"{type(escaped).__name__}: {first}" if first else type(escaped).__name__,
-                          last.get("path"), last.get("line"))
+        self.sequence.end(
+            "raised",
+            f"{type(escaped).__name__}: {first}" if first else type(escaped).__name__,
+            last.get("path"),
+            last.get("line"),
+        )
 
     def _position(self) -> tuple[int, str, int]:
         top = self.recorder.innermost()
@@ -257,10 +288,16 @@ class RankTracing:
         log = self.log
         rank = log.rank if log.rank is not None else _env_int("RANK", self.index)
         self.heartbeat.state["rank"] = rank
-        return {"rank": rank, "spawn_index": self.index, "launch": self.launch,
-                "world_size": log.world_size or _env_int("WORLD_SIZE", None), "backend": log.backend,
-                "link": log.link,
-                "status": status, "joined": log.rank is not None}
+        return {
+            "rank": rank,
+            "spawn_index": self.index,
+            "launch": self.launch,
+            "world_size": log.world_size or _env_int("WORLD_SIZE", None),
+            "backend": log.backend,
+            "link": log.link,
+            "status": status,
+            "joined": log.rank is not None,
+        }
 
     def write(self, status: str, escaped: BaseException | None, steps: list[RecordedStep]) -> None:
         """Spawn mode: write this rank's shard (once)."""
@@ -272,21 +309,32 @@ class RankTracing:
             error: ErrorInfo | None = None
             session.finish_output(self._label())
             if escaped is not None:
-                error = {"type": type(escaped).__name__, "message": session.encoder.scrub(str(escaped)),
-                         "traceback": session.lecture_traceback(escaped.__traceback__)}
+                error = {
+                    "type": type(escaped).__name__,
+                    "message": session.encoder.scrub(str(escaped)),
+                    "traceback": session.lecture_traceback(escaped.__traceback__),
+                }
                 mark_error(steps, escaped, error, self.recorder.raised_at(escaped))
             elif status == "stopped":
                 waiting = self.heartbeat.state.get("waiting_in")
-                last = stopped_step(self.recorder, (self.heartbeat.stop_reason or "stopped by the launcher after another rank failed")
-                                    + (f" (waiting in {waiting})" if waiting else ""))
+                last = stopped_step(
+                    self.recorder,
+                    (self.heartbeat.stop_reason or "stopped by the launcher after another rank failed")
+                    + (f" (waiting in {waiting})" if waiting else ""),
+                )
                 if last is not None:
                     steps.append(last)
                     error = last[EXTRAS]["error"] if last[EXTRAS] else None
             attach_collectives(steps, [dict(r) for r in self.log.records])
             modules = lecture_modules(str(session.lecture.parent) + os.sep).values()
-            header = trace_header(session, steps, status="ok" if status == "ok" else "error",
-                                  files=loaded_files(session, [getattr(m, "__file__", None) or "" for m in modules]),
-                                  title=session.lecture.stem, error=error)
+            header = trace_header(
+                session,
+                steps,
+                status="ok" if status == "ok" else "error",
+                files=loaded_files(session, [getattr(m, "__file__", None) or "" for m in modules]),
+                title=session.lecture.stem,
+                error=error,
+            )
             header["warnings"] = list(header["warnings"])
             header["shard"] = self.shard_info(status)  # type: ignore[typeddict-item]
             write_atomic(self.shard_path, trace_json(header, steps))
@@ -311,8 +359,14 @@ class TorchrunRank(RankTracing):
 
     def __init__(self, session: TracedProcess, shard_dir: Path) -> None:
         index = int(os.environ.get("RANK", "0"))
-        super().__init__(session, shard_dir / f"rank-{index}.json", index=index,
-                         t0=float(os.environ.get("CHALKTRACE_T0", time.time())), port=None, parent_pid=None)
+        super().__init__(
+            session,
+            shard_dir / f"rank-{index}.json",
+            index=index,
+            t0=float(os.environ.get("CHALKTRACE_T0", time.time())),
+            port=None,
+            parent_pid=None,
+        )
 
     def start(self) -> None:
         die_with_parent(None)  # a rank dies with its torchrun agent
@@ -345,21 +399,34 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
         helpers = trace_patterns(project_root)
     except SettingsError:
         helpers = ()  # the launcher already read the same settings and reported them
-    options = TraceOptions(seed=config.seed, inspect_all=config.inspect_all, max_steps=config.max_steps,
-                             measure_flops=config.measure_flops, trace_helpers=helpers,
-                             output_budget=OutputBudget(config.output_head_chars, config.output_tail_chars),
-                             max_plot_points=config.max_plot_points, guard_exit=False, capture_fds=False)
+    options = TraceOptions(
+        seed=config.seed,
+        inspect_all=config.inspect_all,
+        max_steps=config.max_steps,
+        measure_flops=config.measure_flops,
+        trace_helpers=helpers,
+        output_budget=OutputBudget(config.output_head_chars, config.output_tail_chars),
+        max_plot_points=config.max_plot_points,
+        guard_exit=False,
+        capture_fds=False,
+    )
     session = TracedProcess(lecture, project_root, options)
-    rank = RankTracing(session, Path(config.shard_path), index=config.index, t0=config.t0, port=config.port,
-                       parent_pid=config.parent_pid, launch=config.launch)
+    rank = RankTracing(
+        session,
+        Path(config.shard_path),
+        index=config.index,
+        t0=config.t0,
+        port=config.port,
+        parent_pid=config.parent_pid,
+        launch=config.launch,
+    )
     session.add_extension(rank)
     # stdout, stderr and warnings go to the rank's steps, as the launcher's go to its own
     outcome = session.run(fn, *args, **kwargs)
     escaped = outcome.escaped
     rank.announce_end(escaped)
     quiet_exit = isinstance(escaped, SystemExit) and escaped.code in (None, 0)
-    rank.write("ok" if escaped is None or quiet_exit else "error", None if quiet_exit else escaped,
-               list(session.recorder.steps))
+    rank.write("ok" if escaped is None or quiet_exit else "error", None if quiet_exit else escaped, list(session.recorder.steps))
     if escaped is not None:
         raise escaped
     return outcome.value

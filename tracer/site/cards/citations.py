@@ -20,7 +20,7 @@ MAX_DETAIL_CHARS = 600  # an abstract in a hover panel is cut here; the link has
 
 def detail_text(value: Any) -> str:
     text = ", ".join(str(v) for v in value) if isinstance(value, (list, tuple)) else str(value)
-    return text if len(text) <= MAX_DETAIL_CHARS else text[:MAX_DETAIL_CHARS - 1] + "…"
+    return text if len(text) <= MAX_DETAIL_CHARS else text[: MAX_DETAIL_CHARS - 1] + "…"
 
 
 def details(attrs: dict[str, Any]) -> list[tuple[str, str]]:

@@ -20,10 +20,22 @@ if TYPE_CHECKING:
 PADDING = 30.0  # px around the drawing: room for the outer nodes' boxes
 FONT_PX = 12.0
 CHAR_PX = 7.0  # average label character width at FONT_PX, for sizing boxes
-NODE_DEFAULTS: dict[str, Any] = {"background-color": "#e8eef7", "border-color": "#1f5fa8", "border-width": 1.5, "color": "#1a1a1a",
-                 "shape": "round-rectangle", "font-size": FONT_PX}
-EDGE_DEFAULTS: dict[str, Any] = {"line-color": "#6b6b6b", "width": 1.5, "line-style": "solid", "target-arrow-shape": "none",
-                 "color": "#444444", "font-size": FONT_PX - 1}
+NODE_DEFAULTS: dict[str, Any] = {
+    "background-color": "#e8eef7",
+    "border-color": "#1f5fa8",
+    "border-width": 1.5,
+    "color": "#1a1a1a",
+    "shape": "round-rectangle",
+    "font-size": FONT_PX,
+}
+EDGE_DEFAULTS: dict[str, Any] = {
+    "line-color": "#6b6b6b",
+    "width": 1.5,
+    "line-style": "solid",
+    "target-arrow-shape": "none",
+    "color": "#444444",
+    "font-size": FONT_PX - 1,
+}
 _COLOUR = re.compile(r"^(#[0-9a-fA-F]{3,8}|[a-zA-Z]{3,20}|rgba?\([\d\s.,%]+\))$")
 
 
@@ -39,8 +51,10 @@ def _matches(selector: str, kind: str, element: dict[str, Any]) -> bool:
             continue
         if match.group(1) and match.group(1) != kind:
             continue
-        ok = all(data.get("id") == token[1:] if token[0] == "#" else token[1:] in classes
-                 for token in re.findall(r"[.#][\w-]+", match.group(2) or ""))
+        ok = all(
+            data.get("id") == token[1:] if token[0] == "#" else token[1:] in classes
+            for token in re.findall(r"[.#][\w-]+", match.group(2) or "")
+        )
         if match.group(4) and data.get(match.group(4)) in (None, ""):
             ok = False
         if ok:
@@ -80,6 +94,7 @@ def _label(element: dict[str, Any], style: dict[str, Any]) -> str:
 def positions(spec: dict[str, Any]) -> dict[str, tuple[float, float]]:
     """Node id -> (x, y) in layout units, from the spec's layout (networkx for all but ``preset``)."""
     import networkx as nx  # here, not at the top: a site without graphs never pays its import
+
     nodes = [n["data"]["id"] for n in spec["nodes"]]
     g = nx.DiGraph()
     g.add_nodes_from(nodes)
@@ -105,6 +120,7 @@ def positions(spec: dict[str, Any]) -> dict[str, tuple[float, float]]:
 def _layered(g: "nx.DiGraph") -> dict[str, tuple[float, float]]:
     """Top-down layers by breadth-first depth from the roots (nodes nothing points to)."""
     import networkx as nx
+
     depth: dict[str, int] = {}
     roots = [n for n in g.nodes if g.in_degree(n) == 0] or list(g.nodes)[:1]
     for component in nx.weakly_connected_components(g):
@@ -155,27 +171,53 @@ def graph_view(spec: dict[str, Any]) -> dict[str, Any]:
         x, y = place[element["data"]["id"]]
         shape = str(style.get("shape", "round-rectangle"))
         boxes[element["data"]["id"]] = (x, y, w / 2, h / 2, shape)
-        nodes.append({"id": element["data"]["id"], "label": label, "x": x, "y": y, "w": w, "h": h,
-                      "ellipse": shape in ("ellipse", "circle"), "rx": 6 if shape == "round-rectangle" else 0,
-                      "fill": _colour(style.get("background-color"), NODE_DEFAULTS["background-color"]),
-                      "stroke": _colour(style.get("border-color"), NODE_DEFAULTS["border-color"]),
-                      "stroke_width": _number(style.get("border-width"), 1.5),
-                      "color": _colour(style.get("color"), NODE_DEFAULTS["color"]), "font": font})
+        nodes.append(
+            {
+                "id": element["data"]["id"],
+                "label": label,
+                "x": x,
+                "y": y,
+                "w": w,
+                "h": h,
+                "ellipse": shape in ("ellipse", "circle"),
+                "rx": 6 if shape == "round-rectangle" else 0,
+                "fill": _colour(style.get("background-color"), NODE_DEFAULTS["background-color"]),
+                "stroke": _colour(style.get("border-color"), NODE_DEFAULTS["border-color"]),
+                "stroke_width": _number(style.get("border-width"), 1.5),
+                "color": _colour(style.get("color"), NODE_DEFAULTS["color"]),
+                "font": font,
+            }
+        )
     edges = []
     for element in spec["edges"]:
         style = _style("edge", element, stylesheet)
         source, target = boxes[element["data"]["source"]], boxes[element["data"]["target"]]
         (x1, y1), (x2, y2) = _clip(source, target), _clip(target, source)
         arrow = str(style.get("target-arrow-shape", "none")) != "none"
-        edges.append({"x1": x1, "y1": y1, "x2": x2, "y2": y2, "head": _arrowhead(x1, y1, x2, y2) if arrow else "", "label": _label(element, style) if "label" in element["data"]
-                      or "label" in style else "", "mx": (x1 + x2) / 2, "my": (y1 + y2) / 2,
-                      "stroke": _colour(style.get("line-color"), EDGE_DEFAULTS["line-color"]),
-                      "stroke_width": _number(style.get("width"), 1.5),
-                      "dash": {"dashed": "6 4", "dotted": "2 3"}.get(str(style.get("line-style")), ""),
-                      "color": _colour(style.get("color"), EDGE_DEFAULTS["color"]),
-                      "font": _number(style.get("font-size"), FONT_PX - 1)})
-    return {"width": width, "height": height, "nodes": nodes, "edges": edges,
-            "summary": f"graph of {len(nodes)} node(s) and {len(edges)} edge(s)"}
+        edges.append(
+            {
+                "x1": x1,
+                "y1": y1,
+                "x2": x2,
+                "y2": y2,
+                "head": _arrowhead(x1, y1, x2, y2) if arrow else "",
+                "label": _label(element, style) if "label" in element["data"] or "label" in style else "",
+                "mx": (x1 + x2) / 2,
+                "my": (y1 + y2) / 2,
+                "stroke": _colour(style.get("line-color"), EDGE_DEFAULTS["line-color"]),
+                "stroke_width": _number(style.get("width"), 1.5),
+                "dash": {"dashed": "6 4", "dotted": "2 3"}.get(str(style.get("line-style")), ""),
+                "color": _colour(style.get("color"), EDGE_DEFAULTS["color"]),
+                "font": _number(style.get("font-size"), FONT_PX - 1),
+            }
+        )
+    return {
+        "width": width,
+        "height": height,
+        "nodes": nodes,
+        "edges": edges,
+        "summary": f"graph of {len(nodes)} node(s) and {len(edges)} edge(s)",
+    }
 
 
 def _arrowhead(x1: float, y1: float, x2: float, y2: float, size: float = 9.0) -> str:
@@ -184,8 +226,10 @@ def _arrowhead(x1: float, y1: float, x2: float, y2: float, size: float = 9.0) ->
     length = math.hypot(x2 - x1, y2 - y1) or 1.0
     ux, uy = (x2 - x1) / length, (y2 - y1) / length
     bx, by = x2 - ux * size, y2 - uy * size
-    return " ".join(f"{px:.1f},{py:.1f}" for px, py in ((x2, y2), (bx - uy * size / 2, by + ux * size / 2),
-                                                       (bx + uy * size / 2, by - ux * size / 2)))
+    return " ".join(
+        f"{px:.1f},{py:.1f}"
+        for px, py in ((x2, y2), (bx - uy * size / 2, by + ux * size / 2), (bx + uy * size / 2, by - ux * size / 2))
+    )
 
 
 def _clip(box: tuple[float, float, float, float, str], towards: tuple[float, float, float, float, str]) -> tuple[float, float]:

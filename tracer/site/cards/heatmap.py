@@ -29,13 +29,18 @@ from tracer.site.cards.units import format_number
 from tracer.site.cards.text_alternatives import block_pattern, heatmap_text
 
 ELLIPSIS = "…"
-DIVERGING_STOPS = ((-1.0, (33, 102, 172)), (-0.5, (122, 166, 207)), (0.0, (247, 245, 240)),
-                   (0.5, (240, 163, 94)), (1.0, (179, 79, 8)))
+DIVERGING_STOPS = (
+    (-1.0, (33, 102, 172)),
+    (-0.5, (122, 166, 207)),
+    (0.0, (247, 245, 240)),
+    (0.5, (240, 163, 94)),
+    (1.0, (179, 79, 8)),
+)
 SEQUENTIAL_STOPS = ((0.0, (252, 246, 200)), (0.35, (130, 205, 170)), (0.7, (42, 130, 160)), (1.0, (40, 38, 100)))
-NAN_RGB = (150, 150, 150)   # grey with a dark diagonal
-INF_RGB = (0, 0, 0)         # black with a white "+" (+Inf) or "-" (-Inf)
+NAN_RGB = (150, 150, 150)  # grey with a dark diagonal
+INF_RGB = (0, 0, 0)  # black with a white "+" (+Inf) or "-" (-Inf)
 MARK_RGB = (255, 255, 255)
-TARGET_PX = 256             # a heatmap's longer side, about (a 64 x 64 attention map: 4 px cells)
+TARGET_PX = 256  # a heatmap's longer side, about (a 64 x 64 attention map: 4 px cells)
 MIN_CELL_PX, MAX_CELL_PX = 4, 16
 
 
@@ -79,16 +84,18 @@ def colour(t: float, stops: tuple[tuple[float, tuple[int, int, int]], ...]) -> t
     for (t0, c0), (t1, c1) in zip(stops, stops[1:]):
         if t <= t1:
             f = 0.0 if t1 == t0 else (t - t0) / (t1 - t0)
-            return (round(c0[0] + (c1[0] - c0[0]) * f), round(c0[1] + (c1[1] - c0[1]) * f),
-                    round(c0[2] + (c1[2] - c0[2]) * f))
+            return (round(c0[0] + (c1[0] - c0[0]) * f), round(c0[1] + (c1[1] - c0[1]) * f), round(c0[2] + (c1[2] - c0[2]) * f))
     return stops[-1][1]
 
 
 def css_gradient(stops: tuple[tuple[float, tuple[int, int, int]], ...]) -> str:
     """The stops as a CSS ``linear-gradient`` (left to right), as site.css writes the legend bars."""
     lo, hi = stops[0][0], stops[-1][0]
-    return "linear-gradient(to right, " + ", ".join(
-        f"rgb({c[0]} {c[1]} {c[2]}) {round(100 * (t - lo) / (hi - lo))}%" for t, c in stops) + ")"
+    return (
+        "linear-gradient(to right, "
+        + ", ".join(f"rgb({c[0]} {c[1]} {c[2]}) {round(100 * (t - lo) / (hi - lo))}%" for t, c in stops)
+        + ")"
+    )
 
 
 def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] | None:
@@ -119,16 +126,30 @@ def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] 
     if width == 0:
         return None
     finite = [v for r in rows if r is not None for v in r if v is not _GAP and math.isfinite(v)]
-    special = {kind for r in rows if r is not None for v in r if v is not _GAP and not math.isfinite(v)
-               for kind in (("nan",) if math.isnan(v) else ("+inf",) if v > 0 else ("-inf",))}
+    special = {
+        kind
+        for r in rows
+        if r is not None
+        for v in r
+        if v is not _GAP and not math.isfinite(v)
+        for kind in (("nan",) if math.isnan(v) else ("+inf",) if v > 0 else ("-inf",))
+    }
     lo, hi = (min(finite), max(finite)) if finite else (0.0, 0.0)
     if lo == hi and not special:
         return None  # a constant block: a flat colour says nothing the grid does not
     diverging = lo < 0
     limit = max(abs(lo), abs(hi)) or 1.0
     cell_px = max(MIN_CELL_PX, min(MAX_CELL_PX, TARGET_PX // max(len(rows), width)))
-    png = _png(rows, width, cell_px, lambda v: colour(v / limit, DIVERGING_STOPS) if diverging else
-               colour((v - lo) / (hi - lo) if hi > lo else 0.5, SEQUENTIAL_STOPS))
+    png = _png(
+        rows,
+        width,
+        cell_px,
+        lambda v: (
+            colour(v / limit, DIVERGING_STOPS)
+            if diverging
+            else colour((v - lo) / (hi - lo) if hi > lo else 0.5, SEQUENTIAL_STOPS)
+        ),
+    )
     sampled = any(r is None for r in rows) or any(v is _GAP for r in rows if r is not None for v in r)
     view: dict[str, Any] = {
         "name": hashlib.sha1(png).hexdigest()[:8] + ".png",
@@ -150,9 +171,15 @@ def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] 
     }
     low, high = view["min"], view["max"]
     view["description"] = heatmap_text(
-        shape[0] if shape else len(rows), shape[1] if shape else width, low, high, view["scale"],
-        "" if sampled else block_pattern(rows), sampled,
-        [name for name, present in (("NaN", view["nan"]), ("±Inf", view["inf"])) if present])
+        shape[0] if shape else len(rows),
+        shape[1] if shape else width,
+        low,
+        high,
+        view["scale"],
+        "" if sampled else block_pattern(rows),
+        sampled,
+        [name for name, present in (("NaN", view["nan"]), ("±Inf", view["inf"])) if present],
+    )
     if sampled and shape is not None:
         view["row_index"] = _runs(_positions([r is None for r in rows], shape[0]))
         gaps = next((r for r in rows if r is not None and _GAP in r), rows[0] or [])
@@ -173,7 +200,7 @@ def _decoded(record: dict[str, Any]) -> list[list[float]] | None:
         return None
     special = {CODE_NAN: math.nan, CODE_POS_INF: math.inf, CODE_NEG_INF: -math.inf}
     values = [special[code] if code in special else lo + (hi - lo) * code / CODE_TOP for code in raw]
-    return [values[r * cols:(r + 1) * cols] for r in range(rows)]
+    return [values[r * cols : (r + 1) * cols] for r in range(rows)]
 
 
 def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, Any] | None:
@@ -198,18 +225,39 @@ def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, A
     cols = len(rows[0])
     cell_px = max(1, min(MAX_CELL_PX, TARGET_PX // max(len(rows), cols)))
     cells: list[list[float] | None] = list(rows)
-    png = _png(cells, cols, cell_px, lambda v: colour(v / limit, DIVERGING_STOPS) if diverging else
-               colour((v - lo) / (hi - lo) if hi > lo else 0.5, SEQUENTIAL_STOPS))
+    png = _png(
+        cells,
+        cols,
+        cell_px,
+        lambda v: (
+            colour(v / limit, DIVERGING_STOPS)
+            if diverging
+            else colour((v - lo) / (hi - lo) if hi > lo else 0.5, SEQUENTIAL_STOPS)
+        ),
+    )
     block = record.get("block")
     text = (lambda v: format_number(int(v))) if integral else format_number
     pooled = f"{block[0]}×{block[1]}" if isinstance(block, list) and len(block) == 2 else ""
-    specials = [name for name, present in (("NaN", any(math.isnan(v) for row in rows for v in row)),
-                                           ("±Inf", any(math.isinf(v) for row in rows for v in row))) if present]
+    specials = [
+        name
+        for name, present in (
+            ("NaN", any(math.isnan(v) for row in rows for v in row)),
+            ("±Inf", any(math.isinf(v) for row in rows for v in row)),
+        )
+        if present
+    ]
     return {
-        "description": heatmap_text(len(rows), cols, text(lo) if finite else "", text(hi) if finite else "",
-                                    "diverging" if diverging else "sequential",
-                                    "" if pooled or record.get("sampled") else block_pattern(rows),
-                                    bool(record.get("sampled")), specials, pooled),
+        "description": heatmap_text(
+            len(rows),
+            cols,
+            text(lo) if finite else "",
+            text(hi) if finite else "",
+            "diverging" if diverging else "sequential",
+            "" if pooled or record.get("sampled") else block_pattern(rows),
+            bool(record.get("sampled")),
+            specials,
+            pooled,
+        ),
         "name": hashlib.sha1(png).hexdigest()[:8] + ".png",
         "png": png,
         "width": cols * cell_px,
@@ -260,11 +308,11 @@ def _cell_rows(rgb: tuple[int, int, int], value: float, cell_px: int) -> list[by
     for y in range(cell_px):
         pixels = [base] * cell_px
         if math.isnan(value):
-            pixels[y] = mark                      # a diagonal
+            pixels[y] = mark  # a diagonal
         elif y == mid:
-            pixels = [base] + [mark] * (cell_px - 2) + [base]   # the bar of "+" and "-"
+            pixels = [base] + [mark] * (cell_px - 2) + [base]  # the bar of "+" and "-"
         elif value > 0 and 0 < y < cell_px - 1:
-            pixels[mid] = mark                    # the upright of "+"
+            pixels[mid] = mark  # the upright of "+"
         rows.append(b"".join(pixels))
     return rows
 

@@ -36,11 +36,11 @@ def name_dims(dims: list[str], shape: list[int]) -> list[tuple[str, str]] | None
             return None
         return [(_clean(d), str(n)) for d, n in zip(dims, shape)]
     v = variadic[0]
-    before, after = dims[:v], dims[v + 1:]
+    before, after = dims[:v], dims[v + 1 :]
     if len(before) + len(after) > len(shape):
         return None
-    middle = shape[len(before):len(shape) - len(after)]
+    middle = shape[len(before) : len(shape) - len(after)]
     pairs = [(_clean(d), str(n)) for d, n in zip(before, shape)]
     pairs.append((_clean(dims[v]), "(" + ", ".join(str(n) for n in middle) + ")"))
-    pairs += [(_clean(d), str(n)) for d, n in zip(after, shape[len(shape) - len(after):])]
+    pairs += [(_clean(d), str(n)) for d, n in zip(after, shape[len(shape) - len(after) :])]
     return pairs

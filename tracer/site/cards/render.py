@@ -42,7 +42,17 @@ from tracer.site.cards.stride_diagram import stride_diagram
 from tracer.site.cards.summary import summary_view
 from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
-from tracer.site.cards.units import exact_cell, exact_number, format_number, human_bytes, human_count, human_flop_per_s, human_flops, human_seconds, readable_number
+from tracer.site.cards.units import (
+    exact_cell,
+    exact_number,
+    format_number,
+    human_bytes,
+    human_count,
+    human_flop_per_s,
+    human_flops,
+    human_seconds,
+    readable_number,
+)
 
 ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
 MAX_SHARED_NAMES = 3
@@ -52,8 +62,21 @@ EXACT_CELL_CHARS = 8  # a grid whose every element is this short shows them all 
 # a bigger one carries the exact grid only (shown on demand, and by raw mode): per-cell markup on
 # every 400-element preview would double a long lecture's page.
 MARKED_CELLS = 32
-SCALAR_TYPES = {"int", "float", "bool", "str", "none", "complex", "numpy_scalar", "dtype", "device", "size",
-                "function", "class", "cycle"}
+SCALAR_TYPES = {
+    "int",
+    "float",
+    "bool",
+    "str",
+    "none",
+    "complex",
+    "numpy_scalar",
+    "dtype",
+    "device",
+    "size",
+    "function",
+    "class",
+    "cycle",
+}
 
 
 def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
@@ -176,8 +199,10 @@ def number_grid(rows: list[list[Any]]) -> dict[str, Any]:
     shown = [["…"] if row == ["…"] else [format_number(v) for v in row] for row in rows]
     view = grid_view(shown)
     pad = view["width"]
-    cells = [[(" " * (pad - len(text)), text, whole if whole != text else None) for text, whole in zip(row, exact_row)]
-             for row, exact_row in zip(shown, exact)]
+    cells = [
+        [(" " * (pad - len(text)), text, whole if whole != text else None) for text, whole in zip(row, exact_row)]
+        for row, exact_row in zip(shown, exact)
+    ]
     marked = sum(1 for row in cells for _pad, _text, whole in row if whole)
     if not marked:
         return view
@@ -214,8 +239,7 @@ def _stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str, str | None
         if special:  # traces before the "finite" record: their four figures left NaN and ±Inf out
             rows.append(("of finite values", ":", None))
         source = stats
-    rows += [(key, *_stats_number(source[key], key in ("mean", "std"))) for key in ("min", "max", "mean", "std")
-             if key in source]
+    rows += [(key, *_stats_number(source[key], key in ("mean", "std"))) for key in ("min", "max", "mean", "std") if key in source]
     for key in ("nan_count", "inf_count"):
         if stats.get(key):
             rows.append((key.replace("_count", "s"), f"{stats[key]:,}", None))
@@ -252,8 +276,9 @@ def _scalar_text(value: dict[str, Any]) -> str:
     return str(value.get("value"))
 
 
-def _with_grids(tables: list[dict[str, Any]], shape: list[int] | None = None,
-                whole: dict[str, Any] | None = None, integral: bool = False) -> list[dict[str, Any]]:
+def _with_grids(
+    tables: list[dict[str, Any]], shape: list[int] | None = None, whole: dict[str, Any] | None = None, integral: bool = False
+) -> list[dict[str, Any]]:
     """Each table with its ruled grid and, for a 2-D block (a matrix or a slice's last two dims), its
     heatmap (``site/heatmap.py``; None when there is nothing to draw). ``whole`` is the capture
     side's heatmap record of the whole 2-D tensor: drawn in place of the preview's corners."""
@@ -271,13 +296,15 @@ def _with_grids(tables: list[dict[str, Any]], shape: list[int] | None = None,
     return out
 
 
-def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = None,
-                shares: list[str] | None = None) -> dict[str, Any]:
+def tensor_view(
+    value: dict[str, Any], *, dims: list[tuple[str, str]] | None = None, shares: list[str] | None = None
+) -> dict[str, Any]:
     """Plain data for a tensor anatomy card."""
     element_size = value["element_size"] or 1
     storage_numel = value["storage_nbytes"] // element_size
-    diagram = stride_diagram(value["shape"], value["stride"], value["storage_offset"], storage_numel,
-                             [name for name, _ in dims] if dims else None)
+    diagram = stride_diagram(
+        value["shape"], value["stride"], value["storage_offset"], storage_numel, [name for name, _ in dims] if dims else None
+    )
     return {
         "kind": "tensor",
         "dtype": value["dtype"],
@@ -293,8 +320,14 @@ def tensor_view(value: dict[str, Any], *, dims: list[tuple[str, str]] | None = N
         "storage_id": value["storage_id"],
         "requires_grad": value["requires_grad"],
         "grad_fn": value.get("grad_fn"),
-        "tables": _with_grids(values_tables(value["values"], value["shape"]), value["shape"], value.get("heatmap"),
-                              not value["dtype"].startswith(("float", "bfloat", "complex"))) if value["values"] is not None else [],
+        "tables": _with_grids(
+            values_tables(value["values"], value["shape"]),
+            value["shape"],
+            value.get("heatmap"),
+            not value["dtype"].startswith(("float", "bfloat", "complex")),
+        )
+        if value["values"] is not None
+        else [],
         "truncated": value["truncated"],
         "stats": _stats_view(value.get("stats")),
         "dims": dims or [],
@@ -319,9 +352,11 @@ def _quantized_rows(quantized: dict[str, Any] | None) -> list[tuple[str, str]]:
     if "scale" in quantized:
         rows += [("scale", format_number(quantized["scale"])), ("zero point", str(quantized.get("zero_point")))]
     else:
-        rows += [("axis", str(quantized.get("axis"))),
-                 ("scales", ", ".join(format_number(s) for s in quantized.get("scales", []))),
-                 ("zero points", ", ".join(str(z) for z in quantized.get("zero_points", [])))]
+        rows += [
+            ("axis", str(quantized.get("axis"))),
+            ("scales", ", ".join(format_number(s) for s in quantized.get("scales", []))),
+            ("zero points", ", ".join(str(z) for z in quantized.get("zero_points", []))),
+        ]
     return rows
 
 
@@ -331,17 +366,36 @@ def other_tensor_view(value: dict[str, Any]) -> dict[str, Any]:
     kind = value["type"]
     view: dict[str, Any] = {"kind": kind, "dtype": value.get("dtype"), "device": value.get("device", "meta")}
     if kind == "meta_tensor":
-        view.update(shape=_shape_text(value["shape"]), stride=_shape_text(value["stride"]),
-                    numel=human_count(value["numel"]), nbytes=human_bytes(value["nbytes"]))
+        view.update(
+            shape=_shape_text(value["shape"]),
+            stride=_shape_text(value["stride"]),
+            numel=human_count(value["numel"]),
+            nbytes=human_bytes(value["nbytes"]),
+        )
     elif kind == "sparse_tensor":
-        view.update(shape=_shape_text(value["shape"]), layout=value.get("layout"), nnz=human_count(value["nnz"]),
-                    nbytes=human_bytes(value.get("nbytes", 0)),
-                    components=[{"name": c.get("name"), "shape": _shape_text(c.get("shape", [])), "dtype": c.get("dtype"),
-                                 "tables": _with_grids(values_tables(c.get("values"), c.get("shape", []))),
-                                 "truncated": c.get("truncated", False)} for c in value.get("components", [])])
+        view.update(
+            shape=_shape_text(value["shape"]),
+            layout=value.get("layout"),
+            nnz=human_count(value["nnz"]),
+            nbytes=human_bytes(value.get("nbytes", 0)),
+            components=[
+                {
+                    "name": c.get("name"),
+                    "shape": _shape_text(c.get("shape", [])),
+                    "dtype": c.get("dtype"),
+                    "tables": _with_grids(values_tables(c.get("values"), c.get("shape", []))),
+                    "truncated": c.get("truncated", False),
+                }
+                for c in value.get("components", [])
+            ],
+        )
     else:
-        view.update(shape=None, length=value.get("length", 0), shapes=[_shape_text(s) for s in value.get("shapes", [])],
-                    truncated=value.get("truncated", False))
+        view.update(
+            shape=None,
+            length=value.get("length", 0),
+            shapes=[_shape_text(s) for s in value.get("shapes", [])],
+            truncated=value.get("truncated", False),
+        )
     return view
 
 
@@ -373,8 +427,14 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
         return {"kind": "sympy", "text": value.get("repr", ""), "mathml": mathml}
     if kind in ("list", "tuple", "set", "frozenset"):
         items = [value_view(v, depth + 1) for v in value.get("items", [])]
-        return {"kind": "sequence", "type": kind, "items": items, "length": value["length"],
-                "truncated": value.get("truncated", False), "inline": all(i["kind"] == "scalar" for i in items)}
+        return {
+            "kind": "sequence",
+            "type": kind,
+            "items": items,
+            "length": value["length"],
+            "truncated": value.get("truncated", False),
+            "inline": all(i["kind"] == "scalar" for i in items),
+        }
     if kind == "dict":
         pairs = [(value_view(k, depth + 1), value_view(v, depth + 1)) for k, v in value.get("items", [])]
         return {"kind": "mapping", "pairs": pairs, "length": value["length"], "truncated": value.get("truncated", False)}
@@ -384,37 +444,68 @@ def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     if kind in ("meta_tensor", "sparse_tensor", "nested_tensor"):
         if depth > 0:
             shape = _shape_text(value["shape"]) if "shape" in value else f"{value.get('length', 0)} components"
-            return {"kind": "scalar", "type": kind, "exact": None,
-                    "text": f"{kind.replace('_', ' ')}({value.get('dtype')}, {shape})"}
+            return {
+                "kind": "scalar",
+                "type": kind,
+                "exact": None,
+                "text": f"{kind.replace('_', ' ')}({value.get('dtype')}, {shape})",
+            }
         return other_tensor_view(value)
     if kind == "tensor":
         if depth > 0:
-            return {"kind": "scalar", "type": "tensor", "exact": None,
-                    "text": f"tensor({value['dtype']}, shape=({', '.join(str(n) for n in value['shape'])}), {value['device']})"}
+            return {
+                "kind": "scalar",
+                "type": "tensor",
+                "exact": None,
+                "text": f"tensor({value['dtype']}, shape=({', '.join(str(n) for n in value['shape'])}), {value['device']})",
+            }
         return tensor_view(value)
     if kind == "ndarray":
         shape = value.get("shape", [])
-        return {"kind": "ndarray", "dtype": value.get("dtype"), "shape": "(" + ", ".join(str(n) for n in shape) + ")",
-                "tables": _with_grids(values_tables(value.get("values"), shape), shape, value.get("heatmap"),
-                                      str(value.get("dtype", "")).startswith(("int", "uint", "bool"))),
-                "truncated": value.get("truncated", False),
-                "stats": _stats_view(value.get("stats"))}
+        return {
+            "kind": "ndarray",
+            "dtype": value.get("dtype"),
+            "shape": "(" + ", ".join(str(n) for n in shape) + ")",
+            "tables": _with_grids(
+                values_tables(value.get("values"), shape),
+                shape,
+                value.get("heatmap"),
+                str(value.get("dtype", "")).startswith(("int", "uint", "bool")),
+            ),
+            "truncated": value.get("truncated", False),
+            "stats": _stats_view(value.get("stats")),
+        }
     if kind in ("finfo", "iinfo"):
         keys = ("bits", "eps", "min", "max", "smallest_normal", "resolution") if kind == "finfo" else ("bits", "min", "max")
-        return {"kind": "info", "type": kind, "dtype": value.get("dtype"),
-                "rows": [(k, format_number(value[k])) for k in keys if k in value]}
+        return {
+            "kind": "info",
+            "type": kind,
+            "dtype": value.get("dtype"),
+            "rows": [(k, format_number(value[k])) for k in keys if k in value],
+        }
     if kind == "module":
-        params = [{"name": p.get("name"), "shape": "(" + ", ".join(str(n) for n in p.get("shape", [])) + ")",
-                   "dtype": p.get("dtype")} for p in value.get("parameters", [])]
-        return {"kind": "module", "class": value.get("class"), "num_parameters": human_count(value.get("num_parameters", 0)),
-                "parameters": params, "repr": value.get("repr")}
+        params = [
+            {"name": p.get("name"), "shape": "(" + ", ".join(str(n) for n in p.get("shape", [])) + ")", "dtype": p.get("dtype")}
+            for p in value.get("parameters", [])
+        ]
+        return {
+            "kind": "module",
+            "class": value.get("class"),
+            "num_parameters": human_count(value.get("num_parameters", 0)),
+            "parameters": params,
+            "repr": value.get("repr"),
+        }
     if kind == "view":  # the object's __lecture_view__: what it chose to show, and its class
         return {**value_view(value.get("value") or {}, depth), "view_of": value.get("class", "?")}
     if kind == "object":
         return {"kind": "object", "class": value.get("class"), "repr": value.get("repr"), "repr_error": value.get("repr_error")}
     if kind == "unrepresentable":  # a value the tracer could not show as itself: its class, why, a hint
-        return {"kind": "unrepresentable", "class": value.get("class"), "preview": value.get("preview"),
-                "reason": value.get("reason")}
+        return {
+            "kind": "unrepresentable",
+            "class": value.get("class"),
+            "preview": value.get("preview"),
+            "reason": value.get("reason"),
+        }
     if kind == "missing":
         return {"kind": "missing", "message": value.get("message", "")}
     return {"kind": "unknown", "type": kind, "text": json.dumps(value, ensure_ascii=False)[:500]}
@@ -483,8 +574,8 @@ def highlight_lines(source: str, directives: str = "keep") -> list[str]:
             elif column >= cut:
                 hidden.append(_span(css, text))
             else:
-                shown.append(_span(css, text[:cut - column]))
-                hidden.append(_span(css, text[cut - column:]))
+                shown.append(_span(css, text[: cut - column]))
+                hidden.append(_span(css, text[cut - column :]))
             column += len(text)
         if directives == "wrap" and hidden:
             shown.append('<span class="lt-dir">' + "".join(hidden) + "</span>")
@@ -525,8 +616,15 @@ class HtmlRenderer:
 
     # contract methods
 
-    def value(self, name: str, value: Value, *, step_index: int,
-              shared_diagrams: dict[tuple[Any, ...], str] | None = None, exact_grids: bool = True) -> Markup:
+    def value(
+        self,
+        name: str,
+        value: Value,
+        *,
+        step_index: int,
+        shared_diagrams: dict[tuple[Any, ...], str] | None = None,
+        exact_grids: bool = True,
+    ) -> Markup:
         """A value card. ``shared_diagrams`` (diagram_key -> id, read mode) names storage drawings
         the page holds once (``diagram_defs``): the card then <use>s it instead of drawing it.
         ``exact_grids=False`` (read mode, where the page's size is budgeted) leaves out the exact
@@ -537,8 +635,9 @@ class HtmlRenderer:
             view_of, value = value.get("class", "?"), value.get("value") or {"type": "none"}
         view = value_view(value)
         if view["kind"] == "tensor":
-            view = tensor_view(value, dims=self.dims_for(name, value, step_index),
-                               shares=self.shared_with(name, value, step_index))
+            view = tensor_view(
+                value, dims=self.dims_for(name, value, step_index), shares=self.shared_with(name, value, step_index)
+            )
             if shared_diagrams and view["diagram"] and (key := diagram_key(value)) is not None:
                 view["diagram_ref"] = shared_diagrams.get(key)
         for table in view.get("tables", ()):
@@ -580,10 +679,15 @@ class HtmlRenderer:
         kind = rendering.get("type")
         if kind == "markdown":
             if rendering.get("command"):  # system_text(): the command's output, as recorded when traced
-                body = Markup(self.macros.command_output(" ".join(shlex.quote(part) for part in rendering["command"]),
-                                                         rendering["data"], rendering.get("exit_status")))
+                body = Markup(
+                    self.macros.command_output(
+                        " ".join(shlex.quote(part) for part in rendering["command"]),
+                        rendering["data"],
+                        rendering.get("exit_status"),
+                    )
+                )
             elif rendering.get("verbatim"):
-                body = Markup("<pre class=\"lt-verbatim\">{}</pre>").format(rendering["data"])
+                body = Markup('<pre class="lt-verbatim">{}</pre>').format(rendering["data"])
             else:
                 body = Markup(render_markdown(rendering["data"]))
             return Markup(self.macros.markdown_block(body, css_style(rendering.get("style"))))
@@ -621,15 +725,23 @@ class HtmlRenderer:
 
     def rendering_blocks(self, renderings: list[Rendering]) -> list[Markup]:
         """HTML blocks of one step's renderings: inline runs as one paragraph, the rest one each."""
-        return [self.paragraph(group) if len(group) > 1 or group[0].get("type") == "link" else self.rendering(group[0])
-                for group in paragraph_groups(renderings)]
+        return [
+            self.paragraph(group) if len(group) > 1 or group[0].get("type") == "link" else self.rendering(group[0])
+            for group in paragraph_groups(renderings)
+        ]
 
     def compute(self, compute: Compute) -> Markup:
         return Markup(self.macros.compute_card(compute_view(compute)))
 
     def error(self, error: ErrorInfo) -> Markup:
-        frames = [{"label": f"{f['path']}:{f['line']}", "function": f.get("function", ""),
-                   "href": "#" + line_anchor(f["path"], f["line"], self.main_path)} for f in error.get("traceback", [])]
+        frames = [
+            {
+                "label": f"{f['path']}:{f['line']}",
+                "function": f.get("function", ""),
+                "href": "#" + line_anchor(f["path"], f["line"], self.main_path),
+            }
+            for f in error.get("traceback", [])
+        ]
         return Markup(self.macros.error_card(error.get("type", "Error"), error.get("message", ""), frames))
 
     def code_lines(self, path: str, directives: str = "drop") -> list[str]:
@@ -661,8 +773,11 @@ class HtmlRenderer:
         here = step_frame(steps[step_index])["function"] if 0 <= step_index < len(steps) else None
         users = self._storage_users.get(value["storage_id"], [])
         same_step = [(other, fn) for index, other, fn in users if index == step_index]
-        before_here = same_step[:[other for other, _fn in same_step].index(name)] if any(
-            other == name for other, _fn in same_step) else same_step
+        before_here = (
+            same_step[: [other for other, _fn in same_step].index(name)]
+            if any(other == name for other, _fn in same_step)
+            else same_step
+        )
         earlier = [(other, fn) for index, other, fn in users if index < step_index]
         local: list[str] = []
         elsewhere: list[str] = []
@@ -686,7 +801,11 @@ class HtmlRenderer:
                 width, height = (size.group(1), size.group(2)) if size else (None, None)
             self._plot_views[key] = {
                 "src": ROOT + paths.PLOTS_URL + chart.name if chart.svg is not None else None,
-                "title": chart.title, "width": width, "height": height, "dropped": chart.dropped_points, "max_points": self.max_plot_points,
+                "title": chart.title,
+                "width": width,
+                "height": height,
+                "dropped": chart.dropped_points,
+                "max_points": self.max_plot_points,
                 "error": chart.error,
                 "spec_json": json.dumps(spec, indent=1, ensure_ascii=False)[:MAX_SPEC_CHARS] if chart.error else "",
             }
@@ -699,8 +818,17 @@ class HtmlRenderer:
         self.charts[name] = svg
         size = re.search(r'<svg[^>]*?\swidth="([\d.]+)(?:pt)?"[^>]*?\sheight="([\d.]+)(?:pt)?"', svg[:2000])
         width, height = (size.group(1), size.group(2)) if size else (None, None)
-        return {"src": ROOT + paths.PLOTS_URL + name, "title": title, "width": width, "height": height,
-                "dropped": 0, "max_points": self.max_plot_points, "error": None, "spec_json": "", "recorded_points": None}
+        return {
+            "src": ROOT + paths.PLOTS_URL + name,
+            "title": title,
+            "width": width,
+            "height": height,
+            "dropped": 0,
+            "max_points": self.max_plot_points,
+            "error": None,
+            "spec_json": "",
+            "recorded_points": None,
+        }
 
     def image_view(self, rendering: Rendering) -> dict[str, Any]:
         """An image or video: the published file (a local one, or the course cache's copy of a URL),
@@ -714,10 +842,17 @@ class HtmlRenderer:
             width = f"{width}px" if width > 1 else f"{width * 100:g}%"
         caption = rendering.get("caption") or ""
         state = "missing" if rendering.get("missing") else "linked" if rendering.get("too_large") is not None else "shown"
-        return {"kind": rendering.get("type", "image"), "src": src, "alt": rendering.get("alt") or caption,
-                "caption": caption, "width": width, "style": css_style(rendering.get("style")), "state": state,
-                "url": safe_url(rendering.get("source_url") or data) if (external or rendering.get("source_url")) else None,
-                "nbytes": human_bytes(rendering["too_large"]) if rendering.get("too_large") else None}
+        return {
+            "kind": rendering.get("type", "image"),
+            "src": src,
+            "alt": rendering.get("alt") or caption,
+            "caption": caption,
+            "width": width,
+            "style": css_style(rendering.get("style")),
+            "state": state,
+            "url": safe_url(rendering.get("source_url") or data) if (external or rendering.get("source_url")) else None,
+            "nbytes": human_bytes(rendering["too_large"]) if rendering.get("too_large") else None,
+        }
 
     def link_view(self, rendering: Rendering) -> dict[str, Any]:
         """A link: to code (``internal``), to a URL, or a citation with a details panel when the
@@ -732,9 +867,16 @@ class HtmlRenderer:
             if (value := rendering.get(key)) not in (None, "", []):
                 attrs.setdefault(key, value)
         title = rendering.get("title") or href or "link"
-        return {"href": href or None, "title": title, "internal": bool(internal),
-                "path": internal["path"] if internal else None, "line": internal["line"] if internal else None,
-                "label": citation_label(attrs, title), "details": details(attrs), "style": css_style(rendering.get("style"))}
+        return {
+            "href": href or None,
+            "title": title,
+            "internal": bool(internal),
+            "path": internal["path"] if internal else None,
+            "line": internal["line"] if internal else None,
+            "label": citation_label(attrs, title),
+            "details": details(attrs),
+            "style": css_style(rendering.get("style")),
+        }
 
 
 _CSS_KEY = re.compile(r"^[a-z-]+$")
@@ -748,7 +890,13 @@ def css_style(style: dict[str, Any] | None) -> str:
     parts = []
     for key, val in style.items():
         key = re.sub(r"(?<!^)([A-Z])", r"-\1", str(key)).lower().replace("_", "-")
-        text = f"{val}px" if isinstance(val, (int, float)) and not isinstance(val, bool) and key not in ("opacity", "font-weight", "z-index", "line-height") else str(val)
+        text = (
+            f"{val}px"
+            if isinstance(val, (int, float))
+            and not isinstance(val, bool)
+            and key not in ("opacity", "font-weight", "z-index", "line-height")
+            else str(val)
+        )
         if _CSS_KEY.match(key) and _CSS_VALUE.match(text):
             parts.append(f"{key}: {text}")
     return "; ".join(parts)
@@ -769,8 +917,10 @@ def table_view(rendering: Rendering) -> dict[str, Any]:
     index = rendering.get("index")
     total_rows, total_columns = rendering.get("total_rows", len(rows)), rendering.get("total_columns", 0)
     columns = [table_cell(c) for c in rendering.get("columns") or []]
-    numeric = [all(isinstance(row[k], (int, float)) and not isinstance(row[k], bool) or row[k] is None
-                   for row in rows if k < len(row)) for k in range(len(columns))]
+    numeric = [
+        all(isinstance(row[k], (int, float)) and not isinstance(row[k], bool) or row[k] is None for row in rows if k < len(row))
+        for k in range(len(columns))
+    ]
     return {
         "columns": columns,
         "numeric": numeric,

@@ -65,10 +65,14 @@ def first_indices(shape: list[int], limit: int) -> Iterator[tuple[int, ...]]:
             return  # every element given
 
 
-def element_placements(shape: list[int], stride: list[int], storage_offset: int, limit: int = MAX_ELEMENTS) -> list[tuple[int, tuple[int, ...], int]]:
+def element_placements(
+    shape: list[int], stride: list[int], storage_offset: int, limit: int = MAX_ELEMENTS
+) -> list[tuple[int, tuple[int, ...], int]]:
     """(row-major position, index tuple, storage cell) for the first ``limit`` elements."""
-    return [(position, index, storage_index(index, stride, storage_offset))
-            for position, index in enumerate(first_indices(shape, limit))]
+    return [
+        (position, index, storage_index(index, stride, storage_offset))
+        for position, index in enumerate(first_indices(shape, limit))
+    ]
 
 
 def _label(positions: list[int]) -> str:
@@ -78,8 +82,9 @@ def _label(positions: list[int]) -> str:
     return f"{positions[0]},…"
 
 
-def stride_diagram(shape: list[int], stride: list[int], storage_offset: int, storage_numel: int,
-                   dim_names: list[str] | None = None) -> dict[str, Any] | None:
+def stride_diagram(
+    shape: list[int], stride: list[int], storage_offset: int, storage_numel: int, dim_names: list[str] | None = None
+) -> dict[str, Any] | None:
     """Plain data for the diagram of one tensor, or None when it has no elements to show.
 
     ``cells`` are the drawn storage cells in storage order, each ``{"index", "label", "highlighted",
@@ -102,14 +107,16 @@ def stride_diagram(shape: list[int], stride: list[int], storage_offset: int, sto
     for k, cell in enumerate(range(start, stop)):
         positions = positions_by_cell.get(cell, [])
         row, col = divmod(k, CELLS_PER_ROW)
-        cells.append({
-            "index": cell,
-            "label": _label(positions),
-            "positions": positions,
-            "highlighted": bool(positions),
-            "x": col * CELL_WIDTH,
-            "y": row * (CELL_HEIGHT + ROW_GAP),
-        })
+        cells.append(
+            {
+                "index": cell,
+                "label": _label(positions),
+                "positions": positions,
+                "highlighted": bool(positions),
+                "x": col * CELL_WIDTH,
+                "y": row * (CELL_HEIGHT + ROW_GAP),
+            }
+        )
     rows = math.ceil(len(cells) / CELLS_PER_ROW)
     grid = logical_grid(shape, stride, storage_offset)  # shown only when it says more than the strip
     return {
@@ -134,7 +141,7 @@ def stride_diagram(shape: list[int], stride: list[int], storage_offset: int, sto
 def _row_major_grid(shape: list[int], storage_offset: int) -> list[list[int]] | None:
     contiguous = list(range(storage_offset, storage_offset + math.prod(shape)))
     width = shape[-1] if shape else 1
-    return [contiguous[k:k + width] for k in range(0, len(contiguous), width)] if contiguous else None
+    return [contiguous[k : k + width] for k in range(0, len(contiguous), width)] if contiguous else None
 
 
 def logical_grid(shape: list[int], stride: list[int], storage_offset: int, max_elements: int = 64) -> list[list[int]] | None:
@@ -188,6 +195,14 @@ def text_rows(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
         centre = CELL_WIDTH // 2
         label_x, labels = _placed([(c["x"] + centre, c["label"]) for c in row if c["label"]], LABEL_ADVANCE)
         index_x, indices = _placed([(c["x"] + centre, str(c["index"])) for c in row], INDEX_ADVANCE)
-        out.append({"label_y": y + CELL_HEIGHT // 2 + 4, "label_x": label_x, "labels": labels,
-                    "index_y": y + CELL_HEIGHT + 12, "index_x": index_x, "indices": indices})
+        out.append(
+            {
+                "label_y": y + CELL_HEIGHT // 2 + 4,
+                "label_x": label_x,
+                "labels": labels,
+                "index_y": y + CELL_HEIGHT + 12,
+                "index_x": index_x,
+                "indices": indices,
+            }
+        )
     return out

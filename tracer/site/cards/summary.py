@@ -14,17 +14,37 @@ from typing import Any
 
 from tracer.site.cards.units import format_number, readable_number
 
-SHORT_VALUE_CHARS = 40      # a short value is cut here, with "…"
-PREVIEW_ELEMENTS = 4        # a tensor's short value: its first elements, in order
-ONE_LINE_TYPES = {"int", "float", "bool", "str", "none", "complex", "numpy_scalar", "dtype", "device", "size",
-                  "function", "class", "cycle", "sympy", "missing"}
-TENSOR_KINDS = {"tensor": "tensor", "meta_tensor": "tensor (meta)", "sparse_tensor": "sparse tensor",
-                "nested_tensor": "nested tensor", "ndarray": "ndarray"}
+SHORT_VALUE_CHARS = 40  # a short value is cut here, with "…"
+PREVIEW_ELEMENTS = 4  # a tensor's short value: its first elements, in order
+ONE_LINE_TYPES = {
+    "int",
+    "float",
+    "bool",
+    "str",
+    "none",
+    "complex",
+    "numpy_scalar",
+    "dtype",
+    "device",
+    "size",
+    "function",
+    "class",
+    "cycle",
+    "sympy",
+    "missing",
+}
+TENSOR_KINDS = {
+    "tensor": "tensor",
+    "meta_tensor": "tensor (meta)",
+    "sparse_tensor": "sparse tensor",
+    "nested_tensor": "nested tensor",
+    "ndarray": "ndarray",
+}
 
 
 def _cut(text: str) -> str:
     text = " ".join(str(text).split())
-    return text if len(text) <= SHORT_VALUE_CHARS else text[:SHORT_VALUE_CHARS - 1] + "…"
+    return text if len(text) <= SHORT_VALUE_CHARS else text[: SHORT_VALUE_CHARS - 1] + "…"
 
 
 def _shape(shape: Any) -> str | None:
@@ -62,7 +82,7 @@ def _tensor_text(value: dict[str, Any]) -> str:
     elements, more = _first_elements(values, len(value.get("shape") or []), PREVIEW_ELEMENTS)
     more = more or (isinstance(numel, int) and numel > len(elements))
     if "…" in elements:  # the preview skips elements here: what comes after is not next in order
-        elements, more = elements[:elements.index("…")], True
+        elements, more = elements[: elements.index("…")], True
     texts = [format_number(v) for v in elements]
     return "[" + ", ".join(texts) + (", …" if more else "") + "]"
 
@@ -93,27 +113,43 @@ def summary_view(value: dict[str, Any]) -> dict[str, Any] | None:
         if value.get("subclass"):
             label = f"{value['subclass']} (tensor subclass)"
         shape = _shape(value.get("shape")) or (f"{value.get('length', 0)} components" if kind == "nested_tensor" else None)
-        return {"kind": label, "dtype": value.get("dtype"), "shape": shape,
-                "text": _cut(_tensor_text(value)) if kind in ("tensor", "ndarray") else ""}
+        return {
+            "kind": label,
+            "dtype": value.get("dtype"),
+            "shape": shape,
+            "text": _cut(_tensor_text(value)) if kind in ("tensor", "ndarray") else "",
+        }
     if kind in ("list", "tuple", "set", "frozenset"):
         items = value.get("items", [])
         if all(item.get("type") in ONE_LINE_TYPES for item in items):
             return None  # shown inline on one line already
         firsts = [summary_view(item) for item in items[:3]]
         text = ", ".join(s["kind"] if s else _cut(_scalar_text(item)) for s, item in zip(firsts, items[:3]))
-        return {"kind": kind, "dtype": None, "shape": f"len {value.get('length', len(items))}",
-                "text": _cut(text + (", …" if value.get("length", 0) > 3 else ""))}
+        return {
+            "kind": kind,
+            "dtype": None,
+            "shape": f"len {value.get('length', len(items))}",
+            "text": _cut(text + (", …" if value.get("length", 0) > 3 else "")),
+        }
     if kind == "dict":
         keys = [_scalar_text(k) for k, _ in value.get("items", [])[:6]]
         more = value.get("length", 0) > len(keys)
-        return {"kind": "dict", "dtype": None, "shape": f"len {value.get('length', 0)}",
-                "text": _cut("keys " + ", ".join(keys) + (", …" if more else ""))}
+        return {
+            "kind": "dict",
+            "dtype": None,
+            "shape": f"len {value.get('length', 0)}",
+            "text": _cut("keys " + ", ".join(keys) + (", …" if more else "")),
+        }
     if kind == "dataclass":
         fields = list(value.get("fields", {}))
         return {"kind": value.get("class", "dataclass"), "dtype": None, "shape": None, "text": _cut(", ".join(fields))}
     if kind == "module":
-        return {"kind": f"module {value.get('class', '')}".strip(), "dtype": None, "shape": None,
-                "text": f"{value.get('num_parameters', 0):,} parameters"}
+        return {
+            "kind": f"module {value.get('class', '')}".strip(),
+            "dtype": None,
+            "shape": None,
+            "text": f"{value.get('num_parameters', 0):,} parameters",
+        }
     if kind in ("finfo", "iinfo"):
         return {"kind": kind, "dtype": value.get("dtype"), "shape": None, "text": ""}
     if kind == "object":

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 
 def _square_pattern(rows: list[list[float]]) -> str:
-    """"diagonal", "lower-triangular" or "upper-triangular" for a square block, else ""."""
+    """ "diagonal", "lower-triangular" or "upper-triangular" for a square block, else ""."""
     n = len(rows)
     if n < 2 or any(len(r) != n for r in rows):
         return ""
@@ -56,11 +56,22 @@ def block_pattern(rows: Sequence[Sequence[float] | None]) -> str:
     return ""
 
 
-def heatmap_text(rows: int, cols: int, low: str, high: str, scale: str, pattern: str, sampled: bool,
-                 specials: Sequence[str] = (), pooled: str = "") -> str:
+def heatmap_text(
+    rows: int,
+    cols: int,
+    low: str,
+    high: str,
+    scale: str,
+    pattern: str,
+    sampled: bool,
+    specials: Sequence[str] = (),
+    pooled: str = "",
+) -> str:
     """A heatmap's alt: its size, colour scale, range and pattern (``pooled``: the block size of a map of block means)."""
-    parts = [f"heatmap of {rows} × {cols} {f'means of {pooled} blocks' if pooled else 'values'}{' (a sample)' if sampled else ''}"
-             + (" in colours diverging around 0" if scale == "diverging" else "")]
+    parts = [
+        f"heatmap of {rows} × {cols} {f'means of {pooled} blocks' if pooled else 'values'}{' (a sample)' if sampled else ''}"
+        + (" in colours diverging around 0" if scale == "diverging" else "")
+    ]
     if low or high:
         parts.append(f"from {low} to {high}")
     if pattern:
@@ -106,5 +117,7 @@ def stride_text(shape: Sequence[int], stride: Sequence[int], first_cell: int, la
 def memory_text(label: str, peak: str, peak_step: int, start: str, end: str, steps: int, lines: int) -> str:
     """The memory chart's description: its range, its peak and where it ends."""
     per = f", {lines} lines (one per group of ranks)" if lines > 1 else ""
-    return (f"{label} over {steps} steps{per}: starts at {start}, peaks at {peak} at step {peak_step}, "
-            f"ends at {end}. The table below lists the values.")
+    return (
+        f"{label} over {steps} steps{per}: starts at {start}, peaks at {peak} at step {peak_step}, "
+        f"ends at {end}. The table below lists the values."
+    )

@@ -48,7 +48,9 @@ def bound_data(spec: dict[str, Any], max_points: int = MAX_PLOT_POINTS) -> tuple
                 dropped += len(node["values"]) - max_points
                 node["values"] = node["values"][:max_points]
             sequence = node.get("sequence") if key == "data" else None
-            if isinstance(sequence, dict) and all(isinstance(sequence.get(k, 1), (int, float)) for k in ("start", "stop", "step")):
+            if isinstance(sequence, dict) and all(
+                isinstance(sequence.get(k, 1), (int, float)) for k in ("start", "stop", "step")
+            ):
                 # a generated sequence is data too: {"start": 0, "stop": 1e9} would stall the build
                 start, stop, step = sequence.get("start", 0), sequence.get("stop", 0), sequence.get("step", 1) or 1
                 rows = max(0, int((stop - start) / step))
@@ -95,8 +97,11 @@ def render_svg(spec: dict[str, Any]) -> str:
         svg = vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
     except Exception as exc:  # vl-convert raises ValueError with a JavaScript stack after the first line
         message = str(exc).strip().splitlines()
-        raise PlotError(message[-1] if len(message) == 1 else next(
-            (line.strip() for line in message[1:] if line.strip() and not line.strip().startswith("at ")), message[0])) from None
+        raise PlotError(
+            message[-1]
+            if len(message) == 1
+            else next((line.strip() for line in message[1:] if line.strip() and not line.strip().startswith("at ")), message[0])
+        ) from None
     if _UNSAFE_SVG.search(svg):
         raise PlotError("the drawing refers to outside resources; not shown")
     return svg

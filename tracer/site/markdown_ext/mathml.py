@@ -28,8 +28,7 @@ def latex_to_mathml(latex: str, *, display: bool) -> str:
     try:
         return convert(latex.strip(), display="block" if display else "inline")
     except Exception as exc:  # latex2mathml raises many kinds of errors on bad input
-        return (f'<code class="lt-math-error" title="{html.escape(f"cannot render math: {exc}")}">'
-                f"{html.escape(latex)}</code>")
+        return f'<code class="lt-math-error" title="{html.escape(f"cannot render math: {exc}")}">{html.escape(latex)}</code>'
 
 
 class _MathProcessor(InlineProcessor):
@@ -71,4 +70,3 @@ def render_markdown(text: str) -> str:
 
     md = markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, MathMLExtension(), SanitizeExtension()])
     return md.convert(text)
-

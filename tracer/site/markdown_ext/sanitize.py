@@ -40,24 +40,145 @@ from markdown.postprocessors import Postprocessor
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 
 _MATHML_TAGS = {
-    "math", "semantics", "annotation", "menclose", "merror", "mfrac", "mi", "mmultiscripts", "mn", "mo", "mover",
-    "mpadded", "mphantom", "mprescripts", "mroot", "mrow", "ms", "mspace", "msqrt", "mstyle", "msub", "msubsup",
-    "msup", "mtable", "mtd", "mtext", "mtr", "munder", "munderover", "none",
+    "math",
+    "semantics",
+    "annotation",
+    "menclose",
+    "merror",
+    "mfrac",
+    "mi",
+    "mmultiscripts",
+    "mn",
+    "mo",
+    "mover",
+    "mpadded",
+    "mphantom",
+    "mprescripts",
+    "mroot",
+    "mrow",
+    "ms",
+    "mspace",
+    "msqrt",
+    "mstyle",
+    "msub",
+    "msubsup",
+    "msup",
+    "mtable",
+    "mtd",
+    "mtext",
+    "mtr",
+    "munder",
+    "munderover",
+    "none",
 }
 _MATHML_ATTRIBUTES = {
-    "display", "xmlns", "mathvariant", "mathcolor", "mathbackground", "mathsize", "displaystyle", "scriptlevel",
-    "stretchy", "fence", "separator", "separators", "lspace", "rspace", "accent", "accentunder", "largeop",
-    "movablelimits", "symmetric", "minsize", "maxsize", "form", "linethickness", "columnalign", "rowalign",
-    "columnspacing", "rowspacing", "columnlines", "rowlines", "columnspan", "rowspan", "frame", "width", "height",
-    "depth", "voffset", "notation", "open", "close",
+    "display",
+    "xmlns",
+    "mathvariant",
+    "mathcolor",
+    "mathbackground",
+    "mathsize",
+    "displaystyle",
+    "scriptlevel",
+    "stretchy",
+    "fence",
+    "separator",
+    "separators",
+    "lspace",
+    "rspace",
+    "accent",
+    "accentunder",
+    "largeop",
+    "movablelimits",
+    "symmetric",
+    "minsize",
+    "maxsize",
+    "form",
+    "linethickness",
+    "columnalign",
+    "rowalign",
+    "columnspacing",
+    "rowspacing",
+    "columnlines",
+    "rowlines",
+    "columnspan",
+    "rowspan",
+    "frame",
+    "width",
+    "height",
+    "depth",
+    "voffset",
+    "notation",
+    "open",
+    "close",
 }
-ALLOWED_TAGS = frozenset({
-    "a", "abbr", "b", "bdi", "bdo", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd", "del",
-    "details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i",
-    "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "rp", "rt", "ruby", "s", "samp", "small", "span",
-    "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var",
-    "wbr", *_MATHML_TAGS,
-})
+ALLOWED_TAGS = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "blockquote",
+        "br",
+        "caption",
+        "cite",
+        "code",
+        "col",
+        "colgroup",
+        "dd",
+        "del",
+        "details",
+        "dfn",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "figcaption",
+        "figure",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "img",
+        "ins",
+        "kbd",
+        "li",
+        "mark",
+        "ol",
+        "p",
+        "pre",
+        "q",
+        "rp",
+        "rt",
+        "ruby",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "time",
+        "tr",
+        "u",
+        "ul",
+        "var",
+        "wbr",
+        *_MATHML_TAGS,
+    }
+)
 ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
     "*": {"class", "title", "lang", "dir", "style"},
     # ids only where Markdown puts them (headings for the table of contents, footnotes): an id on
@@ -75,22 +196,66 @@ ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
     **{tag: set(_MATHML_ATTRIBUTES) for tag in _MATHML_TAGS},
 }
 # Layout and colour only: nothing that can lift an element over the page (position, z-index) or fetch.
-STYLE_PROPERTIES = frozenset({
-    "color", "background-color", "font-weight", "font-style", "font-size", "font-family", "font-variant",
-    "text-align", "text-decoration", "text-transform", "vertical-align", "white-space", "line-height",
-    "width", "max-width", "min-width", "height", "max-height", "min-height",
-    "margin", "margin-top", "margin-right", "margin-bottom", "margin-left",
-    "padding", "padding-top", "padding-right", "padding-bottom", "padding-left",
-    "border", "border-top", "border-right", "border-bottom", "border-left", "border-color", "border-style",
-    "border-width", "border-radius", "border-collapse", "display", "opacity", "list-style-type",
-})
+STYLE_PROPERTIES = frozenset(
+    {
+        "color",
+        "background-color",
+        "font-weight",
+        "font-style",
+        "font-size",
+        "font-family",
+        "font-variant",
+        "text-align",
+        "text-decoration",
+        "text-transform",
+        "vertical-align",
+        "white-space",
+        "line-height",
+        "width",
+        "max-width",
+        "min-width",
+        "height",
+        "max-height",
+        "min-height",
+        "margin",
+        "margin-top",
+        "margin-right",
+        "margin-bottom",
+        "margin-left",
+        "padding",
+        "padding-top",
+        "padding-right",
+        "padding-bottom",
+        "padding-left",
+        "border",
+        "border-top",
+        "border-right",
+        "border-bottom",
+        "border-left",
+        "border-color",
+        "border-style",
+        "border-width",
+        "border-radius",
+        "border-collapse",
+        "display",
+        "opacity",
+        "list-style-type",
+    }
+)
 
 
 def clean_html(html: str) -> str:
     """``html`` with everything not on the allowlists removed (see the module docstring)."""
-    return nh3.clean(html, tags=set(ALLOWED_TAGS), attributes=ALLOWED_ATTRIBUTES, url_schemes=set(URL_SCHEMES),
-                     strip_comments=False, link_rel=None, clean_content_tags={"script", "style"},
-                     filter_style_properties=set(STYLE_PROPERTIES))
+    return nh3.clean(
+        html,
+        tags=set(ALLOWED_TAGS),
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes=set(URL_SCHEMES),
+        strip_comments=False,
+        link_rel=None,
+        clean_content_tags={"script", "style"},
+        filter_style_properties=set(STYLE_PROPERTIES),
+    )
 
 
 # What a browser drops before reading a URL's scheme: leading/trailing C0 controls and spaces,
@@ -114,11 +279,13 @@ def content_security_policy(page_html: str) -> str:
     """The policy for one finished page: scripts from the site's own origin and the page's inline
     scripts, each by its sha256 (so no ``'unsafe-inline'``: event-handler attributes and
     ``javascript:`` URLs are blocked); no plugins; no ``<base>`` elsewhere."""
-    hashes = sorted({
-        "'sha256-" + base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii") + "'"
-        for attrs, body in _INLINE_SCRIPT.findall(page_html)
-        if not re.search(r"\bsrc\s*=", attrs) and "application/json" not in attrs.lower()
-    })
+    hashes = sorted(
+        {
+            "'sha256-" + base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii") + "'"
+            for attrs, body in _INLINE_SCRIPT.findall(page_html)
+            if not re.search(r"\bsrc\s*=", attrs) and "application/json" not in attrs.lower()
+        }
+    )
     return " ".join(["script-src", "'self'", *hashes]) + "; object-src 'none'; base-uri 'self'"
 
 

@@ -42,15 +42,22 @@ def collective_view(row: CollectiveRow, world_size: int | None = None, link: dic
     slowest = max((r["seconds"] for r in row.per_rank.values()), default=0.0)
     for rank, record in sorted(row.per_rank.items()):
         wait, transfer = record.get("wait_seconds"), record.get("transfer_seconds")
-        ranks.append({"rank": rank, "sent": human_bytes(record["sent_nbytes"]),
-                      "received": human_bytes(record["received_nbytes"]), "seconds": human_seconds(record["seconds"]),
-                      "wait": human_seconds(wait) if wait is not None else "",
-                      "transfer": human_seconds(transfer) if transfer is not None else "",
-                      "busbw": human_bytes_per_s(record["busbw"]) if "busbw" in record else "",
-                      "wait_percent": round(100 * wait / slowest) if slowest and wait is not None else 0,
-                      "transfer_percent": round(100 * (transfer if transfer is not None else record["seconds"]) / slowest)
-                      if slowest else 0,
-                      "root": record.get("root", record.get("peer"))})
+        ranks.append(
+            {
+                "rank": rank,
+                "sent": human_bytes(record["sent_nbytes"]),
+                "received": human_bytes(record["received_nbytes"]),
+                "seconds": human_seconds(record["seconds"]),
+                "wait": human_seconds(wait) if wait is not None else "",
+                "transfer": human_seconds(transfer) if transfer is not None else "",
+                "busbw": human_bytes_per_s(record["busbw"]) if "busbw" in record else "",
+                "wait_percent": round(100 * wait / slowest) if slowest and wait is not None else 0,
+                "transfer_percent": round(100 * (transfer if transfer is not None else record["seconds"]) / slowest)
+                if slowest
+                else 0,
+                "root": record.get("root", record.get("peer")),
+            }
+        )
     sent = sum(r["sent_nbytes"] for r in row.per_rank.values())
     first = next(iter(row.per_rank.values()), {})
     measured = [r for r in row.per_rank.values() if "busbw" in r]
@@ -58,15 +65,30 @@ def collective_view(row: CollectiveRow, world_size: int | None = None, link: dic
     if measured:
         worst = min(measured, key=lambda r: r["busbw"])
         share = worst.get("peak_share")
-        bandwidth = {"algbw": human_bytes_per_s(worst["algbw"]), "busbw": human_bytes_per_s(worst["busbw"]),
-                     "share": _percent(share), "link": (link or {}).get("label"),
-                     "peak": human_bytes_per_s(worst["peak"]) if worst.get("peak") else None}
-    return {"op": row.op, "seq": row.seq, "dtype": row.dtype, "shape": _shape(row.shape),
-            "nbytes": human_bytes(row.nbytes), "algorithm": row.algorithm, "backend": row.backend or "",
-            "group_size": first.get("group_size", world_size), "reduce_op": first.get("reduce_op"),
-            "root": first.get("root"), "total_sent": human_bytes(sent), "ranks": ranks, "bandwidth": bandwidth,
-            "split": any("wait_seconds" in r for r in row.per_rank.values()),
-            "missing": sorted(set(range(world_size or 0)) - set(row.per_rank)) if world_size else []}
+        bandwidth = {
+            "algbw": human_bytes_per_s(worst["algbw"]),
+            "busbw": human_bytes_per_s(worst["busbw"]),
+            "share": _percent(share),
+            "link": (link or {}).get("label"),
+            "peak": human_bytes_per_s(worst["peak"]) if worst.get("peak") else None,
+        }
+    return {
+        "op": row.op,
+        "seq": row.seq,
+        "dtype": row.dtype,
+        "shape": _shape(row.shape),
+        "nbytes": human_bytes(row.nbytes),
+        "algorithm": row.algorithm,
+        "backend": row.backend or "",
+        "group_size": first.get("group_size", world_size),
+        "reduce_op": first.get("reduce_op"),
+        "root": first.get("root"),
+        "total_sent": human_bytes(sent),
+        "ranks": ranks,
+        "bandwidth": bandwidth,
+        "split": any("wait_seconds" in r for r in row.per_rank.values()),
+        "missing": sorted(set(range(world_size or 0)) - set(row.per_rank)) if world_size else [],
+    }
 
 
 def _entry_text(entry: dict[str, Any] | None) -> str:
@@ -103,11 +125,20 @@ def desync_view(trace: Trace) -> list[dict[str, Any]]:
                 lines = files.get(path, "").splitlines()
                 if line.isdigit() and 0 < int(line) <= len(lines):
                     code = lines[int(line) - 1].strip()
-            ranks.append({"rank": record["rank"], "state": record["state"], "last": _entry_text(last),
-                          "called_at": f"{last['path']}:{last['line']}" if last else "",
-                          "ended": _ended_text(record.get("ended")), "where": where or "?", "code": code})
-        out.append({"launch": number, "message": desync["message"], "n": desync["n"], "ranks": ranks,
-                    "world_size": launch["world_size"]})
+            ranks.append(
+                {
+                    "rank": record["rank"],
+                    "state": record["state"],
+                    "last": _entry_text(last),
+                    "called_at": f"{last['path']}:{last['line']}" if last else "",
+                    "ended": _ended_text(record.get("ended")),
+                    "where": where or "?",
+                    "code": code,
+                }
+            )
+        out.append(
+            {"launch": number, "message": desync["message"], "n": desync["n"], "ranks": ranks, "world_size": launch["world_size"]}
+        )
     return out
 
 
@@ -118,8 +149,9 @@ class RankCards:
         self.macros = template_macros(env, "ranks.html.j2")
         self._renderers: dict[tuple[int, int], HtmlRenderer] = {}
         self._env = env
-        self._streams = {(number, stream["rank"]): stream for number, launch in enumerate(launches(trace))
-                         for stream in launch["streams"]}
+        self._streams = {
+            (number, stream["rank"]): stream for number, launch in enumerate(launches(trace)) for stream in launch["streams"]
+        }
         self._world = {number: launch["world_size"] for number, launch in enumerate(launches(trace))}
         self._links = {number: launch.get("link") for number, launch in enumerate(launches(trace))}
 
@@ -145,8 +177,10 @@ class RankCards:
             rows = [{"name": name, "cells": [views.get(rank) for rank in ranks]} for name, _by_rank, views in scalars]
             out.append(Markup(self.macros.scalar_table(ranks, rows)))
         for name, by_rank, _views in others:
-            cards = [{"rank": rank, "card": self.renderer(line.launch, rank).value(name, value, step_index=step)}
-                     for rank, (step, value) in by_rank.items()]
+            cards = [
+                {"rank": rank, "card": self.renderer(line.launch, rank).value(name, value, step_index=step)}
+                for rank, (step, value) in by_rank.items()
+            ]
             out.append(Markup(self.macros.rank_cards(name, cards)))
         for key in sorted(line.collectives):
             out.append(self.collective(line.collectives[key]))

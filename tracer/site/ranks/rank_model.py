@@ -88,8 +88,15 @@ def rank_lines(trace: Trace) -> dict[int, RankLine]:
                         row = record.collectives.get((number, call["seq"]))
                         if row is None:
                             row = record.collectives[(number, call["seq"])] = CollectiveRow(
-                                number, call["seq"], call["op"], call.get("dtype"), call.get("shape"),
-                                call["nbytes"], call["algorithm"], call.get("backend"))
+                                number,
+                                call["seq"],
+                                call["op"],
+                                call.get("dtype"),
+                                call.get("shape"),
+                                call["nbytes"],
+                                call["algorithm"],
+                                call.get("backend"),
+                            )
                         row.per_rank[rank] = call
                 if step["renderings"] and record._rendering_rank in (None, rank):
                     record._rendering_rank = rank
@@ -110,6 +117,7 @@ def all_collectives(trace: Trace) -> list[CollectiveRow]:
 
 
 # -- step mode --------------------------------------------------------------------------------------
+
 
 @dataclass
 class Timeline:
@@ -321,4 +329,3 @@ def steps_text(trace: Trace) -> str:
     if any(launch["step"] is None for launch in launches(trace)):
         return f"{many} × {each} steps"
     return f"{own} steps + {many} × {each}"
-

@@ -77,8 +77,11 @@ def add_rank_data(data: dict[str, Any], trace: Trace, laid_out: RankSteps, rende
 
     columns = []
     for number, row in enumerate(sorted(rows.values(), key=lambda r: (r.launch, r.seq)), start=1):
-        column: dict[str, Any] = {"x": number, "op": row.op,
-                                  "seconds": {str(rank): record["seconds"] for rank, record in row.per_rank.items()}}
+        column: dict[str, Any] = {
+            "x": number,
+            "op": row.op,
+            "seconds": {str(rank): record["seconds"] for rank, record in row.per_rank.items()},
+        }
         waits = {str(rank): record["wait_seconds"] for rank, record in row.per_rank.items() if "wait_seconds" in record}
         if waits:
             column["wait"] = waits

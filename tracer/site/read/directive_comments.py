@@ -25,7 +25,7 @@ def comment_cut(comment: str) -> int | None:
     match = next((m for m in DIRECTIVE_TOKEN.finditer(body) if m.group(1) in DIRECTIVE_NAMES), None)
     if match is None:
         return None
-    prose = comment[:len(comment) - len(body) + match.start()].rstrip().rstrip(",").rstrip()
+    prose = comment[: len(comment) - len(body) + match.start()].rstrip().rstrip(",").rstrip()
     return 0 if prose.lstrip("#").strip() == "" else len(prose)
 
 

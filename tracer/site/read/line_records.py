@@ -27,14 +27,14 @@ def shows_something(*, values: object, output: object, errors: object, compute: 
 
 def step_shows_something(step: Step) -> bool:
     """``shows_something`` for one step of a trace."""
-    return shows_something(values=step["env"], output=step.get("stdout") or step.get("stderr"),
-                           errors=step.get("error"), compute=step.get("compute"))
+    return shows_something(
+        values=step["env"], output=step.get("stdout") or step.get("stderr"), errors=step.get("error"), compute=step.get("compute")
+    )
 
 
 def rank_line_shows_something(line: RankLine) -> bool:
     """``shows_something`` for what the ranks did on one line."""
-    return shows_something(values=line.env, output=line.stdout or line.stderr, errors=line.errors,
-                           compute=line.collectives)
+    return shows_something(values=line.env, output=line.stdout or line.stderr, errors=line.errors, compute=line.collectives)
 
 
 @dataclass
@@ -55,8 +55,7 @@ class LineRecord:
 
     def shows_something(self) -> bool:
         """The line recorded values, output, errors or compute (renderings and ranks aside)."""
-        return shows_something(values=self.env, output=self.stdout or self.stderr, errors=self.errors,
-                               compute=self.compute)
+        return shows_something(values=self.env, output=self.stdout or self.stderr, errors=self.errors, compute=self.compute)
 
     def annotated(self) -> bool:
         """Anything follows the statement in read mode: what it recorded, rendered, or its ranks did."""
@@ -114,8 +113,12 @@ def add_rank_lines(records: dict[int, LineRecord], trace: Trace) -> None:
     for timeline in timelines:
         offsets[timeline.rank] = at
         at += len(timeline.steps)
-    local_of = {(timeline.rank, launch, index): offsets[timeline.rank] + local for timeline in timelines
-                for local, (launch, index, _done) in enumerate(timeline.origin) if launch >= 0}
+    local_of = {
+        (timeline.rank, launch, index): offsets[timeline.rank] + local
+        for timeline in timelines
+        for local, (launch, index, _done) in enumerate(timeline.origin)
+        if launch >= 0
+    }
     for line, rank_line in rank_lines(trace).items():
         record = records.get(line)
         # the lowest rank's step of the line; a line rank 0 never ran (an `if rank == 1:` body) opens
@@ -125,8 +128,11 @@ def add_rank_lines(records: dict[int, LineRecord], trace: Trace) -> None:
         key = (rank, rank_line.launch, last) if last is not None else None
         steps = [local_of[key]] if key is not None and key in local_of else []
         if record is None:
-            anchor = steps[-1] if steps else next(
-                (local for local, (launch, _index, _done) in enumerate(first.origin) if launch == rank_line.launch), 0)
+            anchor = (
+                steps[-1]
+                if steps
+                else next((local for local, (launch, _index, _done) in enumerate(first.origin) if launch == rank_line.launch), 0)
+            )
             record = records[line] = LineRecord(line=line, first_step=anchor, last_step=anchor)
             record.runs = max(rank_line.runs.values(), default=0)
         elif steps:

@@ -66,8 +66,11 @@ def downsample(values: list[int], max_points: int = MAX_POINTS) -> list[int]:
 def _corners(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The points a polyline needs: a point inside a flat run (the same height as both neighbours)
     draws nothing of its own."""
-    return [p for k, p in enumerate(points)
-            if k == 0 or k == len(points) - 1 or not (points[k - 1]["y"] == p["y"] == points[k + 1]["y"])]
+    return [
+        p
+        for k, p in enumerate(points)
+        if k == 0 or k == len(points) - 1 or not (points[k - 1]["y"] == p["y"] == points[k + 1]["y"])
+    ]
 
 
 def table_rows(links: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -83,7 +86,7 @@ def table_rows(links: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def ranks_name(ranks: list[int]) -> str:
-    """"rank 2", "ranks 0–3", "ranks 0, 2"."""
+    """ "rank 2", "ranks 0–3", "ranks 0, 2"."""
     if len(ranks) == 1:
         return f"rank {ranks[0]}"
     if ranks == list(range(ranks[0], ranks[-1] + 1)):
@@ -112,8 +115,13 @@ def _series(trace: Trace) -> tuple[list[dict[str, Any]], list[tuple[int, int, st
             lines[key]["ranks"].append(timeline.rank)
         else:
             local = list(range(len(rank_values)))
-            lines[key] = {"ranks": [timeline.rank], "values": rank_values, "xs": xs,
-                          "steps": [offset + k for k in local], "counter": local}
+            lines[key] = {
+                "ranks": [timeline.rank],
+                "values": rank_values,
+                "xs": xs,
+                "steps": [offset + k for k in local],
+                "counter": local,
+            }
         offset += len(timeline.steps)
     first = timelines[0]
     first_xs = next(iter(lines.values()))["xs"]  # rank 0's line comes first
@@ -145,20 +153,29 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
 
         def point(k: int, name: str = name, line: dict[str, Any] = line) -> dict[str, Any]:
             where = f"{name} · step {line['counter'][k]}" if name else f"step {line['counter'][k]}"
-            return {"step": line["steps"][k], "x": x_of(line["xs"][k]), "y": y_of(line["values"][k]),
-                    "label": f"{where}: {human_bytes(line['values'][k])}", "line": number,
-                    "counter": line["counter"][k], "ranks_name": name, "nbytes_text": human_bytes(line["values"][k])}
+            return {
+                "step": line["steps"][k],
+                "x": x_of(line["xs"][k]),
+                "y": y_of(line["values"][k]),
+                "label": f"{where}: {human_bytes(line['values'][k])}",
+                "line": number,
+                "counter": line["counter"][k],
+                "ranks_name": name,
+                "nbytes_text": human_bytes(line["values"][k]),
+            }
 
         points = [point(k) for k in downsample(values, max_points)]
-        lines.append({
-            "name": name,
-            "ranks": line["ranks"],
-            "colour": number % COLOURS,
-            "peak": human_bytes(max(values, default=0)),
-            "points": points,
-            "links": [point(k) for k in downsample(values, min(max_points, links_each))],
-            "polyline": " ".join(f"{p['x']},{p['y']}" for p in _corners(points)),
-        })
+        lines.append(
+            {
+                "name": name,
+                "ranks": line["ranks"],
+                "colour": number % COLOURS,
+                "peak": human_bytes(max(values, default=0)),
+                "points": points,
+                "links": [point(k) for k in downsample(values, min(max_points, links_each))],
+                "polyline": " ".join(f"{p['x']},{p['y']}" for p in _corners(points)),
+            }
+        )
     sections: list[dict[str, Any]] = [{"step": step, "x": x_of(x), "title": title} for x, step, title in section_marks]
     for section, following in zip(sections, sections[1:] + [None]):
         room = (following["x"] if following else WIDTH) - section["x"]
@@ -171,9 +188,15 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
         "width": WIDTH,
         "height": HEIGHT,
         "label": label,
-        "description": memory_text(label, human_bytes(peak), top["counter"][top_k],
-                                   human_bytes(series[0]["values"][0]), human_bytes(series[0]["values"][-1]),
-                                   max(len(s["values"]) for s in series), len(series)),
+        "description": memory_text(
+            label,
+            human_bytes(peak),
+            top["counter"][top_k],
+            human_bytes(series[0]["values"][0]),
+            human_bytes(series[0]["values"][-1]),
+            max(len(s["values"]) for s in series),
+            len(series),
+        ),
         "lines": lines,
         "ranked": ranked,
         "points": [p for line in lines for p in line["points"]],

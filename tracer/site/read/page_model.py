@@ -172,8 +172,11 @@ def _in_run_order(trace: Trace, tree: ast.Module, blocks: list[Block], statement
     module-level code, and functions that never ran) in file order; every other function's blocks
     right after the statement that first stepped into it (after its annotation), recursively."""
     main = trace["lecture"]["path"]
-    spans = [(min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno)
-             for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    spans = [
+        (min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno)
+        for n in tree.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
 
     def owner(line: int) -> int | None:  # the first line of the top-level definition holding ``line``
         return next((start for start, end in spans if start <= line <= end), None)
@@ -221,7 +224,7 @@ def _in_run_order(trace: Trace, tree: ast.Module, blocks: list[Block], statement
                     piece.append(lines[k])
                     k += 1
                 following = group[index + 1] if index + 1 < len(group) else None
-                annotated = (k == len(lines) and isinstance(following, Annotation) and following.record.line == code.line)
+                annotated = k == len(lines) and isinstance(following, Annotation) and following.record.line == code.line
                 if not annotated:
                     ordered.append(CodeBlock(piece))
                     piece = []
@@ -243,8 +246,9 @@ def _in_run_order(trace: Trace, tree: ast.Module, blocks: list[Block], statement
     return ordered
 
 
-def _shown_lines(trace: Trace, tree: ast.Module, statements: dict[int, _Statement],
-                 records: dict[int, LineRecord], lines: list[str]) -> tuple[set[int], set[int]]:
+def _shown_lines(
+    trace: Trace, tree: ast.Module, statements: dict[int, _Statement], records: dict[int, LineRecord], lines: list[str]
+) -> tuple[set[int], set[int]]:
     """(lines the document shows, lines that ran): executed statements, the signature and docstring
     of each function that ran, linked functions whole, the filler between them; no @hide lines."""
     main = trace["lecture"]["path"]
@@ -256,8 +260,11 @@ def _shown_lines(trace: Trace, tree: ast.Module, statements: dict[int, _Statemen
         shown.update(range(span.start, span.end + 1))
         ran.update(range(span.start, span.end + 1))
 
-    linked = {internal["line"] for _index, r in iter_renderings(trace)
-              if r.get("type") == "link" and (internal := r.get("internal")) and internal["path"] == main}
+    linked = {
+        internal["line"]
+        for _index, r in iter_renderings(trace)
+        if r.get("type") == "link" and (internal := r.get("internal")) and internal["path"] == main
+    }
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
@@ -284,8 +291,9 @@ def _shown_lines(trace: Trace, tree: ast.Module, statements: dict[int, _Statemen
     return shown, ran
 
 
-def _blocks(lines: list[str], shown: set[int], ran: set[int], statements: dict[int, _Statement],
-            records: dict[int, LineRecord]) -> list[Block]:
+def _blocks(
+    lines: list[str], shown: set[int], ran: set[int], statements: dict[int, _Statement], records: dict[int, LineRecord]
+) -> list[Block]:
     """The shown lines in file order as code blocks, each statement's annotation after it (a
     rendering-only statement's annotation in its place)."""
     blocks: list[Block] = []
@@ -307,8 +315,11 @@ def _blocks(lines: list[str], shown: set[int], ran: set[int], statements: dict[i
             continue
         statement = statements.get(line)
         record = records.get(line)
-        if statement and record and is_rendering_only(statement.rendering_kind, bool(record.renderings),
-                                                      record.shows_something()):
+        if (
+            statement
+            and record
+            and is_rendering_only(statement.rendering_kind, bool(record.renderings), record.shows_something())
+        ):
             flush()
             blocks.append(Annotation(record))
             line = statement.end + 1
@@ -345,5 +356,5 @@ def section_headings(trace: Trace, level: int = 2) -> list[tuple[int, str]]:
             continue
         for text_line in rendering.get("data", "").splitlines():
             if text_line.startswith(marker):
-                found.append((index, text_line[len(marker):].strip()))
+                found.append((index, text_line[len(marker) :].strip()))
     return found

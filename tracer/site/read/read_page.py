@@ -118,8 +118,16 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
     shared = shared_diagrams(blocks)
     for block in blocks:
         if isinstance(block, CodeBlock):
-            lines = [{"number": c.line, "anchor": line_anchor(main, c.line, main), "html": Markup(code[c.line - 1]),
-                      "ran": c.ran, "runs": c.runs} for c in block.lines]
+            lines = [
+                {
+                    "number": c.line,
+                    "anchor": line_anchor(main, c.line, main),
+                    "html": Markup(code[c.line - 1]),
+                    "ran": c.ran,
+                    "runs": c.runs,
+                }
+                for c in block.lines
+            ]
             parts.append(page.slot(macros.code_block(lines)))
             continue
         assert isinstance(block, Annotation)
@@ -138,20 +146,38 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
                 parts.append(page.slot(renderer.rendering(rendering)))
         if len(record.renderings) > len(renderings):
             parts.append(page.slot(macros.more_renderings(len(record.renderings) - len(renderings))))
-        cards = [renderer.value(name, value, step_index=step, shared_diagrams=shared, exact_grids=False)
-                 for name, (step, value) in record.env.items()]
+        cards = [
+            renderer.value(name, value, step_index=step, shared_diagrams=shared, exact_grids=False)
+            for name, (step, value) in record.env.items()
+        ]
         if record.ranks is not None and ranked is not None:
             cards += ranked.line(record.ranks)  # every rank's values side by side, its collectives
         computes = [renderer.compute(record.compute[1])] if record.compute else []
         errors = [renderer.error(error) for _step, error in record.errors]
         if record.shows_something() or record.ranks is not None:
-            body = str(macros.annotation_body(cards=cards, computes=computes, errors=errors, stdout=record.stdout,
-                                              stderr=record.stderr, warning=warning_summary(record.stderr)))
-            parts.append(page.slot(macros.annotation(
-                step=record.last_step if record.last_step >= 0 else record.first_step, runs=record.runs,
-                one_line_loop=record.line in one_line_loops,
-                body=Markup(body), lazy=len(body) > LAZY_MIN_CHARS, height_px=estimated_height_px(body),
-                one_line_px=ONE_LINE_PX)))
+            body = str(
+                macros.annotation_body(
+                    cards=cards,
+                    computes=computes,
+                    errors=errors,
+                    stdout=record.stdout,
+                    stderr=record.stderr,
+                    warning=warning_summary(record.stderr),
+                )
+            )
+            parts.append(
+                page.slot(
+                    macros.annotation(
+                        step=record.last_step if record.last_step >= 0 else record.first_step,
+                        runs=record.runs,
+                        one_line_loop=record.line in one_line_loops,
+                        body=Markup(body),
+                        lazy=len(body) > LAZY_MIN_CHARS,
+                        height_px=estimated_height_px(body),
+                        one_line_px=ONE_LINE_PX,
+                    )
+                )
+            )
     if shared:
         parts.append(page.slot(renderer.diagram_defs(shared)))
     page.markdown = "\n\n".join(parts) + "\n"
@@ -162,9 +188,11 @@ def _one_line_loops(source: str) -> frozenset[int]:
     """Lines of loops written on one line (``for i in range(3): y = i``): the tracer records one step
     per line, so such a loop is one step, its values those after the last iteration."""
     facts = source_facts(source)
-    return frozenset(line for line, node in facts.statements.items()
-                     if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.body
-                     and node.body[0].lineno == node.lineno)
+    return frozenset(
+        line
+        for line, node in facts.statements.items()
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.body and node.body[0].lineno == node.lineno
+    )
 
 
 def fill_slots(html: str, page: ReadPage, root: str) -> str:

@@ -33,8 +33,9 @@ def is_partial(step: Step) -> bool:
 
 def expand_animations(trace: Trace) -> Trace:
     """``trace`` with each step of two or more ``@animate`` renderings laid out as one step per rendering."""
-    if trace.get("ranks") or not any(len(s["renderings"]) > 1 and all(r.get("animate") for r in s["renderings"])
-                                     for s in trace["steps"]):
+    if trace.get("ranks") or not any(
+        len(s["renderings"]) > 1 and all(r.get("animate") for r in s["renderings"]) for s in trace["steps"]
+    ):
         return trace
     steps: list[Step] = []
     for step in trace["steps"]:

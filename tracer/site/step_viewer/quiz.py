@@ -41,19 +41,32 @@ from tracer.contract.trace_format import Collective, Compute, Step, Trace, hidde
 MIN_GAP_STEPS = 15  # about one screenful of code lines: at most one automatic question per 15 steps
 MAX_CHOICES = 4
 DEFAULT_ELEMENT_NBYTES = 4  # float32, what torch makes when no dtype is given
-_REDUCTIONS = re.compile(r"\b(sum|mean|max|min|amax|amin|prod|norm|argmax|argmin|std|var|logsumexp|any|all|"
-                         r"count_nonzero|reduce|median|mode)\b")
+_REDUCTIONS = re.compile(
+    r"\b(sum|mean|max|min|amax|amin|prod|norm|argmax|argmin|std|var|logsumexp|any|all|"
+    r"count_nonzero|reduce|median|mode)\b"
+)
 _MATMUL = re.compile(r"@|\b(matmul|mm|bmm|einsum)\b")
 _CAST = re.compile(r"\.(to|type|half|float|double|bfloat16|int|long|bool)\(|\bdtype\s*=")
 _RESHAPE = re.compile(r"\.(reshape|view)\(")
 _DEFAULT_DTYPES = ("float32", "int64", "bool")
-_PRIORITY = {"flops": 6, "bytes": 6, "stride": 5, "dtype": 5, "reduction": 5, "view": 5, "broadcast": 4,
-             "reshape": 4, "copy": 3, "matmul": 3}
+_PRIORITY = {
+    "flops": 6,
+    "bytes": 6,
+    "stride": 5,
+    "dtype": 5,
+    "reduction": 5,
+    "view": 5,
+    "broadcast": 4,
+    "reshape": 4,
+    "copy": 3,
+    "matmul": 3,
+}
 
 Question = dict[str, Any]
 
 
 # --- answers as the student types them -----------------------------------------------------------
+
 
 def shape_text(shape: list[int]) -> str:
     """``(3, 2)``; a 1-tuple as ``(3,)``, a scalar's shape as ``()``."""
@@ -89,8 +102,18 @@ def broadcast_shape(shapes: list[list[int]]) -> list[int] | None:
     return result
 
 
-def _question(step: int, name: str, fact: str, prompt: str, kind: str, answer: Any, display: str,
-              wrong: list[tuple[Any, str]], reason: str | None, tolerance: float = 0.0) -> Question:
+def _question(
+    step: int,
+    name: str,
+    fact: str,
+    prompt: str,
+    kind: str,
+    answer: Any,
+    display: str,
+    wrong: list[tuple[Any, str]],
+    reason: str | None,
+    tolerance: float = 0.0,
+) -> Question:
     """A question record; ``wrong`` are (value, display) distractors, deduplicated against the answer."""
     choices = [display]
     for _value, text in wrong:
@@ -99,29 +122,67 @@ def _question(step: int, name: str, fact: str, prompt: str, kind: str, answer: A
     if len(choices) > 1:  # the answer's place varies from question to question, deterministically
         turn = step % len(choices)
         choices = choices[turn:] + choices[:turn]
-    return {"step": step, "name": name, "fact": fact, "prompt": prompt, "answer": display,
-            "accept": {"kind": kind, "value": answer, "tolerance": tolerance},
-            "choices": choices if len(choices) > 1 else [], "reason": reason}
+    return {
+        "step": step,
+        "name": name,
+        "fact": fact,
+        "prompt": prompt,
+        "answer": display,
+        "accept": {"kind": kind, "value": answer, "tolerance": tolerance},
+        "choices": choices if len(choices) > 1 else [],
+        "reason": reason,
+    }
 
 
-def _ints(step: int, name: str, fact: str, prompt: str, answer: list[int], wrong: list[list[int]],
-          reason: str | None) -> Question:
-    return _question(step, name, fact, prompt, "ints", list(answer), shape_text(answer),
-                     [(w, shape_text(w)) for w in wrong if list(w) != list(answer)], reason)
+def _ints(
+    step: int, name: str, fact: str, prompt: str, answer: list[int], wrong: list[list[int]], reason: str | None
+) -> Question:
+    return _question(
+        step,
+        name,
+        fact,
+        prompt,
+        "ints",
+        list(answer),
+        shape_text(answer),
+        [(w, shape_text(w)) for w in wrong if list(w) != list(answer)],
+        reason,
+    )
 
 
-def _number(step: int, name: str, fact: str, prompt: str, answer: float, wrong: Sequence[float], unit: str,
-            reason: str | None, tolerance: float = 0.0) -> Question:
-    return _question(step, name, fact, prompt, "number", answer, number_text(answer, unit),
-                     [(w, number_text(w, unit)) for w in wrong if w != answer and w > 0], reason, tolerance)
+def _number(
+    step: int,
+    name: str,
+    fact: str,
+    prompt: str,
+    answer: float,
+    wrong: Sequence[float],
+    unit: str,
+    reason: str | None,
+    tolerance: float = 0.0,
+) -> Question:
+    return _question(
+        step,
+        name,
+        fact,
+        prompt,
+        "number",
+        answer,
+        number_text(answer, unit),
+        [(w, number_text(w, unit)) for w in wrong if w != answer and w > 0],
+        reason,
+        tolerance,
+    )
 
 
 def _bool(step: int, name: str, fact: str, prompt: str, answer: bool, reason: str | None) -> Question:
-    return _question(step, name, fact, prompt, "bool", answer, "yes" if answer else "no",
-                     [(not answer, "no" if answer else "yes")], reason)
+    return _question(
+        step, name, fact, prompt, "bool", answer, "yes" if answer else "no", [(not answer, "no" if answer else "yes")], reason
+    )
 
 
 # --- one question per fact ------------------------------------------------------------------------
+
 
 def stride_reason(value: dict[str, Any], source: dict[str, Any] | None) -> str | None:
     """Why a view has the strides it has, when the trace can tell."""
@@ -137,9 +198,16 @@ def stride_reason(value: dict[str, Any], source: dict[str, Any] | None) -> str |
     return None
 
 
-def fact_question(step: int, name: str, fact: str, value: dict[str, Any], *,
-                  source: dict[str, Any] | None = None, other: dict[str, Any] | None = None,
-                  other_name: str = "") -> Question | None:
+def fact_question(
+    step: int,
+    name: str,
+    fact: str,
+    value: dict[str, Any],
+    *,
+    source: dict[str, Any] | None = None,
+    other: dict[str, Any] | None = None,
+    other_name: str = "",
+) -> Question | None:
     """The question about one fact of a recorded value (None when the value has no such fact).
 
     ``source`` is the tensor the value came from (for distractors and reasons), ``other`` the
@@ -154,8 +222,10 @@ def fact_question(step: int, name: str, fact: str, value: dict[str, Any], *,
             return None
         shared = value["storage_id"] == other["storage_id"]
         if shared:
-            reason = (f"{name} is a view: the same storage as {other_name}, offset {value['storage_offset']}, "
-                      f"strides {shape_text(value['stride'])}; no data moves")
+            reason = (
+                f"{name} is a view: the same storage as {other_name}, offset {value['storage_offset']}, "
+                f"strides {shape_text(value['stride'])}; no data moves"
+            )
         else:
             reason = f"{name} has its own storage: a copy, {value['nbytes']:,} bytes of new memory"
         return _bool(step, name, fact, f"Does {name} share storage with {other_name}?", shared, reason)
@@ -172,8 +242,7 @@ def fact_question(step: int, name: str, fact: str, value: dict[str, Any], *,
         wrong_dtypes = [d for d in ("float32", "float16", "bfloat16", "float64", "int64") if d != dtype]
         if source is not None and source.get("dtype") not in (None, dtype):
             wrong_dtypes.insert(0, source["dtype"])
-        return _question(step, name, fact, f"What is {name}.dtype?", "dtype", dtype, dtype,
-                         [(d, d) for d in wrong_dtypes], None)
+        return _question(step, name, fact, f"What is {name}.dtype?", "dtype", dtype, dtype, [(d, d) for d in wrong_dtypes], None)
     if not tensor:
         if fact == "value" and kind in ("int", "float", "bool"):
             number = value["value"]
@@ -194,16 +263,37 @@ def fact_question(step: int, name: str, fact: str, value: dict[str, Any], *,
         return _ints(step, name, fact, f"What is {name}.stride()?", stride, wrong, stride_reason(value, source))
     if fact == "offset":
         offset = value["storage_offset"]
-        return _number(step, name, fact, f"What is {name}.storage_offset()?", offset,
-                       [offset + 1, offset * 2 if offset else 1, offset * element_nbytes], "", None)
+        return _number(
+            step,
+            name,
+            fact,
+            f"What is {name}.storage_offset()?",
+            offset,
+            [offset + 1, offset * 2 if offset else 1, offset * element_nbytes],
+            "",
+            None,
+        )
     if fact == "contiguous":
-        reason = None if value["contiguous"] else (
-            f"its strides {shape_text(value['stride'])} are not a fresh tensor's "
-            f"{shape_text(contiguous_stride(value['shape']))}")
+        reason = (
+            None
+            if value["contiguous"]
+            else (
+                f"its strides {shape_text(value['stride'])} are not a fresh tensor's "
+                f"{shape_text(contiguous_stride(value['shape']))}"
+            )
+        )
         return _bool(step, name, fact, f"Is {name} contiguous?", value["contiguous"], reason)
     if fact == "numel":
-        return _number(step, name, fact, f"How many elements does {name} have?", numel,
-                       [numel * element_nbytes, sum(value["shape"])], "", f"numel is the product of the shape {shape_text(value['shape'])}")
+        return _number(
+            step,
+            name,
+            fact,
+            f"How many elements does {name} have?",
+            numel,
+            [numel * element_nbytes, sum(value["shape"])],
+            "",
+            f"numel is the product of the shape {shape_text(value['shape'])}",
+        )
     if fact == "nbytes":
         other_sizes = [DEFAULT_ELEMENT_NBYTES if element_nbytes != DEFAULT_ELEMENT_NBYTES else 2, 8]
         if source is not None and source["element_size"] != element_nbytes:
@@ -212,8 +302,7 @@ def fact_question(step: int, name: str, fact: str, value: dict[str, Any], *,
         reason = f"{numel:,} elements × {element_nbytes} bytes ({value['dtype']}) = {value['nbytes']:,} bytes"
         if source is not None and source["element_size"] != element_nbytes:
             reason += f"; {source['dtype']} took {source['element_size']} bytes per element"
-        return _number(step, name, fact, f"How many bytes does {name} hold (nbytes)?", value["nbytes"], wrong,
-                       "B", reason)
+        return _number(step, name, fact, f"How many bytes does {name} hold (nbytes)?", value["nbytes"], wrong, "B", reason)
     return None
 
 
@@ -232,14 +321,17 @@ def flops_question(step: int, compute: Compute) -> Question:
 
 def bytes_question(step: int, collective: Collective) -> Question:
     sent, payload, group = collective["sent_nbytes"], collective["nbytes"], collective["group_size"]
-    reason = (f"{collective['algorithm']} {collective['op']} of {payload:,} bytes over {group} ranks: "
-              f"each rank sends {sent:,} bytes")
+    reason = (
+        f"{collective['algorithm']} {collective['op']} of {payload:,} bytes over {group} ranks: each rank sends {sent:,} bytes"
+    )
     wrong = [payload, payload * group, payload * 2]
-    return _number(step, "", "bytes", f"How many bytes does this rank send in {collective['op']}?", sent, wrong,
-                   "B", reason, 0.01)
+    return _number(
+        step, "", "bytes", f"How many bytes does this rank send in {collective['op']}?", sent, wrong, "B", reason, 0.01
+    )
 
 
 # --- automatic choice ------------------------------------------------------------------------------
+
 
 def _names_read(node: ast.stmt | None) -> tuple[list[str], list[str]]:
     """(names the statement assigns, names its right-hand side reads), in source order."""
@@ -254,8 +346,9 @@ def _names_read(node: ast.stmt | None) -> tuple[list[str], list[str]]:
     return [], []
 
 
-def auto_candidates(step: int, name: str, value: dict[str, Any], operands: list[tuple[str, dict[str, Any]]],
-                    statement: str) -> list[tuple[str, Question]]:
+def auto_candidates(
+    step: int, name: str, value: dict[str, Any], operands: list[tuple[str, dict[str, Any]]], statement: str
+) -> list[tuple[str, Question]]:
     """(rule, question) for a tensor first shown at ``step``; ``operands`` are the earlier tensors
     its line reads (name, value), ``statement`` the line's code."""
     found: list[tuple[str, Question]] = []
@@ -288,18 +381,30 @@ def auto_candidates(step: int, name: str, value: dict[str, Any], operands: list[
         if question:
             found.append(("dtype", question))
     if not shared and fresh and len(value["shape"]) >= 2 and _RESHAPE.search(statement):
-        reason = ("row-major: the last dim has stride 1, each earlier one the product of the sizes after it: "
-                  + shape_text(value["stride"]))
-        question = _ints(step, name, "stride", f"What is {name}.stride()?", value["stride"],
-                         [value["stride"][::-1], [1] * len(value["shape"]), value["shape"]], reason)
+        reason = "row-major: the last dim has stride 1, each earlier one the product of the sizes after it: " + shape_text(
+            value["stride"]
+        )
+        question = _ints(
+            step,
+            name,
+            "stride",
+            f"What is {name}.stride()?",
+            value["stride"],
+            [value["stride"][::-1], [1] * len(value["shape"]), value["shape"]],
+            reason,
+        )
         found.append(("reshape", question))
     bigger = [(n, v) for n, v in operands if v["numel"] > value["numel"]]
     if bigger and _REDUCTIONS.search(statement):
         found.append(("reduction", reduction_question(step, name, value, bigger[0][0], bigger[0][1])))
     shapes = [v["shape"] for _n, v in operands]
     if len({tuple(s) for s in shapes}) > 1 and broadcast_shape(shapes) == value["shape"] and not _MATMUL.search(statement):
-        reason = ("broadcasting lines shapes up from the right; a size-1 or missing dim stretches: "
-                  + " and ".join(shape_text(s) for s in shapes) + " → " + shape_text(value["shape"]))
+        reason = (
+            "broadcasting lines shapes up from the right; a size-1 or missing dim stretches: "
+            + " and ".join(shape_text(s) for s in shapes)
+            + " → "
+            + shape_text(value["shape"])
+        )
         question = _ints(step, name, "shape", f"What is {name}.shape?", value["shape"], shapes, reason)
         found.append(("broadcast", question))
     elif len(operands) >= 2 and _MATMUL.search(statement):
@@ -313,14 +418,13 @@ def auto_candidates(step: int, name: str, value: dict[str, Any], operands: list[
     return found
 
 
-def reduction_question(step: int, name: str, value: dict[str, Any], source_name: str,
-                       source: dict[str, Any]) -> Question:
+def reduction_question(step: int, name: str, value: dict[str, Any], source_name: str, source: dict[str, Any]) -> Question:
     shape, before = value["shape"], source["shape"]
     reason = None
     wrong = [before]
     for k in range(len(before)):
-        removed = before[:k] + before[k + 1:]
-        kept = before[:k] + [1] + before[k + 1:]
+        removed = before[:k] + before[k + 1 :]
+        kept = before[:k] + [1] + before[k + 1 :]
         if removed == shape:
             reason = f"reducing over dim {k} removes it (keepdim=True would keep it as 1)"
             wrong.append(kept)
@@ -393,12 +497,13 @@ def choose_questions(trace: Trace) -> list[Question]:
                 asked_lines.add((path, line))
                 forced.append(made[0])
         if not (spec and spec[1]):
-            new = [(name, value) for name, value in env.items()
-                   if value.get("type") == "tensor" and (path, line, name) not in seen]
+            new = [
+                (name, value) for name, value in env.items() if value.get("type") == "tensor" and (path, line, name) not in seen
+            ]
             if new:
                 if (path, line) not in statements:
                     node = source_facts(source).statements.get(line) if source else None
-                    code = lines[path][node.lineno - 1:node.end_lineno or node.lineno] if node is not None else []
+                    code = lines[path][node.lineno - 1 : node.end_lineno or node.lineno] if node is not None else []
                     statements[(path, line)] = (*_names_read(node), "\n".join(code))
                 assigned, read, statement = statements[(path, line)]
                 operands = [(n, latest[n]) for n in read if latest.get(n, {}).get("type") == "tensor"]
@@ -441,8 +546,7 @@ def choose_questions(trace: Trace) -> list[Question]:
     return [chosen[at] for at in sorted(chosen)]
 
 
-def _forced(index: int, ask: Ask, env: dict[str, Any], latest: dict[str, dict[str, Any]],
-            step: Step) -> Question | None:
+def _forced(index: int, ask: Ask, env: dict[str, Any], latest: dict[str, dict[str, Any]], step: Step) -> Question | None:
     """The question an ``@ask`` asks on this step, or None when the step does not record its answer."""
     if ask.fact == "flops":
         return flops_question(index, step["compute"]) if step.get("compute") else None
@@ -457,4 +561,3 @@ def _forced(index: int, ask: Ask, env: dict[str, Any], latest: dict[str, dict[st
     if question is not None:
         question["forced"] = True
     return question
-

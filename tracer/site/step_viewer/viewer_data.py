@@ -122,18 +122,24 @@ def frame_activations(trace: Trace) -> tuple[list[int], list[int]]:
     for index, step in enumerate(steps):
         depth = len(step["stack"]) - 1
         frame = step_frame(step)
-        del last_at_depth[depth + 1:], active[depth + 1:]
+        del last_at_depth[depth + 1 :], active[depth + 1 :]
         previous = last_at_depth[depth] if depth < len(last_at_depth) else -1
         new = previous < 0
         if not new:
             before = step_frame(steps[previous])
             first_lines, _returns, def_lines = infos.get(frame["path"], ({}, {}, set(), set()))[1:]
             before_returns = infos.get(before["path"], ({}, {}, set(), set()))[2]
-            new = (before["function"] != frame["function"] or before["path"] != frame["path"]
-                   or (before["line"] in before_returns and not steps[previous].get("call"))
-                   or (frame["line"] in first_lines.get(frame["function"], ()) and before["line"] != frame["line"]
-                       and before["line"] not in def_lines)  # the def line's entry step opened this call
-                   or frame["line"] in def_lines)  # an entry step (def f(q):  # @inspect q) opens one
+            new = (
+                before["function"] != frame["function"]
+                or before["path"] != frame["path"]
+                or (before["line"] in before_returns and not steps[previous].get("call"))
+                or (
+                    frame["line"] in first_lines.get(frame["function"], ())
+                    and before["line"] != frame["line"]
+                    and before["line"] not in def_lines
+                )  # the def line's entry step opened this call
+                or frame["line"] in def_lines
+            )  # an entry step (def f(q):  # @inspect q) opens one
         if new:
             caller = last_at_depth[depth - 1] if depth >= 1 and depth - 1 < len(last_at_depth) else -1
             while len(active) <= depth:
@@ -255,8 +261,12 @@ class _StepPlaces:
 def _step_places(trace: Trace, paths: list[str]) -> _StepPlaces:
     file_index = {path: k for k, path in enumerate(paths)}
     function_index: dict[str, int] = {}
-    where = _StepPlaces({key: [] for key in ("file", "line", "fn", "depth", "call", "visible")}, [],
-                        [[] for _ in paths], {path: hidden_lines(trace, path) for path in paths})
+    where = _StepPlaces(
+        {key: [] for key in ("file", "line", "fn", "depth", "call", "visible")},
+        [],
+        [[] for _ in paths],
+        {path: hidden_lines(trace, path) for path in paths},
+    )
     columns = where.columns
     for index, step in enumerate(trace["steps"]):
         frame = step_frame(step)
@@ -293,17 +303,17 @@ class _StepContents:
 def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepContents:
     file_index = {path: k for k, path in enumerate(paths)}
     main = trace["lecture"]["path"]
-    shown = _StepContents(_CardStore(), _Interner(), line_renderings=[{} for _ in paths],
-                          recorded_other=[set() for _ in paths])
+    shown = _StepContents(_CardStore(), _Interner(), line_renderings=[{} for _ in paths], recorded_other=[set() for _ in paths])
     built: list[int] = []  # the blocks shown so far by the @animate line being stepped through
     for index, step in enumerate(trace["steps"]):
         frame = step_frame(step)
         f = file_index[frame["path"]]
         key = str(index)
         if step["env"]:
-            shown.env[key] = [[name, shown.cards.add(renderer.value(name, value, step_index=index),
-                                                     renderer.summary(name, value))]
-                              for name, value in step["env"].items()]
+            shown.env[key] = [
+                [name, shown.cards.add(renderer.value(name, value, step_index=index), renderer.summary(name, value))]
+                for name, value in step["env"].items()
+            ]
         if step.get("clear"):
             shown.clear[key] = list(step["clear"])
         if step.get("stdout"):
@@ -343,8 +353,7 @@ def _sections(trace: Trace) -> tuple[list[list[Any]], list[int]]:
     return sections, section_of
 
 
-def _file_entry(trace: Trace, path: str, f: int, renderer: Any, where: _StepPlaces,
-                shown: _StepContents) -> dict[str, Any]:
+def _file_entry(trace: Trace, path: str, f: int, renderer: Any, where: _StepPlaces, shown: _StepContents) -> dict[str, Any]:
     """One file of ``files``: its highlighted lines, hidden lines, rendering-only spans and reveal steps."""
     lines = [str(html) for html in renderer.code_lines(path, directives="wrap")]  # raw mode shows directives
     spans = _statement_info(source_text(trace, path))[0]
@@ -353,8 +362,11 @@ def _file_entry(trace: Trace, path: str, f: int, renderer: Any, where: _StepPlac
         "path": path,
         "lines": lines,
         "hidden": sorted(where.hidden.get(path, ())),
-        "spans": {str(line): end for line, (end, kind) in spans.items()
-                  if is_rendering_only(kind, str(line) in rendered, line in shown.recorded_other[f])},
+        "spans": {
+            str(line): end
+            for line, (end, kind) in spans.items()
+            if is_rendering_only(kind, str(line) in rendered, line in shown.recorded_other[f])
+        },
         "reveal": reveal_steps(where.visits[f], len(lines)),
         "extents": statement_extents(source_text(trace, path)),
     }
@@ -372,8 +384,9 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     where = _step_places(trace, paths)
     shown = _step_contents(trace, paths, renderer)
     parent, act_prev = frame_activations(trace)
-    nav = navigation(where.columns["depth"], [bool(v) for v in where.columns["visible"]],
-                     [bool(c) for c in where.columns["call"]])
+    nav = navigation(
+        where.columns["depth"], [bool(v) for v in where.columns["visible"]], [bool(c) for c in where.columns["call"]]
+    )
     snapshots = _snapshots(len(steps), act_prev, shown.env, shown.clear)
     sections, section_of = _sections(trace)
     files = [_file_entry(trace, path, f, renderer, where, shown) for f, path in enumerate(paths)]
@@ -403,8 +416,9 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     }
 
 
-def _snapshots(count: int, act_prev: list[int], env: dict[str, list[list[Any]]],
-               clear: dict[str, list[str]]) -> dict[str, list[list[Any]]]:
+def _snapshots(
+    count: int, act_prev: list[int], env: dict[str, list[list[Any]]], clear: dict[str, list[str]]
+) -> dict[str, list[list[Any]]]:
     """The accumulated env at every SNAPSHOT_EVERY-th step of each activation."""
     accumulated: dict[int, dict[str, int]] = {}  # step -> env after it, only kept for activation heads
     position = [0] * count

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 
 from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.memory import StorageRegistry
+from tracer.contract.addresses import mask_addresses
 from tracer.capture.numeric import (
     array_heatmap,
     array_stats,
@@ -35,7 +36,6 @@ from tracer.capture.numeric import (
 )
 
 ELLIPSIS = "…"
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 # The method a class defines to choose what its objects show as: it returns any value, which is
 # encoded (with the same bounds) in the object's place.
@@ -103,11 +103,11 @@ class ValueEncoder:
         return {"type": "unrepresentable", "class": cls, "reason": reason, "preview": preview}
 
     def scrub(self, text: str) -> str:
-        """Remove this machine's absolute paths and raw addresses from text shown in a trace.
+        """Remove this machine's absolute paths and the addresses in default reprs from text shown in a trace.
 
         Lone surrogates (not encodable as UTF-8) become U+FFFD, so every text written is valid UTF-8.
         """
-        text = _ADDRESS.sub("0x…", self._scrub_paths(text))
+        text = mask_addresses(self._scrub_paths(text))
         if not text.isascii():
             text, count = replace_surrogates(text)
             if count:

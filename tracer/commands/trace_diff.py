@@ -21,6 +21,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Iterator
 
+from tracer.contract.addresses import mask_addresses
 from tracer.contract.trace_format import (
     RUN_DEPENDENT_COLLECTIVE,
     RUN_DEPENDENT_COMPUTE,
@@ -35,7 +36,6 @@ CHANGED, ADDED, REMOVED = "changed", "added", "removed"
 KINDS = ("value", "memory", "compute", "collective", "step", "rendering", "output", "error", "status", "warning", "environment")
 EDITED_LINE_SIMILARITY = 0.6  # how alike a replaced line and its replacement must be to count as one line, edited
 MAX_LINES_PER_VALUE = 12  # a changed container or dict reports at most this many of its items
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]{4,}")
 # Install paths as a trace made before paths were written portably (or by another tool) holds them:
 # compared in their portable forms (tracer.capture.portable_paths writes new traces that way).
 _SITE_PACKAGES = re.compile(r"(?:[^\s\"'()<>]*/)?lib/python3\.\d+/(?:site|dist)-packages/")
@@ -44,7 +44,7 @@ _STDLIB = re.compile(r"(?:[^\s\"'()<>]*/)?lib/python3\.\d+/")
 
 def portable_text(text: str) -> str:
     """``text`` with per-run addresses masked and install paths in their portable forms."""
-    text = _ADDRESS.sub("0x…", text)
+    text = mask_addresses(text)
     if "lib/python3" in text:
         text = _STDLIB.sub("<stdlib>/", _SITE_PACKAGES.sub("<site-packages>/", text))
     return text

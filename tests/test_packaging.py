@@ -56,7 +56,8 @@ def test_package_metadata_pins_nothing_and_keeps_torch_in_an_extra():
     assert all(">=" in r and "==" not in r and "<" not in r for r in requirements), requirements
     names = {r.split(">")[0].split("[")[0] for r in project["dependencies"]}
     assert not names & {"torch", "einops", "jaxtyping", "numpy"}
-    assert {r.split(">")[0] for r in project["optional-dependencies"]["torch"]} == {"torch", "einops", "jaxtyping"}
+    # numpy too: torch wheels do not bring it, and a tensor's values are encoded through it
+    assert {r.split(">")[0] for r in project["optional-dependencies"]["torch"]} == {"torch", "numpy", "einops", "jaxtyping"}
     # numpy lectures need numpy: the course-setup guide's table sends them to this extra
     assert [r.split(">")[0] for r in project["optional-dependencies"]["numpy"]] == ["numpy"]
     assert "`chalktrace[numpy]`" in (REPO / "site" / "docs" / "guide" / "course-setup.md").read_text(encoding="utf-8")
@@ -139,3 +140,62 @@ def test_a_wheel_installed_elsewhere_builds_a_course_site(tmp_path):
     assert where == sorted(where)
     assert 'src="../../assets/chalktrace/viewer.js"' in page and "viewer-core.js" not in page
     assert (course / "site" / "traces" / "hello.json").is_file()
+
+
+# What each extra is for, and a lecture that uses it: installing the wheel with only that extra must
+# encode its values (a tensor's values go through numpy, which torch wheels do not bring).
+EXTRA_LECTURES = {
+    "torch": (
+        "import torch\n\n\ndef main():\n"
+        "    w = torch.arange(6.0).reshape(2, 3)  # @inspect w\n"
+        "    loss = (w * 2).sum()  # @inspect loss\n",
+        {"w": ("tensor", [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]), "loss": ("tensor", 30.0)},
+    ),
+    "numpy": (
+        "import numpy as np\n\n\ndef main():\n    a = np.arange(4) * 2  # @inspect a\n",
+        {"a": ("ndarray", [0, 2, 4, 6])},
+    ),
+}
+
+
+def test_every_extra_but_the_developers_has_a_lecture_that_uses_it():
+    import tomllib
+
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert set(extras) - {"test"} == set(EXTRA_LECTURES)
+
+
+@pytest.mark.wheel
+@pytest.mark.parametrize("extra", sorted(EXTRA_LECTURES))
+def test_the_wheel_with_one_extra_encodes_that_extra_s_values(tmp_path, extra):
+    """``pip install -c constraints.txt "chalktrace[EXTRA] @ file://...whl"`` into a fresh environment, as the
+    guide says, with nothing borrowed: the lecture's values are encoded, with no warning."""
+    env = clean_env()
+    wheel = build_wheel(tmp_path, env)
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        venv / "bin" / "python",
+        "install",
+        "--quiet",
+        "-c",
+        REPO / "constraints.txt",
+        f"chalktrace[{extra}] @ {wheel.as_uri()}",
+        cwd=tmp_path,
+        env=env,
+        timeout=1800,
+    )  # torch itself: minutes on a loaded machine
+    course = tmp_path / "course"
+    run(venv / "bin" / "chalktrace", "init", course, "-q", cwd=tmp_path, env=env)
+    source, expected = EXTRA_LECTURES[extra]
+    (course / "lectures" / "uses_extra.py").write_text(source, encoding="utf-8")
+    done = run(venv / "bin" / "chalktrace", "run", "lectures/uses_extra.py", "-o", tmp_path / "t.json", cwd=course, env=env)
+    assert "warning" not in done.stderr and "cannot encode" not in done.stderr, done.stderr
+    trace = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
+    assert trace["warnings"] == []
+    values = {name: value for step in trace["steps"] for name, value in step.get("env", {}).items()}
+    assert {name: (values[name]["type"], values[name]["values"]) for name in expected} == expected

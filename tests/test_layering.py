@@ -1,7 +1,8 @@
 """The two sides of the package stay apart: capture never imports rendering libraries, the site
 renderer never imports torch or the capture modules, the shared contract imports neither, and only
-the commands layer (``tracer.commands``, ``tracer.cli``) imports both; no module of ``tracer`` is part
-of an import circle, and none imports another module's ``_private`` name. Checked on the import
+the commands layer (``tracer.commands``, ``tracer.cli``) imports both; the site's layers only look
+down (model < cards < pages < plugin); no module of ``tracer`` is part of an import circle, and none
+imports another module's ``_private`` name. Checked on the import
 statements of every module (static, so an import hidden in a function body counts too), and at run
 time: importing the MkDocs plugin in a fresh interpreter loads no capture module and no torch."""
 
@@ -73,7 +74,7 @@ def fresh_interpreter_modules(statement: str) -> set[str]:
     return set(done.stdout.split())
 
 
-@pytest.mark.parametrize("module", ["tracer.site.mkdocs_plugin", "tracer.site.step_viewer.quiz", "tracer.contract.trace_format"])
+@pytest.mark.parametrize("module", ["tracer.site.mkdocs_plugin", "tracer.site.pages.quiz", "tracer.contract.trace_format"])
 def test_the_site_side_loads_no_capture_module_and_no_torch_at_run_time(module: str) -> None:
     # The static rules above see import statements; this sees what really loads (a package root that
     # imports the authoring API eagerly would pull the capture side, and torch, into every site build).
@@ -188,6 +189,65 @@ def test_no_private_name_is_imported_from_another_module() -> None:
         if name.startswith("_") and not name.startswith("__")
     )
     assert reaches == []
+
+
+# -- the site's layers ------------------------------------------------------------------------------
+# model < cards < pages < plugin: a module may import its own layer and the ones below, never one above.
+# markdown_ext (MathML, the sanitizer) sits at the bottom beside model; the plugin layer is every module
+# directly in tracer/site (mkdocs_plugin, render_cache, gpu_run).
+SITE_LAYERS = {"model": 0, "markdown_ext": 0, "cards": 1, "pages": 2}
+PLUGIN_LAYER = 3
+
+
+def site_layer(module: str) -> int | None:
+    """The layer of a ``tracer.site`` module (None outside the site)."""
+    parts = module.split(".")
+    if parts[:2] != ["tracer", "site"]:
+        return None
+    return SITE_LAYERS[parts[2]] if len(parts) > 2 and parts[2] in SITE_LAYERS else PLUGIN_LAYER
+
+
+def upward_imports(graph: dict[str, Any]) -> list[str]:
+    """Every import of a site module from a higher layer than its own."""
+    found = []
+    for importer, imports in graph.items():
+        low = site_layer(importer)
+        if low is None:
+            continue
+        for imported in imports:
+            high = site_layer(imported)
+            if high is not None and high > low:
+                found.append(f"{importer} imports {imported}")
+    return sorted(found)
+
+
+def test_site_layers_only_look_down() -> None:
+    assert upward_imports(GRAPH) == []
+
+
+def test_every_site_module_has_a_layer_and_each_layer_is_populated() -> None:
+    # a site subfolder the table does not know would land in the plugin layer and slip past the rule
+    subfolders = {p.name for p in (PACKAGE / "site").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert subfolders == set(SITE_LAYERS)
+    counts = {layer: sum(site_layer(m) == layer for m in MODULES) for layer in range(PLUGIN_LAYER + 1)}
+    assert all(count >= 3 for count in counts.values()), counts
+    assert site_layer("tracer.site.mkdocs_plugin") == PLUGIN_LAYER and site_layer("tracer.capture.api") is None
+
+
+def test_the_layer_checker_sees_an_upward_import() -> None:
+    # A card reaching up to a page, a model record reaching up to a card, and a page reaching up to the
+    # plugin are each caught; looking down (and across within a layer) is allowed.
+    graph = {
+        "tracer.site.cards.render": {"tracer.site.pages.read_page": set(), "tracer.site.model.page_model": set()},
+        "tracer.site.model.line_records": {"tracer.site.cards.units": set(), "tracer.site.model.animate": set()},
+        "tracer.site.pages.quiz": {"tracer.site.mkdocs_plugin": set(), "tracer.site.markdown_ext.mathml": set()},
+        "tracer.site.mkdocs_plugin": {"tracer.site.pages.quiz": set(), "tracer.site.render_cache": set()},
+    }
+    assert upward_imports(graph) == [
+        "tracer.site.cards.render imports tracer.site.pages.read_page",
+        "tracer.site.model.line_records imports tracer.site.cards.units",
+        "tracer.site.pages.quiz imports tracer.site.mkdocs_plugin",
+    ]
 
 
 def test_the_checkers_see_circles_and_private_names(tmp_path: Path) -> None:

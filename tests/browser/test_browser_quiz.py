@@ -1,6 +1,6 @@
 """Quiz mode in a real browser: the real site build of tests/lectures/quiz_demo.py, in Chromium.
 
-quiz_demo asks four questions (tracer/site/step_viewer/quiz.py picks them; tests/site/test_quiz.py checks which):
+quiz_demo asks four questions (tracer/site/pages/quiz.py picks them; tests/site/pages/test_quiz.py checks which):
 y = x.T (its strides, automatic), z = y.contiguous() (``@ask z shares y``), n = z.numel()
 (``@ask n``) and p = a @ a.T (``@ask flops``); its @noask lines ask nothing. Step numbers come from the built data.js, not guessed.
 """

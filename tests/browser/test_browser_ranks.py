@@ -11,7 +11,7 @@ import pytest
 from helpers.site import build_site, serve
 from helpers.traced import trace_all, trace_path, traced
 
-from tracer.site.ranks.rank_model import rank_timelines
+from tracer.site.model.rank_model import rank_timelines
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
 

@@ -91,7 +91,7 @@ def test_every_directive_is_parsed_handled_and_documented():
     import dataclasses
 
     from tracer.capture.directives import KNOWN, Directives, parse_source
-    from tracer.site.read.directive_comments import DIRECTIVE_NAMES as SITE_NAMES
+    from tracer.site.model.directive_comments import DIRECTIVE_NAMES as SITE_NAMES
 
     assert KNOWN == SITE_NAMES == sf.DIRECTIVE_NAMES
     # all_locals is not a directive of its own: it is what a bare ``# @inspect`` (no names) sets.

@@ -12,7 +12,7 @@ import pytest
 
 from helpers.traced import REPO, trace_all, trace_path
 
-HAS_VIEWER = importlib.util.find_spec("tracer.site.step_viewer.viewer_data") is not None
+HAS_VIEWER = importlib.util.find_spec("tracer.site.pages.viewer_data") is not None
 
 
 def make_project(root: Path, traces: list[Path]) -> Path:
@@ -143,7 +143,7 @@ def test_search_indexes_prose(site):
 
 def test_step_data_written(site):
     if not HAS_VIEWER:
-        pytest.skip("tracer/site/step_viewer/viewer_data.py not there yet")
+        pytest.skip("tracer/site/pages/viewer_data.py not there yet")
     assert (site / "lectures" / "site_basics" / "data.js").is_file()
 
 

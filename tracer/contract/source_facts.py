@@ -27,8 +27,8 @@ from functools import lru_cache
 RENDERING_CALLS = frozenset({"text", "system_text", "note", "image", "video", "link", "plot", "graph", "table"})
 
 # The comment directives (``# @inspect x``): the tracer acts on them (tracer.capture.directives), the
-# site hides them from the page's code (tracer.site.read.directive_comments). ``@ask``/``@noask`` steer
-# quiz mode's questions (tracer.site.step_viewer.quiz); the tracer only inspects what an ``@ask`` names.
+# site hides them from the page's code (tracer.site.model.directive_comments). ``@ask``/``@noask`` steer
+# quiz mode's questions (tracer.site.pages.quiz); the tracer only inspects what an ``@ask`` names.
 DIRECTIVE_NAMES = ("inspect", "clear", "stepover", "hide", "flops", "ask", "noask", "raises", "animate")
 # What counts as a directive token in a comment's text (group 1: its name), for both sides: "@name"
 # at the start or after a space or comma, not continued by ".", "(" or a backtick, so "a@b.org",

@@ -11,7 +11,7 @@ writes the step viewer's ``data.js`` beside each page and the ``plot()`` charts'
 ``on_serve`` makes ``mkdocs serve`` watch the traces, templates and assets. A lecture's kept GPU run
 (``site/traces/gpu/NAME.json``) gets its own page at ``lectures/NAME/gpu/``, out of the nav, and the
 two pages link to each other (``tracer.site.gpu_run``). Glue only: this module must not decide how
-values look (``tracer.site.cards.render``) or what the document holds (``tracer.site.read.page_model``).
+values look (``tracer.site.cards.render``) or what the document holds (``tracer.site.model.page_model``).
 """
 
 from __future__ import annotations
@@ -37,17 +37,17 @@ from mkdocs.utils.templates import TemplateContext
 from tracer.contract import paths
 from tracer.site.cards.render import HtmlRenderer, template_env, template_macros
 from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
-from tracer.site.read.memory_chart import memory_chart
-from tracer.site.read.page_model import section_headings
-from tracer.site.ranks.rank_cards import RankCards
-from tracer.site.ranks.rank_model import steps_text
+from tracer.site.pages.memory_chart import memory_chart
+from tracer.site.model.page_model import section_headings
+from tracer.site.pages.rank_cards import RankCards
+from tracer.site.model.rank_model import steps_text
 from tracer.site.render_cache import Entry, RenderCache, renderer_version
 from tracer.site.markdown_ext.sanitize import csp_meta
-from tracer.site.read.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
-from tracer.site.step_viewer.animate import expand_animations
+from tracer.site.pages.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
+from tracer.site.model.animate import expand_animations
 from tracer.contract.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
 from tracer.site.cards.units import human_bytes
-from tracer.site.step_viewer.viewer_data import viewer_data_text
+from tracer.site.pages.viewer_data import viewer_data_text
 
 log = logging.getLogger("mkdocs.plugins.chalktrace")
 HOME_MARKER = "<!-- chalktrace:lectures -->"

@@ -3,5 +3,6 @@
 ``render`` (the ``HtmlRenderer``: value, rendering, compute and error cards, highlighted code), ``summary``,
 ``stride_diagram``, ``heatmap``, ``jaxtyping_dims``, ``vega_plot``, ``citations`` and ``units``
 (human-readable bytes, FLOPs, seconds). These modules build records and markup for one value; they
-must not know the page they sit on.
+must not know the page they sit on: they import ``model`` (and ``markdown_ext``), never ``pages``
+or the plugin.
 """

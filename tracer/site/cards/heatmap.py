@@ -9,7 +9,7 @@ each drawn row and column stands for, and whether NaN/±Inf cells are present. E
 of ``cell_px`` pixels; NaN and ±Inf get their own marks; elided runs are a transparent gap. The
 palettes are this module's own colour stops (blue–orange diverging and a yellow–teal–indigo
 sequential ramp, both readable with the common colour-vision deficiencies); site.css draws the
-legend bars from the same stops (``tests/site/test_heatmap.py`` checks they agree).
+legend bars from the same stops (``tests/site/cards/test_heatmap.py`` checks they agree).
 The work is bounded by the preview (at most the recorded elements), never by the tensor's ``numel``.
 This module must not produce markup (templates/cards.html.j2 does) nor read or write files.
 """

@@ -31,12 +31,12 @@ from pygments.token import STANDARD_TYPES
 
 from tracer.contract import paths
 from tracer.site.cards.citations import citation_label, details
-from tracer.site.read.directive_comments import directive_cuts
+from tracer.site.model.directive_comments import directive_cuts
 from tracer.site.cards.graph_svg import graph_view
 from tracer.site.cards.heatmap import heatmap, whole_heatmap
 from tracer.site.cards.jaxtyping_dims import annotation_dims, name_dims
 from tracer.site.markdown_ext.mathml import latex_to_mathml, render_markdown
-from tracer.site.read.page_model import paragraph_groups
+from tracer.site.model.page_model import paragraph_groups
 from tracer.site.markdown_ext.sanitize import clean_html, safe_url
 from tracer.site.cards.stride_diagram import stride_diagram
 from tracer.site.cards.summary import summary_view
@@ -541,7 +541,7 @@ def highlight_lines(source: str, directives: str = "keep") -> list[str]:
 
     Neighbouring tokens of one colour share a span and uncoloured tokens (plain names, whitespace)
     are plain text, to keep the element count of a long lecture's page down.
-    ``directives`` says what happens to directive comments (``tracer.site.read.directive_comments``):
+    ``directives`` says what happens to directive comments (``tracer.site.model.directive_comments``):
     ``"keep"`` them as written, ``"drop"`` them (read mode), or ``"wrap"`` them in
     ``<span class="lt-dir">`` for CSS to show only in raw mode (step mode).
     """

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracer.site.read.page_model import section_headings
-from tracer.site.ranks.rank_model import aligned_steps, rank_timelines
+from tracer.site.model.page_model import section_headings
+from tracer.site.model.rank_model import aligned_steps, rank_timelines
 from tracer.contract.trace_format import Environment, Trace, memory_nbytes
 from tracer.site.cards.units import human_bytes
 from tracer.site.cards.text_alternatives import memory_text

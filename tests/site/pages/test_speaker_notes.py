@@ -1,8 +1,8 @@
-"""tracer/site/step_viewer/speaker_notes.py: each step's notes as HTML, in step order, from a real trace."""
+"""tracer/site/pages/speaker_notes.py: each step's notes as HTML, in step order, from a real trace."""
 
 from __future__ import annotations
 
-from tracer.site.step_viewer.speaker_notes import speaker_notes
+from tracer.site.pages.speaker_notes import speaker_notes
 from helpers.traced import traced
 
 

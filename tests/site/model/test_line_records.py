@@ -1,20 +1,20 @@
-"""Line records and the one "shows something" test (tracer/site/read/line_records.py)."""
+"""Line records and the one "shows something" test (tracer/site/model/line_records.py)."""
 
 from __future__ import annotations
 
 from helpers.traced import traced
 
 from tracer.site.cards.render import HtmlRenderer, template_env
-from tracer.site.read.line_records import (
+from tracer.site.model.line_records import (
     LineRecord,
     collect_lines,
     document_lines,
     rank_line_shows_something,
     step_shows_something,
 )
-from tracer.site.read.page_model import Annotation, CodeBlock, build_document
-from tracer.site.ranks.rank_model import rank_lines
-from tracer.site.step_viewer.viewer_data import build_viewer_data
+from tracer.site.model.page_model import Annotation, CodeBlock, build_document
+from tracer.site.model.rank_model import rank_lines
+from tracer.site.pages.viewer_data import build_viewer_data
 
 
 def bare_step(**parts):

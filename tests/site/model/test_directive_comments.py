@@ -1,6 +1,6 @@
 from tracer.capture.directives import KNOWN
 from tracer.site.cards.render import highlight_lines
-from tracer.site.read.directive_comments import DIRECTIVE_NAMES, comment_cut, directive_cuts
+from tracer.site.model.directive_comments import DIRECTIVE_NAMES, comment_cut, directive_cuts
 
 
 def test_the_site_knows_the_tracers_directives():

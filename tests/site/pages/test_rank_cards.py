@@ -1,4 +1,4 @@
-"""Read mode of a distributed trace (tracer/site/ranks/rank_cards.py via read_page): no JavaScript needed."""
+"""Read mode of a distributed trace (tracer/site/pages/rank_cards.py via read_page): no JavaScript needed."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from helpers.traced import traced
 
 from tracer.site.cards.render import HtmlRenderer, template_env
-from tracer.site.read.read_page import build_read_page
+from tracer.site.pages.read_page import build_read_page
 
 
 def page_html() -> str:
@@ -78,8 +78,8 @@ def test_the_collective_card_splits_wait_from_transfer_and_shows_bus_bandwidth()
 
 
 def test_a_known_link_shows_the_share_of_its_peak():
-    from tracer.site.ranks.rank_cards import collective_view
-    from tracer.site.ranks.rank_model import CollectiveRow
+    from tracer.site.pages.rank_cards import collective_view
+    from tracer.site.model.rank_model import CollectiveRow
 
     row = CollectiveRow(0, 0, "all_reduce", "bfloat16", [1 << 20], 2 << 20, "ring", "nccl")
     for rank, busbw in ((0, 300e9), (1, 225e9)):
@@ -107,7 +107,7 @@ def test_a_known_link_shows_the_share_of_its_peak():
 
 
 def test_a_ranks_heatmaps_reach_the_lecture_renderer_that_the_plugin_writes_out():
-    from tracer.site.ranks.rank_cards import RankCards
+    from tracer.site.pages.rank_cards import RankCards
 
     trace = traced("ranks_allreduce")
     matrix = next(step["env"]["w"] for step in traced("classroom")["steps"] if "w" in step["env"])  # a real 2-D value

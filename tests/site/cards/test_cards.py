@@ -400,7 +400,7 @@ def test_every_rendering_kind_has_a_renderer_and_a_schema_entry(renderer):
         jsonschema.validate(example, rendering_schema)
         assert "unknown rendering type" not in renderer.rendering(example), kind
     # ... and every kind the authoring API emits is one of them.
-    api = Path(__file__).resolve().parents[2] / "tracer" / "capture" / "api.py"
+    api = Path(__file__).resolve().parents[3] / "tracer" / "capture" / "api.py"
     emitted = {
         node.values[node.keys.index(key)].value
         for node in ast.walk(ast.parse(api.read_text()))
@@ -484,7 +484,7 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
     for value in encoded:
         assert value_view(value)["kind"] != "unknown", value["type"]
     # every literal kind in the encoder's source is declared too (a kind without an example above)
-    source = (Path(__file__).resolve().parents[2] / "tracer" / "capture" / "values.py").read_text()
+    source = (Path(__file__).resolve().parents[3] / "tracer" / "capture" / "values.py").read_text()
     literal = {
         node.values[node.keys.index(key)].value
         for node in ast.walk(ast.parse(source))

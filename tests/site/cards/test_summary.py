@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tracer.site.cards.render import HtmlRenderer, template_env
 from tracer.site.cards.summary import summary_view
-from tracer.site.step_viewer.viewer_data import build_viewer_data
+from tracer.site.pages.viewer_data import build_viewer_data
 
 from helpers.traced import traced
 

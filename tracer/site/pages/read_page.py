@@ -24,8 +24,8 @@ import jinja2
 from markupsafe import Markup
 
 from tracer.site.cards.render import ROOT, HtmlRenderer, diagram_key, line_anchor, template_macros
-from tracer.site.read.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
-from tracer.site.ranks.rank_cards import RankCards
+from tracer.site.model.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
+from tracer.site.pages.rank_cards import RankCards
 from tracer.contract.source_facts import source_facts
 from tracer.contract.trace_format import Rendering, Trace
 

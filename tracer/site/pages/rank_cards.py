@@ -20,7 +20,7 @@ import jinja2
 from markupsafe import Markup
 
 from tracer.site.cards.render import HtmlRenderer, template_macros, value_view
-from tracer.site.ranks.rank_model import CollectiveRow, RankLine, launches
+from tracer.site.model.rank_model import CollectiveRow, RankLine, launches
 from tracer.site.cards.units import human_bytes, human_bytes_per_s, human_seconds
 from tracer.contract.trace_format import Trace, Value
 

@@ -37,13 +37,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tracer.site.step_viewer.animate import animation_part
-from tracer.site.read.line_records import step_shows_something
-from tracer.site.read.page_model import is_rendering_only, rendering_statement, section_headings
-from tracer.site.step_viewer.quiz import choose_questions
-from tracer.site.ranks.rank_viewer import add_rank_data, lay_out_ranks
+from tracer.site.model.animate import animation_part
+from tracer.site.model.line_records import step_shows_something
+from tracer.site.model.page_model import is_rendering_only, rendering_statement, section_headings
+from tracer.site.pages.quiz import choose_questions
+from tracer.site.pages.rank_viewer import add_rank_data, lay_out_ranks
 from tracer.contract.source_facts import header_end, source_facts
-from tracer.site.step_viewer.speaker_notes import speaker_notes
+from tracer.site.pages.speaker_notes import speaker_notes
 from tracer.contract.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
 
 DATA_VERSION = 1
@@ -374,7 +374,7 @@ def _file_entry(trace: Trace, path: str, f: int, renderer: Any, where: _StepPlac
 
 def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     """The plain data behind ``data.js`` (see the module docstring for its layout)."""
-    if trace.get("ranks"):  # a distributed trace: one timeline per rank (tracer/site/ranks/rank_viewer.py)
+    if trace.get("ranks"):  # a distributed trace: one timeline per rank (tracer/site/pages/rank_viewer.py)
         laid_out = lay_out_ranks(trace, renderer)
         data = build_viewer_data(laid_out.trace, laid_out.renderer)
         add_rank_data(data, trace, laid_out, renderer)
@@ -411,8 +411,8 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
         "stderr": shown.stderr,
         "errors": shown.errors,
         "compute": shown.compute,
-        "quiz": choose_questions(trace),  # quiz mode's questions (tracer/site/step_viewer/quiz.py)
-        "speaker_notes": speaker_notes(trace),  # the speaker view's notes (tracer/site/step_viewer/speaker_notes.py)
+        "quiz": choose_questions(trace),  # quiz mode's questions (tracer/site/pages/quiz.py)
+        "speaker_notes": speaker_notes(trace),  # the speaker view's notes (tracer/site/pages/speaker_notes.py)
     }
 
 

@@ -1,5 +1,5 @@
 from tracer.site.cards.units import human_bytes
-from tracer.site.read.memory_chart import HEIGHT, MAX_LINKS, MAX_POINTS, downsample, fit_label, memory_chart, memory_label
+from tracer.site.pages.memory_chart import HEIGHT, MAX_LINKS, MAX_POINTS, downsample, fit_label, memory_chart, memory_label
 
 
 def trace_with(nbytes, renderings=None, source="cpu_recorded"):
@@ -70,7 +70,7 @@ def test_a_long_trace_links_fewer_points_than_it_draws_and_keeps_the_peak():
 
 def viewer_steps(trace):
     """Step mode's steps in order: every rank's timeline, laid end to end (rank_viewer.py)."""
-    from tracer.site.ranks.rank_model import rank_timelines
+    from tracer.site.model.rank_model import rank_timelines
 
     return [step for timeline in rank_timelines(trace) for step in timeline.steps]
 
@@ -134,7 +134,7 @@ def test_ranks_with_the_same_memory_share_one_line_and_the_link_budget_holds():
 
 
 def test_ranks_name():
-    from tracer.site.read.memory_chart import ranks_name
+    from tracer.site.pages.memory_chart import ranks_name
 
     assert (ranks_name([2]), ranks_name([0, 1, 2, 3]), ranks_name([0, 2])) == ("rank 2", "ranks 0–3", "ranks 0, 2")
 

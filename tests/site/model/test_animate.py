@@ -1,5 +1,5 @@
-from tracer.site.step_viewer.animate import animation_part, expand_animations
-from tracer.site.read.line_records import collect_lines
+from tracer.site.model.animate import animation_part, expand_animations
+from tracer.site.model.line_records import collect_lines
 
 
 def step(line, renderings, env=None):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tracer.site.step_viewer.animate import is_partial
-from tracer.site.ranks.rank_model import RankLine, launches, rank_lines, rank_timelines, trace_step_to_viewer
+from tracer.site.model.animate import is_partial
+from tracer.site.model.rank_model import RankLine, launches, rank_lines, rank_timelines, trace_step_to_viewer
 from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Step, Trace, Value, step_frame
 
 

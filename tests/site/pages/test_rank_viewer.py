@@ -1,11 +1,11 @@
-"""Step-mode data of a distributed trace (tracer/site/ranks/rank_viewer.py)."""
+"""Step-mode data of a distributed trace (tracer/site/pages/rank_viewer.py)."""
 
 from __future__ import annotations
 
 from helpers.traced import traced
 
 from tracer.site.cards.render import HtmlRenderer, template_env
-from tracer.site.step_viewer.viewer_data import build_viewer_data
+from tracer.site.pages.viewer_data import build_viewer_data
 
 
 def data() -> dict:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tracer.site.cards.render import HtmlRenderer
-from tracer.site.ranks.rank_cards import RankCards
-from tracer.site.ranks.rank_model import Timeline, all_collectives, rank_timelines, switch_targets, timeline_x
+from tracer.site.pages.rank_cards import RankCards
+from tracer.site.model.rank_model import Timeline, all_collectives, rank_timelines, switch_targets, timeline_x
 from tracer.contract.trace_format import Step, Trace
 
 NAV_KEYS = ("next", "prev", "over", "back_over", "out")

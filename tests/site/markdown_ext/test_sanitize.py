@@ -133,7 +133,7 @@ def test_ids_stay_only_where_markdown_puts_them():
 
 
 def test_speaker_notes_are_sanitized_like_prose():
-    from tracer.site.step_viewer.speaker_notes import speaker_notes
+    from tracer.site.pages.speaker_notes import speaker_notes
 
     trace = {"steps": [{"speaker_notes": ["say <img src=x onerror=alert(1)> [this](javascript:alert(2)) *now*"]}]}
     [[step, html]] = speaker_notes(trace)  # type: ignore[arg-type]

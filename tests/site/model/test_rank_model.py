@@ -1,10 +1,10 @@
-"""Ranks as plain records (tracer/site/ranks/rank_model.py), from the real 2-rank gloo trace."""
+"""Ranks as plain records (tracer/site/model/rank_model.py), from the real 2-rank gloo trace."""
 
 from __future__ import annotations
 
 from helpers.traced import traced
 
-from tracer.site.ranks.rank_model import rank_lines, rank_timelines, switch_targets, timeline_x
+from tracer.site.model.rank_model import rank_lines, rank_timelines, switch_targets, timeline_x
 
 # tests/lectures/ranks_allreduce.py: line 16 makes x, 17 all-reduces it, 18 sums it; main spawns on 25
 BEFORE, REDUCE, TOTAL, SPAWN = 16, 17, 18, 25
@@ -43,7 +43,7 @@ def test_each_rank_timeline_runs_inside_the_launching_line_and_switching_keeps_t
 
 
 def test_read_mode_step_links_open_the_lines_own_step_in_rank_0s_timeline():
-    from tracer.site.read.line_records import add_rank_lines, collect_lines
+    from tracer.site.model.line_records import add_rank_lines, collect_lines
 
     trace = traced("ranks_allreduce")
     records = collect_lines(trace)
@@ -56,7 +56,7 @@ def test_read_mode_step_links_open_the_lines_own_step_in_rank_0s_timeline():
 
 
 def test_steps_text_counts_what_a_reader_steps_through():
-    from tracer.site.ranks.rank_model import steps_text
+    from tracer.site.model.rank_model import steps_text
 
     trace = traced("ranks_allreduce")
     own = len(trace["steps"])
@@ -88,7 +88,7 @@ def test_the_launching_lines_call_step_does_not_repeat_the_launchers_stderr():
 
 
 def test_aligned_steps_keep_the_ranks_in_step_at_collectives_and_launcher_steps():
-    from tracer.site.ranks.rank_model import aligned_steps
+    from tracer.site.model.rank_model import aligned_steps
 
     trace = traced("ranks_output")  # rank 1 runs one more line (its warning) before the all_reduce
     timelines = rank_timelines(trace)
@@ -104,7 +104,7 @@ def test_aligned_steps_keep_the_ranks_in_step_at_collectives_and_launcher_steps(
 
 
 def test_a_line_only_a_higher_rank_ran_links_into_that_ranks_timeline():
-    from tracer.site.read.line_records import add_rank_lines, collect_lines
+    from tracer.site.model.line_records import add_rank_lines, collect_lines
 
     trace = traced("ranks_output")  # line 21 (a warning) runs on rank 1 only
     records = collect_lines(trace)

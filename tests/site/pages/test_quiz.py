@@ -1,4 +1,4 @@
-"""tracer/site/step_viewer/quiz.py: which steps quiz mode asks about, with what answer, choices and reason.
+"""tracer/site/pages/quiz.py: which steps quiz mode asks about, with what answer, choices and reason.
 
 The rules are checked on value records as the tracer writes them (made by hand where a rule needs a
 specific case), on the real trace of tests/lectures/quiz_demo.py (@ask, @noask), and on the
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tracer.site.read.page_model import section_headings
-from tracer.site.step_viewer.quiz import (
+from tracer.site.model.page_model import section_headings
+from tracer.site.pages.quiz import (
     MIN_GAP_STEPS,
     ask_directives,
     auto_candidates,
@@ -29,7 +29,7 @@ from tracer.contract.source_facts import Ask, parse_ask
 from tracer.contract.trace_format import load_trace, step_frame
 from helpers.traced import traced
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def tensor(shape, stride=None, storage="s1", dtype="float32", element_size=4, offset=0):

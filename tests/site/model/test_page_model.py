@@ -1,7 +1,7 @@
 from helpers.traced import traced
 
-from tracer.site.read.line_records import collect_lines
-from tracer.site.read.page_model import (
+from tracer.site.model.line_records import collect_lines
+from tracer.site.model.page_model import (
     Annotation,
     CodeBlock,
     build_document,

@@ -1,6 +1,6 @@
 from markupsafe import Markup
 
-from tracer.site.read.read_page import ReadPage, fill_slots, note_markdown, relative_urls, root_for
+from tracer.site.pages.read_page import ReadPage, fill_slots, note_markdown, relative_urls, root_for
 
 
 def test_slots_survive_markdown_paragraph_wrapping():
@@ -37,7 +37,7 @@ def test_note_markdown_is_an_admonition():
 def test_a_loop_written_on_one_line_says_it_is_one_step(tmp_path):
     from tracer.capture.runner import run_lecture
     from tracer.site.cards.render import HtmlRenderer, template_env
-    from tracer.site.read.read_page import build_read_page
+    from tracer.site.pages.read_page import build_read_page
     from tracer.contract.trace_format import load_trace
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
@@ -57,7 +57,7 @@ def test_a_loop_written_on_one_line_says_it_is_one_step(tmp_path):
 
 def test_a_library_warning_is_folded_under_its_category_and_message():
     from tracer.site.cards.render import template_env, template_macros
-    from tracer.site.read.read_page import warning_summary
+    from tracer.site.pages.read_page import warning_summary
 
     stderr = (
         "lectures/collectives.py:145: FutureWarning: `all_gather_into_tensor` is deprecated (from torch)\n"

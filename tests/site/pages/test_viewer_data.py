@@ -1,4 +1,4 @@
-"""tracer/site/step_viewer/viewer_data.py on traces made by the real tracer from tiny fixture lectures."""
+"""tracer/site/pages/viewer_data.py on traces made by the real tracer from tiny fixture lectures."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracer.site.cards.render import HtmlRenderer, template_env
-from tracer.site.step_viewer.viewer_data import (
+from tracer.site.pages.viewer_data import (
     SNAPSHOT_EVERY,
     accumulated_env,
     build_viewer_data,

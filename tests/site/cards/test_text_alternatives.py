@@ -4,7 +4,7 @@ checked on hand-made blocks and on what heatmap(), stride_diagram() and memory_c
 from __future__ import annotations
 
 from tracer.site.cards.heatmap import heatmap
-from tracer.site.read.memory_chart import memory_chart
+from tracer.site.pages.memory_chart import memory_chart
 from tracer.site.cards.stride_diagram import stride_diagram
 from tracer.site.cards.text_alternatives import block_pattern, storage_order
 

@@ -1,0 +1,7 @@
+"""The site's pages: each module turns the model and the cards into what one page or view needs.
+
+``read_page`` (the read page's Markdown with HTML slots), ``memory_chart``, ``viewer_data`` (step
+mode's ``data.js``), ``quiz`` (quiz mode's questions), ``speaker_notes`` (the speaker view's notes),
+``rank_cards`` (ranks side by side, collective cards) and ``rank_viewer`` (one step timeline per rank).
+They import ``model`` and ``cards`` only, never the plugin, and write no files.
+"""

@@ -18,7 +18,7 @@ import pytest
 
 from helpers.site import REPO, chromium, serve, viewer_context
 from helpers.fake_hosts import PAPERS, hosts
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 COURSE = REPO / "tests" / "courses" / "edtrace_course"
 LECTURE = "lectures/lecture_switch.py"

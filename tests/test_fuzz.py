@@ -25,7 +25,8 @@ from tracer.contract import paths
 from tracer.capture.trace_writer import dumps
 from tracer.capture.values import ValueEncoder
 from tracer.site.cards.render import HtmlRenderer, template_env
-from tracer.contract.trace_format import expand_stacks, validation_error
+from tracer.contract.trace_reading import expand_stacks
+from tracer.contract.trace_validation import validation_error
 from helpers.xss_attacks import attack, live_content
 
 FUZZ = settings(

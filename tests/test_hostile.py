@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tracer import cli
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.runner import run_lecture
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 from helpers.xss_attacks import attack
 
 REPO = Path(__file__).resolve().parent.parent
@@ -279,7 +279,8 @@ def test_plot_data_points_are_bounded_with_a_note(tmp_path, capsys):
 
 
 def test_max_plot_points_is_a_setting_noted_in_the_trace(tmp_path, capsys):
-    from tracer.contract.trace_format import trace_notes, validation_error
+    from tracer.contract.trace_validation import validation_error
+    from tracer.site.trace_notes import trace_notes
 
     out = tmp_path / "t.json"
     got, err = run(capsys, "plot_extremes.py", out, "--max-plot-points", "10")
@@ -622,7 +623,7 @@ def test_clicking_every_link_of_a_hostile_page_opens_no_dialog(hostile_site, bro
     ],
 )
 def test_a_coding_line_or_a_bom_is_read_as_python_reads_it(tmp_path, capsys, lecture, word, prose, first_line):
-    from tracer.contract.trace_format import sha256_file
+    from tracer.contract.files import sha256_file
 
     out = tmp_path / "t.json"
     got, err = run(capsys, lecture, out)
@@ -761,7 +762,7 @@ def deep_trace(base: Path, depth: int, name: str) -> str:
 def test_a_trace_nested_50000_deep_fails_check_naming_file_and_limit(tmp_path):
     import subprocess
 
-    from tracer.contract.trace_format import MAX_TRACE_DEPTH
+    from tracer.contract.trace_reading import MAX_TRACE_DEPTH
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
     (tmp_path / "lectures").mkdir()

@@ -148,7 +148,7 @@ def add_diff(sub: Any) -> argparse.ArgumentParser:
     diff.add_argument(
         "--all",
         action="store_true",
-        help="also show run-dependent fields (timings, allocator figures; see trace_format.RUN_DEPENDENT)",
+        help="also show run-dependent fields (timings, allocator figures; see commands/run_dependent.py)",
     )
     diff.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     return diff

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 from helpers.site import REPO, build_site, goto_lecture, serve, served_fixture_site
 

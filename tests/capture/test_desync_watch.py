@@ -8,7 +8,7 @@ import re
 import pytest
 
 from helpers.rank_runs import Run, assert_no_orphans
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 CASES = [(kind, world) for kind in ("skip", "extra", "size") for world in (2, 4)]
 FIXTURE = "tests/lectures/ranks_desync.py"

@@ -10,7 +10,8 @@ import pytest
 
 from tracer.capture.directives import Directives, parse_comment, parse_source
 from tracer.capture.runner import run_lecture
-from tracer.contract.trace_format import load_trace, validation_error
+from tracer.contract.trace_reading import load_trace
+from tracer.contract.trace_validation import validation_error
 
 LECTURE = Path(__file__).resolve().parents[1] / "lectures" / "directives_demo.py"
 SOURCE = LECTURE.read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ import pytest
 
 from tracer.capture import import_alias
 from tracer.capture.runner import LectureError, run_lecture
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 FAKE_EDTRACE = 'raise RuntimeError("the installed edtrace was imported")\n'
 

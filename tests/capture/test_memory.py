@@ -11,7 +11,7 @@ import torch
 
 from tracer.capture.memory import CudaProbe, RecordedTensorsProbe, StorageRegistry, choose_probe
 from tracer.capture.runner import run_lecture
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 LECTURES = Path(__file__).resolve().parents[1] / "lectures"
 

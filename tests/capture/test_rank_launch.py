@@ -11,7 +11,7 @@ import sys
 
 from helpers.traced import REPO
 from tracer.capture.ranks import free_port
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 
 def values_after(trace: dict) -> list:

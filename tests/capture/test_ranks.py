@@ -15,7 +15,8 @@ import pytest
 
 from helpers.rank_runs import Run, assert_no_orphans
 from helpers.traced import traced
-from tracer.contract.trace_format import Collective, load_trace
+from tracer.contract.trace_format import Collective
+from tracer.contract.trace_reading import load_trace
 
 
 def torch_import_seconds() -> float:
@@ -195,7 +196,7 @@ def test_a_ranks_output_is_kept_within_the_launchers_budget(tmp_path):
         assert f"tests/lectures/ranks_output.py: rank {rank}: stderr: printed {written} characters" in " ".join(
             stream["warnings"]
         )
-    from tracer.contract.trace_format import trace_notes
+    from tracer.site.trace_notes import trace_notes
 
     notes = trace_notes(trace)  # what the page says above the lecture
     assert any(note.startswith("tests/lectures/ranks_output.py: rank 1: stderr: printed") for note in notes)

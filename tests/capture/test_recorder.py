@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tracer.capture.runner import run_lecture
-from tracer.contract.trace_format import load_trace, validation_error
+from tracer.contract.trace_reading import load_trace
+from tracer.contract.trace_validation import validation_error
 from helpers.traced import line_of
 
 LECTURES = Path(__file__).resolve().parents[1] / "lectures"
@@ -349,7 +350,7 @@ def test_step_cap_is_exact_with_calls_returns_and_def_line_steps(tmp_path):
 
 def test_cli_max_steps_exact_with_many_calls(tmp_path):
     from tracer import cli
-    from tracer.contract.trace_format import trace_notes
+    from tracer.site.trace_notes import trace_notes
 
     out = tmp_path / "t.json"
     stderr = io.StringIO()

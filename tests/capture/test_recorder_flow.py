@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tracer.capture.runner import run_lecture
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 from helpers.traced import line_of
 
 LECTURES = Path(__file__).resolve().parents[1] / "lectures"

@@ -14,7 +14,8 @@ import pytest
 
 from tracer.capture import api, runner
 from tracer.capture.runner import LectureError, find_project_root, run_lecture
-from tracer.contract.trace_format import load_trace, validation_error
+from tracer.contract.trace_reading import load_trace
+from tracer.contract.trace_validation import validation_error
 from helpers.traced import line_of
 
 REPO = Path(__file__).resolve().parents[2]

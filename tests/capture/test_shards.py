@@ -10,7 +10,7 @@ import json
 import pytest
 
 from tracer.capture.ranks import shards
-from tracer.contract.trace_format import validation_error
+from tracer.contract.trace_validation import validation_error
 
 
 def shard(rank: int, status: str = "ok", error: dict | None = None, world_size: int = 2) -> dict:

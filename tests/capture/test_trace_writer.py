@@ -6,7 +6,7 @@ import json
 
 from tracer.capture.recorder import CALL
 from tracer.capture.trace_writer import StepWriter, dumps, trace_json
-from tracer.contract.trace_format import expand_stacks
+from tracer.contract.trace_reading import expand_stacks
 
 MAIN = ("lectures/a.py", "main")
 HELPER = ("lectures/a.py", "helper")

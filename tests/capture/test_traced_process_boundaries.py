@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tracer.capture.runner import run_lecture
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 
 def course(root: Path, name: str, source: str) -> Path:

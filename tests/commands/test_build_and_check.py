@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tracer.commands import build as build_command, check, freshness, gpu_runs, worker_protocol
 from helpers.projects import LECTURE_A, LECTURE_B, SHARED, make_project
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 
 def build(root: Path, jobs: int = 2, force: bool = False) -> int:

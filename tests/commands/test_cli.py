@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tracer import cli
-from tracer.contract.trace_format import load_trace, validation_error
+from tracer.contract.trace_reading import load_trace
+from tracer.contract.trace_validation import validation_error
 
 REPO = Path(__file__).resolve().parents[2]
 COMMANDS_PAGE = REPO / "site" / "docs" / "guide" / "course-setup.md"  # the commands, their options and exit codes

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from helpers.network import fetch, free_port
 from helpers.projects import make_project
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 
 def test_serve_retraces_a_saved_lecture_and_serves_the_new_page(tmp_path):

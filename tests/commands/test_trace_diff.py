@@ -13,7 +13,7 @@ import pytest
 from tracer import cli
 from tracer.commands import trace_diff
 from tracer.capture.runner import run_lecture
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 BEFORE = """
 import torch

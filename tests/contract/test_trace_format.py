@@ -5,23 +5,16 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from tracer.capture.runner import run_lecture
-from tracer.contract.trace_format import (
-    MAX_TRACE_DEPTH,
-    MAX_TRACE_NBYTES,
-    SCHEMA_VERSION,
-    TraceError,
-    expand_stacks,
-    load_trace,
-    upgrade,
-    validation_error,
-    write_atomic,
-)
+from tracer.contract.trace_format import SCHEMA_VERSION, TraceError
+from tracer.contract.trace_reading import MAX_TRACE_DEPTH, MAX_TRACE_NBYTES, expand_stacks, load_trace
+from tracer.contract.trace_upgrade import upgrade
+from tracer.contract.trace_validation import validation_error
 
 LECTURES = Path(__file__).resolve().parents[1] / "lectures"
 # Every fixture lecture of the tracer-core tests (others' fixtures are validated by their own tests).
@@ -150,30 +143,6 @@ def test_load_trace_missing_file(tmp_path):
     assert "no such trace file" in _one_line_naming(path, info.value)
 
 
-# -- write_atomic ---------------------------------------------------------------------------------
-def test_write_atomic_creates_parents_and_replaces(tmp_path):
-    path = tmp_path / "a" / "b" / "t.json"
-    write_atomic(path, "one")
-    write_atomic(path, "two")
-    assert path.read_text(encoding="utf-8") == "two"
-    assert [p.name for p in path.parent.iterdir()] == ["t.json"]
-
-
-def test_write_atomic_crash_keeps_old_file_and_no_temp(tmp_path, monkeypatch):
-    path = tmp_path / "t.json"
-    path.write_text("old", encoding="utf-8")
-
-    def crash(*args):
-        raise OSError("disk on fire")
-
-    monkeypatch.setattr(os, "replace", crash)
-    with pytest.raises(OSError, match="disk on fire"):
-        write_atomic(path, "new")
-    monkeypatch.undo()
-    assert path.read_text(encoding="utf-8") == "old"
-    assert [p.name for p in tmp_path.iterdir()] == ["t.json"]
-
-
 # -- the contract is written once: schema, TypedDicts and the writer's real output agree -------------
 REPO = Path(__file__).resolve().parents[2]
 
@@ -198,7 +167,7 @@ def real_traces(traces) -> list[dict]:
 
 def test_schema_and_typeddicts_name_the_same_fields():
     from tracer.contract import trace_format as tf
-    from tracer.contract.trace_format import schema
+    from tracer.contract.trace_validation import schema
 
     s = schema()
     defs = s["$defs"]
@@ -227,6 +196,10 @@ def test_schema_and_typeddicts_name_the_same_fields():
         assert keys == schema_all, f"{name}: TypedDict and schema disagree on fields: {keys ^ schema_all}"
         if typed.__total__:  # total=False TypedDicts (Environment) cannot say which keys are required
             assert required == schema_required, f"{name}: required fields differ: {required ^ schema_required}"
+    # One Status: the schema's enums are the types' Literals.
+    assert s["properties"]["status"]["enum"] == list(tf.STATUSES)
+    assert defs["stream"]["properties"]["status"]["enum"] == list(get_args(tf.RankStatus))
+    assert defs["shard"]["properties"]["status"]["enum"] == list(get_args(tf.ShardStatus))
     # Every rendering kind the types allow has a schema branch, and no other kind is valid.
     rendering = defs["rendering"]
     assert set(rendering["properties"]["type"]["enum"]) == set(tf.RENDERING_TYPES)
@@ -266,49 +239,24 @@ def test_writer_output_uses_only_declared_fields(traces):
 
 
 def test_read_side_accessors(traces):
-    from tracer.contract import trace_format as tf
+    from tracer.contract import trace_access as access, trace_reading
+    from tracer.contract.trace_format import RENDERING_TYPES
+    from tracer.site.trace_notes import trace_notes
 
     trace = load_trace(traces["renderings_demo"])
-    kinds = {rendering["type"] for _i, rendering in tf.iter_renderings(trace)}
-    assert kinds <= set(tf.RENDERING_TYPES) and "markdown" in kinds
-    assert all(not p.startswith(("http:", "https:")) for p in tf.local_images(trace))
-    assert tf.step_frame(trace["steps"][0])["path"] == "tests/lectures/renderings_demo.py"
-    assert tf.source_text(trace, "nowhere.py") == "" and tf.source_text(trace, trace["lecture"]["path"])
-    assert len(tf.memory_nbytes(trace)) == len(trace["steps"])
+    kinds = {rendering["type"] for _i, rendering in access.iter_renderings(trace)}
+    assert kinds <= set(RENDERING_TYPES) and "markdown" in kinds
+    assert all(not p.startswith(("http:", "https:")) for p in access.local_images(trace))
+    assert access.step_frame(trace["steps"][0])["path"] == "tests/lectures/renderings_demo.py"
+    assert access.source_text(trace, "nowhere.py") == "" and access.source_text(trace, trace["lecture"]["path"])
+    assert len(access.memory_nbytes(trace)) == len(trace["steps"])
     capped = load_trace(traces["many_steps"])
-    assert tf.trace_notes(capped)[-1] == "recording stopped after 60 steps"
-    assert tf.read_header(traces["uses_helper"])["lecture"]["name"] == "uses_helper"
-    assert tf.read_header(Path("/nonexistent.json")) is None
+    assert trace_notes(capped)[-1] == "recording stopped after 60 steps"
+    assert trace_reading.read_header(traces["uses_helper"])["lecture"]["name"] == "uses_helper"
+    assert trace_reading.read_header(Path("/nonexistent.json")) is None
 
 
-def test_write_atomic_respects_umask_without_changing_it(tmp_path):
-    before = os.umask(0o027)
-    try:
-        write_atomic(tmp_path / "t.json", "{}")
-        assert (tmp_path / "t.json").stat().st_mode & 0o777 == 0o640
-        assert os.umask(0o027) == 0o027  # unchanged by the write
-    finally:
-        os.umask(before)
-
-
-def test_trace_notes_add_each_ranks_warnings_once_and_its_step_cap():
-    from tracer.contract.trace_format import trace_notes
-
-    shared = "l.py:3: unknown directive @foo"  # every rank parses the same lecture
-    streams = [
-        {"rank": 0, "warnings": [shared]},
-        {
-            "rank": 1,
-            "warnings": [shared, "l.py: rank 1: stderr: printed 9 characters"],
-            "truncated": {"max_steps": 5, "stderr_chars": 9},
-        },
-    ]
-    trace = {"warnings": [shared], "truncated": None, "ranks": {"launches": [{"streams": streams}]}}
-    assert trace_notes(trace) == [
-        shared,
-        "l.py: rank 1: stderr: printed 9 characters",  # type: ignore[arg-type]
-        "rank 1: recording stopped after 5 steps",
-    ]
+def test_rank_streams_say_what_their_output_budget_cut():
     from helpers.traced import traced
 
     trace = traced("ranks_allreduce")
@@ -395,7 +343,7 @@ def test_a_trace_nested_past_the_limit_is_one_line(tmp_path):
 def test_a_trace_over_the_size_limit_is_not_parsed(tmp_path, monkeypatch):
     path = tmp_path / "big.json"
     path.write_text('{"schema_version": 2}' + " " * 2000, encoding="utf-8")
-    monkeypatch.setattr("tracer.contract.trace_format.MAX_TRACE_NBYTES", 1000)
+    monkeypatch.setattr("tracer.contract.trace_reading.MAX_TRACE_NBYTES", 1000)
     monkeypatch.setattr("json.loads", lambda *a, **k: pytest.fail("parsed a trace over the size limit"))
     with pytest.raises(TraceError) as info:
         load_trace(path)

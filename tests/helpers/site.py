@@ -125,7 +125,7 @@ def viewer_context(browser: Any, **options: Any) -> Iterator[Any]:
 def trace_ok(lecture: Path, directory: Path) -> dict:
     """Trace ``lecture`` with the real tracer into ``directory`` and load it; fail if the lecture raised."""
     from tracer.capture.runner import run_lecture
-    from tracer.contract.trace_format import load_trace
+    from tracer.contract.trace_reading import load_trace
 
     out = directory / f"{lecture.stem}.json"
     result = run_lecture(lecture, output=out)

@@ -47,7 +47,7 @@ def trace_path(name: str) -> Path:
 
 def traced(name: str) -> dict:
     """The trace as readers get it (load_trace: frames expanded into each step's stack), not validated."""
-    from tracer.contract.trace_format import load_trace
+    from tracer.contract.trace_reading import load_trace
 
     return load_trace(trace_path(name), validate=False)  # type: ignore[return-value]
 

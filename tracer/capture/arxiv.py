@@ -19,7 +19,7 @@ from urllib.parse import urlencode, urlsplit
 
 from tracer.contract import paths
 from tracer.capture.remote import FetchError, Remote, current
-from tracer.contract.trace_format import write_atomic
+from tracer.contract.files import write_atomic
 
 CACHE_FILE = "arxiv.json"
 _ATOM = "{http://www.w3.org/2005/Atom}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import platform
 import sys
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable
 
 from tracer.capture.directives import parse_source
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
@@ -20,9 +20,8 @@ from tracer.capture.traced_process import TracedProcess, hash_seed
 from tracer import __version__
 from tracer.contract.helper_files import opted_in
 from tracer.contract.source_facts import read_source
-from tracer.contract.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Trace, sha256_file
-
-Status = Literal["ok", "error", "exited", "interrupted"]
+from tracer.contract.files import sha256_file
+from tracer.contract.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Status, Trace
 
 
 def environment(seed: int, memory_source: str) -> Environment:

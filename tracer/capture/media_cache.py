@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tracer.capture.remote import FetchError, Remote, TooLarge
-from tracer.contract.trace_format import write_atomic
+from tracer.contract.files import write_atomic
 
 INDEX_FILE = "media.json"
 MEDIA_DIR = "media"

@@ -23,13 +23,13 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType, TracebackType
-from typing import Any, Callable, Final, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from tracer.contract import paths
 from tracer.capture import api, import_alias, ranks, remote
 from tracer.capture.lecture_module import load_lecture
 from tracer.capture.file_reads import FileReads
-from tracer.capture.header import Status, lecture_title, loaded_files, trace_header
+from tracer.capture.header import lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
 from tracer.capture.traced_process import LectureExited, CallOutcome, TracedProcess, TraceOptions, lecture_modules, seeded_imports
 from tracer.capture.terminal import save as save_own_stderr
@@ -39,7 +39,8 @@ from tracer.contract.helper_files import SettingsError, trace_patterns
 from tracer.contract.lecture_files import place_problem
 from tracer.contract.paths import find_project_root
 from tracer.contract.source_facts import read_source, source_facts
-from tracer.contract.trace_format import Trace, write_atomic
+from tracer.contract.files import write_atomic
+from tracer.contract.trace_format import Status, Trace
 
 __all__ = ["LectureError", "LectureExited", "RunResult", "TraceOptions", "check_output", "find_project_root", "run_lecture"]
 
@@ -48,18 +49,11 @@ class LectureError(Exception):
     """A lecture that could not be traced at all; str() is ``path:line: message`` (one line)."""
 
 
-# Statuses of a run (``status`` in the trace): anything but "ok" means the lecture did not complete.
-STATUS_OK: Final = "ok"
-STATUS_ERROR: Final = "error"  # main() raised
-STATUS_EXITED: Final = "exited"  # sys.exit() or os._exit() ended the lecture early (whatever the code)
-STATUS_INTERRUPTED: Final = "interrupted"  # KeyboardInterrupt
-
-
 @dataclass
 class RunResult:
     lecture: str  # project-relative path
     output: Path | None  # where the trace was written (None when nothing was written)
-    status: str  # "ok", "error", "exited" or "interrupted"
+    status: Status
     steps: int
     error_line: str | None = None  # "path:line: Type: message" for a lecture that raised
     warnings: list[str] = field(default_factory=list)
@@ -153,12 +147,12 @@ def _check_main(module: ModuleType, path: Path, shown: str) -> Callable[[], Any]
 
 def _status(escaped: BaseException | None) -> Status:
     if escaped is None:
-        return STATUS_OK
+        return "ok"
     if isinstance(escaped, (SystemExit, LectureExited)):
-        return STATUS_EXITED
+        return "exited"
     if isinstance(escaped, KeyboardInterrupt):
-        return STATUS_INTERRUPTED
-    return STATUS_ERROR
+        return "interrupted"
+    return "error"
 
 
 def _import_error_line(exc: BaseException, tb: TracebackType | None, project_root: Path, default: str) -> str:

@@ -23,7 +23,8 @@ from tracer.commands.trace_problems import trace_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import paths
 from tracer.contract.lecture_files import course_path
-from tracer.contract.trace_format import TraceError, load_trace
+from tracer.contract.trace_format import TraceError
+from tracer.contract.trace_reading import load_trace
 from tracer.exit_codes import ExitCode
 
 

@@ -24,7 +24,8 @@ from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import paths
 from tracer.contract.lecture_files import course_path
 from tracer.contract.source_facts import read_source
-from tracer.contract.trace_format import Trace, TraceError, load_trace, read_header
+from tracer.contract.trace_format import Trace, TraceError
+from tracer.contract.trace_reading import load_trace, read_header
 from tracer.exit_codes import ExitCode
 
 

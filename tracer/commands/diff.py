@@ -15,7 +15,8 @@ def main(args: argparse.Namespace) -> int:
     import json
 
     from tracer.commands import trace_diff
-    from tracer.contract.trace_format import TraceError, load_trace
+    from tracer.contract.trace_format import TraceError
+    from tracer.contract.trace_reading import load_trace
 
     try:
         old, new = load_trace(args.old), load_trace(args.new)

@@ -1,6 +1,6 @@
 """Value drift: a fresh run's values against the committed trace's, its sources unchanged.
 
-A difference beyond the fields that vary from run to run (``trace_format.RUN_DEPENDENT``) is drift,
+A difference beyond the fields that vary from run to run (``run_dependent.RUN_DEPENDENT``) is drift,
 reported by ``check``. This module must not trace lectures; it compares two trace files.
 """
 
@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 
 from tracer.commands.freshness import rel
-from tracer.contract.trace_format import TraceError, load_trace
+from tracer.contract.trace_format import TraceError
+from tracer.contract.trace_reading import load_trace
 
 
 MAX_DRIFT_LINES = 20  # per lecture; `chalktrace diff` shows them all
@@ -18,7 +19,7 @@ MAX_DRIFT_LINES = 20  # per lecture; `chalktrace diff` shows them all
 
 def value_drift(committed: Path, fresh: Path, project_root: Path, lecture: Path) -> tuple[list[str], list[str]]:
     """(drift lines, notes): the values of a fresh run of ``lecture`` (its sources unchanged) against the
-    committed trace's, one line per difference that is not run-dependent (``trace_format.RUN_DEPENDENT``).
+    committed trace's, one line per difference that is not run-dependent (``run_dependent.RUN_DEPENDENT``).
 
     A trace made on another device (a CUDA trace on a machine without a GPU) is not value-checked:
     its memory figures, kernels and dtypes legitimately differ; the note says so."""

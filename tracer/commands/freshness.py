@@ -17,7 +17,9 @@ from tracer.contract import paths
 from tracer.contract.helper_files import SettingsError, changed_decisions
 from tracer.contract.lecture_files import SUBFOLDER_REASON, outside_target, subfolder_files
 from tracer.contract.source_facts import read_source, source_facts
-from tracer.contract.trace_format import READABLE_VERSIONS, SCHEMA_VERSION, read_header, sha256_file
+from tracer.contract.files import sha256_file
+from tracer.contract.trace_format import READABLE_VERSIONS, SCHEMA_VERSION
+from tracer.contract.trace_reading import read_header
 
 
 def stale_sources(trace: dict[str, Any], project_root: Path) -> list[str]:

@@ -16,7 +16,9 @@ from typing import Callable
 
 from tracer.commands.freshness import rel, stale_sources
 from tracer.contract import paths
-from tracer.contract.trace_format import TraceError, load_trace, read_header, write_atomic
+from tracer.contract.files import write_atomic
+from tracer.contract.trace_format import TraceError
+from tracer.contract.trace_reading import load_trace, read_header
 from tracer.exit_codes import ExitCode
 
 

@@ -15,7 +15,16 @@ from pathlib import Path
 
 from tracer.capture import terminal
 from tracer.capture.terminal import say
+from tracer.contract.trace_format import Status
 from tracer.exit_codes import ExitCode
+
+# What the summary line says of each run status.
+STATUS_WORDS: dict[Status, str] = {
+    "ok": "ok",
+    "error": "raised",
+    "exited": "exited before main() returned",
+    "interrupted": "interrupted",
+}
 
 
 def main(args: argparse.Namespace) -> int:
@@ -91,9 +100,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
         # Anything but "ok" means main() did not complete: never exit 0 for it.
         worst = ExitCode.INTERRUPTED if result.status == "interrupted" else ExitCode.LECTURE_FAILED
     if not args.quiet:
-        status = {"ok": "ok", "error": "raised", "exited": "exited before main() returned", "interrupted": "interrupted"}.get(
-            result.status, result.status
-        )
+        status = STATUS_WORDS[result.status]
         shown = result.output
         if shown is not None:
             try:

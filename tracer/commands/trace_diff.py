@@ -7,7 +7,7 @@ mapped through a text diff of the two sources, so an edit above a value does not
 step after it. For each pair of aligned steps it compares the recorded values (tensors and arrays:
 dtype, shape, stride and the largest difference in the preview; containers item by item), memory,
 ``@flops`` counts, collectives, renderings and output; steps present in one trace only are listed as
-added or removed. Fields the format declares run-dependent (``trace_format.RUN_DEPENDENT``) are
+added or removed. Fields the format declares run-dependent (``run_dependent.RUN_DEPENDENT``) are
 marked ``run_dependent`` so drift can leave them out. It must not run lectures, read or write files,
 or render pages: it takes two loaded traces and returns records and strings.
 """
@@ -21,15 +21,9 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Iterator
 
+from tracer.commands.run_dependent import RUN_DEPENDENT_COLLECTIVE, RUN_DEPENDENT_COMPUTE, is_timing_name, memory_is_run_dependent
 from tracer.contract.addresses import mask_addresses
-from tracer.contract.trace_format import (
-    RUN_DEPENDENT_COLLECTIVE,
-    RUN_DEPENDENT_COMPUTE,
-    Step,
-    Trace,
-    is_timing_name,
-    memory_is_run_dependent,
-)
+from tracer.contract.trace_format import Step, Trace
 
 CHANGED, ADDED, REMOVED = "changed", "added", "removed"
 # What a change is about; drift counts every kind but "environment".

@@ -87,7 +87,7 @@ SUBFOLDER_REASON = (
 
 def owner_of_trace(trace: Path, lecture_rel: str, project_root: Path) -> str | None:
     """The project-relative path of another, still existing lecture that ``trace`` records, or None."""
-    from tracer.contract.trace_format import read_header
+    from tracer.contract.trace_reading import read_header
 
     header = read_header(trace) if trace.exists() else None
     recorded = ((header or {}).get("lecture") or {}).get("path") if isinstance((header or {}).get("lecture"), dict) else None

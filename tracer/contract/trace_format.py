@@ -1,13 +1,12 @@
-"""The trace file format: its Python types, its JSON Schema, and reading/validating/writing traces.
+"""The trace file format: its Python types, its version, and the error every reader raises.
 
 This module is the single source of truth for what a trace is. The TypedDicts below describe the
 JSON that the recorder writes and the site reads; ``trace.schema.json`` (shipped beside this file)
 says the same thing to a validator (``tests/contract/test_trace_format.py`` checks that the two and the
-writer's real output agree), and ``SCHEMA_VERSION`` goes up on every incompatible change. The read
-side is :func:`load_trace` (read + validate, bounded in size and nesting depth before anything else
-runs) and :func:`read_header` (no validation, for freshness checks), plus small typed accessors (:func:`step_frame`, :func:`iter_renderings`,
-:func:`local_images`, :func:`trace_notes`, ...) that every consumer uses instead of walking raw
-dicts its own way. It must not run lectures or render anything: it only knows the shape of the data.
+writer's real output agree), and ``SCHEMA_VERSION`` goes up on every incompatible change. Reading is
+``trace_reading`` (bounded in size and depth), checking ``trace_validation``, the version 1 upgrade
+``trace_upgrade``, and the typed accessors consumers use instead of walking raw dicts ``trace_access``.
+It must not read files, run lectures or render anything: it only knows the shape of the data.
 
 Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict with a ``type`` key:
 
@@ -51,29 +50,24 @@ Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict w
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import tempfile
-from functools import lru_cache
-from pathlib import Path
-from typing import Any, Iterator, Literal, NotRequired, TypedDict, get_args, get_origin, get_type_hints
-
-from tracer.contract.float_text import shorten_values
+from typing import Any, Literal, NotRequired, TypedDict, get_args, get_origin, get_type_hints
 
 SCHEMA_VERSION = 2
 # Versions load_trace reads. Version 1 stored each step's whole stack (a trace of an n-deep recursion
 # grew with n squared); it is converted on load into version 2's frame table, so committed traces that
 # cannot be re-made here (CUDA runs) keep loading and rendering.
 READABLE_VERSIONS: tuple[int, ...] = (1, 2)
-SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")
-# A trace file larger than this is refused before it is parsed (reading it would take the build's
-# memory and time). A 100,000-step lecture with values on every step stays well below it.
-MAX_TRACE_NBYTES = 256 * 1024 * 1024
-# JSON nesting deeper than this is refused: the deepest valid trace (a 64-dimensional tensor preview
-# inside an inspected container) stays below it, and readers that walk values recursively stay far
-# from Python's recursion limit.
-MAX_TRACE_DEPTH = 100
+
+
+# How a run ended (``status`` in the trace): anything but "ok" means main() did not complete.
+# error: main() raised; exited: sys.exit() or os._exit() ended it early (whatever the code);
+# interrupted: KeyboardInterrupt.
+Status = Literal["ok", "error", "exited", "interrupted"]
+STATUSES: tuple[str, ...] = get_args(Status)
+# How one traced rank ended: as a run, or stopped by the launcher (a desync, a peer's failure), or
+# its process gone without a word (lost). A shard says only what its own process knows.
+RankStatus = Literal["ok", "error", "stopped", "exited", "lost"]
+ShardStatus = Literal["ok", "error", "stopped"]
 
 
 class Frame(TypedDict):
@@ -365,7 +359,7 @@ class Desync(TypedDict):
 class RankStream(TypedDict):
     rank: int  # from the process group once joined, else the spawn index (or torchrun's RANK)
     spawn_index: int
-    status: Literal["ok", "error", "stopped", "exited", "lost"]
+    status: RankStatus
     joined: NotRequired[bool]
     exitcode: NotRequired[int | None]
     waiting_in: NotRequired[str]  # the collective a stopped rank was blocked in
@@ -394,7 +388,7 @@ class ShardInfo(TypedDict):
     """A shard (one rank's own trace, before merging) says which rank it is."""
 
     rank: int
-    status: Literal["ok", "error", "stopped"]
+    status: ShardStatus
     spawn_index: NotRequired[int]
     launch: NotRequired[int]
     world_size: NotRequired[int | None]
@@ -439,7 +433,7 @@ class Trace(TypedDict):
     # freshness re-decides them, so a changed setting makes the trace stale. Absent in older traces.
     stepped_helpers: NotRequired[list[str]]
     environment: Environment
-    status: Literal["ok", "error", "exited", "interrupted"]  # anything but "ok": main() did not complete
+    status: Status
     error: NotRequired[ErrorInfo]
     # {"max_steps": N} when the step cap stopped recording; {"stdout_chars": N} when printed output
     # beyond the kept head and tail was left out (a note in the steps marks where);
@@ -452,44 +446,6 @@ class Trace(TypedDict):
     shard: NotRequired[ShardInfo]  # only in a shard: the trace of one rank, before merging
 
 
-# -- what varies from run to run ---------------------------------------------------------------------
-# Two runs of one lecture on one machine write the same trace except for these fields. `chalktrace check`
-# compares each fresh run with the committed trace and reports every other difference as drift;
-# `chalktrace diff` leaves these out unless asked (--all). Each is skipped, not compared with a
-# tolerance: none of them has a scale on which "close" means "the same". Any other value, float or
-# not, is compared exactly: the same lecture, seed and libraries give the same bits.
-RUN_DEPENDENT: dict[str, str] = {
-    "compute.seconds": "@flops wall time of the line",
-    "compute.flop_per_s": "@flops FLOPs divided by that time",
-    "compute.mfu": "@flops FLOP/s over the device's peak",
-    "compute.repeats": "@flops replays: how many fit the timing budget",
-    "compute.timing": "@flops replay or single run, decided by the first run's time",
-    "collectives.seconds": "a collective's wall time on its rank",
-    "collectives.start_seconds": "when a collective started, on the launch's clock",
-    "memory (memory_source cuda_allocated)": "CUDA allocator figures (caching allocator, library workspaces)",
-    "memory (rank streams)": "a rank's recorded-tensor bytes: when its peers release shared buffers varies",
-    "values named *seconds, *_per_s, *mfu": "timings a lecture measures itself (names say the unit)",
-    "environment": "chalktrace, python, torch, numpy versions and the device: reported by diff, never drift",
-}
-# Value names a lecture uses for what it timed itself (see RUN_DEPENDENT); matched at the name's end.
-TIMING_NAME_SUFFIXES: tuple[str, ...] = ("seconds", "_per_s", "mfu")
-RUN_DEPENDENT_COMPUTE: frozenset[str] = frozenset(("seconds", "flop_per_s", "mfu", "repeats", "timing"))
-RUN_DEPENDENT_COLLECTIVE: frozenset[str] = frozenset(
-    ("seconds", "start_seconds", "wait_seconds", "transfer_seconds", "algbw", "busbw", "peak_share")
-)
-
-
-def is_timing_name(name: str) -> bool:
-    """Whether a recorded value's name says it is a time or a rate (``fp32_seconds``, ``flop_per_s``)."""
-    leaf = name.rsplit(".", 1)[-1].lower()
-    return leaf.endswith(TIMING_NAME_SUFFIXES)
-
-
-def memory_is_run_dependent(trace: "Trace", in_rank_stream: bool) -> bool:
-    """Whether the ``memory`` figures of steps (the trace's own, or a rank stream's) vary from run to run."""
-    return in_rank_stream or (trace.get("environment") or {}).get("memory_source") == "cuda_allocated"
-
-
 def optional_keys(typed_dict: type) -> frozenset[str]:
     """Keys a TypedDict marks NotRequired (or all keys of a total=False one)."""
     if not typed_dict.__total__:  # type: ignore[attr-defined]
@@ -500,401 +456,3 @@ def optional_keys(typed_dict: type) -> frozenset[str]:
 
 class TraceError(Exception):
     """A trace file that cannot be used; str() is one line naming the file and the reason."""
-
-
-@lru_cache(maxsize=1)
-def schema() -> dict[str, Any]:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-
-
-def _distinct_steps(trace: Any) -> tuple[Any, list[int] | None]:
-    """``trace`` with each distinct step kept once, and the original index of each kept step.
-
-    A step's validity depends on its content alone, and long traces repeat plain steps (a loop body,
-    the same memory figure) tens of thousands of times: validating each distinct one once makes
-    validation cost what the trace's variety costs, not its length. The step's ``frame`` (an index,
-    range-checked by :func:`expand_stacks`) and its in-memory ``stack`` are left out of the
-    comparison, so the steps of a deep recursion, which differ only there, count once.
-    """
-    steps = trace.get("steps") if isinstance(trace, dict) else None
-    if not isinstance(steps, list) or len(steps) < 64:
-        return trace, None
-    seen: set[str] = set()
-    unique: list[Any] = []
-    origin: list[int] = []
-    for index, step in enumerate(steps):
-        try:
-            if isinstance(step, dict) and isinstance(step.get("frame"), int) and step["frame"] >= 0:
-                key = json.dumps({k: v for k, v in step.items() if k != "frame" and k != "stack"}, sort_keys=True)
-            else:
-                key = None
-        except (TypeError, ValueError):
-            key = None  # not JSON data: validate it as it is
-        if key is None or key not in seen:
-            if key is not None:
-                seen.add(key)
-            unique.append(step)
-            origin.append(index)
-    return {**trace, "steps": unique}, origin
-
-
-def _frames_problem(frames: Any, where: str) -> str | None:
-    """The first entry of a ``frames`` table that breaks the schema's ``frame_position``, checked by
-    hand: every position is distinct, so the table gains nothing from step deduplication, and a
-    deep recursion has thousands of them."""
-    if not isinstance(frames, list):
-        return None  # the schema says what it should be
-    for k, position in enumerate(frames):
-        if not isinstance(position, dict):
-            return f"at {where}frames/{k}: {position!r:.60} is not of type 'object'"
-        for name in ("path", "line", "function", "parent"):
-            if name not in position:
-                return f"at {where}frames/{k}: {name!r} is a required property"
-        path, line, function, parent = position["path"], position["line"], position["function"], position["parent"]
-        if not isinstance(path, str) or path.startswith("/") or (len(path) > 2 and path[1:3] == ":\\"):
-            return f"at {where}frames/{k}/path: {path!r:.80} is not a project-relative path"
-        if type(line) is not int or line < 1:
-            return f"at {where}frames/{k}/line: {line!r:.40} is not an integer of at least 1"
-        if not isinstance(function, str):
-            return f"at {where}frames/{k}/function: {function!r:.40} is not of type 'string'"
-        if parent is not None and (type(parent) is not int or not 0 <= parent < k):
-            return f"at {where}frames/{k}/parent: {parent!r:.40} is not the index of an earlier frame"
-    return None
-
-
-def _without_frames(trace: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """``trace`` with its frame tables (the trace's and each rank stream's) emptied, and the problems
-    :func:`_frames_problem` finds in them."""
-    problems = [p for p in [_frames_problem(trace.get("frames"), "")] if p]
-    trace = {**trace, "frames": []} if isinstance(trace.get("frames"), list) else trace
-    ranks = trace.get("ranks")
-    if isinstance(ranks, dict) and isinstance(ranks.get("launches"), list):
-        launches = []
-        for i, launch in enumerate(ranks["launches"]):
-            if isinstance(launch, dict) and isinstance(launch.get("streams"), list):
-                streams = []
-                for j, stream in enumerate(launch["streams"]):
-                    if isinstance(stream, dict) and isinstance(stream.get("frames"), list):
-                        problem = _frames_problem(stream["frames"], f"ranks/launches/{i}/streams/{j}/")
-                        problems += [problem] if problem else []
-                        stream = {**stream, "frames": []}
-                    streams.append(stream)
-                launch = {**launch, "streams": streams}
-            launches.append(launch)
-        trace["ranks"] = {**ranks, "launches": launches}
-    return trace, problems
-
-
-def validation_error(trace: Any) -> str | None:
-    """The first schema violation in ``trace`` as one line, or None when it is valid.
-
-    Linear in the trace's size: frame tables are checked by hand, in one pass, and each distinct
-    step is given to the JSON Schema validator once."""
-    import jsonschema
-
-    if isinstance(trace, dict):
-        trace, problems = _without_frames(trace)
-        if problems:
-            return problems[0]
-    trace, origin = _distinct_steps(trace)
-    validator = jsonschema.Draft202012Validator(schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(trace))
-    if error is None:
-        return None
-    path = list(error.absolute_path)
-    if origin is not None and len(path) > 1 and path[0] == "steps" and isinstance(path[1], int):
-        path[1] = origin[path[1]]  # the first step of the original list with that content
-    where = "/".join(str(p) for p in path) or "(top level)"
-    message = error.message if len(error.message) < 200 else error.message[:197] + "..."
-    return f"at {where}: {message}"
-
-
-def nesting_problem(data: Any, limit: int = MAX_TRACE_DEPTH) -> str | None:
-    """Where ``data`` (parsed JSON) nests deeper than ``limit`` levels, as "at PATH", or None.
-
-    Iterative and linear in the data's size, so a hostile trace cannot make it (or the readers
-    after it, which recurse into values) run out of stack."""
-    todo: list[tuple[Any, int, str]] = [(data, 1, "")]
-    pop, push = todo.pop, todo.append
-    while todo:
-        node, depth, where = pop()
-        if depth > limit:
-            return f"at {where.strip('/') or '(top level)'}"
-        children = node.items() if isinstance(node, dict) else enumerate(node)
-        for key, child in children:
-            if isinstance(child, (dict, list)):
-                # Name only the first levels of the path: enough to find the step and the value.
-                push((child, depth + 1, f"{where}/{key}" if depth <= 4 else where))
-    return None
-
-
-def _parse(path: Path) -> Any:
-    """The JSON in ``path``, refused before parsing when too large and after it when nested too deep."""
-    try:
-        nbytes = path.stat().st_size
-    except FileNotFoundError:
-        raise TraceError(f"{path}: no such trace file") from None
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if nbytes > MAX_TRACE_NBYTES:
-        raise TraceError(f"{path}: {nbytes:,} bytes, over the {MAX_TRACE_NBYTES:,}-byte limit for a trace; not read")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise TraceError(f"{path}: no such trace file") from None
-    except RecursionError:
-        raise TraceError(f"{path}: nested deeper than the {MAX_TRACE_DEPTH}-level limit for a trace; not read") from None
-    except OSError as exc:
-        raise TraceError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except (UnicodeDecodeError, ValueError) as exc:  # ValueError: also ints past Python's digit limit
-        raise TraceError(f"{path}: not valid JSON ({exc})") from None
-    if isinstance(data, (dict, list)):
-        deep = nesting_problem(data)
-        if deep:
-            raise TraceError(f"{path}: nested deeper than the {MAX_TRACE_DEPTH}-level limit for a trace {deep}; not read")
-    return data
-
-
-def _stack_problem(stack: Any) -> str | None:
-    if not isinstance(stack, list) or not stack:
-        return "expected a non-empty list of frames"
-    for k, frame in enumerate(stack):
-        if not (
-            isinstance(frame, dict)
-            and isinstance(frame.get("path"), str)
-            and type(frame.get("line")) is int
-            and isinstance(frame.get("function"), str)
-        ):
-            return f"{k}: expected a frame {{path, line, function}}"
-    return None
-
-
-def _stacks_to_frames(steps: Any, where: str) -> list[FramePosition]:
-    """Version 1 steps (each with its whole ``stack``) rewritten in place to name positions of a
-    ``frames`` table, which is returned: the same numbering the writer gives (first seen first)."""
-    frames: list[FramePosition] = []
-    index: dict[tuple[Any, ...], int] = {}
-    if not isinstance(steps, list):
-        return frames
-    for n, step in enumerate(steps):
-        if not isinstance(step, dict) or "stack" not in step:
-            continue  # the schema names what is missing
-        problem = _stack_problem(step["stack"])
-        if problem:
-            raise TraceError(f"at {where}steps/{n}/stack/{problem}")
-        parent: int | None = None
-        for frame in step.pop("stack"):
-            key = (frame["path"], frame["line"], frame["function"], parent)
-            found = index.get(key)
-            if found is None:
-                found = index[key] = len(frames)
-                frames.append({"path": frame["path"], "line": frame["line"], "function": frame["function"], "parent": parent})
-            parent = found
-        step["frame"] = parent
-    return frames
-
-
-def upgrade(data: dict[str, Any]) -> dict[str, Any]:
-    """A version 1 trace (parsed JSON) as version 2, in place: its stacks become frame tables, and
-    its float32/float16 elements their shortest decimals (``float_text``)."""
-    if data.get("schema_version") != 1:
-        return data
-    shorten_values(data.get("steps"))
-    shorten_values(data.get("ranks"))
-    data["frames"] = _stacks_to_frames(data.get("steps"), "")
-    ranks = data.get("ranks")
-    launches = ranks.get("launches") if isinstance(ranks, dict) else None
-    for i, launch in enumerate(launches if isinstance(launches, list) else []):
-        streams = launch.get("streams") if isinstance(launch, dict) else None
-        for j, stream in enumerate(streams if isinstance(streams, list) else []):
-            if isinstance(stream, dict) and stream.get("steps"):
-                stream["frames"] = _stacks_to_frames(stream["steps"], f"ranks/launches/{i}/streams/{j}/")
-    data["schema_version"] = SCHEMA_VERSION
-    return data
-
-
-def _expand(frames: list[FramePosition], steps: list[Step], where: str) -> None:
-    stacks: list[list[Frame]] = []
-    for k, position in enumerate(frames):
-        parent = position["parent"]
-        if parent is None:
-            stacks.append([{"path": position["path"], "line": position["line"], "function": position["function"]}])
-        elif type(parent) is int and 0 <= parent < k:
-            stacks.append(
-                stacks[parent] + [{"path": position["path"], "line": position["line"], "function": position["function"]}]
-            )
-        else:  # a caller listed after its callee could form a cycle
-            raise TraceError(f"at {where}frames/{k}/parent: {parent!r} is not the index of an earlier frame")
-    count = len(stacks)
-    for n, step in enumerate(steps):
-        at = step["frame"]
-        if not 0 <= at < count:
-            raise TraceError(f"at {where}steps/{n}/frame: {at} is not an index of frames ({count} frames)")
-        step["stack"] = stacks[at]
-
-
-def expand_stacks(trace: Trace) -> Trace:
-    """Give every step (the trace's and each rank stream's) its ``stack``, from the frame tables.
-
-    Steps at one position share one list (memory grows with the distinct positions, and is never
-    written back). Raises TraceError (without a file name) when a step or a caller names no frame."""
-    _expand(trace.get("frames") or [], trace["steps"], "")
-    for i, launch in enumerate((trace.get("ranks") or {}).get("launches") or []):  # type: ignore[call-overload]
-        for j, stream in enumerate(launch["streams"]):
-            _expand(stream.get("frames") or [], stream["steps"], f"ranks/launches/{i}/streams/{j}/")
-    return trace
-
-
-def load_trace(path: str | os.PathLike[str], *, validate: bool = True) -> Trace:
-    """Read, (by default) validate and expand a trace; raise TraceError naming the file on any problem.
-
-    Bounded before any reader walks it: a file over MAX_TRACE_NBYTES is not parsed, and JSON nested
-    deeper than MAX_TRACE_DEPTH is refused. A version 1 trace is upgraded to the current version."""
-    path = Path(path)
-    data = _parse(path)
-    if not isinstance(data, dict):
-        raise TraceError(f"{path}: not a trace (top level is {type(data).__name__}, expected an object)")
-    version = data.get("schema_version")
-    if version not in READABLE_VERSIONS:
-        raise TraceError(
-            f"{path}: schema_version {version!r}, this chalktrace reads {', '.join(map(str, READABLE_VERSIONS))}; re-trace it"
-        )
-    try:
-        upgrade(data)
-    except TraceError as exc:
-        raise TraceError(f"{path}: invalid trace {exc}") from None
-    if validate:
-        problem = validation_error(data)
-        if problem:
-            raise TraceError(f"{path}: invalid trace {problem}")
-    try:
-        return expand_stacks(data)  # type: ignore[arg-type]
-    except TraceError as exc:
-        raise TraceError(f"{path}: invalid trace {exc}") from None
-    except (KeyError, TypeError, AttributeError) as exc:  # not validated: not the shape of a trace
-        raise TraceError(f"{path}: invalid trace ({type(exc).__name__}: {exc})") from None
-
-
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    """The digest recorded in a trace's ``sources``: sha256 of the file's bytes as they are on disk.
-
-    The runner (writing ``sources``) and freshness (``tracer.commands.freshness``) both call this one function, so
-    a file is fresh whatever its line endings (hashing newline-normalised text on one side and raw
-    bytes on the other made every CRLF lecture look stale)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """A trace's top-level fields without validating it, or None when it is missing, unreadable, or
-    past the size and depth limits (:func:`load_trace` says which).
-
-    For freshness checks (``tracer.commands.freshness``), which must cope with old or broken traces."""
-    try:
-        data = _parse(Path(path))
-    except TraceError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
-# -- typed access (what consumers read) ------------------------------------------------------------
-def step_frame(step: Step) -> Frame:
-    """The frame a step is about: the innermost one, whose line was executed (a loaded step)."""
-    return step["stack"][-1]
-
-
-def stream_last_frame(frames: list[FramePosition], steps: list[Step]) -> Frame | None:
-    """The frame of the last of ``steps`` (read from the ``frames`` table; steps need no ``stack``)."""
-    if not steps:
-        return None
-    position = frames[steps[-1]["frame"]]
-    return {"path": position["path"], "line": position["line"], "function": position["function"]}
-
-
-def iter_renderings(trace: Trace) -> Iterator[tuple[int, Rendering]]:
-    """(step index, rendering) for every rendering in the trace, in order."""
-    for index, step in enumerate(trace["steps"]):
-        for rendering in step["renderings"]:
-            yield index, rendering
-
-
-def local_images(trace: Trace) -> list[str]:
-    """Project-relative paths of the local images and videos the lecture shows (URLs left out;
-    cached copies of remote ones in), first use first: the site publishes these files."""
-    found: dict[str, None] = {}
-    for _index, rendering in iter_renderings(trace):
-        if rendering.get("type") in ("image", "video") and not rendering.get("external"):
-            found.setdefault(rendering["data"])
-    return list(found)
-
-
-def source_text(trace: Trace, path: str) -> str:
-    """The recorded source of ``path`` ("" for a file without steps)."""
-    return trace["files"].get(path, "")
-
-
-def hidden_lines(trace: Trace, path: str) -> set[int]:
-    return set(trace.get("hidden_lines", {}).get(path, ()))
-
-
-def memory_nbytes(trace: Trace) -> list[int]:
-    """Memory in use after each step (bytes)."""
-    return [step["memory"]["nbytes"] for step in trace["steps"]]
-
-
-def trace_notes(trace: Trace) -> list[str]:
-    """The run's warnings, plus a note when the step cap stopped recording (or output or plot data was cut).
-
-    A distributed trace adds its ranks' warnings (each text once: every rank parses the same lecture)
-    and says which rank hit the step cap."""
-    notes = list(trace.get("warnings", []))
-    ranks = trace.get("ranks")
-    for launch in ranks["launches"] if ranks else []:
-        for stream in launch["streams"]:
-            for warning in stream.get("warnings") or []:
-                if warning not in notes:
-                    notes.append(warning)
-            capped = (stream.get("truncated") or {}).get("max_steps")
-            if capped is not None:
-                notes.append(f"rank {stream['rank']}: recording stopped after {capped} steps")
-    truncated = trace.get("truncated") or {}
-    if "max_steps" in truncated:
-        notes.append(f"recording stopped after {truncated['max_steps']} steps")
-    if "stdout_chars" in truncated:
-        notes.append(f"printed output kept in part: {truncated['stdout_chars']:,} characters printed")
-    if "stderr_chars" in truncated:
-        notes.append(f"stderr kept in part: {truncated['stderr_chars']:,} characters written")
-    if "max_plot_points" in truncated:
-        notes.append(f"plot data sampled: at most {truncated['max_plot_points']:,} points kept per plot")
-    return notes
-
-
-def _umask() -> int:
-    """The process umask, read without changing it (Linux reports it in /proc; else assume 022)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
-
-
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see either the old file or the whole new one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would make committed traces private
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise

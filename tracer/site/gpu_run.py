@@ -13,7 +13,8 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from tracer.contract.trace_format import Trace, source_text
+from tracer.contract.trace_access import source_text
+from tracer.contract.trace_format import Trace
 
 
 def publishable(current: Trace, gpu_run: Trace) -> str | None:

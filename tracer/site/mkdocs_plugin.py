@@ -45,7 +45,11 @@ from tracer.site.render_cache import Entry, RenderCache, renderer_version
 from tracer.site.markdown_ext.sanitize import csp_meta
 from tracer.site.pages.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
 from tracer.site.model.animate import expand_animations
-from tracer.contract.trace_format import Environment, Trace, TraceError, load_trace, local_images, trace_notes, write_atomic
+from tracer.contract.files import write_atomic
+from tracer.contract.trace_access import local_images
+from tracer.contract.trace_format import Environment, Trace, TraceError
+from tracer.contract.trace_reading import load_trace
+from tracer.site.trace_notes import trace_notes
 from tracer.site.cards.units import human_bytes
 from tracer.site.pages.viewer_data import viewer_data_text
 

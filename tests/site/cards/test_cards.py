@@ -392,7 +392,8 @@ def test_every_rendering_kind_has_a_renderer_and_a_schema_entry(renderer):
 
     import jsonschema
 
-    from tracer.contract.trace_format import RENDERING_TYPES, schema
+    from tracer.contract.trace_format import RENDERING_TYPES
+    from tracer.contract.trace_validation import schema
 
     assert set(RENDERING_EXAMPLES) == set(RENDERING_TYPES)
     rendering_schema = {**schema()["$defs"]["rendering"], "$defs": schema()["$defs"]}

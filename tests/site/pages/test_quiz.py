@@ -26,7 +26,8 @@ from tracer.site.pages.quiz import (
     shape_text,
 )
 from tracer.contract.source_facts import Ask, parse_ask
-from tracer.contract.trace_format import load_trace, step_frame
+from tracer.contract.trace_access import step_frame
+from tracer.contract.trace_reading import load_trace
 from helpers.traced import traced
 
 REPO = Path(__file__).resolve().parents[3]

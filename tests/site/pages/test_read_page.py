@@ -38,7 +38,7 @@ def test_a_loop_written_on_one_line_says_it_is_one_step(tmp_path):
     from tracer.capture.runner import run_lecture
     from tracer.site.cards.render import HtmlRenderer, template_env
     from tracer.site.pages.read_page import build_read_page
-    from tracer.contract.trace_format import load_trace
+    from tracer.contract.trace_reading import load_trace
 
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
     (tmp_path / "lectures").mkdir()

@@ -36,7 +36,7 @@ from tracer.capture.ranks import shards
 from tracer.capture.ranks.worker import RankConfig, RankTarget
 from tracer.capture.recorder import EXTRAS, RecordedStep
 from tracer.capture.traced_process import TracedProcess
-from tracer.contract.trace_format import stream_last_frame
+from tracer.contract.trace_access import stream_last_frame
 
 REAP_SECONDS = 10.0  # how long a finished lecture waits for its ranks before killing them
 STOP_SECONDS = 5.0  # how long desynchronised ranks get to write their shards before they are killed

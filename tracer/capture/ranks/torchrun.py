@@ -25,7 +25,8 @@ from pathlib import Path
 from tracer.contract import paths
 from tracer.capture.ranks import shards
 from tracer.capture.trace_writer import dumps
-from tracer.contract.trace_format import validation_error, write_atomic
+from tracer.contract.files import write_atomic
+from tracer.contract.trace_validation import validation_error
 
 
 @dataclass

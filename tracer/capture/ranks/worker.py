@@ -41,7 +41,8 @@ from tracer.capture.recorder import EXTRAS, KEY, LINE, RecordedStep, Recorder, m
 from tracer.capture.traced_process import TracedProcess, TraceOptions, lecture_modules
 from tracer.capture.trace_writer import trace_json
 from tracer.contract.helper_files import SettingsError, trace_patterns
-from tracer.contract.trace_format import ErrorInfo, write_atomic
+from tracer.contract.files import write_atomic
+from tracer.contract.trace_format import ErrorInfo
 
 STOPPED_EXIT = 128 + signal.SIGTERM
 

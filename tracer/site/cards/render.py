@@ -40,7 +40,8 @@ from tracer.site.model.page_model import paragraph_groups
 from tracer.site.markdown_ext.sanitize import clean_html, safe_url
 from tracer.site.cards.stride_diagram import stride_diagram
 from tracer.site.cards.summary import summary_view
-from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value, source_text, step_frame
+from tracer.contract.trace_access import source_text, step_frame
+from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
 from tracer.site.cards.units import (
     exact_cell,

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from tracer.site.model.animate import is_partial
 from tracer.site.model.rank_model import RankLine, launches, rank_lines, rank_timelines, trace_step_to_viewer
-from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Step, Trace, Value, step_frame
+from tracer.contract.trace_access import step_frame
+from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Step, Trace, Value
 
 
 def shows_something(*, values: object, output: object, errors: object, compute: object) -> bool:

@@ -24,7 +24,8 @@ from typing import Any, Iterator, Union
 from tracer.site.model.line_records import LineRecord, document_lines
 from tracer.contract.source_facts import RENDERING_CALLS, source_facts
 from tracer.contract.source_facts import docstring_node as _docstring_node, header_end as _header_end
-from tracer.contract.trace_format import Rendering, Trace, hidden_lines, iter_renderings, source_text
+from tracer.contract.trace_access import hidden_lines, iter_renderings, source_text
+from tracer.contract.trace_format import Rendering, Trace
 
 MAX_RENDERINGS_PER_LINE = 30  # a text() in a long loop shows its first runs, then a count
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from tracer.contract.trace_format import ErrorInfo, Frame, Rendering, Step, Trace, step_frame
+from tracer.contract.trace_access import step_frame
+from tracer.contract.trace_format import ErrorInfo, Frame, Rendering, Step, Trace
 
 
 @dataclass

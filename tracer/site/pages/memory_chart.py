@@ -21,7 +21,8 @@ from typing import Any
 
 from tracer.site.model.page_model import section_headings
 from tracer.site.model.rank_model import aligned_steps, rank_timelines
-from tracer.contract.trace_format import Environment, Trace, memory_nbytes
+from tracer.contract.trace_access import memory_nbytes
+from tracer.contract.trace_format import Environment, Trace
 from tracer.site.cards.units import human_bytes
 from tracer.site.cards.text_alternatives import memory_text
 

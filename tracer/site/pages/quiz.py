@@ -36,7 +36,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tracer.contract.source_facts import Ask, parse_ask, parse_directive_comment, source_facts
-from tracer.contract.trace_format import Collective, Compute, Step, Trace, hidden_lines, step_frame
+from tracer.contract.trace_access import hidden_lines, step_frame
+from tracer.contract.trace_format import Collective, Compute, Step, Trace
 
 MIN_GAP_STEPS = 15  # about one screenful of code lines: at most one automatic question per 15 steps
 MAX_CHOICES = 4

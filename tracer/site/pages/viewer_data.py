@@ -44,7 +44,9 @@ from tracer.site.pages.quiz import choose_questions
 from tracer.site.pages.rank_viewer import add_rank_data, lay_out_ranks
 from tracer.contract.source_facts import header_end, source_facts
 from tracer.site.pages.speaker_notes import speaker_notes
-from tracer.contract.trace_format import Trace, hidden_lines, source_text, step_frame, write_atomic
+from tracer.contract.files import write_atomic
+from tracer.contract.trace_access import hidden_lines, source_text, step_frame
+from tracer.contract.trace_format import Trace
 
 DATA_VERSION = 1
 SNAPSHOT_EVERY = 16  # a step's env is rebuilt from at most this many diffs

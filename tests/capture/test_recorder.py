@@ -350,7 +350,7 @@ def test_step_cap_is_exact_with_calls_returns_and_def_line_steps(tmp_path):
 
 def test_cli_max_steps_exact_with_many_calls(tmp_path):
     from tracer import cli
-    from tracer.site.trace_notes import trace_notes
+    from tracer.site.model.trace_notes import trace_notes
 
     out = tmp_path / "t.json"
     stderr = io.StringIO()

@@ -49,7 +49,7 @@ from tracer.contract.files import write_atomic
 from tracer.contract.trace_access import local_images
 from tracer.contract.trace_format import Environment, Trace, TraceError
 from tracer.contract.trace_reading import load_trace
-from tracer.site.trace_notes import trace_notes
+from tracer.site.model.trace_notes import trace_notes
 from tracer.site.cards.units import human_bytes
 from tracer.site.pages.viewer_data import viewer_data_text
 

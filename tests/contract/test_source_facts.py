@@ -117,3 +117,22 @@ def test_read_source_decodes_as_python_does(tmp_path):
     (tmp_path / "bad.py").write_bytes(b"x = '\xe9'\n")
     with pytest.raises(SyntaxError):  # not UTF-8 and no coding line: as Python refuses it
         read_source(tmp_path / "bad.py")
+
+
+def test_speaker_note_statements_are_emptied_and_every_other_line_kept_in_place():
+    source = (
+        "import tracer\n"
+        "def main():\n"
+        "    x = 1\n"
+        "    speaker_note('one')\n"
+        "    tracer.speaker_note('''\n"
+        "        two\n"
+        "    ''')\n"
+        "    print(speaker_note)  # a name, not a note\n"
+        "    y = speaker_note_count('three')\n"
+    )
+    kept = sf.without_speaker_notes(source).splitlines()
+    assert len(kept) == len(source.splitlines())
+    assert kept[3] == kept[4] == kept[5] == kept[6] == ""
+    assert kept[2] == "    x = 1" and "print(speaker_note)" in kept[7] and "three" in kept[8]
+    assert sf.without_speaker_notes("x = 1\n") == "x = 1\n"

@@ -105,3 +105,12 @@ def data_js_path(site_dir: Path, name: str) -> Path:
 def exact_js_path(site_dir: Path, name: str) -> Path:
     """The exact values of a read page's big rounded grids, beside the page (loaded on first hover)."""
     return site_dir / "lectures" / name / "exact.js"
+
+
+# Speaker notes, one JSON file per lecture, written by the site build beside the built site and never
+# inside it (every file under BUILD_DIR is published); `chalktrace present` serves them to the presenter.
+NOTES_DIR = "build/notes"
+
+
+def notes_path(project_root: Path, name: str) -> Path:
+    return project_root / NOTES_DIR / f"{name}.json"

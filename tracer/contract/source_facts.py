@@ -8,8 +8,9 @@ Results are cached by source text, so a site build parses each traced file once 
 cards and step tables ask. Also here: :data:`RENDERING_CALLS` and :data:`DIRECTIVE_NAMES`, the names
 of the authoring API's rendering calls and of the comment directives, which both sides must agree on,
 with the one way a directive comment splits into arguments (:func:`parse_directive_comment`) and an
-``@ask``'s arguments into questions (:func:`parse_ask`); and :func:`read_source`, the one way a source
-file is read as text (as Python reads it). This module must stay standard-library only and
+``@ask``'s arguments into questions (:func:`parse_ask`); :func:`without_speaker_notes`, the source as a
+published page may show it; and :func:`read_source`, the one way a source file is read as text (as
+Python reads it). This module must stay standard-library only and
 must not evaluate or import anything from the lecture: it reads source text.
 """
 
@@ -137,6 +138,7 @@ class SourceFacts:
     returns: frozenset[int]  # lines of return statements
     annotations: dict[tuple[int, str], str]  # (statement line, target) -> jaxtyping dims string
     class_lines: dict[str, int]  # qualified class name (as __qualname__) -> line of its `class`
+    speaker_note_lines: frozenset[int]  # every line of a statement that is only a speaker_note(...) call
 
 
 def header_end(node: ast.stmt) -> int:
@@ -210,6 +212,7 @@ def source_facts(source: str) -> SourceFacts:
     definitions: list[Definition] = []
     returns: set[int] = set()
     annotations: dict[tuple[int, str], str] = {}
+    note_lines: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Constant, ast.JoinedStr)):
             end = node.end_lineno or node.lineno
@@ -232,6 +235,8 @@ def source_facts(source: str) -> SourceFacts:
         else:
             for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
                 owner[line] = node.lineno
+        if _is_speaker_note(node):
+            note_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
         if isinstance(node, ast.Return):
             returns.add(node.lineno)
         elif isinstance(node, Definition):
@@ -253,4 +258,28 @@ def source_facts(source: str) -> SourceFacts:
         returns=frozenset(returns),
         annotations=annotations,
         class_lines=_class_lines(tree),
+        speaker_note_lines=frozenset(note_lines),
     )
+
+
+def _is_speaker_note(node: ast.stmt) -> bool:
+    """A statement made only of a ``speaker_note(...)`` (or ``tracer.speaker_note(...)``) call."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return False
+    func = node.value.func
+    return (isinstance(func, ast.Name) and func.id == "speaker_note") or (
+        isinstance(func, ast.Attribute) and func.attr == "speaker_note"
+    )
+
+
+def without_speaker_notes(source: str) -> str:
+    """``source`` with every line of its ``speaker_note(...)`` statements emptied (line numbers kept):
+    the text a published page may show. Speaker notes reach the presenter alone (``chalktrace present``)."""
+    lines = source_facts(source).speaker_note_lines
+    if not lines:
+        return source
+    kept = source.splitlines(keepends=True)
+    for line in lines:
+        if 0 < line <= len(kept):
+            kept[line - 1] = "\n"
+    return "".join(kept)

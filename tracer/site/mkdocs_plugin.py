@@ -7,7 +7,8 @@ generated Markdown page ``lectures/NAME.md`` (URL ``lectures/NAME/``), a highlig
 ``lectures/NAME/source.html``, the site's own assets (``site/assets/*`` -> ``assets/chalktrace/*``)
 and every local image a lecture shows (``PATH`` -> ``assets/PATH``). ``on_page_content`` puts the
 HTML slots back into the converted Markdown and wraps it in ``lecture.html.j2``; ``on_post_build``
-writes the step viewer's ``data.js`` beside each page and the ``plot()`` charts' SVG files;
+writes the step viewer's ``data.js`` beside each page and the ``plot()`` charts' SVG files, and each
+lecture's speaker notes to its notes file outside the site (``paths.notes_path``: never published);
 ``on_serve`` makes ``mkdocs serve`` watch the traces, templates and assets. A lecture's kept GPU run
 (``site/traces/gpu/NAME.json``) gets its own page at ``lectures/NAME/gpu/``, out of the nav, and the
 two pages link to each other (``tracer.site.gpu_run``). Glue only: this module must not decide how
@@ -50,6 +51,7 @@ from tracer.contract.trace_access import local_images
 from tracer.contract.trace_format import Environment, Trace, TraceError
 from tracer.contract.trace_reading import load_trace
 from tracer.site.model.trace_notes import trace_notes
+from tracer.site.pages.speaker_notes import notes_text
 from tracer.site.cards.units import human_bytes
 from tracer.site.pages.viewer_data import viewer_data_text
 
@@ -511,6 +513,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                     out = paths.data_js_path(site_dir, lecture.name)
                     write_atomic(out, rendered.data_js)
                     out.chmod(0o644)  # write_atomic's temp file is private (0600); a web server must read it
+                self._write_notes(lecture, site_dir)
                 if rendered.exact_js is not None:
                     out = paths.exact_js_path(site_dir, lecture.name)
                     write_atomic(out, rendered.exact_js)
@@ -541,6 +544,15 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             raise PluginError(
                 f"{len(broken)} lecture page(s) could not be built (each shows an error card): " + "; ".join(broken)
             )
+
+    def _write_notes(self, lecture: LecturePage, site_dir: Path) -> None:
+        """The lecture's speaker notes, to the notes file beside the site (``chalktrace present`` serves
+        them to the presenter alone); never inside ``site_dir``, which is published whole."""
+        out = paths.notes_path(self.project_root, lecture.name)
+        if out.resolve().is_relative_to(site_dir.resolve()):
+            log.warning("chalktrace: site_dir holds %s: speaker notes are not written (they would be published)", out)
+            return
+        write_atomic(out, notes_text(lecture.trace))
 
     def _render_step_data(self, lecture: LecturePage) -> Entry:
         """What a trace's rendering made: its pages (as this build rendered them), data.js, exact.js

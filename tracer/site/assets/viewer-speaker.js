@@ -1,7 +1,9 @@
 /* chalktrace step mode, the speaker view (s opens it; &speaker=1 makes a window one): the speaker's notes
    for the step, the current and next line, the position, the time since it opened and the clock.
 
-   Notes come from data.js (tracer/site/speaker_notes.py); the panel follows the step event. The
+   Notes are never in data.js (a published site would show them to every student): under
+   `chalktrace present` the room (viewer-follow.js) hands the presenter's windows their notes through
+   setNotes; elsewhere the panel says where the notes are. The panel follows the step event. The
    clock ticks once a second only while the view is shown (it stops when the window goes back to
    reading). A window stays a speaker view once it is one.
    Must not: move the presenting window (viewer-sync.js does) or show notes in any other window. */
@@ -18,6 +20,7 @@
     this.started = 0;           // Date.now() when the view opened, or its timer was restarted
     this.timer = null;          // the clock's setInterval while the view is shown
     this.panel = null;
+    this.notes = null;          // [[step, html], ...] from the room, for the presenter alone; null until then
     v.addMode("speaker", { get: function () { return self.on; }, set: function (on) { if (on) self.become(); } });
     v.addCommand("speaker", function () { self.openWindow(); });
   }
@@ -86,7 +89,7 @@
 
   // The notes shown at a step: those of the latest step at or before it that has notes.
   Speaker.prototype.notesAt = function (step) {
-    var notes = this.v.data.speaker_notes || [], lo = 0, hi = notes.length - 1, pick = -1;
+    var notes = this.notes || [], lo = 0, hi = notes.length - 1, pick = -1;
     while (lo <= hi) {
       var mid = (lo + hi) >> 1;
       if (notes[mid][0] <= step) { pick = mid; lo = mid + 1; } else hi = mid - 1;
@@ -104,11 +107,21 @@
       "</span><code>" + lines.join("\n") + "</code>";
   };
 
+  // The presenter's notes, from the room (viewer-follow.js), shown from now on.
+  Speaker.prototype.setNotes = function (notes) {
+    this.notes = notes;
+    if (this.on && this.v.cur >= 0) this.update(this.v.cur);
+  };
+
   Speaker.prototype.update = function (step) {
     var span = this.v.span(step), next = this.v.s.next[step];
     this.posEl.innerHTML = span[0] + "step <b>" + (step - span[1]) + "</b> / " + (span[2] - span[1] - 1);
     var notes = this.notesAt(step);
-    this.notesEl.innerHTML = notes || "<p class=\"lt-sp-none\">No notes for this step.</p>";
+    if (notes) this.notesEl.innerHTML = notes;
+    else if (this.notes === null && this.v.data.has_speaker_notes) {
+      this.notesEl.innerHTML = "<p class=\"lt-sp-none\">This lecture has speaker notes. They are never published: " +
+        "run <code>chalktrace present</code> and open its presenter link to see them here.</p>";
+    } else this.notesEl.innerHTML = "<p class=\"lt-sp-none\">No notes for this step.</p>";
     this.nowEl.innerHTML = this.lineHtml(step);
     this.nextEl.innerHTML = next >= 0 ? this.lineHtml(next) : "<span class=\"lt-sp-where\">the end</span>";
   };

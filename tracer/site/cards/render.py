@@ -42,6 +42,7 @@ from tracer.site.cards.stride_diagram import stride_diagram
 from tracer.site.cards.summary import summary_view
 from tracer.contract.trace_access import source_text, step_frame
 from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value
+from tracer.contract.source_facts import without_speaker_notes
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
 from tracer.site.cards.units import (
     exact_cell,
@@ -746,10 +747,12 @@ class HtmlRenderer:
         return Markup(self.macros.error_card(error.get("type", "Error"), error.get("message", ""), frames))
 
     def code_lines(self, path: str, directives: str = "drop") -> list[str]:
-        """Highlighted lines of a traced file; directive comments dropped by default (see highlight_lines)."""
+        """Highlighted lines of a traced file; directive comments dropped by default (see highlight_lines).
+        The lines of ``speaker_note(...)`` statements are empty: every page and data.js shows these lines,
+        and notes reach the presenter alone."""
         key = (path, directives)
         if key not in self._code_cache:
-            self._code_cache[key] = highlight_lines(source_text(self.trace, path), directives)
+            self._code_cache[key] = highlight_lines(without_speaker_notes(source_text(self.trace, path)), directives)
         return self._code_cache[key]
 
     # helpers (also used by read mode)

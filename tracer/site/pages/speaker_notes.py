@@ -1,17 +1,23 @@
-"""The speaker view's notes: each step's ``speaker_note()`` markdown, rendered to HTML for ``data.js``.
+"""The speaker view's notes: each step's ``speaker_note()`` markdown, rendered to HTML, kept out of the site.
 
 ``speaker_notes(trace)`` lists ``[step, html]`` for every step that recorded notes, in step order;
 the viewer shows a step the notes of the latest such step at or before it (until the next note).
-Notes go only to the step viewer's data, never into a page's HTML: the read page and present mode
-must not show them. This module must not decide how the speaker view looks (assets/viewer-speaker.js does).
+A build writes them to the notes file (``notes_text``, at ``paths.notes_path``: beside the built
+site, never in it); ``chalktrace present`` reads that file and sends the notes to the presenter's
+pages alone. ``data.js`` says only whether a lecture has notes (``has_speaker_notes``).
+This module must not put note text anywhere a published page or ``data.js`` reads, nor decide how
+the speaker view looks (assets/viewer-speaker.js does).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tracer.site.markdown_ext.mathml import render_markdown
 from tracer.contract.trace_format import Trace
+
+NOTES_VERSION = 1
 
 
 def speaker_notes(trace: Trace) -> list[list[Any]]:
@@ -22,3 +28,13 @@ def speaker_notes(trace: Trace) -> list[list[Any]]:
         if notes:
             found.append([index, "\n".join(render_markdown(note) for note in notes)])
     return found
+
+
+def has_speaker_notes(trace: Trace) -> bool:
+    return any(step.get("speaker_notes") for step in trace["steps"])
+
+
+def notes_text(trace: Trace) -> str:
+    """The notes file of one lecture: ``{"version", "lecture", "notes": [[step, html], ...]}`` as JSON."""
+    data = {"version": NOTES_VERSION, "lecture": trace["lecture"]["name"], "notes": speaker_notes(trace)}
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"

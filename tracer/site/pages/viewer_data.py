@@ -24,7 +24,9 @@ Layout of the returned dict (``version`` goes up on incompatible changes)::
     env {step: [[name, card]]}, clear {step: [name]}, snapshots {step: [[name, card]]},
     line_renderings [{line: [[step, [rendering]]]} per file], stdout {step: text}, stderr {step: text},
     errors {step: html}, compute {step: html},
-    quiz [{step, name, fact, prompt, answer, accept {kind, value, tolerance}, choices, reason, forced?}]
+    quiz [{step, name, fact, prompt, answer, accept {kind, value, tolerance}, choices, reason, forced?}],
+    has_speaker_notes (bool: the notes themselves are never in data.js; ``chalktrace present`` sends
+    them to the presenter alone, from the notes file a build writes outside the site)
 """
 
 from __future__ import annotations
@@ -43,12 +45,12 @@ from tracer.site.model.page_model import is_rendering_only, rendering_statement,
 from tracer.site.pages.quiz import choose_questions
 from tracer.site.pages.rank_viewer import add_rank_data, lay_out_ranks
 from tracer.contract.source_facts import header_end, source_facts
-from tracer.site.pages.speaker_notes import speaker_notes
+from tracer.site.pages.speaker_notes import has_speaker_notes
 from tracer.contract.files import write_atomic
 from tracer.contract.trace_access import hidden_lines, source_text, step_frame
 from tracer.contract.trace_format import Trace
 
-DATA_VERSION = 1
+DATA_VERSION = 2
 SNAPSHOT_EVERY = 16  # a step's env is rebuilt from at most this many diffs
 
 
@@ -414,7 +416,9 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
         "errors": shown.errors,
         "compute": shown.compute,
         "quiz": choose_questions(trace),  # quiz mode's questions (tracer/site/pages/quiz.py)
-        "speaker_notes": speaker_notes(trace),  # the speaker view's notes (tracer/site/pages/speaker_notes.py)
+        # Whether the speaker view has notes to ask `chalktrace present` for; never their text, which
+        # data.js would publish to every student (tracer/site/pages/speaker_notes.py writes them apart).
+        "has_speaker_notes": has_speaker_notes(trace),
     }
 
 

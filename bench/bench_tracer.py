@@ -5,7 +5,9 @@ pure-Python loop while recording and for a whole ``chalktrace run`` (recording +
 same loop under a naive tracer that extracts the whole stack on every line, (c) trace bytes
 per step, and (d) trace bytes per step of a 1,000-deep recursion against the same function called
 1,000 times from a flat loop (each stack position is written once, so depth must not multiply the
-size). Run: ``.venv/bin/python bench/bench_tracer.py`` (``--size`` for (c) and (d) only).
+size), and (e) the loop under a CUDA memory probe whose allocator read costs what an H100's does, read
+only when memory can have changed against a read after every line. Run:
+``.venv/bin/python bench/bench_tracer.py`` (``--size`` for (c) and (d) only, ``--probe`` for (e) only).
 """
 
 from __future__ import annotations
@@ -115,8 +117,59 @@ def depth_sizes() -> None:
     )
 
 
+def gated_probe_figures(read_seconds: float = 22.9e-6) -> None:
+    """(e) the loop under a CUDA probe whose allocator read costs what it costs on an H100
+    (``torch._C._cuda_memoryStats``: 22.9 µs), read only when memory can have changed, against a read
+    after every line; on a GPU machine ``--real-cuda`` times the real allocator instead."""
+    from tracer.capture.memory import CudaProbe
+
+    reads = [0]
+
+    def stats() -> tuple[int, int]:
+        reads[0] += 1
+        until = time.perf_counter() + read_seconds
+        while time.perf_counter() < until:
+            pass
+        return (0, 0)
+
+    rates = {}
+    for every_line in (False, True):
+        reads[0] = 0
+        box: list = []
+
+        def hook(recorder, box=box):
+            start, stop = recorder.start, recorder.stop
+
+            def timed_start(*args, **kwargs):
+                box.append(time.perf_counter())
+                start(*args, **kwargs)
+
+            def timed_stop():
+                stop()
+                box.append(time.perf_counter())
+
+            recorder.start, recorder.stop = timed_start, timed_stop
+
+        probe = CudaProbe(lambda: 0, lambda: 0, stats, skip_unchanged=not every_line)
+        result = run_lecture(LOOP, write=False, on_recorder=hook, max_steps=10**7, probe_factory=lambda registry: probe)
+        seconds = box[1] - box[0]
+        rates[every_line] = (result.steps / seconds, reads[0], result.steps, seconds)
+    rate, count, steps, seconds = rates[False]
+    every_rate, every_count, _, every_seconds = rates[True]
+    print(
+        f"(e) loop under a CUDA probe whose read costs {read_seconds * 1e6:.1f} µs: read when memory can change "
+        f"{rate:,.0f} lines/s ({count:,} reads for {steps:,} lines, 1 per {steps / max(count, 1):,.0f}); "
+        f"read after every line {every_rate:,.0f} lines/s ({every_count:,} reads); "
+        f"probe cost {(every_seconds - seconds) / steps * 1e6 + read_seconds * count / steps * 1e6:.2f} µs/line "
+        f"avoided, {read_seconds * count / steps * 1e6:.2f} µs/line left (target <= 2 µs)"
+    )
+
+
 def main() -> None:
     print("chalktrace tracer benchmark (one run; figures on this machine)")
+    if "--probe" in sys.argv[1:]:
+        gated_probe_figures()
+        return
     if "--size" in sys.argv[1:]:
         nbytes, steps = bytes_per_step(LOOP)
         print(f"(c) loop trace: {nbytes:,} bytes, {nbytes / steps:.0f} bytes/step (target <= 200)")
@@ -164,6 +217,7 @@ def main() -> None:
     # (c) bytes per step
     print(f"(c) loop trace: {nbytes:,} bytes, {nbytes / steps:.0f} bytes/step (target <= 200)")
     depth_sizes()
+    gated_probe_figures()
 
 
 if __name__ == "__main__":

@@ -106,8 +106,15 @@ class CudaProbe:
     source = "cuda_allocated"
 
     def __init__(
-        self, allocated: Callable[[], int], max_allocated: Callable[[], int], stats: Callable[[], tuple[int, int]] | None = None
+        self,
+        allocated: Callable[[], int],
+        max_allocated: Callable[[], int],
+        stats: Callable[[], tuple[int, int]] | None = None,
+        skip_unchanged: bool = True,
     ) -> None:
+        # The recorder reads this probe only after lines that can have changed memory (memory_gate);
+        # False reads it after every line (the reference the gate is tested against).
+        self.skip_unchanged = skip_unchanged
         self._allocated = allocated
         self._max_allocated = max_allocated
         self._stats = stats

@@ -41,6 +41,7 @@ from tracer.capture.directives import ALL_LOCALS, Directives, FileDirectives, pa
 from tracer.contract.helper_files import opted_in
 from tracer.contract.source_facts import read_source
 from tracer.capture.memory import Probe
+from tracer.capture.memory_gate import ALWAYS, combine, line_effects
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.terminal import say
 from tracer.capture.trace_guard import TraceGuard
@@ -142,10 +143,20 @@ class _Frame:
         "suspends",
         "lasti",
         "seen",
+        "effects",
+        "call_offsets",
+        "effect",
+        "calls",
     )
 
     def __init__(
-        self, prefix: tuple[Any, ...], key: tuple[str, str], directives: dict[int, Directives], starts: dict[int, int]
+        self,
+        prefix: tuple[Any, ...],
+        key: tuple[str, str],
+        directives: dict[int, Directives],
+        starts: dict[int, int],
+        effects: dict[int, int],
+        call_offsets: frozenset[int],
     ) -> None:
         self.prefix = prefix  # positions (path, line, function) of the traced callers, outermost first
         self.key = key  # (path, function)
@@ -159,6 +170,15 @@ class _Frame:
         self.suspends = False  # a generator/coroutine frame: a "return" event may be a yield
         self.lasti = -1  # where a suspended frame stopped (its resume is at or just after it)
         self.seen = 0  # id of the last exception seen in this frame (0: none), kept past its line
+        self.effects = effects  # offset where a line begins -> what it can do to memory (memory_gate)
+        self.call_offsets = call_offsets  # offsets inside this code's call instructions
+        self.effect = ALWAYS  # what the line running now can do to memory (memory_gate)
+        self.calls = 0  # calls from the line running now that went straight into traced lecture code
+
+
+# What the recorder decided about one traced code object: (file, (path, qualname), def-line entry,
+# suspends, line effects on memory, offsets inside call instructions, counts as a plain call).
+_Decision = tuple[Any, tuple[str, str], Any, bool, dict[int, int], frozenset[int], bool]
 
 
 class LectureFile:
@@ -214,7 +234,7 @@ class Recorder:
         # or coroutine code. Keyed by identity: code objects compare equal across files when their
         # functions are alike (same body and first line), and one file's decision must not leak to
         # another. _seen keeps them alive so identities stay unique.
-        self._codes: dict[int, tuple[LectureFile, tuple[str, str], Any, bool] | None] = {}
+        self._codes: dict[int, _Decision | None] = {}
         # identity(frame) -> the state of a generator/coroutine frame suspended mid-line (see _make_tracers)
         self._suspended: dict[int, _Frame] = {}
         # Where each exception was raised last: id(exception) -> (prefix, key, line, step count then).
@@ -238,6 +258,16 @@ class Recorder:
         self._warned: set[str] = set()
         self._resume: Any = None  # the tracer to put back when recording stops (see start())
         self._local_trace: Any = None
+        # [True] when memory may have changed since the probe's last reading (memory_gate): set by
+        # what bytecode cannot show (untraced calls, exceptions, collections, encoded tensors).
+        self._stale = [True]
+        self._sample: Callable[[_Frame], tuple[int, int]] = self._sample_every_line
+        self._gated = False  # the probe is read only when memory can have changed (memory_gate)
+
+        def collected(phase: str, info: Any) -> None:
+            self._stale[0] = True  # a collection may have freed tensors held in reference cycles
+
+        self._collected = collected
 
     # -- lifecycle -----------------------------------------------------------------------------
     def start(self, resume: Any = None) -> None:
@@ -247,6 +277,7 @@ class Recorder:
         # frozen out of the collector: otherwise every full collection rescans them while the
         # step list grows, which costs more than the tracing itself.
         gc.freeze()
+        gc.callbacks.append(self._collected)
         self._resume = resume
         self._active = True
         # The guard stands in for sys.settrace while recording: a tracer switched off or replaced,
@@ -260,6 +291,8 @@ class Recorder:
         if self._active:
             self._flush_suspended()
         self._active = False
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self._collected)
         gc.unfreeze()
 
     def _flush_suspended(self) -> None:
@@ -325,7 +358,7 @@ class Recorder:
             self._warn(message)
 
     # -- classification (once per code object) ----------------------------------------------------
-    def _classify(self, code: CodeType) -> tuple[LectureFile, tuple[str, str], Any, bool] | None:
+    def _classify(self, code: CodeType) -> _Decision | None:
         result = None
         filename = code.co_filename
         if code.co_name not in _UNTRACED_NAMES and filename.endswith(".py"):
@@ -334,11 +367,16 @@ class Recorder:
             except KeyError:
                 info = self._decide(filename)
             if info is not None:
+                effects, call_offsets = line_effects(code)
                 result = (
                     info,
                     (info.path, code.co_qualname),
                     info.parsed.entries.get(code.co_firstlineno),
                     bool(code.co_flags & _SUSPENDING),
+                    effects,
+                    call_offsets,
+                    # Calling a class runs its (C) __new__ before a traced __init__: that may allocate.
+                    code.co_name != "__init__",
                 )
         self._codes[identity(code)] = result
         self._seen.append(code)
@@ -384,7 +422,9 @@ class Recorder:
         steps = self.steps
         # The hot path appends plain tuples in RecordedStep's field order (see RecordedStep); typed as such here.
         append = cast(Callable[[tuple[Any, ...]], None], steps.append)
-        probe_sample = self.probe.sample
+        sample = self._sample = self._make_sample()
+        gated = self._gated
+        stale = self._stale
         max_steps = self.max_steps
         directives_default = _INSPECT_ALL if self.inspect_all else None
         finish = self._finish_line
@@ -407,15 +447,22 @@ class Recorder:
             except KeyError:
                 found = classify(code)
             if found is None:
+                stale[0] = True  # code chalktrace does not trace may allocate or free anything
                 return None
             if stack:
                 parent = stack[-1]
                 current = parent.current
                 if current is not None and current.stepover:
+                    stale[0] = True
                     return None
                 if parent.line:
+                    back = frame.f_back
+                    if found[6] and back is not None and back.f_lasti in parent.call_offsets:
+                        parent.calls += 1  # this call instruction ran lecture code, which the gate sees
+                    else:
+                        stale[0] = True
                     # One "call" step per call, so `f(1) + f(2)` shows two separate descents.
-                    append((parent.prefix, parent.key, parent.line, CALL, probe_sample()))  # a RecordedStep
+                    append((parent.prefix, parent.key, parent.line, CALL, sample(parent)))  # a RecordedStep
                     if len(steps) >= max_steps:  # once per call, not per line: the cap stays exact
                         recorder._truncate(frame)
                         return None
@@ -424,14 +471,16 @@ class Recorder:
                 prefix = prefixes.setdefault(prefix, prefix)
             else:
                 prefix = ()
+                stale[0] = True  # entered from code chalktrace does not trace
             if found[3]:
+                stale[0] = True  # the consumer of a generator or coroutine ran meanwhile
                 state = suspended.pop(code_id(frame), None)
                 if state is not None and state.key is found[1] and 0 <= frame.f_lasti - state.lasti <= 2:
                     state.prefix = prefix  # resumed, perhaps by another caller: its line goes on
                     stack.append(state)
                     return local_trace
             parsed = found[0].parsed
-            state = _Frame(prefix, found[1], parsed.by_line, parsed.starts)
+            state = _Frame(prefix, found[1], parsed.by_line, parsed.starts, found[4], found[5])
             state.suspends = found[3]
             stack.append(state)
             if found[2] is not None:
@@ -448,6 +497,8 @@ class Recorder:
                 if line == top.line:
                     # Python 3.12+ inlines comprehensions: their loop re-enters the same line.
                     # One-line loops likewise stay one step.
+                    if gated:
+                        top.effect = combine(top.effect, top.effects.get(frame.f_lasti, ALWAYS))
                     return local_trace
                 if top.line:
                     if top.snapshot and (tracks_gpu or live_storages):
@@ -456,7 +507,7 @@ class Recorder:
                         # frees x (and its memory) when the lecture expects it to.
                         frame.f_locals
                     if top.current is None and not recorder._pending:
-                        append((top.prefix, top.key, top.line, None, probe_sample()))  # a RecordedStep
+                        append((top.prefix, top.key, top.line, None, sample(top)))  # a RecordedStep
                     else:
                         finish(top, frame)
                     if len(steps) >= max_steps:
@@ -464,6 +515,8 @@ class Recorder:
                         return None
                 top.line = line
                 top.exc = None
+                top.effect = top.effects.get(frame.f_lasti, ALWAYS)
+                top.calls = 0
                 current = top.current = top.directives.get(line, directives_default)
                 if current is not None and current.flops and meters:
                     start_meter(top, frame)
@@ -484,13 +537,14 @@ class Recorder:
                     recorder._passing = (top.seen, caller.line, caller)
                 if top.line:
                     if top.current is None and not recorder._pending and top.exc is None:
-                        append((top.prefix, top.key, top.line, None, probe_sample()))  # a RecordedStep
+                        append((top.prefix, top.key, top.line, None, sample(top)))  # a RecordedStep
                     else:
                         finish(top, frame, top.exc)
                     if len(steps) >= max_steps:  # a chain of returns appends with no line between
                         recorder._truncate(frame)
                 return None
             if event == "exception":
+                stale[0] = True  # a raise may leave a line anywhere, and handlers run unseen
                 top = stack[-1]
                 exc = top.exc = arg[1]
                 seen = top.seen = code_id(exc)
@@ -501,6 +555,35 @@ class Recorder:
             return local_trace
 
         return global_trace, local_trace
+
+    # -- memory readings ---------------------------------------------------------------------------
+    def _sample_every_line(self, state: _Frame) -> tuple[int, int]:
+        return self.probe.sample()
+
+    def _make_sample(self) -> Callable[[_Frame], tuple[int, int]]:
+        """The probe's reading after ``state``'s line: for a probe that asks for it (``CudaProbe``), the
+        last reading again unless the line (memory_gate) or something since can have changed memory."""
+        self._gated = bool(getattr(self.probe, "skip_unchanged", False))
+        if not self._gated:
+            return self._sample_every_line
+        probe_sample = self.probe.sample
+        stale = self._stale
+        reading = [(0, 0)]
+
+        def sample(state: _Frame) -> tuple[int, int]:
+            if not stale[0]:
+                effect = state.effect
+                if effect == 0:
+                    return reading[0]
+                # Operators and stores touch only objects that exist: nothing to free or grow while
+                # nothing is allocated; calls count only when each went into traced lecture code.
+                if effect > 0 and reading[0][0] == 0 and state.calls >= effect - 1:
+                    return reading[0]
+            stale[0] = False
+            value = reading[0] = probe_sample()
+            return value
+
+        return sample
 
     # -- the slow path (lines with directives, renderings or output) ------------------------------
     def _note_raise(self, exc: BaseException, state: _Frame) -> None:
@@ -516,7 +599,13 @@ class Recorder:
     def _record(self, state: _Frame, extras: dict[str, Any] | None) -> None:
         # A plain tuple, as on the hot path: every inspected line comes here, and building the
         # NamedTuple cost the loop that inspects a value on every line about 8%.
-        self._append((state.prefix, state.key, state.line, extras, self.probe.sample()))
+        registry = self.encoder.registry
+        if registry.dirty and self._gated:
+            # Encoding a tensor may allocate on its device (indices, copies): read after it, as a
+            # read on every line would.
+            registry.dirty = False
+            self._stale[0] = True
+        self._append((state.prefix, state.key, state.line, extras, self._sample(state)))
 
     def _finish_line(self, state: _Frame, frame: FrameType, unwinding: Any = None) -> None:
         extras: dict[str, Any] = {}
@@ -524,6 +613,7 @@ class Recorder:
             self.drain()
         current = state.current
         if state.meter is not None:
+            self._stale[0] = True  # the measurement replays the line's operations
             meter, state.meter = state.meter, None
             try:
                 extras["compute"] = meter.stop(frame.f_globals, frame.f_locals)
@@ -591,7 +681,8 @@ class Recorder:
         self._report_problems(state)
         state.line = saved
         state.snapshot = True
-        self.steps.append(RecordedStep(state.prefix, state.key, line, {"env": env}, self.probe.sample()))
+        self._stale[0] = True  # what the caller's line ran before this call, and the encoded arguments
+        self.steps.append(RecordedStep(state.prefix, state.key, line, {"env": env}, self._sample(state)))
         if len(self.steps) >= self.max_steps:
             self._truncate(frame)
 

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import get_args
 
+from tracer.contract.value_kinds import KINDS, VALUE_KINDS
+
 import pytest
 
 from tracer.capture.runner import run_lecture
@@ -209,7 +211,7 @@ def test_schema_and_typeddicts_name_the_same_fields():
     assert rendering_fields == set(tf.Rendering.__annotations__)
     tensor = next(b["then"] for b in defs["value"]["allOf"] if b["if"]["properties"]["type"].get("const") == "tensor")
     keys, required = typed_keys(tf.TensorValue)
-    assert set(tensor["required"]) | {"type", "stats"} == required
+    assert set(KINDS["tensor"].required) | {"type", "stats"} == required
     assert (
         keys - required == {"quantized", "subclass", "heatmap"} <= set(tensor["properties"])
     )  # optional: quantized, subclasses, whole-tensor heatmaps
@@ -379,3 +381,21 @@ def test_the_committed_gpu_run_reads_with_short_floats():
         pytest.skip("re-made since on a GPU: written short by the tracer itself")
     text = json.dumps(load_trace(path)["steps"])
     assert "-2.1152193546295166" in path.read_text(encoding="utf-8") and "-2.1152193546295166" not in text
+
+
+def test_each_value_kinds_required_fields_come_from_the_registry_alone():
+    from tracer.contract.trace_validation import SCHEMA_PATH, schema
+
+    in_file = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))["$defs"]["value"]["allOf"]
+    named = {b["if"]["properties"]["type"]["const"] for b in in_file}
+    assert named <= set(KINDS) and all("required" not in b["then"] for b in in_file)  # shapes only
+    loaded = schema()["$defs"]["value"]["allOf"]
+    required = {b["if"]["properties"]["type"]["const"]: b["then"]["required"] for b in loaded if "required" in b["then"]}
+    assert required == {kind.name: list(kind.required) for kind in VALUE_KINDS if kind.required}
+    # and the validator applies them: a tensor without its dtype, a missing without its message
+    assert validation_error({"schema_version": 2}) is not None
+    value_schema = {**schema()["$defs"]["value"], "$defs": schema()["$defs"]}
+    import jsonschema
+
+    assert not jsonschema.Draft202012Validator(value_schema).is_valid({"type": "missing"})
+    assert jsonschema.Draft202012Validator(value_schema).is_valid({"type": "missing", "message": "gone"})

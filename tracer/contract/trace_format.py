@@ -8,49 +8,14 @@ writer's real output agree), and ``SCHEMA_VERSION`` goes up on every incompatibl
 ``trace_upgrade``, and the typed accessors consumers use instead of walking raw dicts ``trace_access``.
 It must not read files, run lectures or render anything: it only knows the shape of the data.
 
-Value encoding (``Value``, produced by ``tracer.capture.values``), each a dict with a ``type`` key:
-
-* ``int``/``bool``/``str``/``none``: ``{"type": "int", "value": 3}``; ``str`` may carry ``truncated``.
-* ``float``: ``value`` is a number, or one of the strings ``"nan"``, ``"inf"``, ``"-inf"``.
-* ``complex``: ``{"real": float, "imag": float}``.
-* ``list``/``tuple``/``set``/``frozenset``: ``items`` (Values), ``length`` (full length),
-  ``truncated`` (bool). ``dict``: ``items`` is a list of ``[key Value, value Value]`` pairs.
-* ``dataclass``: ``class`` and ``fields`` ({name: Value}). ``cycle``: a back-reference, ``repr``.
-* ``ndarray``: ``dtype``, ``shape``, ``values`` (nested lists), ``truncated``, ``stats``; a 2-D array
-  bigger than its preview also has ``heatmap`` (see ``Heatmap``).
-* ``numpy_scalar``: ``dtype``, ``value``. ``sympy``: ``repr``, ``latex``.
-* ``finfo``: ``dtype``, ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal``, ``resolution``.
-  ``iinfo``: ``dtype``, ``bits``, ``min``, ``max``.
-* ``dtype``: ``value`` (e.g. ``"float32"``), ``itemsize``, ``is_floating_point``.
-  ``device``: ``value``. ``size``: ``value`` (list of ints).
-* ``module``: ``class``, ``num_parameters``, ``parameters`` ([{name, shape, dtype}]), ``repr``.
-* ``function``/``class``: ``name``, ``path``/``line`` when defined in a lecture file.
-* ``tensor``: see ``TensorValue``. Inside ``values``, an elided run of elements is the string
-  ``"…"``; non-finite floats are ``"nan"``/``"inf"``/``"-inf"``; complex numbers are ``[re, im]``;
-  every float is the shortest decimal that reads back as the same element in the tensor's own dtype
-  (float32 ``1000.1`` is ``1000.1``). ``stats`` is a ``Stats``; a 2-D tensor bigger than its preview
-  has ``heatmap``, a ``Heatmap`` of the whole tensor.
-  A quantized tensor also has ``quantized`` (``qscheme``, ``scale``/``zero_point`` or per-channel
-  ``axis``/``scales``/``zero_points``) and its ``values`` are the stored integers; a tensor subclass
-  has ``subclass`` (its class) and the card of the plain tensor it holds.
-* ``meta_tensor``: a tensor with no data (device "meta"): ``dtype``, ``shape``, ``stride``,
-  ``element_size``, ``numel``, ``nbytes`` (what it would take), ``requires_grad``.
-* ``sparse_tensor``: ``layout`` (``sparse_coo``, ``sparse_csr``, ...), ``dtype``, ``shape``, ``device``,
-  ``nnz``, ``nbytes`` (of the arrays it stores), ``components`` ([{name, shape, dtype, values, truncated}]:
-  its index and value arrays, previewed like a tensor's values).
-* ``nested_tensor``: ``dtype``, ``device``, ``length``, ``shapes`` (each component's), ``truncated``.
-* ``object``: ``class`` and ``repr`` (``repr`` is null and ``repr_error`` set when ``__repr__`` fails).
-* ``missing``: a name an ``@inspect`` asked for that did not exist; ``message`` says why.
-* ``view``: an object whose class defines ``__lecture_view__``: ``class`` (the object's) and ``value``
-  (the Value of what that method returned, encoded with the same bounds).
-* ``unrepresentable``: a value that cannot be shown as itself (an int of thousands of digits, an
-  object whose encoding failed): ``class``, ``reason``, ``preview`` (short text or null). The run
-  also warns, naming file:line.
+Each kind of ``Value`` (its fields, and what the site does with it) is declared once, in ``value_kinds``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypedDict, get_args, get_origin, get_type_hints
+
+from tracer.contract.value_kinds import VALUE_KINDS
 
 SCHEMA_VERSION = 2
 # Versions load_trace reads. Version 1 stored each step's whole stack (a trace of an n-deep recursion
@@ -222,42 +187,8 @@ class TensorValue(TypedDict):
 
 
 Value = dict[str, Any]
-# Every kind of Value (its "type"), as listed in this module's docstring; tests check that the encoder
-# emits only these and that the site draws each one (no "unknown" card).
-VALUE_TYPES: tuple[str, ...] = (
-    "int",
-    "bool",
-    "str",
-    "none",
-    "float",
-    "complex",
-    "list",
-    "tuple",
-    "set",
-    "frozenset",
-    "dict",
-    "dataclass",
-    "cycle",
-    "ndarray",
-    "numpy_scalar",
-    "sympy",
-    "finfo",
-    "iinfo",
-    "dtype",
-    "device",
-    "size",
-    "module",
-    "function",
-    "class",
-    "tensor",
-    "object",
-    "missing",
-    "unrepresentable",
-    "meta_tensor",
-    "sparse_tensor",
-    "nested_tensor",
-    "view",
-)
+# Every kind of Value (its "type"), from the one registry of kinds.
+VALUE_TYPES: tuple[str, ...] = tuple(kind.name for kind in VALUE_KINDS)
 
 
 class Step(TypedDict):

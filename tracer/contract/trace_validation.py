@@ -11,12 +11,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from tracer.contract.value_kinds import schema_branches
+
 SCHEMA_PATH = Path(__file__).with_name("trace.schema.json")
 
 
 @lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
-    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    """``trace.schema.json`` with each value kind's required fields added (from ``value_kinds``)."""
+    loaded = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    loaded["$defs"]["value"]["allOf"] += schema_branches()
+    return loaded
 
 
 def _distinct_steps(trace: Any) -> tuple[Any, list[int] | None]:

@@ -41,6 +41,7 @@ from tracer.site.markdown_ext.sanitize import clean_html, safe_url
 from tracer.site.cards.stride_diagram import stride_diagram
 from tracer.site.cards.summary import summary_view
 from tracer.contract.trace_access import source_text, step_frame
+from tracer.contract.value_kinds import SCALAR_TYPES
 from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value
 from tracer.contract.source_facts import without_speaker_notes
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
@@ -64,21 +65,6 @@ EXACT_CELL_CHARS = 8  # a grid whose every element is this short shows them all 
 # a bigger one carries the exact grid only (shown on demand, and by raw mode): per-cell markup on
 # every 400-element preview would double a long lecture's page.
 MARKED_CELLS = 32
-SCALAR_TYPES = {
-    "int",
-    "float",
-    "bool",
-    "str",
-    "none",
-    "complex",
-    "numpy_scalar",
-    "dtype",
-    "device",
-    "size",
-    "function",
-    "class",
-    "cycle",
-}
 
 
 def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:

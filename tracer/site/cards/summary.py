@@ -12,34 +12,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from tracer.contract.value_kinds import ONE_LINE_TYPES, TENSOR_LABELS
 from tracer.site.cards.units import format_number, readable_number
 
 SHORT_VALUE_CHARS = 40  # a short value is cut here, with "…"
 PREVIEW_ELEMENTS = 4  # a tensor's short value: its first elements, in order
-ONE_LINE_TYPES = {
-    "int",
-    "float",
-    "bool",
-    "str",
-    "none",
-    "complex",
-    "numpy_scalar",
-    "dtype",
-    "device",
-    "size",
-    "function",
-    "class",
-    "cycle",
-    "sympy",
-    "missing",
-}
-TENSOR_KINDS = {
-    "tensor": "tensor",
-    "meta_tensor": "tensor (meta)",
-    "sparse_tensor": "sparse tensor",
-    "nested_tensor": "nested tensor",
-    "ndarray": "ndarray",
-}
 
 
 def _cut(text: str) -> str:
@@ -108,8 +85,8 @@ def summary_view(value: dict[str, Any]) -> dict[str, Any] | None:
         return {**inner, "kind": f"{value.get('class', '?')} view" + (f": {inner['kind']}" if inner["kind"] else "")}
     if kind in ONE_LINE_TYPES:
         return None
-    if kind in TENSOR_KINDS:
-        label = TENSOR_KINDS[kind]
+    if kind in TENSOR_LABELS:
+        label = TENSOR_LABELS[kind]
         if value.get("subclass"):
             label = f"{value['subclass']} (tensor subclass)"
         shape = _shape(value.get("shape")) or (f"{value.get('length', 0)} components" if kind == "nested_tensor" else None)

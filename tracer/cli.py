@@ -176,6 +176,35 @@ def add_serve(sub: Any) -> argparse.ArgumentParser:
     return serve
 
 
+def _port(text: str) -> int:
+    port = _int_at_least(text, 1, "a port from 1 to 65535")
+    if port > 65535:
+        raise argparse.ArgumentTypeError(f"must be a port from 1 to 65535, got {port}")
+    return port
+
+
+def add_present(sub: Any) -> argparse.ArgumentParser:
+    present = sub.add_parser(
+        "present", help="present live: students' devices follow your steps (a presenter link, an audience link and QR code)"
+    )
+    present.add_argument(
+        "lecture", nargs="?", default=None, metavar="LECTURE", help="the lecture to open (NAME or lectures/NAME.py)"
+    )
+    present.add_argument("--port", type=_port, default=8000, help="the port to serve on (default 8000)")
+    present.add_argument("--lan", action="store_true", help="listen on every interface, so devices on your network can join")
+    present.add_argument(
+        "--max-audience", type=_positive_int, default=1000, help="at most this many audience connections (default 1000)"
+    )
+    present.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=paths.DEFAULT_TIMEOUT_SECONDS,
+        help=f"seconds per lecture when stale traces are re-traced first (default {paths.DEFAULT_TIMEOUT_SECONDS:g})",
+    )
+    present.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
+    return present
+
+
 def add_init(sub: Any) -> argparse.ArgumentParser:
     init = sub.add_parser(
         "init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script, GitHub Actions workflow)"
@@ -212,6 +241,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[ar
     "check": (add_check, command("check")),
     "build": (add_build, command("build")),
     "serve": (add_serve, command("serve")),
+    "present": (add_present, command("present")),
     "init": (add_init, command("init")),
     "merge": (add_merge, command("merge")),
     "diff": (add_diff, command("diff")),

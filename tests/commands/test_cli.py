@@ -225,7 +225,7 @@ def test_run_on_a_folder_is_one_line(tmp_path):
     )
 
 
-@pytest.mark.parametrize("command", [["build"], ["check"], ["serve", "-a", "127.0.0.1:0"]])
+@pytest.mark.parametrize("command", [["build"], ["check"], ["serve", "-a", "127.0.0.1:0"], ["present"]])
 def test_commands_outside_a_course_say_so_in_one_line(tmp_path, command):
     done = subprocess.run([sys.executable, "-m", "tracer", *command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2

@@ -27,7 +27,7 @@ def test_the_presenter_moves_every_audience_and_late_joiners_land_on_the_live_st
         async with running_room(tmp_path) as (base, room), ClientSession() as session:
             presenter = await connect(session, base, presenter=True)
             hello = await receive(presenter)
-            assert hello == {"t": "hello", "role": "presenter", "step": None}
+            assert hello == {"t": "hello", "role": "presenter", "step": None, "link": f"{base}/lectures/demo/"}
             one, two = await connect(session, base), await connect(session, base)
             assert (await receive(one))["role"] == "audience" and (await receive(two))["step"] is None
             await presenter.send_str(json.dumps({"t": "step", "step": 7}))

@@ -5,7 +5,8 @@ beside it), marking every HTML page with ``<meta name="chalktrace-room">`` so th
 controller (``assets/viewer-follow.js``) joins the room. The room is one WebSocket endpoint,
 ``/__room/ws?lecture=NAME``, speaking JSON messages ``{"t": ...}``:
 
-- server to client: ``hello`` {role, step (the lecture's live step or null), audience}, ``step``
+- server to client: ``hello`` {role, step (the lecture's live step or null), link (the audience
+  link; presenters only)}, ``step``
   {step}, ``audience`` {audience: how many follow; presenters only}, ``notes`` {notes: [[step, html]]}
   (presenters only, read from the notes file the build wrote beside the site), ``full``;
 - client to server: ``step`` {step} (obeyed from a presenter only), ``ping``.
@@ -158,9 +159,10 @@ async def _room_socket(request: web.Request) -> web.StreamResponse:
     if not presenter:
         room.audience += 1
     try:
-        await ws.send_str(
-            json.dumps({"t": "hello", "role": "presenter" if presenter else "audience", "step": room.steps.get(lecture)})
-        )
+        hello: dict[str, Any] = {"t": "hello", "role": "presenter" if presenter else "audience", "step": room.steps.get(lecture)}
+        if presenter:
+            hello["link"] = settings.audience_url  # for the presenter's room panel
+        await ws.send_str(json.dumps(hello))
         if presenter:
             await ws.send_str(json.dumps({"t": "notes", "notes": _notes(settings, lecture)}))
         await room.tell_presenters()

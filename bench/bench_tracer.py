@@ -6,7 +6,8 @@ same loop under a naive tracer that extracts the whole stack on every line, (c) 
 per step, and (d) trace bytes per step of a 1,000-deep recursion against the same function called
 1,000 times from a flat loop (each stack position is written once, so depth must not multiply the
 size), and (e) the loop under a CUDA memory probe whose allocator read costs what an H100's does, read
-only when memory can have changed against a read after every line. Run:
+only when memory can have changed against a read after every line, (f) capture µs per inspected
+1M-element tensor on each device there is. Run:
 ``.venv/bin/python bench/bench_tracer.py`` (``--size`` for (c) and (d) only, ``--probe`` for (e) only).
 """
 
@@ -117,6 +118,28 @@ def depth_sizes() -> None:
     )
 
 
+def capture_microseconds(devices: list[str], repeats: int = 20) -> dict[str, float]:
+    """µs to encode (inspect) one 1000x1000 float32 tensor, per device: statistics, heatmap, previews
+    and exact cells, as an ``@inspect`` of it records them (best of ``repeats``)."""
+    import torch
+
+    from tracer.capture.values import ValueEncoder
+
+    found = {}
+    for device in devices:
+        tensor = torch.randn(1000, 1000, device=device)
+        best = float("inf")
+        for _ in range(repeats):
+            encoder = ValueEncoder()
+            if device == "cuda":
+                torch.cuda.synchronize()
+            started = time.perf_counter()
+            encoder.encode(tensor)
+            best = min(best, time.perf_counter() - started)
+        found[device] = best * 1e6
+    return found
+
+
 def gated_probe_figures(read_seconds: float = 22.9e-6) -> None:
     """(e) the loop under a CUDA probe whose allocator read costs what it costs on an H100
     (``torch._C._cuda_memoryStats``: 22.9 µs), read only when memory can have changed, against a read
@@ -218,6 +241,11 @@ def main() -> None:
     print(f"(c) loop trace: {nbytes:,} bytes, {nbytes / steps:.0f} bytes/step (target <= 200)")
     depth_sizes()
     gated_probe_figures()
+    import torch
+
+    devices = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
+    capture = capture_microseconds(devices)
+    print("(f) capture µs per inspected 1M-element float32 tensor: " + ", ".join(f"{k} {v:,.0f}" for k, v in capture.items()))
 
 
 if __name__ == "__main__":

@@ -394,9 +394,49 @@ def test_large_tensor_preview_keeps_head_and_tail():
     assert values[:cut] == list(range(cut)) and values[cut + 1 :] == list(range(1000 - (len(values) - cut - 1), 1000))
 
 
-def test_large_tensor_stats_are_sampled_but_present():
-    record = encode(torch.ones(10**6), limits=Limits(stats_elements=1000))
-    assert record["stats"]["sampled"] is True and record["stats"]["mean"] == 1.0
+def test_stats_past_the_exact_limit_say_they_are_of_a_sample_and_its_size():
+    record = encode(torch.ones(10**6), limits=Limits(stats_elements=1000, stats_sample=500))
+    stats = record["stats"]
+    assert stats["sampled"] is True and stats["mean"] == 1.0 and 0 < stats["sample_count"] <= 500
+    array = encode(np.ones(10**6), limits=Limits(stats_elements=1000, stats_sample=500))["stats"]
+    assert array["sampled"] is True and 0 < array["sample_count"] <= 500
+
+
+def test_stats_are_exact_over_every_element_not_a_sample():
+    stats = encode(torch.arange(100_000, dtype=torch.float32))["stats"]
+    assert "sampled" not in stats and stats["min"] == 0.0 and stats["max"] == 99_999.0
+    assert stats["mean"] == 49_999.5
+    array = encode(np.arange(100_000, dtype=np.float64))["stats"]
+    assert "sampled" not in array and array["max"] == 99_999.0 and array["mean"] == 49_999.5
+
+
+def test_all_nan_counts_every_element_and_has_no_finite_four():
+    stats = encode(torch.full((300, 300), math.nan))["stats"]
+    assert stats["nan_count"] == 90_000 and stats["inf_count"] == 0 and "sampled" not in stats
+    assert stats["finite"] == {"min": None, "max": None, "mean": None, "std": None, "count": 0}
+    array = encode(np.full((300, 300), np.nan))["stats"]
+    assert array["nan_count"] == 90_000 and array["finite"]["count"] == 0
+
+
+def test_chunked_stats_merge_to_what_one_float64_reduction_gives():
+    """Past one chunk (STATS_CHUNK_ELEMENTS) the chunks' moments are merged: the same figures as
+    torch over the whole tensor, and exact NaN/Inf counts wherever they lie."""
+    from tracer.capture.numeric import STATS_CHUNK_ELEMENTS
+
+    n = 2 * STATS_CHUNK_ELEMENTS + 12_345
+    x = torch.randn(n, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * 3 + 7
+    stats = encode(x)["stats"]
+    std, mean = torch.std_mean(x)
+    assert stats["mean"] == pytest.approx(float(mean), rel=1e-12) and stats["std"] == pytest.approx(float(std), rel=1e-12)
+    assert stats["min"] == float(x.min()) and stats["max"] == float(x.max())
+    y = x.clone()
+    y[[5, STATS_CHUNK_ELEMENTS + 1, n - 1]] = math.nan
+    y[[7, 2 * STATS_CHUNK_ELEMENTS]] = math.inf
+    spec = encode(y)["stats"]
+    kept = y[torch.isfinite(y)]
+    assert spec["nan_count"] == 3 and spec["inf_count"] == 2 and spec["finite"]["count"] == n - 5
+    assert spec["finite"]["mean"] == pytest.approx(float(kept.mean()), rel=1e-12)
+    assert spec["finite"]["std"] == pytest.approx(float(kept.std()), rel=1e-12)
 
 
 def test_non_finite_tensor_values_and_counts():

@@ -6,10 +6,11 @@
   element that is a whole number below ``WHOLE_FLOAT_BELOW`` (``tracer.contract.float_text``) is
   written whole instead: float8's 288 is ``288``, not the shorter ``3e+02`` that also reads back as
   it (the rounding is the lesson).
-* ``tensor_stats`` / ``array_stats``: min, max, mean and std computed in float64 (finite data never
-  overflows to inf: past float64's range the values are scaled first), as torch would compute them
-  over every value (a NaN makes the mean NaN), plus the same four over the finite values alone
-  (``finite``) when NaN or ±Inf are present, with their counts.
+* ``tensor_stats`` / ``array_stats``: min, max, mean and std over every element, computed in float64
+  a chunk at a time and merged (finite data never overflows to inf: past float64's range the values
+  are scaled first), as torch would compute them over every value (a NaN makes the mean NaN), plus
+  the same four over the finite values alone (``finite``) when NaN or ±Inf are present, with their
+  exact counts.
 * ``tensor_heatmap`` / ``array_heatmap``: the whole of a 2-D tensor as at most ``HEATMAP_CELLS`` x
   ``HEATMAP_CELLS`` cells (one per element up to that size, else block means from torch's adaptive
   average pooling (plain average pooling when the blocks divide evenly: the same bits) or
@@ -25,6 +26,7 @@ decide what is recorded (``values`` does) nor format text for a page.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import math
 import zlib
 from typing import Any
@@ -108,62 +110,144 @@ def shortest_array_floats(a: Any) -> list[float]:
 
 
 # -- statistics --------------------------------------------------------------------------------
-def _four(values: Any, np_mode: bool) -> dict[str, Any]:
-    """min, max, mean, std (sample std, as torch's) of a float64 vector, scaled when the sums would
-    overflow float64 although every value is finite."""
-    n = values.size if np_mode else values.numel()
-    if n == 0:
-        return {"min": None, "max": None, "mean": None, "std": None}
+# Statistics are taken over every element in chunks of this many (each chunk widened to float64 on
+# its own device), so the extra memory is one chunk, not a float64 copy of the tensor.
+STATS_CHUNK_ELEMENTS = 1 << 20
+# Past 2**500 the sum of squares could overflow float64: such a chunk is divided by a power of two
+# first (exact), and its moments carried with that scale.
+_SCALE_FROM = 2.0**500
+
+
+@dataclasses.dataclass
+class _Moments:
+    """One chunk's (or several chunks' merged) finite values: count, ends, mean and sum of squared
+    deviations (both divided by ``scale``), and the counts of NaN, +Inf and -Inf beside them."""
+
+    count: int = 0
+    lo: float = math.inf
+    hi: float = -math.inf
+    mean: float = 0.0
+    m2: float = 0.0
+    scale: float = 1.0
+    nan: int = 0
+    pos_inf: int = 0
+    neg_inf: int = 0
+
+    def merge(self, other: _Moments) -> None:
+        """Chan et al.'s pairwise update: the moments of both chunks together."""
+        self.nan, self.pos_inf, self.neg_inf = self.nan + other.nan, self.pos_inf + other.pos_inf, self.neg_inf + other.neg_inf
+        if other.count == 0:
+            return
+        if self.count == 0:
+            self.count, self.lo, self.hi, self.mean, self.m2, self.scale = (
+                other.count, other.lo, other.hi, other.mean, other.m2, other.scale
+            )  # fmt: skip
+            return
+        scale = max(self.scale, other.scale)
+        a_mean, a_m2 = self.mean * (self.scale / scale), self.m2 * (self.scale / scale) ** 2
+        b_mean, b_m2 = other.mean * (other.scale / scale), other.m2 * (other.scale / scale) ** 2
+        count = self.count + other.count
+        delta = b_mean - a_mean
+        self.mean = a_mean + delta * other.count / count
+        self.m2 = a_m2 + b_m2 + delta * delta * self.count * other.count / count
+        self.count, self.scale = count, scale
+        self.lo, self.hi = min(self.lo, other.lo), max(self.hi, other.hi)
+
+    def record(self) -> dict[str, Any]:
+        """The ``stats`` record: the four of every value as torch computes them (NaN when any is
+        NaN; ±Inf ends and mean, NaN std, when ±Inf are present), and when NaN or ±Inf are present,
+        the four of the finite values alone (``None`` each when there are none) with their count."""
+        if self.count:
+            std = math.sqrt(self.m2 / (self.count - 1)) * self.scale if self.count > 1 else 0.0
+            finite: dict[str, Any] = {"min": _json(self.lo), "max": _json(self.hi), "mean": _json(self.mean * self.scale)}
+            finite["std"] = _json(std)
+        else:
+            finite = {"min": None, "max": None, "mean": None, "std": None}
+        counts = {"nan_count": self.nan, "inf_count": self.pos_inf + self.neg_inf}
+        if not (self.nan or self.pos_inf or self.neg_inf):
+            return {**finite, **counts}
+        if self.nan:
+            four: dict[str, Any] = {"min": "nan", "max": "nan", "mean": "nan", "std": "nan"}
+        else:
+            four = {
+                "min": "-inf" if self.neg_inf else finite["min"],
+                "max": "inf" if self.pos_inf else finite["max"],
+                "mean": "nan" if self.pos_inf and self.neg_inf else ("inf" if self.pos_inf else "-inf"),
+                "std": "nan",
+            }
+        return {**four, **counts, "finite": {**finite, "count": self.count}}
+
+
+def _finite_moments(count: int, lo: float, hi: float, values: Any, np_mode: bool) -> _Moments:
+    """The moments of a float64 vector whose values are all finite (``lo``/``hi`` its ends)."""
+    top = max(abs(lo), abs(hi))
+    scale = 2.0 ** (math.frexp(top)[1] - 1) if top > _SCALE_FROM else 1.0  # values / scale within ±2
+    scaled = values / scale if scale != 1.0 else values
     if np_mode:
-        lo, hi = float(values.min()), float(values.max())
-        mean = float(values.mean())
-        std = float(values.std(ddof=1)) if n > 1 else 0.0
+        mean, variance = float(scaled.mean()), float(scaled.var())
     else:
         import torch
 
-        lo_t, hi_t = torch.aminmax(values)
-        lo, hi = float(lo_t), float(hi_t)
-        if n > 1:
-            std_t, mean_t = torch.std_mean(values)
-            std, mean = float(std_t), float(mean_t)
-        else:
-            std, mean = 0.0, float(values.reshape(()))
-    if math.isfinite(lo) and math.isfinite(hi) and not (math.isfinite(mean) and math.isfinite(std)):
-        scale = max(abs(lo), abs(hi))
-        scaled = _four(values / scale, np_mode)
-        mean, std = scaled["mean"] * scale, scaled["std"] * scale
-    return {"min": _json(lo), "max": _json(hi), "mean": _json(mean), "std": _json(std)}
+        variance_t, mean_t = torch.var_mean(scaled, correction=0)
+        mean, variance = float(mean_t), float(variance_t)
+    return _Moments(count, lo, hi, mean, variance * count, scale)
 
 
-def tensor_stats(sample: Any) -> dict[str, Any]:
-    """The ``stats`` record of a floating tensor (already sampled to a bounded size)."""
+def _chunk_moments(chunk: Any, np_mode: bool) -> _Moments:
+    """The moments of one flat chunk (any floating dtype), widened to float64."""
+    if np_mode:
+        import numpy as np
+
+        x = np.asarray(chunk, dtype=np.float64)
+        if x.size == 0:
+            return _Moments()
+        lo, hi = float(x.min()), float(x.max())
+        if math.isfinite(lo) and math.isfinite(hi):
+            return _finite_moments(int(x.size), lo, hi, x, True)
+        finite = np.isfinite(x)
+        kept = x[finite]
+        specials = _Moments(nan=int(np.isnan(x).sum()), pos_inf=int(np.isposinf(x).sum()), neg_inf=int(np.isneginf(x).sum()))
+        if kept.size:
+            specials.merge(_finite_moments(int(kept.size), float(kept.min()), float(kept.max()), kept, True))
+        return specials
     import torch
 
-    x = sample.detach().reshape(-1).to(torch.float64)
-    four = _four(x, False)
-    if not isinstance(four["min"], str) and not isinstance(four["max"], str):
-        # finite ends (or none: no elements): no NaN, which would be both ends, and no ±Inf
-        return {**four, "nan_count": 0, "inf_count": 0}
-    finite = torch.isfinite(x)
-    nan_count, inf_count = int(torch.isnan(x).sum()), int(torch.isinf(x).sum())
-    kept = x[finite]
-    return {**four, "nan_count": nan_count, "inf_count": inf_count, "finite": {**_four(kept, False), "count": int(kept.numel())}}
+    x = chunk.to(torch.float64)
+    if x.numel() == 0:
+        return _Moments()
+    lo_t, hi_t = torch.aminmax(x)
+    lo, hi = float(lo_t), float(hi_t)
+    if math.isfinite(lo) and math.isfinite(hi):
+        return _finite_moments(int(x.numel()), lo, hi, x, False)
+    kept = x[torch.isfinite(x)]
+    specials = _Moments(nan=int(torch.isnan(x).sum()), pos_inf=int(torch.isposinf(x).sum()), neg_inf=int(torch.isneginf(x).sum()))
+    if kept.numel():
+        lo_t, hi_t = torch.aminmax(kept)
+        specials.merge(_finite_moments(int(kept.numel()), float(lo_t), float(hi_t), kept, False))
+    return specials
 
 
-def array_stats(sample: Any) -> dict[str, Any]:
-    """``tensor_stats`` for a float64 numpy vector (numpy alone: a numpy lecture never imports torch)."""
+def tensor_stats(t: Any) -> dict[str, Any]:
+    """The ``stats`` record of a floating tensor, over every element (a chunk at a time)."""
+    import torch
+
+    with torch.no_grad():
+        flat = t.detach().reshape(-1)
+        total = _Moments()
+        for start in range(0, flat.numel(), STATS_CHUNK_ELEMENTS):
+            total.merge(_chunk_moments(flat[start : start + STATS_CHUNK_ELEMENTS], False))
+    return total.record()
+
+
+def array_stats(a: Any) -> dict[str, Any]:
+    """``tensor_stats`` for a numpy float array (numpy alone: a numpy lecture never imports torch)."""
     import numpy as np
 
-    finite = np.isfinite(sample)
-    if bool(finite.all()):
-        return {**_four(sample, True), "nan_count": 0, "inf_count": 0}
-    kept = sample[finite]
-    return {
-        **_four(sample, True),
-        "nan_count": int(np.isnan(sample).sum()),
-        "inf_count": int(np.isinf(sample).sum()),
-        "finite": {**_four(kept, True), "count": int(kept.size)},
-    }
+    flat = np.ravel(a)
+    total = _Moments()
+    for start in range(0, flat.size, STATS_CHUNK_ELEMENTS):
+        total.merge(_chunk_moments(flat[start : start + STATS_CHUNK_ELEMENTS], True))
+    return total.record()
 
 
 # -- heatmaps ----------------------------------------------------------------------------------

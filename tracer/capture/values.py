@@ -49,7 +49,10 @@ _INT_BOUND = 10**INT_DIGITS
 @dataclasses.dataclass
 class Limits:
     tensor_elements: int = 400  # preview budget per tensor
-    stats_elements: int = 1 << 16  # above this, statistics come from an even sample (bounded cost)
+    # Statistics are exact (every element, in float64 chunks) up to this many elements; past it they
+    # come from an even sample of about stats_sample elements, and the record says so and its size.
+    stats_elements: int = 1 << 22  # a 2048 x 2048 matrix
+    stats_sample: int = 1 << 16
     container_items: int = 50
     depth: int = 4
     str_chars: int = 2000
@@ -457,11 +460,12 @@ class ValueEncoder:
         with torch.no_grad():
             sample = t.detach()
             sampled = False
-            while sample.numel() > self.limits.stats_elements:
-                dim = max(range(sample.dim()), key=lambda d: sample.shape[d])
-                step = max(2, math.ceil(sample.numel() / self.limits.stats_elements))
-                sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
-                sampled = True
+            if sample.numel() > self.limits.stats_elements:
+                while sample.numel() > self.limits.stats_sample:
+                    dim = max(range(sample.dim()), key=lambda d: sample.shape[d])
+                    step = max(2, math.ceil(sample.numel() / self.limits.stats_sample))
+                    sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
+                    sampled = True
             stats = tensor_stats(sample)
             if sample.dtype != torch.float64:
                 # Computed in float64, written in the tensor's own precision (where it fits): min and
@@ -477,6 +481,7 @@ class ValueEncoder:
                         part.update(zip(keys, rounded))
             if sampled:
                 stats["sampled"] = True
+                stats["sample_count"] = int(sample.numel())
             return stats
 
     def _numpy(self, value: Any) -> dict[str, Any] | None:
@@ -493,9 +498,9 @@ class ValueEncoder:
                 "truncated": value.size > limit,
             }
             if value.dtype.kind == "f" and value.size and value.dtype.itemsize <= 8:
-                # An even sample of at most stats_elements values, never a copy of the whole array.
-                step = max(1, math.ceil(value.size / self.limits.stats_elements))
-                sample = np.asarray(value.flat[::step], dtype=np.float64)
+                # Every element up to stats_elements; past it an even sample, never a copy of the whole.
+                step = 1 if value.size <= self.limits.stats_elements else math.ceil(value.size / self.limits.stats_sample)
+                sample = value if step == 1 else np.asarray(value.flat[::step])
                 out["stats"] = array_stats(sample)
                 if value.dtype.itemsize < 8:  # written in the array's own precision, as for tensors
                     largest = float(np.finfo(value.dtype).max)
@@ -508,6 +513,7 @@ class ValueEncoder:
                             part.update(zip(keys, rounded))
                 if step > 1:
                     out["stats"]["sampled"] = True
+                    out["stats"]["sample_count"] = int(sample.size)
             if value.size > limit and value.ndim == 2:
                 out["heatmap"] = array_heatmap(value)
             return out

@@ -131,7 +131,8 @@ class FiniteStats(TypedDict):
 
 class Stats(TypedDict):
     """A floating tensor's or array's statistics, computed in float64 over every value as torch
-    would (NaN if any value is NaN), of an even sample when ``sampled``."""
+    would (NaN if any value is NaN), of an even sample of ``sample_count`` values when ``sampled``.
+    ``finite``'s four are None when no value is finite."""
 
     min: float | str | None
     max: float | str | None
@@ -141,6 +142,7 @@ class Stats(TypedDict):
     inf_count: int
     finite: NotRequired[FiniteStats]
     sampled: NotRequired[bool]
+    sample_count: NotRequired[int]
 
 
 # A Heatmap's cell codes: 0..HEATMAP_CODE_TOP spread over [cell_min, cell_max], then NaN, +Inf, -Inf.

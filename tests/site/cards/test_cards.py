@@ -567,6 +567,42 @@ def test_statistics_say_of_finite_values_and_a_mean_with_nan_is_nan():
     assert "of finite values" in text_of(HtmlRenderer(trace, template_env()).value("x", old, step_index=0))
 
 
+def test_an_all_nan_card_says_no_finite_values_and_shows_no_none():
+    import numpy as np
+    import torch
+
+    for value in (torch.full((300, 300), float("nan")), np.full((300, 300), np.nan)):
+        html, _ = _card(value)
+        text = text_of(html)
+        stats = text_of(re.search(r'<div class="lt-stats">.*?</div>', html).group(0))
+        assert "None" not in text
+        assert stats.split() == ["mean", "nan", "std", "nan", "no", "finite", "values", "nans", "90,000"]
+        legend = re.search(r'<span class="lt-hm [^"]*">.*?</span>', html, re.S).group(0)
+        assert "no finite values" in text_of(legend) and "max |x|" not in legend
+
+
+def test_sampled_statistics_say_so_with_the_sample_size():
+    stats = {
+        "min": 0.0,
+        "max": 9.0,
+        "mean": 4.5,
+        "std": 3.0,
+        "nan_count": 0,
+        "inf_count": 0,
+        "sampled": True,
+        "sample_count": 65_536,
+    }
+    value = tensor([2, 3], [3, 1], stats=stats)
+    trace = {
+        "lecture": {"name": "demo", "path": MAIN, "title": "Demo"},
+        "files": {MAIN: SOURCE},
+        "steps": [step(2, {"x": value})],
+    }
+    html = HtmlRenderer(trace, template_env()).value("x", value, step_index=0)
+    stats_text = text_of(re.search(r'<div class="lt-stats">.*?</div>', html).group(0))
+    assert stats_text.split()[:9] == ["from", "a", "sample", "of", "65,536:", "min", "0.0", "max", "9.0"]
+
+
 def test_a_64_by_64_mask_draws_every_element_and_a_big_tensor_its_block_means():
     import torch
 

@@ -168,6 +168,7 @@ def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] 
         "whole": False,
         "block": None,
         "max_abs": None,
+        "no_finite": not finite,
     }
     low, high = view["min"], view["max"]
     view["description"] = heatmap_text(
@@ -273,7 +274,8 @@ def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, A
         "col_index": "",
         "whole": True,
         "block": f"{block[0]}×{block[1]}" if isinstance(block, list) and len(block) == 2 else None,
-        "max_abs": format_number(_number(record.get("max_abs")) or 0.0) if block else None,
+        "max_abs": format_number(_number(record.get("max_abs")) or 0.0) if block and finite else None,
+        "no_finite": not finite,
     }
 
 

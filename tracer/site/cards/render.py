@@ -212,22 +212,36 @@ def _stats_number(value: Any, rounded: bool) -> tuple[str, str | None]:
 def _stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str, str | None]]:
     """The statistics row: ``(label, text, exact or None)``. When NaN or ±Inf are present, the
     mean and std of every value (NaN when any is NaN, as torch says) come first, then the four of
-    the finite values alone under "of finite values", then the counts."""
+    the finite values alone under "of finite values" ("no finite values" when there are none), then
+    the counts. Statistics of a sample say so first, with the sample's size."""
     if not stats:
         return []
     rows: list[tuple[str, str, str | None]] = []
+    if stats.get("sampled"):
+        size = stats.get("sample_count")
+        rows.append(("from a sample", f"of {size:,}:" if isinstance(size, int) else "(every element not read):", None))
     finite = stats.get("finite")
     special = bool(stats.get("nan_count") or stats.get("inf_count"))
+    source: dict[str, Any] | None
     if finite is not None:
         rows += [(key, *_stats_number(stats[key], True)) for key in ("mean", "std") if key in stats]
         total = finite.get("count", 0) + stats.get("nan_count", 0) + stats.get("inf_count", 0)
-        rows.append(("of finite values", f"{finite.get('count', 0):,} of {total:,}:", None))
-        source = finite
+        if finite.get("count", 0):
+            rows.append(("of finite values", f"{finite.get('count', 0):,} of {total:,}:", None))
+            source = finite
+        else:
+            rows.append(("no finite values", "", None))
+            source = None
     else:
         if special:  # traces before the "finite" record: their four figures left NaN and ±Inf out
             rows.append(("of finite values", ":", None))
         source = stats
-    rows += [(key, *_stats_number(source[key], key in ("mean", "std"))) for key in ("min", "max", "mean", "std") if key in source]
+    if source is not None:
+        rows += [
+            (key, *_stats_number(source[key], key in ("mean", "std")))
+            for key in ("min", "max", "mean", "std")
+            if source.get(key) is not None
+        ]
     for key in ("nan_count", "inf_count"):
         if stats.get(key):
             rows.append((key.replace("_count", "s"), f"{stats[key]:,}", None))

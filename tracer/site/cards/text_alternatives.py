@@ -74,6 +74,8 @@ def heatmap_text(
     ]
     if low or high:
         parts.append(f"from {low} to {high}")
+    elif specials:
+        parts.append("no finite values")
     if pattern:
         parts.append(pattern)
     if specials:

@@ -422,6 +422,9 @@ def plot(spec: Any) -> None:
     if tables.is_figure(spec):
         if _sink is None:
             return
+        too_big = tables.figure_too_big(spec)
+        if too_big:
+            raise ValueError(too_big)
         svg = tables.figure_svg(spec)
         if len(svg) > tables.MAX_FIGURE_SVG_CHARS:
             raise ValueError(

@@ -49,6 +49,21 @@ def _json(x: float) -> float | str:
     return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
 
 
+# -- integers ----------------------------------------------------------------------------------
+def decimal_digits(n: int) -> int:
+    """How many decimal digits ``n`` has, without ``str()`` (which refuses past 4,300 digits and is
+    quadratic): from its bit length, corrected by one comparison each way."""
+    n = abs(n)
+    if n < 10:
+        return 1
+    digits = int(n.bit_length() * 0.30102999566398120) + 1  # log10(2): exact or one too many
+    if n < 10 ** (digits - 1):
+        digits -= 1
+    elif n >= 10**digits:
+        digits += 1
+    return digits
+
+
 # -- exact element values ----------------------------------------------------------------------
 def shortest_floats(t: Any) -> list[float]:
     """The elements of a small floating tensor ``t`` (flattened), each the float64 of the shortest

@@ -16,10 +16,16 @@ import io
 import math
 from typing import Any
 
+from tracer.capture.numeric import decimal_digits
+
 MAX_TABLE_ROWS = 50  # rows a table() keeps (the rendering says how many there were)
 MAX_TABLE_COLUMNS = 30
 MAX_CELL_CHARS = 200
 MAX_FIGURE_SVG_CHARS = 4_000_000  # a figure bigger than this as SVG is refused with a message
+# A figure is refused before it is drawn when its size (inches x dpi) exceeds this many pixels on a
+# side or in all: drawing a 20,000 px square figure takes gigabytes before any SVG limit is reached.
+MAX_FIGURE_SIDE_PX = 10_000
+MAX_FIGURE_PIXELS = 25_000_000
 _INT_BOUND = 10**300
 
 
@@ -36,7 +42,7 @@ def _cell(value: Any) -> Any:
     if value is None or isinstance(value, bool) or isinstance(value, str) and len(value) <= MAX_CELL_CHARS:
         return value
     if isinstance(value, int):
-        return value if -_INT_BOUND < value < _INT_BOUND else f"≈1e{len(str(abs(value))) - 1}"
+        return value if -_INT_BOUND < value < _INT_BOUND else f"≈{'-' if value < 0 else ''}1e{decimal_digits(value) - 1}"
     if isinstance(value, float):
         if math.isfinite(value):
             return value
@@ -138,6 +144,24 @@ def table_rendering(data: Any, max_rows: int = MAX_TABLE_ROWS) -> dict[str, Any]
 def is_figure(value: Any) -> bool:
     """A matplotlib Figure (or anything of matplotlib's with ``savefig``), without importing it."""
     return (type(value).__module__ or "").startswith("matplotlib") and callable(getattr(value, "savefig", None))
+
+
+def figure_too_big(figure: Any) -> str | None:
+    """Why the figure is too big to draw (its pixel size against the limits, and how to shrink it),
+    or None. Read from its size and dpi, before anything is drawn."""
+    import matplotlib
+
+    dpi = matplotlib.rcParams.get("savefig.dpi", "figure")
+    dpi = figure.get_dpi() if dpi == "figure" else float(dpi)
+    width_in, height_in = figure.get_size_inches()
+    width, height = round(float(width_in) * dpi), round(float(height_in) * dpi)
+    if width <= MAX_FIGURE_SIDE_PX and height <= MAX_FIGURE_SIDE_PX and width * height <= MAX_FIGURE_PIXELS:
+        return None
+    return (
+        f"plot(): the figure is {width:,} x {height:,} px ({float(width_in):g} x {float(height_in):g} in at {dpi:g} dpi; "
+        f"at most {MAX_FIGURE_SIDE_PX:,} px a side and {MAX_FIGURE_PIXELS:,} px in all); "
+        "shrink it with figsize=/fig.set_size_inches() or dpi=/fig.set_dpi()"
+    )
 
 
 def figure_svg(figure: Any) -> str:

@@ -29,6 +29,7 @@ from tracer.contract.addresses import mask_addresses
 from tracer.capture.numeric import (
     array_heatmap,
     array_stats,
+    decimal_digits,
     shortest_array_floats,
     shortest_floats,
     tensor_heatmap,
@@ -118,7 +119,7 @@ class ValueEncoder:
         return text
 
     def _big_int(self, value: int) -> dict[str, Any]:
-        digits = int(math.log10(abs(value))) + 1
+        digits = decimal_digits(value)
         return self.placeholder(
             value, f"int with {digits:,} digits (more than {INT_DIGITS:,})", preview=f"≈{'-' if value < 0 else ''}1e{digits - 1}"
         )

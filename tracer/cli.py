@@ -209,7 +209,13 @@ def add_init(sub: Any) -> argparse.ArgumentParser:
     init = sub.add_parser(
         "init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script, GitHub Actions workflow)"
     )
-    init.add_argument("directory", metavar="DIR", help="where to create it (must be new or empty)")
+    init.add_argument("directory", metavar="DIR", nargs="?", help="where to create it (must be new or empty)")
+    init.add_argument(
+        "--here",
+        action="store_true",
+        help="use the course in this folder as it is (an edtrace course: lectures at the root, traces in "
+        "var/traces/): writes chalktrace.toml and touches nothing else",
+    )
     init.add_argument("--name", help="the course's name (default: from DIR)")
     init.add_argument(
         "--requirement",

@@ -231,7 +231,7 @@ def test_commands_outside_a_course_say_so_in_one_line(tmp_path, command):
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         f"chalktrace {command[0]}: not in a course: no lectures/ folder in {tmp_path} "
-        "(run it in a course's folder; `chalktrace init DIR` makes one)"
+        "(run it in a course's folder; `chalktrace init DIR` makes one; an edtrace course: `chalktrace init --here`)"
     ]
 
 

@@ -2,8 +2,8 @@
 
 ``hosts()`` serves on 127.0.0.1 (a free port, in a thread) and yields a ``Hosts`` whose ``url`` is
 what ``CHALKTRACE_FETCH_VIA`` takes: a fetch of ``https://HOST/PATH`` arrives as ``/HOST/PATH``.
-``/export.arxiv.org/api/query?id_list=ID`` answers an Atom feed built from ``PAPERS`` (made-up
-papers with ids no real paper has), ``/images.example.org/figures/poster.png`` is a file larger than
+``/export.arxiv.org/api/query?id_list=ID,ID`` answers an Atom feed built from ``PAPERS`` (made-up
+papers with ids no real paper has, and any ``9903.NNNNN``), ``/images.example.org/figures/poster.png`` is a file larger than
 the fixture course's ``max_media_bytes``, ``/busy.example.org/...`` answers 503 twice before the
 file, and any other path is a file under ``tests/hosted/HOST/``.
 Every request's path is kept in ``Hosts.requests``.
@@ -45,12 +45,33 @@ PAPERS = {
 }
 
 
-def atom_feed(paper: str) -> bytes:
-    entries = ""
+MADE_UP_PREFIX = "9903."  # any id 9903.NNNNN is a made-up paper too (made_up_paper): courses cite many
+
+
+def made_up_paper(paper: str) -> dict | None:
+    """``PAPERS[paper]``, or for an id ``9903.NNNNN`` a made-up paper numbered NNNNN; None otherwise."""
     if paper in PAPERS:
-        found = PAPERS[paper]
+        return PAPERS[paper]
+    if paper.startswith(MADE_UP_PREFIX) and paper[len(MADE_UP_PREFIX) :].isdigit():
+        number = int(paper[len(MADE_UP_PREFIX) :])
+        return {
+            "title": f"Made-up Paper Number {number}",
+            "authors": [f"Author {number}"],
+            "published": f"2099-03-{1 + number % 28:02d}T10:00:00Z",
+            "summary": f"The abstract of made-up paper {number}.",
+        }
+    return None
+
+
+def atom_feed(ids: str) -> bytes:
+    """arXiv's answer for ``id_list`` (ids separated by commas): one entry per known paper."""
+    entries = ""
+    for paper in [i for i in ids.split(",") if i]:
+        found = made_up_paper(paper)
+        if found is None:
+            continue
         authors = "".join(f"<author><name>{escape(name)}</name></author>" for name in found["authors"])
-        entries = (
+        entries += (
             f"<entry><id>http://arxiv.org/abs/{paper}v1</id><published>{found['published']}</published>"
             f"<title>{escape(found['title'])}</title><summary>{escape(found['summary'])}</summary>{authors}</entry>"
         )

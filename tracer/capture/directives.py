@@ -15,7 +15,9 @@ or comma, and not continued by ``.``, ``(`` or a backtick; anywhere in the comme
 call or attribute (``# @torch.no_grad()``, ``# @functools.cache``), ``(@x)`` or a quoted
 ```@inspect``` are not directives. Sentence punctuation around arguments is dropped (``@inspect: n``,
 ``@inspect n.``). A token that is not a known directive is reported as a warning naming
-``file:line`` (``# @property`` left over from commented-out code warns too: harmless).
+``file:line`` (``# @property`` left over from commented-out code warns too: harmless). A second
+``#`` ends the directives (edtrace reads comments so): ``# @inspect x # prose`` inspects ``x``; a
+name both inspected and cleared on one line is cleared.
 """
 
 from __future__ import annotations
@@ -172,10 +174,12 @@ def parse_source(source: str) -> FileDirectives:
         # an @ask is answered from recorded values: record the values it names on its line
         asked = [name for ask in asks for name in (ask.name, ask.other) if name]
         flops = "flops" in merged or any(ask.fact == "flops" for ask in asks)
+        cleared = tuple(dict.fromkeys(merged.get("clear", ())))
         result.by_line[start] = Directives(
-            inspect=tuple(dict.fromkeys(list(merged.get("inspect", ())) + asked)),
+            # ``@inspect y @clear y`` on one line: the clear wins, as under edtrace
+            inspect=tuple(n for n in dict.fromkeys(list(merged.get("inspect", ())) + asked) if n not in cleared),
             all_locals=start in bare,
-            clear=tuple(dict.fromkeys(merged.get("clear", ()))),
+            clear=cleared,
             stepover="stepover" in merged,
             hide="hide" in merged,
             flops=flops,

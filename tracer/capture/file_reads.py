@@ -6,7 +6,7 @@ inside the project that were read and not written: data files, and modules impor
 in the project (a root-level ``utils.py`` too). Freshness then hashes them like the lecture's own
 sources, so editing a data file the lecture reads makes its trace stale. Left out: chalktrace's own
 package, virtual environments and installed packages (and an editable install's metadata in the project), caches (the course's fetch cache too: what a
-URL gave is not an input the lecture's author edits), version control, the traces and the built site. This module must not hash (``header`` does) or decide freshness (``regen`` does).
+URL gave is not an input the lecture's author edits), version control, the traces and the built site, and an edtrace course's ``var/`` (what its lectures write there is output, not input). This module must not hash (``header`` does) or decide freshness (``regen`` does).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any, Iterator
 
-from tracer.contract import paths
+from tracer.contract import course_layout, paths
 from tracer.capture import audit
 
 # Directory names whose files are never a lecture's input.
@@ -105,10 +105,12 @@ class FileReads:
     def project_files(self, exclude: tuple[Path, ...] = ()) -> list[str]:
         """Project-relative paths of the files read (and modules imported), sorted; see the module doc.
         ``exclude``: more files or folders that are never inputs (the trace itself, the fetch cache)."""
+        layout = course_layout.quiet_layout_of(self.project_root)
         skipped = [p.resolve() for p in exclude] + [
             paths.PACKAGE_DIR.resolve(),
-            self.project_root / paths.TRACES_DIR,
+            layout.traces_dir.resolve(),
             self.project_root / paths.BUILD_DIR,
+            *([layout.scratch_dir.resolve()] if layout.scratch_dir is not None else []),  # what lectures write
         ]
         found = set()
         for path in [*self._read, *self._modules]:

@@ -18,6 +18,7 @@ from tracer.capture.directives import parse_source
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
 from tracer.capture.traced_process import TracedProcess, hash_seed
 from tracer import __version__
+from tracer.contract import course_layout
 from tracer.contract.helper_files import opted_in
 from tracer.contract.source_facts import read_source
 from tracer.contract.files import sha256_file
@@ -97,7 +98,10 @@ def trace_header(
                 sources[read] = sha256_file(project_root / read)
             except OSError:
                 pass  # gone again since: nothing to compare later
+    scratch = course_layout.quiet_layout_of(project_root).scratch_dir
     for image in sorted(session.sink.images):
+        if scratch is not None and (project_root / image).resolve().is_relative_to(scratch.resolve()):
+            continue  # an image the lecture drew into var/ is its output, not an input of freshness
         try:
             sources[image] = sha256_file(project_root / image)
         except OSError:

@@ -2,7 +2,8 @@
 
 ``cached(url, remote)`` answers from the course cache when the URL is there (no network): the file
 ``cache/media/<sha256>.<ext>`` named by its content, found through the index ``cache/media.json``
-(URL -> file, size, content type; sorted, readable JSON the course commits beside the files).
+(URL -> file, size, content type; sorted, readable JSON the course commits beside the files), or
+from an edtrace course's own cache (``capture.edtrace_cache``: ``var/files/``).
 Otherwise it fetches the file, at most ``Remote.max_media_bytes``: a larger one is noted in the
 index as too large (the page links to it instead of embedding it), a file that cannot be had is
 reported to the caller, which warns and shows a placeholder. It never raises for a fetch. This
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from tracer.capture import edtrace_cache
 from tracer.capture.remote import FetchError, Remote, TooLarge
 from tracer.contract.files import write_atomic
 
@@ -67,6 +69,9 @@ def cached(url: str, remote: Remote) -> Cached:
         path = remote.cache_dir / str(entry.get("file", ""))
         if entry.get("file") and path.is_file():
             return Cached(path=path)
+    kept_by_edtrace = edtrace_cache.cached_file(remote.project_root, "image", url)
+    if kept_by_edtrace is not None:  # an edtrace course's committed var/files/
+        return Cached(path=kept_by_edtrace)
     try:
         fetched = remote.fetch(url, max_bytes=remote.max_media_bytes)
     except TooLarge as exc:

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, Callable, Iterable, Iterator
 
-from tracer.contract import paths
+from tracer.contract import course_layout, paths
 from tracer.capture import api, import_alias, ranks, remote
 from tracer.capture.lecture_module import load_lecture
 from tracer.capture.file_reads import FileReads
@@ -195,13 +195,14 @@ def run_lecture(
         raise LectureError(place)
     options = _with_helpers(options or TraceOptions(**settings), project_root)
     # Resolved now, against the invoking directory: the lecture may os.chdir() while it runs.
-    out_path = (Path(output) if output is not None else paths.trace_path(project_root, path)).absolute()
+    out_path = (Path(output) if output is not None else course_layout.trace_path(project_root, path)).absolute()
     out_shown = os.fspath(output) if output is not None else None
     if write:
         check_output(out_path, path, shown, out_shown)
     fetcher = remote.Remote.for_lecture(path, project_root)
     reads = FileReads(project_root)
-    with _isolated(path) as loaded, import_alias.installed(), remote.opened(fetcher), reads.recording():
+    _make_scratch(project_root)
+    with _isolated(path, project_root) as loaded, import_alias.installed(), remote.opened(fetcher), reads.recording():
         main, module = _import_lecture(path, project_root, shown, options.seed)
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
         # Seeded before the import (not again now): the lecture's own module-level seeding wins.
@@ -266,16 +267,27 @@ def _with_helpers(options: TraceOptions, project_root: Path) -> TraceOptions:
     return options
 
 
+def _make_scratch(project_root: Path) -> None:
+    """An edtrace course's ``var/`` and traces folder, made before its lecture runs, as edtrace makes
+    them (lectures write into ``var/``; git ignores it, so a fresh clone has none)."""
+    layout = course_layout.quiet_layout_of(project_root)
+    if layout.scratch_dir is not None:
+        layout.scratch_dir.mkdir(parents=True, exist_ok=True)
+        layout.traces_dir.mkdir(parents=True, exist_ok=True)
+
+
 @contextlib.contextmanager
-def _isolated(path: Path) -> Iterator[dict[str, ModuleType]]:
+def _isolated(path: Path, project_root: Path) -> Iterator[dict[str, ModuleType]]:
     """Import the lecture afresh: its directory's modules are dropped from ``sys.modules`` before
     (an earlier run's) and after (yielded, for the sources they loaded); its directory is first on
-    ``sys.path``, and the working directory is restored, while the block runs."""
+    ``sys.path``, and the course root is the working directory (wherever chalktrace was started: a
+    lecture's relative paths mean the same to every caller), while the block runs."""
     lecture_dir = str(path.parent) + os.sep
     for name in lecture_modules(lecture_dir):
         del sys.modules[name]
     sys.path.insert(0, str(path.parent))
     cwd = os.getcwd()
+    os.chdir(project_root)
     loaded: dict[str, ModuleType] = {}
     try:
         yield loaded

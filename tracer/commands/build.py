@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Iterator
 
 from tracer.commands.course import course_root
-from tracer.commands.freshness import discover, freshness, rel, skipped
+from tracer.commands.freshness import course_lectures, course_skipped, freshness, rel
 from tracer.commands.gpu_runs import cuda_guard
+from tracer.commands.site_config import mkdocs_config
 from tracer.commands.trace_problems import trace_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
-from tracer.contract import paths
+from tracer.contract import course_layout, paths
+from tracer.contract.course_layout import CourseLayout, quiet_layout_of
 from tracer.contract.lecture_files import course_path
 from tracer.contract.trace_format import TraceError
 from tracer.contract.trace_reading import load_trace
@@ -29,11 +31,11 @@ from tracer.exit_codes import ExitCode
 
 
 @contextlib.contextmanager
-def build_lock(project_root: Path) -> Iterator[None]:
+def build_lock(layout: CourseLayout) -> Iterator[None]:
     """One build at a time per project: a second waits instead of racing on the same traces."""
     import fcntl
 
-    lock_dir = project_root / "build"
+    lock_dir = layout.work_dir
     lock_dir.mkdir(parents=True, exist_ok=True)
     with open(lock_dir / ".chalktrace.lock", "w") as handle:
         try:
@@ -55,7 +57,7 @@ def plan_build(
     notes: list[str] = []
     problems: list[str] = []
     for lecture in lectures:
-        target = paths.trace_path(project_root, lecture)
+        target = course_layout.trace_path(project_root, lecture)
         refusal = cuda_guard(lecture, target, force=force, has_cuda=has_cuda)
         if refusal is not None:
             if refusal.blocking:
@@ -72,10 +74,11 @@ def plan_build(
 
 
 def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: bool, show: bool = True) -> int:
-    lectures = discover(project_root / paths.LECTURES_DIR)
-    with build_lock(project_root):
+    layout = quiet_layout_of(project_root)
+    lectures = course_lectures(layout)
+    with build_lock(layout):
         todo, notes, problems = plan_build(project_root, lectures, force=force)
-        for path, why in skipped(project_root / paths.LECTURES_DIR):
+        for path, why in course_skipped(layout):
             if not path.name.startswith("_"):  # helpers are said to be helpers by their name
                 print(f"{course_path(path, project_root)}: skipped: {why}", file=sys.stderr)
         for note in notes:
@@ -91,7 +94,7 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
             started = time.perf_counter()
             outcomes = run_many(
                 todo,
-                [paths.trace_path(project_root, p) for p in todo],
+                [course_layout.trace_path(project_root, p) for p in todo],
                 jobs=jobs,
                 timeout=timeout,
                 force=force,
@@ -120,7 +123,7 @@ def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
     (``trace_problems``), each ``path:line: what``."""
     problems = []
     for lecture in lectures:
-        committed = paths.trace_path(project_root, lecture)
+        committed = course_layout.trace_path(project_root, lecture)
         try:
             trace = load_trace(committed, validate=False)
         except TraceError:
@@ -130,7 +133,9 @@ def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
 
 
 def build_site(project_root: Path, strict: bool = True) -> int:
-    command = [sys.executable, "-m", "mkdocs", "build", "--quiet"] + (["--strict"] if strict else [])
+    layout = quiet_layout_of(project_root)
+    config, site_dir = mkdocs_config(layout)
+    command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(config)] + (["--strict"] if strict else [])
     # a lecture page that could not be built fails the build (it still shows an error card on the site)
     done = subprocess.run(
         command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **{paths.FAIL_ON_BROKEN_PAGES_ENV: "1"})
@@ -138,7 +143,7 @@ def build_site(project_root: Path, strict: bool = True) -> int:
     if done.returncode:
         print("chalktrace: site build failed (see above)", file=sys.stderr)
     else:
-        print(f"chalktrace: site built in {rel(project_root / paths.BUILD_DIR, project_root)}/", file=sys.stderr)
+        print(f"chalktrace: site built in {rel(site_dir, project_root)}/", file=sys.stderr)
     return done.returncode
 
 

@@ -17,11 +17,12 @@ from pathlib import Path
 from tracer.commands.course import course_root
 from tracer.commands.drift import value_drift
 from tracer.commands.edtrace_names import unported_names
-from tracer.commands.freshness import discover, freshness, rel, skipped
+from tracer.commands.freshness import course_lectures, course_skipped, freshness, rel
 from tracer.commands.gpu_runs import gpu_run_problems
 from tracer.commands.trace_problems import missing_alt_text, trace_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
-from tracer.contract import paths
+from tracer.contract import course_layout
+from tracer.contract.course_layout import quiet_layout_of
 from tracer.contract.lecture_files import course_path
 from tracer.contract.source_facts import read_source
 from tracer.contract.trace_format import Trace, TraceError
@@ -49,18 +50,18 @@ def _written_trace(output: Path, outcome: WorkerOutcome) -> Trace | None:
 
 def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -> CheckReport:
     """Re-trace every lecture into a temporary directory and compare with the committed traces."""
-    lectures_dir = project_root / paths.LECTURES_DIR
-    lectures = discover(lectures_dir)
+    layout = quiet_layout_of(project_root)
+    lectures = course_lectures(layout)
     report = CheckReport(
-        lectures=len(lectures), skipped=[f"{course_path(p, project_root)}: skipped: {why}" for p, why in skipped(lectures_dir)]
+        lectures=len(lectures), skipped=[f"{course_path(p, project_root)}: skipped: {why}" for p, why in course_skipped(layout)]
     )
-    traces_dir = project_root / paths.TRACES_DIR
+    traces_dir = layout.traces_dir
     with tempfile.TemporaryDirectory(prefix="chalktrace-check-") as tmp:
         outputs = [Path(tmp) / f"{p.stem}.json" for p in lectures]
         outcomes = run_many(lectures, outputs, jobs=jobs, timeout=timeout, force=True, project_root=project_root, show=show)
         for lecture, output, outcome in zip(lectures, outputs, outcomes):
             name = rel(lecture, project_root)
-            committed = paths.trace_path(project_root, lecture)
+            committed = course_layout.trace_path(project_root, lecture)
             committed_rel = rel(committed, project_root)
             ran = _written_trace(output, outcome)
             if ran is not None:  # what students would see: an error or a name an @inspect did not find
@@ -98,18 +99,21 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
                         " run `chalktrace build` and commit the trace"
                     )
     report.problems.extend(gpu_run_problems(project_root, lectures))
-    report.problems.extend(unported_uses(project_root, lectures_dir))
+    report.problems.extend(unported_uses(project_root, layout.lectures_dir, recursive=not layout.edtrace))
     known = {p.stem for p in lectures}
     for orphan in sorted(traces_dir.glob("*.json")):
         if orphan.stem not in known:
-            report.problems.append(f"{rel(orphan, project_root)}: no lecture lectures/{orphan.stem}.py for this trace")
+            missing = rel(layout.lectures_dir / orphan.stem, project_root)
+            report.problems.append(f"{rel(orphan, project_root)}: no lecture {missing}.py for this trace")
     return report
 
 
-def unported_uses(project_root: Path, lectures_dir: Path) -> list[str]:
-    """Each edtrace name a lecture or helper uses that chalktrace has no equivalent for yet, at its file:line."""
+def unported_uses(project_root: Path, lectures_dir: Path, recursive: bool = True) -> list[str]:
+    """Each edtrace name a lecture or helper uses that chalktrace has no equivalent for yet, at its
+    file:line (an edtrace course's root: its own files only, not its subfolders and environments)."""
     found = []
-    for path in sorted(lectures_dir.rglob("*.py")) if lectures_dir.is_dir() else []:
+    files = lectures_dir.rglob("*.py") if recursive else lectures_dir.glob("*.py")
+    for path in sorted(files) if lectures_dir.is_dir() else []:
         try:
             source = read_source(path)
         except (OSError, UnicodeDecodeError, SyntaxError):

@@ -3,7 +3,7 @@
 Freshness is decided by content hashes: a trace records the sha256 of every lecture file and image
 it used (``sources``); it is fresh when each of those files still hashes the same, its schema version
 is current and the helper-file setting decides as it did. Lectures are the ``*.py`` files of
-``lectures/`` that bind ``main`` at module level. This module must not trace lectures or compare
+``lectures/`` (an edtrace course: of its root) that bind ``main`` at module level. This module must not trace lectures or compare
 values (``drift`` does).
 """
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tracer.contract import paths
+from tracer.contract.course_layout import CourseLayout
 from tracer.contract.helper_files import SettingsError, changed_decisions
 from tracer.contract.lecture_files import SUBFOLDER_REASON, outside_target, subfolder_files
 from tracer.contract.source_facts import read_source, source_facts
@@ -85,6 +86,18 @@ def skipped(lectures_dir: Path) -> list[tuple[Path, str]]:
     return [(p, why) for p in sorted(lectures_dir.glob("*.py")) if (why := skip_reason(p)) is not None] + [
         (p, SUBFOLDER_REASON) for p in subfolder_files(lectures_dir)
     ]
+
+
+def course_lectures(layout: CourseLayout) -> list[Path]:
+    """The lectures of the course in ``layout``: ``lectures/*.py``, or an edtrace course's root-level
+    lecture files (its helpers, which bind no ``main``, and ``execute.py`` left out)."""
+    return [p for p in discover(layout.lectures_dir) if layout.is_lecture_file(p)]
+
+
+def course_skipped(layout: CourseLayout) -> list[tuple[Path, str]]:
+    """The files :func:`skipped` names for the course; none in an edtrace course, whose root holds
+    helpers and tools beside the lectures (and whose subfolders are not lecture folders)."""
+    return [] if layout.edtrace else skipped(layout.lectures_dir)
 
 
 def rel(path: Path, root: Path) -> str:

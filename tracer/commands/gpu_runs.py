@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from tracer.commands.freshness import rel, stale_sources
-from tracer.contract import paths
+from tracer.contract import course_layout, paths
 from tracer.contract.files import write_atomic
 from tracer.contract.trace_format import TraceError
 from tracer.contract.trace_reading import load_trace, read_header
@@ -42,7 +42,7 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
     """Protect a trace made on CUDA from being replaced on a machine without CUDA."""
     lecture = lecture.absolute()
     project_root = paths.find_project_root(lecture.parent)
-    target = output or paths.trace_path(project_root, lecture)
+    target = output or course_layout.trace_path(project_root, lecture)
     header = read_header(target)
     if not header or (header.get("environment") or {}).get("device") != "cuda":
         return None
@@ -56,8 +56,8 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
     if not changed:
         return Refusal(f"{target}: kept: fresh trace made on CUDA ({gpu}); this machine has no GPU", skip=True)
     if force:
-        if target == Path(rel(paths.trace_path(project_root, lecture), project_root)):
-            kept = paths.gpu_run_path(project_root, lecture.stem)
+        if target == Path(rel(course_layout.trace_path(project_root, lecture), project_root)):
+            kept = course_layout.gpu_run_path(project_root, lecture.stem)
             return Refusal(
                 f"{target}: --force: replacing the CUDA trace made on {gpu} with a CPU trace; the GPU run "
                 f"stays published, kept as {rel(kept, project_root)}",
@@ -92,7 +92,7 @@ def guarded_run(lecture: Path, output: Path | None, *, force: bool, trace: Calla
     if keep is not None:
         keep_gpu_run(*keep)
     project_root = paths.find_project_root(lecture.absolute().parent)
-    committed = paths.trace_path(project_root, lecture)
+    committed = course_layout.trace_path(project_root, lecture)
     target = output or committed
     before = read_header(target)
     try:
@@ -128,8 +128,8 @@ def settle_gpu_run(trace: Path, kept: Path) -> None:
 
 def retire_gpu_run(project_root: Path, lecture: Path) -> str | None:
     """A new CUDA trace of ``lecture`` supersedes its kept GPU run: remove that, saying so."""
-    kept = paths.gpu_run_path(project_root, lecture.stem)
-    if kept.exists() and _is_cuda_trace(paths.trace_path(project_root, lecture)):
+    kept = course_layout.gpu_run_path(project_root, lecture.stem)
+    if kept.exists() and _is_cuda_trace(course_layout.trace_path(project_root, lecture)):
         kept.unlink()
         return f"{rel(kept, project_root)}: removed; this GPU trace supersedes it"
     return None
@@ -144,7 +144,9 @@ def gpu_run_problems(project_root: Path, lectures: list[Path]) -> list[str]:
     """What is wrong with the kept GPU runs: each must be a valid CUDA trace of a lecture traced on CPU."""
     names = {p.stem for p in lectures}
     problems = []
-    for kept in sorted((project_root / paths.TRACES_DIR / paths.GPU_RUNS_SUBDIR).glob("*.json")):
+    layout = course_layout.quiet_layout_of(project_root)
+    traces_dir = layout.traces_dir
+    for kept in sorted((traces_dir / paths.GPU_RUNS_SUBDIR).glob("*.json")):
         shown = rel(kept, project_root)
         try:
             trace = load_trace(kept)
@@ -152,9 +154,9 @@ def gpu_run_problems(project_root: Path, lectures: list[Path]) -> list[str]:
             problems.append(str(exc).replace(str(project_root) + os.sep, ""))
             continue
         if kept.stem not in names or trace["lecture"]["name"] != kept.stem:
-            problems.append(f"{shown}: kept GPU run of no lecture lectures/{kept.stem}.py")
+            problems.append(f"{shown}: kept GPU run of no lecture {rel(layout.lectures_dir / kept.stem, project_root)}.py")
         elif (trace.get("environment") or {}).get("device") != "cuda":
             problems.append(f"{shown}: not a CUDA trace; only GPU runs are kept here")
-        elif _is_cuda_trace(project_root / paths.TRACES_DIR / f"{kept.stem}.json"):
-            problems.append(f"{shown}: superseded by the CUDA trace {paths.TRACES_DIR}/{kept.stem}.json; delete it")
+        elif _is_cuda_trace(traces_dir / f"{kept.stem}.json"):
+            problems.append(f"{shown}: superseded by the CUDA trace {rel(traces_dir / kept.stem, project_root)}.json; delete it")
     return problems

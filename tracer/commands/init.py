@@ -8,8 +8,11 @@ pinned to the source this copy was installed from, never a bare name an index co
 the CI script ``.ci/run``, a GitHub Actions workflow (``.ci/run``, then build without torch and
 deploy to Pages, with the README's commands) and a README that opens with the set-up-and-build and
 test commands. ``COURSE_NAME`` in the files becomes the course's name. It
-refuses to write into a directory that already holds files, so nothing is ever overwritten. This
-module must not trace or build anything.
+refuses to write into a directory that already holds files, so nothing is ever overwritten.
+
+``chalktrace init --here`` instead keeps the course in the current folder as it is (a course written
+for edtrace: lectures at its root, traces in ``var/traces/``) and writes only ``chalktrace.toml``
+(``HERE_CONFIG``, read by ``contract.course_layout``). This module must not trace or build anything.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from tracer.contract import paths
+from tracer.contract import course_layout, paths
 from tracer.exit_codes import ExitCode
 
 TEMPLATE_DIR = paths.PACKAGE_DIR / "course_template"
@@ -124,7 +127,46 @@ def create_course(directory: Path, name: str | None = None, requirement: str | N
     return sorted(written)
 
 
+HERE_CONFIG = """\
+# chalktrace uses this course where it is, in edtrace's layout: no file moved.
+layout = "edtrace"      # the lectures are the root-level *.py files that define main()
+traces = "var/traces"   # where traces are kept (edtrace's viewer reads them there too)
+lenient = true          # as edtrace: an @inspect of a name that does not exist, and an image without
+                        # alt text, are warnings, not `chalktrace check` failures
+
+# Alt text for images by path or URL (edtrace's image() takes no alt=; `# @alt ...` on the line works too):
+# [alt_text]
+# "images/diagram.png" = "What the diagram shows"
+"""
+
+
+def init_here(directory: Path) -> Path:
+    """Write ``chalktrace.toml`` into ``directory`` (CourseExists when it has one already)."""
+    target = directory / course_layout.CONFIG_FILE
+    if target.exists():
+        raise CourseExists(f"{target}: already exists; edit it instead")
+    with open(target, "x", encoding="utf-8") as handle:
+        handle.write(HERE_CONFIG)
+    return target
+
+
 def main(args: argparse.Namespace) -> int:
+    if args.here == bool(args.directory):
+        print("chalktrace init: give a new course's DIR, or --here to use the course in this folder", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    if args.here:
+        try:
+            written = init_here(Path.cwd())
+        except (CourseExists, OSError) as exc:
+            print(f"chalktrace: {exc}", file=sys.stderr)
+            return ExitCode.BAD_INPUT
+        if not args.quiet:
+            print(
+                f"chalktrace: wrote {written.name}; next: `chalktrace build` traces the lectures into var/traces/ "
+                "and builds the site into var/site/",
+                file=sys.stderr,
+            )
+        return ExitCode.OK
     try:
         written = create_course(Path(args.directory), name=args.name, requirement=args.requirement)
     except CourseExists as exc:

@@ -22,7 +22,8 @@ from typing import Any
 from tracer.commands.build import build
 from tracer.commands.course import course_root
 from tracer.commands.freshness import rel
-from tracer.contract import paths
+from tracer.commands.site_config import mkdocs_config
+from tracer.contract.course_layout import quiet_layout_of
 from tracer.exit_codes import ExitCode
 
 WATCHED_SUFFIXES = (".py", ".svg", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".webm", ".mp4")  # videos too (video())
@@ -65,7 +66,7 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
         return ExitCode.BAD_INPUT
     jobs = os.cpu_count() or 1
     build(project_root, jobs=jobs, timeout=timeout, force=force, site=False)
-    lectures_dir = project_root / paths.LECTURES_DIR
+    layout = quiet_layout_of(project_root)
 
     class Retrace(FileSystemEventHandler):
         """Re-trace once the editor has finished saving (events come in bursts, files half-written)."""
@@ -93,9 +94,15 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
             build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, show=False)
 
     observer = Observer()
-    observer.schedule(Retrace(), str(lectures_dir), recursive=True)
+    if layout.edtrace:  # its root holds the lectures and helpers; of its folders, only images/ is the lectures'
+        observer.schedule(Retrace(), str(project_root), recursive=False)
+        if (project_root / "images").is_dir():
+            observer.schedule(Retrace(), str(project_root / "images"), recursive=True)
+    else:
+        observer.schedule(Retrace(), str(layout.lectures_dir), recursive=True)
     observer.start()
-    command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address]
+    config, _site = mkdocs_config(layout)
+    command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address, "-f", str(config)]
     child = subprocess.Popen(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
 
     def stop_serving(signum: int, _frame: Any) -> None:

@@ -20,7 +20,7 @@ import re
 import unicodedata
 from pathlib import Path
 
-from tracer.contract import paths
+from tracer.contract import course_layout, paths
 
 URL_NAME = re.compile(r"[A-Za-z0-9_.-]+")  # what a lecture's page URL (lectures/NAME/) may hold
 _SKIPPED_FOLDERS = ("__pycache__",)
@@ -63,8 +63,12 @@ def course_path(path: Path, project_root: Path) -> str:
 
 
 def in_lecture_subfolder(path: Path, project_root: Path) -> bool:
-    """Whether ``path`` lies in a subfolder of the course's ``lectures/`` (not directly in it)."""
-    lectures = (project_root / paths.LECTURES_DIR).absolute()
+    """Whether ``path`` lies in a subfolder of the course's ``lectures/`` (not directly in it); never in
+    an edtrace course, whose lectures are at its root."""
+    layout = course_layout.quiet_layout_of(project_root)
+    if layout.edtrace:
+        return False
+    lectures = layout.lectures_dir.absolute()
     absolute = path.absolute()
     return absolute.is_relative_to(lectures) and absolute.parent != lectures
 
@@ -113,7 +117,7 @@ def place_problem(given: Path, project_root: Path, shown: str, *, default_output
             f"{shown}: in a subfolder of lectures/: only lectures/*.py are published; move it up, "
             "or pass -o to trace it elsewhere"
         )
-    trace = paths.trace_path(project_root, given)
+    trace = course_layout.trace_path(project_root, given)
     owner = owner_of_trace(trace, shown, project_root)
     if owner is not None:
         return (

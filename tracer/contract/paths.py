@@ -34,7 +34,7 @@ DEFAULT_MAX_STEPS = 100_000
 DEFAULT_TIMEOUT_SECONDS = 300.0  # per lecture, for check/build/serve
 
 # A course repository's root is the nearest directory holding one of these.
-PROJECT_MARKERS = ("mkdocs.yml", "pyproject.toml", ".git")
+PROJECT_MARKERS = ("mkdocs.yml", "pyproject.toml", "chalktrace.toml", ".git")
 
 
 def find_project_root(start: Path) -> Path:
@@ -58,16 +58,6 @@ def project_relpath(path: str | Path, root: Path) -> str | None:
 def shown_path(path: str | Path, root: Path) -> str:
     """``path`` as messages name it: project-relative, else as given."""
     return project_relpath(path, root) or str(path)
-
-
-def trace_path(project_root: Path, lecture: Path) -> Path:
-    """Where the committed trace of ``lecture`` lives."""
-    return project_root / TRACES_DIR / f"{lecture.stem}.json"
-
-
-def gpu_run_path(project_root: Path, name: str) -> Path:
-    """Where the kept GPU run of lecture ``name`` lives (see :data:`GPU_RUNS_SUBDIR`)."""
-    return project_root / TRACES_DIR / GPU_RUNS_SUBDIR / f"{name}.json"
 
 
 def gpu_run_slug(name: str) -> str:

@@ -52,9 +52,10 @@ def parse_directive_comment(comment: str) -> tuple[dict[str, list[str]], list[st
 
     Directives may follow prose (``# the count @inspect n``); a directive's arguments run to the next
     directive or the comment's end. Both ``@inspect x y`` and ``@inspect x, @inspect y`` work. See
-    :data:`DIRECTIVE_TOKEN` for what counts as a directive token.
+    :data:`DIRECTIVE_TOKEN` for what counts as a directive token. As under edtrace, the directives
+    end at a second ``#``: ``# @inspect x # a remark`` inspects ``x`` only, and the remark is prose.
     """
-    body = comment.lstrip("#").strip()
+    body = comment.lstrip("#").split("#", 1)[0].strip()
     found: dict[str, list[str]] = {}
     unknown: list[str] = []
     matches = list(DIRECTIVE_TOKEN.finditer(body))

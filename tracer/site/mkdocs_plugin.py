@@ -36,6 +36,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.utils.templates import TemplateContext
 
 from tracer.contract import paths
+from tracer.contract.course_layout import quiet_layout_of
 from tracer.site.cards.render import HtmlRenderer, template_env, template_macros
 from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
 from tracer.site.pages.memory_chart import memory_chart
@@ -63,7 +64,7 @@ FIRST_H1 = re.compile(r"<h1\b.*?</h1>", re.S)
 class ChalktraceConfig(Config):
     # Paths are relative to mkdocs.yml. Templates and assets default to the ones shipped with the
     # package; a course may point either at its own copy.
-    traces_dir = c.Dir(default=paths.TRACES_DIR)
+    traces_dir = c.Optional(c.Dir())  # default: the course's (site/traces/, an edtrace course's var/traces/)
     templates_dir = c.Optional(c.Dir(exists=True))
     assets_dir = c.Optional(c.Dir(exists=True))
     project_root = c.Dir(exists=True, default=".")  # trace paths (lecture files, images) are relative to it
@@ -171,7 +172,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
 
     def on_config(self, config: Any) -> Any:
         self.project_root = Path(self.config.project_root).resolve()
-        self.traces_dir = Path(self.config.traces_dir)
+        layout = quiet_layout_of(self.project_root)
+        self.traces_dir = Path(self.config.traces_dir) if self.config.traces_dir else layout.traces_dir
         self.assets_dir = Path(self.config.assets_dir or paths.ASSETS_DIR)
         self.env = template_env(Path(self.config.templates_dir or paths.TEMPLATES_DIR))
         # The site's own CSS/JS is linked from every page without the course listing it.
@@ -185,7 +187,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             config["markdown_extensions"].append("tracer.site.markdown_ext.sanitize")
         version = renderer_version(Path(self.config.templates_dir or paths.TEMPLATES_DIR), self.assets_dir)
         if getattr(self, "cache", None) is None or self.cache.version != version:
-            self.cache = RenderCache(self.project_root, version)  # kept across serve's rebuilds
+            self.cache = RenderCache(layout.work_dir, version)  # kept across serve's rebuilds
         settings = Path(config.config_file_path).read_bytes() if config.config_file_path else b""
         self.settings = f"{config['site_name']}\0step_mode={self.config.step_mode}\0{settings!r}"
         self.lectures: dict[str, LecturePage] = {}

@@ -6,7 +6,7 @@ content and table of contents, the highlighted source page, the step viewer's ``
 the renderer (this package's site code, its templates and assets, or a course's own templates) and
 the site's settings (``mkdocs.yml``). An entry is keyed by all of them, so an entry found is
 exactly what rendering would make again: a cached build is byte-for-byte a cold build. Entries live
-in ``build/.chalktrace-cache/`` (one file per lecture and key; the ones the last build did not use
+in ``build/.chalktrace-cache/`` (an edtrace course's ``var/chalktrace/.chalktrace-cache/``) (one file per lecture and key; the ones the last build did not use
 are removed) and, while ``serve`` runs, in memory. This module stores and finds; it
 must not render (the plugin does) or decide what a page holds.
 """
@@ -24,7 +24,7 @@ from typing import Any
 from tracer.contract import paths
 from tracer.contract.trace_format import SCHEMA_VERSION
 
-CACHE_DIR = "build/.chalktrace-cache"  # relative to the project root (build/ is never committed)
+CACHE_DIR = ".chalktrace-cache"  # in the course's work folder (build/, an edtrace course's var/chalktrace/: never committed)
 SITE_CODE = Path(__file__).resolve().parent  # tracer/site: its modules, templates and assets
 
 
@@ -63,8 +63,8 @@ def renderer_version(templates_dir: Path, assets_dir: Path) -> str:
 
 
 class RenderCache:
-    def __init__(self, project_root: Path, version: str) -> None:
-        self.directory = project_root / CACHE_DIR
+    def __init__(self, work_dir: Path, version: str) -> None:
+        self.directory = work_dir / CACHE_DIR
         self.version = version
         self._memory: dict[str, Entry] = {}  # key -> entry, across serve's rebuilds
         self._used: set[str] = set()

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracer.contract import paths
+from tracer.contract import course_layout, paths
 from tracer.capture.ranks import shards
 from tracer.capture.trace_writer import dumps
 from tracer.contract.files import write_atomic
@@ -57,7 +57,7 @@ def merge(directory: Path, output: Path | None) -> LaunchResult:
     trace, failure = shards.merge_directory(directory)
     if output is None:
         root = paths.find_project_root(Path.cwd())
-        output = paths.trace_path(root, Path(trace["lecture"]["path"]))
+        output = course_layout.trace_path(root, Path(trace["lecture"]["path"]))
     problem = validation_error(trace)
     if problem:
         raise shards.ShardError(f"{directory}: merged trace is invalid {problem}")
@@ -78,7 +78,7 @@ def run_torchrun(
     """Trace ``lecture`` as ``nproc`` torchrun ranks on this machine and merge them into one trace."""
     lecture = Path(lecture).absolute()
     root = paths.find_project_root(lecture.parent)
-    output = output or paths.trace_path(root, lecture)
+    output = output or course_layout.trace_path(root, lecture)
     with tempfile.TemporaryDirectory(prefix="chalktrace-shards-") as tmp:
         command = [
             sys.executable,

@@ -1,0 +1,153 @@
+"""A course written for edtrace, used in its own layout: tests/courses/edtrace_root_course, with no
+file moved or edited. build, check and serve run in it (started from a subfolder: the lecture still
+runs in the course root); arXiv and image hosts are a local server (tests never touch the network)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers.fake_hosts import hosts
+from helpers.network import fetch, free_port, wait_until_served
+from helpers.site import REPO
+from tracer.contract.trace_format import load_trace
+
+COURSE = REPO / "tests" / "courses" / "edtrace_root_course"
+BUILT = ("traces", "site", "chalktrace", "vocabulary.txt", "vocabulary.svg", "timings.txt")
+
+
+def copy_course(tmp: Path) -> Path:
+    root = tmp / "course"
+    shutil.copytree(COURSE, root, ignore=shutil.ignore_patterns("__pycache__", "cache", *BUILT))
+    return root
+
+
+def digests(root: Path) -> dict[str, str]:
+    """Every file of the course as committed (not var/ outputs), by content."""
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in root.rglob("*")
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and not p.relative_to(root).as_posix().startswith(("var/", "cache/"))
+        or (p.is_file() and p.relative_to(root).as_posix().startswith("var/files/"))
+    }
+
+
+def chalktrace(root: Path, *args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k not in ("CHALKTRACE_OFFLINE", "CHALKTRACE_FETCH_VIA")}
+    environment.update(env, NO_MKDOCS_2_WARNING="1")
+    return subprocess.run(
+        [sys.executable, "-m", "tracer", *args], cwd=cwd or root, env=environment, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The course built once, from its images/ folder, with arXiv and image hosts served locally."""
+    root = copy_course(tmp_path_factory.mktemp("edtrace-layout"))
+    before = digests(root)
+    with hosts() as served:
+        done = chalktrace(root, "build", "-q", cwd=root / "images", CHALKTRACE_FETCH_VIA=served.url)
+    return root, before, done, served.requests
+
+
+def test_build_traces_into_var_traces_and_builds_the_site_in_var_site(built):
+    root, before, done, _requests = built
+    assert done.returncode == 0, done.stderr
+    assert "chalktrace: site built in var/site/" in done.stderr
+    for name in ("lecture_01", "lecture_02"):
+        assert load_trace(root / "var" / "traces" / f"{name}.json")["status"] == "ok"
+        assert (root / "var" / "site" / "lectures" / name / "index.html").is_file()
+    assert sorted(p.name for p in (root / "var" / "traces").glob("*.json")) == ["lecture_01.json", "lecture_02.json"]
+    assert not (root / "lectures").exists() and not (root / "site").exists() and not (root / "build").exists()
+
+
+def test_no_file_of_the_course_is_moved_or_edited(built):
+    root, before, _done, _requests = built
+    assert digests(root) == before
+
+
+def test_the_lecture_runs_in_the_course_root_and_var_exists_before_it_starts(built):
+    root, _before, _done, _requests = built
+    # started in images/: the lecture's open("var/vocabulary.txt", "w") still lands in the course's var/
+    assert (root / "var" / "vocabulary.txt").read_text(encoding="utf-8").startswith("and\t1\n")
+    assert not (root / "images" / "var").exists()
+    trace = load_trace(root / "var" / "traces" / "lecture_01.json")
+    assert not any(source.startswith("var/") for source in trace["sources"])  # what a lecture writes is output
+
+
+def test_directives_read_as_edtrace_reads_them(built):
+    root, _before, _done, _requests = built
+    trace = load_trace(root / "var" / "traces" / "lecture_01.json")
+    assert not [w for w in trace["warnings"] if "@inspect" in w]  # "# ties go to…" after a second # is prose
+    lines = (COURSE / "lecture_01.py").read_text(encoding="utf-8").splitlines()
+    (top_line,) = [n for n, text in enumerate(lines, 1) if "# @inspect top #" in text]
+    (scratch_line,) = [n for n, text in enumerate(lines, 1) if "@clear scratch" in text]
+    top_steps = [s for s in trace["steps"] if s["stack"][-1]["line"] == top_line and s.get("env")]
+    assert [list(s["env"]) for s in top_steps] == [["top"]]
+    scratch_steps = [s for s in trace["steps"] if s["stack"][-1]["line"] == scratch_line]
+    assert scratch_steps and all("scratch" not in (s.get("env") or {}) for s in scratch_steps)
+    assert all(s.get("clear") == ["scratch"] for s in scratch_steps)
+
+
+def test_check_passes_in_a_fresh_clone_offline(built, tmp_path):
+    root, _before, done, _requests = built
+    assert done.returncode == 0, done.stderr
+    clone = tmp_path / "clone"
+    shutil.copytree(root, clone, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("vocabulary.txt", "vocabulary.svg", "timings.txt", "site", "chalktrace"):  # git ignores var/
+        target = clone / "var" / name
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    checked = chalktrace(clone, "check", "-q", CHALKTRACE_OFFLINE="1")
+    assert checked.returncode == 0, checked.stderr
+    assert "2 lecture(s) run, every committed trace fresh and valid" in checked.stderr
+
+
+def test_serve_serves_the_course_in_place(built):
+    root, _before, done, _requests = built
+    assert done.returncode == 0, done.stderr
+    port = free_port()
+    environment = dict(os.environ, CHALKTRACE_OFFLINE="1", NO_MKDOCS_2_WARNING="1")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=root,
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        wait_until_served(f"http://127.0.0.1:{port}/lectures/lecture_02/", server, 240)
+        home = fetch(f"http://127.0.0.1:{port}/")
+        assert home is not None and "lectures/lecture_01/" in home and "lectures/lecture_02/" in home
+        assert "Counting words" in (fetch(f"http://127.0.0.1:{port}/lectures/lecture_01/") or "")
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
+
+
+def test_init_here_writes_one_file_and_build_follows_it(tmp_path):
+    root = copy_course(tmp_path)
+    before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    done = chalktrace(root, "init", "--here")
+    assert done.returncode == 0, done.stderr
+    after = sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+    assert sorted(set(after) - set(before)) == ["chalktrace.toml"] and set(before) <= set(after)
+    again = chalktrace(root, "init", "--here")
+    assert (
+        again.returncode == 2 and again.stderr.strip() == f"chalktrace: {root}/chalktrace.toml: already exists; edit it instead"
+    )
+    text = (root / "chalktrace.toml").read_text(encoding="utf-8")
+    (root / "chalktrace.toml").write_text(text.replace('traces = "var/traces"', 'traces = "site/traces"'), encoding="utf-8")
+    ran = chalktrace(root, "run", "lecture_02.py", "-q", CHALKTRACE_OFFLINE="1")
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads((root / "site" / "traces" / "lecture_02.json").read_text(encoding="utf-8"))["status"] == "ok"

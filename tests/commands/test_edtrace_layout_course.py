@@ -18,7 +18,7 @@ import pytest
 from helpers.fake_hosts import hosts
 from helpers.network import fetch, free_port, wait_until_served
 from helpers.site import REPO
-from tracer.contract.trace_format import load_trace
+from tracer.contract.trace_reading import load_trace
 
 COURSE = REPO / "tests" / "courses" / "edtrace_root_course"
 BUILT = ("traces", "site", "chalktrace", "vocabulary.txt", "vocabulary.svg", "timings.txt")

@@ -44,13 +44,13 @@ def test_a_cached_build_is_byte_for_byte_a_cold_build(tmp_path):
     trace_all(*LECTURES)
     traces = [trace_path(name) for name in LECTURES]
     cold = build_site(tmp_path / "course", traces)
-    entries = sorted(p.name for p in (tmp_path / "course" / CACHE_DIR).glob("*.pickle"))
+    entries = sorted(p.name for p in (tmp_path / "course" / "build" / CACHE_DIR).glob("*.pickle"))
     assert [name.rsplit("-", 1)[0] for name in entries] == sorted(LECTURES)
     kept = tmp_path / "cold"
     shutil.copytree(cold, kept)
     warm = rebuild(tmp_path / "course")  # every lecture from the cache
     assert same_tree(warm, kept) == []
-    assert sorted(p.name for p in (tmp_path / "course" / CACHE_DIR).glob("*.pickle")) == entries
+    assert sorted(p.name for p in (tmp_path / "course" / "build" / CACHE_DIR).glob("*.pickle")) == entries
 
     # one trace changes: its entry is a miss, the others hits; the result is what a cold build makes
     changed = tmp_path / "course" / "site" / "traces" / "site_basics.json"
@@ -63,7 +63,7 @@ def test_a_cached_build_is_byte_for_byte_a_cold_build(tmp_path):
     fresh = build_site(tmp_path / "fresh", sorted((tmp_path / "cold2").glob("*.json")))
     assert same_tree(mixed, fresh) == []
     # the old entry of the changed trace is gone, the new one is there
-    now = sorted(p.name for p in (tmp_path / "course" / CACHE_DIR).glob("*.pickle"))
+    now = sorted(p.name for p in (tmp_path / "course" / "build" / CACHE_DIR).glob("*.pickle"))
     assert len(now) == len(LECTURES) and set(now) != set(entries) and len(set(now) & set(entries)) == len(LECTURES) - 1
 
 

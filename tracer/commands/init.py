@@ -156,13 +156,13 @@ def main(args: argparse.Namespace) -> int:
         return ExitCode.BAD_INPUT
     if args.here:
         try:
-            written = init_here(Path.cwd())
+            config = init_here(Path.cwd())
         except (CourseExists, OSError) as exc:
             print(f"chalktrace: {exc}", file=sys.stderr)
             return ExitCode.BAD_INPUT
         if not args.quiet:
             print(
-                f"chalktrace: wrote {written.name}; next: `chalktrace build` traces the lectures into var/traces/ "
+                f"chalktrace: wrote {config.name}; next: `chalktrace build` traces the lectures into var/traces/ "
                 "and builds the site into var/site/",
                 file=sys.stderr,
             )

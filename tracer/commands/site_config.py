@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tracer.contract import paths
 from tracer.contract.course_layout import CourseLayout
-from tracer.contract.trace_format import write_atomic
+from tracer.contract.files import write_atomic
 
 HOME_PAGE = """# {title}
 

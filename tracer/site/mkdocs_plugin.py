@@ -36,7 +36,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.utils.templates import TemplateContext
 
 from tracer.contract import paths
-from tracer.contract.course_layout import quiet_layout_of
+from tracer.contract.course_layout import CourseLayout, quiet_layout_of
 from tracer.site.cards.render import HtmlRenderer, template_env, template_macros
 from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
 from tracer.site.pages.memory_chart import memory_chart
@@ -165,6 +165,7 @@ def reload_script_tag(mount_path: str, epoch: int) -> bytes:
 class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     serving = False  # `mkdocs serve` (and `chalktrace serve`): the live-reload script is part of the site
     cache: RenderCache  # rendered lecture pages by content; made on first config, kept across serve's rebuilds
+    layout: CourseLayout  # where the course keeps its traces and what chalktrace builds (made on config)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # Defining on_startup keeps this plugin object across serve's rebuilds.
@@ -172,7 +173,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
 
     def on_config(self, config: Any) -> Any:
         self.project_root = Path(self.config.project_root).resolve()
-        layout = quiet_layout_of(self.project_root)
+        self.layout = layout = quiet_layout_of(self.project_root)
         self.traces_dir = Path(self.config.traces_dir) if self.config.traces_dir else layout.traces_dir
         self.assets_dir = Path(self.config.assets_dir or paths.ASSETS_DIR)
         self.env = template_env(Path(self.config.templates_dir or paths.TEMPLATES_DIR))
@@ -551,6 +552,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         """The lecture's speaker notes, to the notes file beside the site (``chalktrace present`` serves
         them to the presenter alone); never inside ``site_dir``, which is published whole."""
         out = paths.notes_path(self.project_root, lecture.name)
+        if self.layout.edtrace:  # its work folder is var/chalktrace/ (git ignores var/), not build/
+            out = self.layout.work_dir / "notes" / f"{lecture.name}.json"
         if out.resolve().is_relative_to(site_dir.resolve()):
             log.warning("chalktrace: site_dir holds %s: speaker notes are not written (they would be published)", out)
             return

@@ -11,6 +11,7 @@ import time
 
 from helpers.projects import make_project
 from tracer.commands.present import lecture_path, site_is_stale, terminal_qr
+from tracer.contract.course_layout import quiet_layout_of
 
 
 def built(root):
@@ -23,25 +24,33 @@ def built(root):
 
 def test_the_site_is_stale_when_a_trace_doc_or_mkdocs_yml_is_newer_or_notes_are_missing(tmp_path):
     root = make_project(tmp_path)
-    assert site_is_stale(root)  # never built
+    layout, site = quiet_layout_of(root), root / "build" / "site"
+
+    def stale():
+        return site_is_stale(layout, root / "mkdocs.yml", site)
+
     (root / "site" / "traces" / "a.json").write_text("{}", encoding="utf-8")
     built(root)
-    assert not site_is_stale(root)
+    (root / "build" / "site" / "index.html").unlink()
+    assert stale()  # never built
+    built_at = root / "build" / "site" / "index.html"
+    built_at.write_text("<html></html>", encoding="utf-8")
+    assert not stale()
     later = time.time() + 5
     for path in (root / "site" / "traces" / "a.json", root / "mkdocs.yml"):
         os.utime(path, (later, later))
-        assert site_is_stale(root), path
+        assert stale(), path
         os.utime(path, (later - 60, later - 60))
-    assert not site_is_stale(root)
+    assert not stale()
     (root / "build" / "notes").rmdir()
-    assert site_is_stale(root)
+    assert stale()
 
 
 def test_a_lecture_is_named_by_its_name_or_file_and_an_unknown_one_is_none(tmp_path):
-    root = make_project(tmp_path)
-    assert lecture_path(root, None) == "/"
-    assert lecture_path(root, "a") == lecture_path(root, "lectures/a.py") == "/lectures/a/"
-    assert lecture_path(root, "_shared") is None and lecture_path(root, "nosuch") is None
+    layout = quiet_layout_of(make_project(tmp_path))
+    assert lecture_path(layout, None) == "/"
+    assert lecture_path(layout, "a") == lecture_path(layout, "lectures/a.py") == "/lectures/a/"
+    assert lecture_path(layout, "_shared") is None and lecture_path(layout, "nosuch") is None
 
 
 def test_the_terminal_qr_code_is_drawn_in_block_characters():

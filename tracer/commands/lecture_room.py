@@ -215,7 +215,7 @@ async def _qr_svg(request: web.Request) -> web.StreamResponse:
     room: Room = request.app[ROOM]
     out = io.BytesIO()
     segno.make(room.settings.audience_url, error="m").save(
-        out, kind="svg", scale=8, border=2, title=f"QR code: {room.settings.audience_url}"
+        out, kind="svg", scale=8, border=4, title=f"QR code: {room.settings.audience_url}"
     )
     return web.Response(body=out.getvalue(), content_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 

@@ -21,22 +21,27 @@ from pathlib import Path
 
 from tracer.commands.build import build, plan_build
 from tracer.commands.course import course_root
-from tracer.commands.freshness import discover
+from tracer.commands.freshness import course_lectures, rel
+from tracer.commands.site_config import mkdocs_config
+from tracer.contract.course_layout import CourseLayout, quiet_layout_of
 from tracer.contract import paths
 from tracer.exit_codes import ExitCode
 
-SITE_INPUTS = ("mkdocs.yml", paths.TRACES_DIR, paths.DOCS_DIR)
+
+def notes_dir(layout: CourseLayout) -> Path:
+    """Where the site build wrote the speaker notes: beside the site, in the course's work folder."""
+    return layout.work_dir / "notes"
 
 
-def site_is_stale(project_root: Path) -> bool:
-    """Whether the built site is older than what it is built from (the traces, the docs, mkdocs.yml),
-    or misses its notes."""
-    built = project_root / paths.BUILD_DIR / "index.html"
-    if not built.is_file() or not (project_root / paths.NOTES_DIR).is_dir():
+def site_is_stale(layout: CourseLayout, config: Path, site_dir: Path) -> bool:
+    """Whether the built site is older than what it is built from (the traces, the docs, the MkDocs
+    configuration, this chalktrace's templates and viewer), or misses its notes."""
+    built = site_dir / "index.html"
+    if not built.is_file() or not notes_dir(layout).is_dir():
         return True
     stamp = built.stat().st_mtime
-    for name in SITE_INPUTS:
-        path = project_root / name
+    inputs = [config, layout.traces_dir, layout.root / paths.DOCS_DIR, paths.ASSETS_DIR, paths.TEMPLATES_DIR]
+    for path in inputs:
         files = [path] if path.is_file() else (p for p in path.rglob("*") if p.is_file())
         if any(p.stat().st_mtime > stamp for p in files):
             return True
@@ -72,12 +77,12 @@ def terminal_qr(url: str) -> str:
     return out.getvalue()
 
 
-def lecture_path(project_root: Path, name: str | None) -> str | None:
+def lecture_path(layout: CourseLayout, name: str | None) -> str | None:
     """The site path of lecture ``name`` (``/lectures/NAME/``), ``/`` without one; None when there is no such lecture."""
     if name is None:
         return "/"
     stem = Path(name).stem if name.endswith(".py") else name
-    if not any(p.stem == stem for p in discover(project_root / paths.LECTURES_DIR)):
+    if not any(p.stem == stem for p in course_lectures(layout)):
         return None
     return "/" + paths.lecture_url(stem)
 
@@ -108,9 +113,10 @@ def present(
 ) -> int:
     from tracer.commands.lecture_room import ROOM_PATH, RoomSettings
 
-    start = lecture_path(project_root, lecture)
+    layout = quiet_layout_of(project_root)
+    start = lecture_path(layout, lecture)
     if start is None:
-        print(f"chalktrace present: no lecture {lecture!r} in {paths.LECTURES_DIR}/", file=sys.stderr)
+        print(f"chalktrace present: no lecture {lecture!r} in {rel(layout.lectures_dir, project_root)}/", file=sys.stderr)
         return ExitCode.BAD_INPUT
     bind = "0.0.0.0" if lan else "127.0.0.1"
     busy = port_in_use(bind, port)
@@ -121,8 +127,9 @@ def present(
             file=sys.stderr,
         )
         return ExitCode.BAD_INPUT
-    todo = plan_build(project_root, discover(project_root / paths.LECTURES_DIR), force=force)[0]
-    if todo or site_is_stale(project_root):
+    todo = plan_build(project_root, course_lectures(layout), force=force)[0]
+    config, site_dir = mkdocs_config(layout)
+    if todo or site_is_stale(layout, config, site_dir):
         code = build(project_root, jobs=1, timeout=timeout, force=force, site=True)
         if code:
             print("chalktrace present: the site did not build; nothing is served", file=sys.stderr)
@@ -133,8 +140,8 @@ def present(
     audience_url = f"http://{shown_host}:{port}{start}"
     presenter_url = f"http://127.0.0.1:{port}{ROOM_PATH}/present/{token}"
     settings = RoomSettings(
-        site_dir=project_root / paths.BUILD_DIR,
-        notes_dir=project_root / paths.NOTES_DIR,
+        site_dir=site_dir,
+        notes_dir=notes_dir(layout),
         presenter_token=token,
         hosts=frozenset(hosts),
         audience_url=audience_url,
@@ -143,7 +150,7 @@ def present(
     )
     where = "on your network" if lan else "on this machine only (--lan lets phones and laptops in the room join)"
     ready = (
-        f"chalktrace present: serving {paths.BUILD_DIR}/ {where}\n\n"
+        f"chalktrace present: serving {rel(site_dir, project_root)}/ {where}\n\n"
         f"  presenter (keep it to yourself: it moves the room and shows your notes):\n    {presenter_url}\n\n"
         f"  audience:\n    {audience_url}\n\n{terminal_qr(audience_url)}\nCtrl-C stops the room."
     )

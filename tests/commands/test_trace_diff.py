@@ -279,3 +279,26 @@ def load_like(trace: dict, directory: Path, name: str) -> dict:
     path = directory / f"{name}.json"
     path.write_text(json.dumps(trace), encoding="utf-8")
     return load_trace(path, validate=False)
+
+
+def test_floats_rounded_differently_are_run_dependent_and_real_changes_are_drift(before_after, tmp_path):
+    # Another CPU sums float32 in another order: a committed trace made on a laptop and the fresh run
+    # on a CI runner differ in the last bits of the same results. That is not drift; a changed value is.
+    old, _ = before_after
+    trace = json.loads(old.read_text())
+    step = next(s for s in trace["steps"] if "x" in s.get("env", {}))
+    step["env"]["loss"] = {"type": "float", "value": 190.08782958984375}
+    step["env"]["big"] = {"type": "float", "value": 1e30}
+    rounded = copy.deepcopy(trace)
+    moved = next(s for s in rounded["steps"] if "x" in s.get("env", {}))
+    moved["env"]["loss"] = {"type": "float", "value": 190.0878448486328}  # one float32 unit in the last place
+    moved["env"]["x"]["values"][1][2] = moved["env"]["x"]["values"][1][2] * (1 + 3e-7)
+    changed = copy.deepcopy(rounded)
+    real = next(s for s in changed["steps"] if "x" in s.get("env", {}))
+    real["env"]["loss"] = {"type": "float", "value": 190.1}
+    real["env"]["big"] = {"type": "float", "value": float("inf")}
+    base, near, far = (load_like(t, tmp_path, n) for t, n in ((trace, "base"), (rounded, "near"), (changed, "far")))
+    near_changes = trace_diff.diff_traces(base, near)
+    assert {c.name for c in near_changes} == {"loss", "x[1, 2]"}
+    assert all(c.run_dependent for c in near_changes) and trace_diff.drift(near_changes) == []
+    assert {c.name for c in trace_diff.drift(trace_diff.diff_traces(base, far))} == {"loss", "big"}

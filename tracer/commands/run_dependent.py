@@ -6,13 +6,17 @@ write traces.
 
 from __future__ import annotations
 
+import math
+
 from tracer.contract.trace_format import Trace
 
 # Two runs of one lecture on one machine write the same trace except for these fields. `chalktrace check`
 # compares each fresh run with the committed trace and reports every other difference as drift;
 # `chalktrace diff` leaves these out unless asked (--all). Each is skipped, not compared with a
-# tolerance: none of them has a scale on which "close" means "the same". Any other value, float or
-# not, is compared exactly: the same lecture, seed and libraries give the same bits.
+# tolerance: none of them has a scale on which "close" means "the same". Any other value is compared
+# exactly, except floats that differ only by rounding: the same lecture, seed and libraries give the
+# same bits on one CPU, but another CPU's vector width sums in another order (a committed trace made on
+# a laptop, checked on a CI runner), which moves float32 results by a few units in the last place.
 RUN_DEPENDENT: dict[str, str] = {
     "compute.seconds": "@flops wall time of the line",
     "compute.flop_per_s": "@flops FLOPs divided by that time",
@@ -24,8 +28,15 @@ RUN_DEPENDENT: dict[str, str] = {
     "memory (memory_source cuda_allocated)": "CUDA allocator figures (caching allocator, library workspaces)",
     "memory (rank streams)": "a rank's recorded-tensor bytes: when its peers release shared buffers varies",
     "values named *seconds, *_per_s, *mfu": "timings a lecture measures itself (names say the unit)",
+    "floats within float rounding": "float elements and statistics within FLOAT_ROUNDING of each other (another CPU's summation order)",
     "environment": "chalktrace, python, torch, numpy versions and the device: reported by diff, never drift",
 }
+# Relative difference up to which two floats count as the same result rounded differently: about 80
+# units in the last place of float32 (2**-23 each), whose sums and products lecture values mostly are.
+# A changed lecture, seed or library moves values far more; half precision tensors get their own.
+FLOAT_ROUNDING = 1e-5
+HALF_PRECISION_ROUNDING = 2e-2  # a few units in the last place of float16 (2**-10) and bfloat16 (2**-7)
+HALF_PRECISION_DTYPES = frozenset(("float16", "bfloat16", "half", "complex32"))
 # Value names a lecture uses for what it timed itself (see RUN_DEPENDENT); matched at the name's end.
 TIMING_NAME_SUFFIXES: tuple[str, ...] = ("seconds", "_per_s", "mfu")
 RUN_DEPENDENT_COMPUTE: frozenset[str] = frozenset(("seconds", "flop_per_s", "mfu", "repeats", "timing"))
@@ -38,6 +49,30 @@ def is_timing_name(name: str) -> bool:
     """Whether a recorded value's name says it is a time or a rate (``fp32_seconds``, ``flop_per_s``)."""
     leaf = name.rsplit(".", 1)[-1].lower()
     return leaf.endswith(TIMING_NAME_SUFFIXES)
+
+
+def within_float_rounding(old: object, new: object, dtype: str | None = None) -> bool:
+    """Whether two recorded numbers (plain, or ``{"type": "float", "value": …}`` Values) are one float
+    result rounded differently: both finite floats, relatively within the dtype's rounding."""
+    a, b = (v.get("value") if isinstance(v, dict) and v.get("type") == "float" else v for v in (old, new))
+    if not (isinstance(a, float) or isinstance(b, float)) or isinstance(a, bool) or isinstance(b, bool):
+        return False
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return False
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
+    rounding = HALF_PRECISION_ROUNDING if (dtype or "").removeprefix("torch.") in HALF_PRECISION_DTYPES else FLOAT_ROUNDING
+    return abs(a - b) <= rounding * max(abs(a), abs(b))
+
+
+def same_within_rounding(old: object, new: object) -> bool:
+    """Whether two pieces of trace data (a rendering's spec, say) are equal but for floats within
+    FLOAT_ROUNDING of each other."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return old.keys() == new.keys() and all(same_within_rounding(old[k], new[k]) for k in old)
+    if isinstance(old, list) and isinstance(new, list):
+        return len(old) == len(new) and all(same_within_rounding(a, b) for a, b in zip(old, new))
+    return old == new or within_float_rounding(old, new)
 
 
 def memory_is_run_dependent(trace: Trace, in_rank_stream: bool) -> bool:

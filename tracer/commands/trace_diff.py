@@ -21,7 +21,14 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Iterator
 
-from tracer.commands.run_dependent import RUN_DEPENDENT_COLLECTIVE, RUN_DEPENDENT_COMPUTE, is_timing_name, memory_is_run_dependent
+from tracer.commands.run_dependent import (
+    RUN_DEPENDENT_COLLECTIVE,
+    RUN_DEPENDENT_COMPUTE,
+    is_timing_name,
+    memory_is_run_dependent,
+    same_within_rounding,
+    within_float_rounding,
+)
 from tracer.contract.addresses import mask_addresses
 from tracer.contract.trace_format import Step, Trace
 
@@ -193,6 +200,10 @@ def value_changes(name: str, old: Any, new: Any) -> list[tuple[str, Any, Any, st
     """(name, old, new, detail) for each difference between two recorded Values of ``name``."""
     out: list[tuple[str, Any, Any, str]] = []
     _compare(name, old, new, out)
+    return _capped(name, out)
+
+
+def _capped(name: str, out: list[tuple[str, Any, Any, str]]) -> list[tuple[str, Any, Any, str]]:
     if len(out) > MAX_LINES_PER_VALUE:
         rest = len(out) - MAX_LINES_PER_VALUE
         out = out[:MAX_LINES_PER_VALUE] + [(name, None, None, f"and {rest} more difference(s) in {name}")]
@@ -322,10 +333,12 @@ def _list_changes(kind: str, name: str, old: list[Any], new: list[Any], **where:
     keys_b = [json.dumps(_masked(item), sort_keys=True) for item in new]
     out: list[Change] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes():
+        # A rendering whose numbers moved only by float rounding (a plot of losses) is the same rendering.
+        rounded = tag == "replace" and same_within_rounding(_masked(old[i1:i2]), _masked(new[j1:j2]))
         if tag in ("delete", "replace"):
-            out.extend(Change(kind, REMOVED, name, old=item, **where) for item in old[i1:i2])
+            out.extend(Change(kind, REMOVED, name, old=item, run_dependent=rounded, **where) for item in old[i1:i2])
         if tag in ("insert", "replace"):
-            out.extend(Change(kind, ADDED, name, new=item, **where) for item in new[j1:j2])
+            out.extend(Change(kind, ADDED, name, new=item, run_dependent=rounded, **where) for item in new[j1:j2])
     return out
 
 
@@ -396,9 +409,15 @@ def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool) ->
         if x is None or y is None:
             out.append(Change("value", _status(x, y), name, x, y, **where))
             continue
-        for shown, old, new, detail in value_changes(name, x, y):
-            status = CHANGED if old is None and new is None else _status(old, new)  # an item of a container
-            out.append(Change("value", status, shown, old, new, detail=detail, run_dependent=timing, **where))
+        dtype = y.get("dtype") if isinstance(y, dict) else None
+        found: list[tuple[str, Any, Any, str]] = []
+        _compare(name, x, y, found)
+        rounded = [f for f in found if within_float_rounding(f[1], f[2], dtype)]
+        exact = [f for f in found if not within_float_rounding(f[1], f[2], dtype)]
+        for group, varies in ((_capped(name, exact), timing), (_capped(name, rounded), True)):
+            for shown, old, new, detail in group:
+                status = CHANGED if old is None and new is None else _status(old, new)  # an item of a container
+                out.append(Change("value", status, shown, old, new, detail=detail, run_dependent=varies, **where))
     out.extend(_list_changes("rendering", "rendering", a.get("renderings") or [], b.get("renderings") or [], **where))
     out.extend(_list_changes("rendering", "speaker note", a.get("speaker_notes") or [], b.get("speaker_notes") or [], **where))
     for stream in ("stdout", "stderr"):

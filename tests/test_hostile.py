@@ -280,7 +280,7 @@ def test_plot_data_points_are_bounded_with_a_note(tmp_path, capsys):
 
 def test_max_plot_points_is_a_setting_noted_in_the_trace(tmp_path, capsys):
     from tracer.contract.trace_validation import validation_error
-    from tracer.site.model.trace_notes import trace_notes
+    from tracer.contract.trace_notes import trace_notes
 
     out = tmp_path / "t.json"
     got, err = run(capsys, "plot_extremes.py", out, "--max-plot-points", "10")

@@ -196,7 +196,7 @@ def test_a_ranks_output_is_kept_within_the_launchers_budget(tmp_path):
         assert f"tests/lectures/ranks_output.py: rank {rank}: stderr: printed {written} characters" in " ".join(
             stream["warnings"]
         )
-    from tracer.site.model.trace_notes import trace_notes
+    from tracer.contract.trace_notes import trace_notes
 
     notes = trace_notes(trace)  # what the page says above the lecture
     assert any(note.startswith("tests/lectures/ranks_output.py: rank 1: stderr: printed") for note in notes)

@@ -350,7 +350,7 @@ def test_step_cap_is_exact_with_calls_returns_and_def_line_steps(tmp_path):
 
 def test_cli_max_steps_exact_with_many_calls(tmp_path):
     from tracer import cli
-    from tracer.site.model.trace_notes import trace_notes
+    from tracer.contract.trace_notes import trace_notes
 
     out = tmp_path / "t.json"
     stderr = io.StringIO()
@@ -481,10 +481,11 @@ def test_other_format_warns_about_unknown_directives_only(other_format):
     _, trace, stderr = other_format
     where_ = f"{OTHER}:{other_line('@inpsect')}"
     assert trace["warnings"][0] == (
-        f"{where_}: unknown directive @inpsect (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate)"
+        f"{where_}: unknown directive @inpsect (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate, @accept)"
     )
     # the other one: tests run offline, and the course keeps no arXiv cache (said once)
-    assert len(trace["warnings"]) == 2 and trace["warnings"][1].startswith("arXiv metadata unavailable (offline")
+    assert len(trace["warnings"]) == 2 and trace["warnings"][1].startswith(f"{OTHER}:")
+    assert "arXiv metadata unavailable (offline" in trace["warnings"][1]  # at the first citation it could not label
     assert stderr.count("warning") == 2  # not the commented-out decorator, not the e-mail address
 
 

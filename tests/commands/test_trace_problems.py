@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tracer.commands.trace_problems import missing_alt_text, trace_problems
+from tracer.commands.trace_problems import publish_problems, trace_problems
+from tracer.contract.publish_policy import student_warnings
 
 SOURCE = "def main():\n    w = 1  # @inspect w\n    x = (1 +\n         w_q)  # @inspect x\n    return x\n"
 
@@ -55,7 +56,7 @@ def test_an_early_end_without_an_error_record_is_a_problem_too():
     ]
 
 
-def test_an_image_without_alt_text_is_a_warning_unless_decorative_or_captioned():
+def test_an_image_without_alt_text_fails_publishing_unless_decorative_or_captioned():
     def shown(line, **fields):
         return {
             "stack": [{"path": "lectures/a.py", "line": line, "function": "main"}],
@@ -71,8 +72,18 @@ def test_an_image_without_alt_text_is_a_warning_unless_decorative_or_captioned()
         shown(6, caption="bytes per dtype"),
         shown(7, alt=None),
     ]
-    assert missing_alt_text({"steps": steps}) == [
-        'lectures/a.py:3: warning: image lectures/images/3.png has no alt text; pass alt="what it shows" (or alt="" if it is decorative)',
-        'lectures/a.py:7: warning: image lectures/images/7.png has no alt text; pass alt="what it shows" (or alt="" if it is decorative)',
+    alt = [(w.where, w.kind, w.message) for w in student_warnings({"steps": steps, "lecture": {"path": "lectures/a.py"}})]
+    assert alt == [
+        (
+            "lectures/a.py:3",
+            "alt-text",
+            'image lectures/images/3.png has no alt text; pass alt="what it shows" (or alt="" if it is decorative)',
+        ),
+        (
+            "lectures/a.py:7",
+            "alt-text",
+            'image lectures/images/7.png has no alt text; pass alt="what it shows" (or alt="" if it is decorative)',
+        ),
     ]
-    assert trace_problems(trace()) == []  # a warning, never a problem: check still passes
+    assert len(publish_problems({"steps": steps, "status": "ok", "lecture": {"path": "lectures/a.py"}}, None)) == 2
+    assert trace_problems(trace()) == []  # a warning box (the policy), not an error

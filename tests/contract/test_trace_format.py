@@ -243,7 +243,7 @@ def test_writer_output_uses_only_declared_fields(traces):
 def test_read_side_accessors(traces):
     from tracer.contract import trace_access as access, trace_reading
     from tracer.contract.trace_format import RENDERING_TYPES
-    from tracer.site.model.trace_notes import trace_notes
+    from tracer.contract.trace_notes import trace_notes
 
     trace = load_trace(traces["renderings_demo"])
     kinds = {rendering["type"] for _i, rendering in access.iter_renderings(trace)}

@@ -77,6 +77,7 @@ class _Cache:
         self.path = path
         self.entries: dict[str, dict[str, Any]] = {}
         self.writable = True
+        self.said_unavailable = False
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             if not isinstance(data, dict):
@@ -119,10 +120,12 @@ def metadata(url: str, remote: Remote | None = None) -> dict[str, Any] | None:
     try:
         fetched = remote.fetch(query, max_bytes=2_000_000)
     except FetchError as exc:
-        remote.warn(
-            f"arXiv metadata unavailable ({exc}): arXiv citations missing from "
-            f"{paths.shown_path(cache.path, remote.project_root)} are labelled by their title or id"
-        )
+        if not cache.said_unavailable:  # once a run, at the first citation it leaves unlabelled
+            cache.said_unavailable = True
+            remote.warn(
+                f"{remote.where()}: arXiv metadata unavailable ({exc}): arXiv citations missing from "
+                f"{paths.shown_path(cache.path, remote.project_root)} are labelled by their title or id"
+            )
         return None
     fields = parse_feed(fetched.body, paper)
     if fields is None:

@@ -1,5 +1,6 @@
 """Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``,
-``@ask``, ``@noask``, ``@raises`` (read from the trace by ``tracer.commands.trace_problems``), ``@animate``.
+``@ask``, ``@noask``, ``@raises`` (read from the trace by ``tracer.commands.trace_problems``), ``@animate``,
+``@accept`` (read from the trace by ``tracer.contract.publish_policy``).
 
 A file is parsed once (a direct scan for comments; statement extents from ``tracer.contract.source_facts``)
 into a map from the line that Python reports for a statement (its first line) to a ``Directives``
@@ -27,6 +28,7 @@ import io
 import tokenize
 from dataclasses import dataclass, field
 
+from tracer.contract.publish_policy import KINDS as WARNING_KINDS
 from tracer.contract.source_facts import DIRECTIVE_NAMES, NAME_PATH, parse_ask, parse_directive_comment, source_facts
 
 ALL_LOCALS = "*"  # in ``FileDirectives.entries``: a bare ``@inspect`` on a def line (every argument)
@@ -50,6 +52,7 @@ class Directives:
     noask: bool = False  # quiz mode asks nothing about this line (the site reads it)
     raises: bool = False  # the lecture teaches the error this statement raises (check/build accept it)
     animate: bool = False  # the line's renderings show one at a time in step mode (marked on each)
+    accept: tuple[str, ...] = ()  # warning kinds the author lets students see on this line (check/build accept them)
 
 
 @dataclass
@@ -144,6 +147,9 @@ def parse_source(source: str) -> FileDirectives:
         for name in found.get("inspect", []) + found.get("clear", []):
             if not _NAME.match(name):
                 result.warnings.append((line, f"@inspect/@clear takes names or dotted paths, not {name!r}"))
+        for kind in found.get("accept", []):
+            if kind not in WARNING_KINDS:
+                result.warnings.append((line, f"@accept takes warning kinds ({', '.join(WARNING_KINDS)}), not {kind!r}"))
         start = owner.get(line, line)
         node = statements.get(start)
         if "inspect" in found and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -187,6 +193,7 @@ def parse_source(source: str) -> FileDirectives:
             noask="noask" in merged,
             raises="raises" in merged,
             animate="animate" in merged,
+            accept=tuple(dict.fromkeys(merged.get("accept", ()))),
         )
         if flops and start in statements:
             result.statements[start] = statements[start]

@@ -20,7 +20,7 @@ from tracer.commands.course import course_root
 from tracer.commands.freshness import course_lectures, course_skipped, freshness, rel
 from tracer.commands.gpu_runs import cuda_guard
 from tracer.commands.site_config import mkdocs_config
-from tracer.commands.trace_problems import trace_problems
+from tracer.commands.trace_problems import publish_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import course_layout, paths
 from tracer.contract.course_layout import CourseLayout, quiet_layout_of
@@ -120,7 +120,7 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
 
 def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
     """What the committed traces of ``lectures`` would show students that they should not see
-    (``trace_problems``), each ``path:line: what``."""
+    (``publish_problems``), each ``path:line: what``."""
     problems = []
     for lecture in lectures:
         committed = course_layout.trace_path(project_root, lecture)
@@ -128,7 +128,7 @@ def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
             trace = load_trace(committed, validate=False)
         except TraceError:
             continue  # missing or unreadable: the site build reports it on the lecture's page
-        problems.extend(trace_problems(trace))
+        problems.extend(publish_problems(trace, project_root))
     return problems
 
 

@@ -19,7 +19,7 @@ from tracer.commands.drift import value_drift
 from tracer.commands.edtrace_names import unported_names
 from tracer.commands.freshness import course_lectures, course_skipped, freshness, rel
 from tracer.commands.gpu_runs import gpu_run_problems
-from tracer.commands.trace_problems import missing_alt_text, trace_problems
+from tracer.commands.trace_problems import publish_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import course_layout
 from tracer.contract.course_layout import quiet_layout_of
@@ -64,9 +64,8 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
             committed = course_layout.trace_path(project_root, lecture)
             committed_rel = rel(committed, project_root)
             ran = _written_trace(output, outcome)
-            if ran is not None:  # what students would see: an error or a name an @inspect did not find
-                report.problems.extend(trace_problems(ran))
-                report.notes.extend(missing_alt_text(ran))  # a warning: the page still publishes
+            if ran is not None:  # what students would see: an error, a name an @inspect did not find, a warning box
+                report.problems.extend(publish_problems(ran, project_root))
             elif not outcome.ok:
                 reason = outcome.message or f"exit {outcome.returncode}"
                 report.problems.append(f"{name}: lecture failed: {reason.splitlines()[-1]}")

@@ -94,6 +94,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     seconds = time.perf_counter() - started
     # the lecture's threads that outlive main(): named, and bounded by --timeout like the rest of the run
     lingering_threads.bound(before, lecture, deadline=deadline, seconds=args.timeout, stream=stream)
+    _say_student_warnings(lecture, result.output)
     worst = ExitCode.OK
     if result.error_line:
         say(result.error_line)
@@ -109,6 +110,34 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
                 pass
         say(f"{result.lecture}: {status}, {result.steps:,} steps in {seconds:.1f}s -> {shown}")
     return worst
+
+
+def _say_student_warnings(lecture: str, output: Path | None) -> None:
+    """The warnings the written trace's page would show (``publish_policy``): the run said most as they
+    happened; it says the missing alt texts here, and how many warnings ``check`` and ``build`` would fail on."""
+    from tracer.contract.helper_files import SettingsError
+    from tracer.contract.paths import find_project_root
+    from tracer.contract.publish_policy import student_warnings
+    from tracer.contract.trace_format import TraceError
+    from tracer.contract.trace_reading import load_trace
+
+    if output is None or not output.exists():
+        return
+    try:
+        warnings = student_warnings(load_trace(output, validate=False), find_project_root(Path(lecture).absolute().parent))
+    except (TraceError, SettingsError) as exc:
+        say(f"chalktrace: {exc}")
+        return
+    for warning in warnings:
+        if warning.kind == "alt-text":
+            say(f"chalktrace: warning: {warning.text}")
+    blocking = [w for w in warnings if not w.accepted]
+    if blocking:
+        kinds = ", ".join(dict.fromkeys(w.kind for w in blocking))
+        say(
+            f"{lecture}: {len(blocking)} warning(s) students would see ({kinds}); `chalktrace check` and `build` fail "
+            "on them: fix them, or accept one with `# @accept KIND` on its line"
+        )
 
 
 def _run_torchrun(args: argparse.Namespace) -> int:

@@ -1,7 +1,8 @@
 """What a trace must not show students: a lecture that raised, an ``@inspect`` that named nothing.
 
 ``check`` and ``build`` fail on either, naming ``file:line``, so CI stops what students should not
-see. A lecture that teaches an exception says so with ``# @raises`` on the statement that raises:
+see; they fail on a warning box the author did not accept too (``publish_problems``, which asks
+``tracer.contract.publish_policy``). A lecture that teaches an exception says so with ``# @raises`` on the statement that raises:
 its error, and the names an ``@inspect`` on that statement could not find (the statement never
 finished), are then what the page is meant to show. Reads the trace alone (the sources it holds are
 the ones traced); this module must not run lectures or render pages.
@@ -11,8 +12,11 @@ from __future__ import annotations
 
 import io
 import tokenize
+from pathlib import Path
 from typing import Any
 
+from tracer.contract.helper_files import SettingsError
+from tracer.contract.publish_policy import student_warnings
 from tracer.contract.source_facts import parse_directive_comment, source_facts
 
 
@@ -64,26 +68,15 @@ def trace_problems(trace: Any) -> list[str]:
     return problems
 
 
-def missing_alt_text(trace: Any) -> list[str]:
-    """``path:line: image X has no alt text …`` for each image a screen reader could not describe:
-    no ``alt=`` and no ``caption=`` (the page reads a caption as the alt). ``alt=""`` marks an image
-    as decorative and is not reported. Warnings, not problems: the page still builds and publishes."""
-    warnings: list[str] = []
-    seen: set[tuple[str, int, str]] = set()
-    for step in trace.get("steps") or []:
-        for rendering in step.get("renderings") or []:
-            if not isinstance(rendering, dict) or rendering.get("type") != "image" or not step.get("stack"):
-                continue
-            if rendering.get("alt") is not None or rendering.get("caption"):
-                continue
-            frame = step["stack"][-1]
-            target = str(rendering.get("data") or "")
-            key = (frame["path"], frame["line"], target)
-            if key in seen:
-                continue
-            seen.add(key)
-            warnings.append(
-                f"{frame['path']}:{frame['line']}: warning: image {target} has no alt text; pass "
-                'alt="what it shows" (or alt="" if it is decorative)'
-            )
-    return warnings
+def publish_problems(trace: Any, project_root: Path | None) -> list[str]:
+    """What ``check`` and ``build`` fail on for ``trace``: its ``trace_problems`` and each warning box
+    its page would show that the author did not accept (``tracer.contract.publish_policy``); a
+    warning at a ``file:line`` already reported as a problem is not said twice."""
+    problems = trace_problems(trace)
+    reported = {problem.split(": ", 1)[0] for problem in problems}
+    try:
+        warnings = student_warnings(trace, project_root)
+    except SettingsError as exc:
+        return problems + [str(exc)]
+    problems.extend(w.problem() for w in warnings if not w.accepted and w.where not in reported)
+    return problems

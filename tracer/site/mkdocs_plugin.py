@@ -51,7 +51,8 @@ from tracer.contract.files import write_atomic
 from tracer.contract.trace_access import local_images
 from tracer.contract.trace_format import Environment, Trace, TraceError
 from tracer.contract.trace_reading import load_trace
-from tracer.site.model.trace_notes import trace_notes
+from tracer.contract.helper_files import SettingsError
+from tracer.contract.publish_policy import StudentWarning, student_warnings
 from tracer.site.pages.speaker_notes import notes_text
 from tracer.site.cards.units import human_bytes
 from tracer.site.pages.viewer_data import viewer_data_text
@@ -406,10 +407,17 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             status=trace["status"],
             trace_error=lecture.renderer.error(trace["error"]) if trace.get("error") else "",
             desync_cards=RankCards(trace, self.env).desync() if trace.get("ranks") else [],
-            warnings=trace_notes(trace),
+            warnings=self._student_warnings(trace),
             memory=memory_chart(trace),
             gpu_run=self._gpu_run_note(lecture, root),
         )
+
+    def _student_warnings(self, trace: Trace) -> list[StudentWarning]:
+        """The page's warning boxes; those the author accepted show as the author's notes."""
+        try:
+            return student_warnings(trace, self.project_root)
+        except SettingsError:  # check and build name the bad setting; the page shows every warning
+            return student_warnings(trace)
 
     def _gpu_run_note(self, lecture: LecturePage, root: str) -> dict[str, Any] | None:
         if lecture.gpu_run_of is not None:

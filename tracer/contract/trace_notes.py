@@ -1,6 +1,7 @@
 """The notes a page shows above a lecture: the run's warnings and what the recorder cut short.
 
-User-facing sentences made from a loaded trace; it must not render markup.
+User-facing sentences made from a loaded trace, read by the publishing policy
+(``tracer.contract.publish_policy``) for the page, ``check`` and ``build``; it must not render markup.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""tracer/site/model/trace_notes.py: the notes above a lecture say each warning once and what was cut short."""
+"""tracer/contract/trace_notes.py: the notes above a lecture say each warning once and what was cut short."""
 
 from __future__ import annotations
 
-from tracer.site.model.trace_notes import trace_notes
+from tracer.contract.trace_notes import trace_notes
 
 
 def test_trace_notes_add_each_ranks_warnings_once_and_its_step_cap():

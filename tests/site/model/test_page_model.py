@@ -198,3 +198,29 @@ def test_rendering_only_lines_and_helper_wrappers_replace_their_code():
     assert 'text("See"), link(KAPLAN)' not in shown_text
     assert "named_link(" not in shown_text  # a helper that only rendered
     assert "params = 40000000000.0" in shown_text
+
+
+def test_each_helper_shows_in_the_section_where_it_first_runs():
+    """f, then g, then main: ``text("## A"); x = f(1); text("## B"); y = g(2)``. g's body and
+    ``def main():`` never show under A (they were one code block with f's last line)."""
+    trace = traced("sections_in_run_order")
+    source = trace["files"][trace["lecture"]["path"]].splitlines()
+    shown: list[str] = []
+    for block in build_document(trace):
+        if isinstance(block, CodeBlock):
+            shown.extend(source[code.line - 1].strip() for code in block.lines)
+        else:
+            shown.extend(str(r.get("data")) for _, r in block.record.renderings)
+    assert shown == [
+        "def main():",
+        "## A",
+        "x = f(1)  # @inspect x",
+        "def f(a):",
+        "b = a + 1  # @inspect b",
+        "return b",
+        "## B",
+        "y = g(2)  # @inspect y",
+        "def g(a):",
+        "c = a * 2  # @inspect c",
+        "return c",
+    ]

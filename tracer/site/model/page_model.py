@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator, Union
+from typing import Any, Callable, Iterator, Union
 
 from tracer.site.model.line_records import LineRecord, document_lines
 from tracer.contract.source_facts import RENDERING_CALLS, source_facts
@@ -138,7 +138,7 @@ def build_document(trace: Trace) -> list[Block]:
     tree = source_facts(source).tree  # parsed once per source, shared with viewer_data and the cards
     statements = _statements(tree)
     shown, ran = _shown_lines(trace, tree, statements, records, lines)
-    return _in_run_order(trace, tree, _blocks(lines, shown, ran, statements, records), statements)
+    return _in_run_order(trace, tree, _blocks(lines, shown, ran, statements, records), statements, lines)
 
 
 def _first_line(block: Block) -> int:
@@ -168,10 +168,36 @@ def _main_calls(trace: Trace, main: str) -> Iterator[tuple[Any, Any]]:
             yield frames[caller_in_main[-1]], position
 
 
-def _in_run_order(trace: Trace, tree: ast.Module, blocks: list[Block], statements: dict[int, _Statement]) -> list[Block]:
+def _split_by_owner(blocks: list[Block], owner: Callable[[int], int | None], lines: list[str]) -> Iterator[Block]:
+    """``blocks`` with each code block cut where its lines pass from one top-level definition to the
+    next (blank lines between them dropped), so each piece can follow the call that first ran it."""
+    for block in blocks:
+        if isinstance(block, Annotation):
+            yield block
+            continue
+        piece: list[CodeLine] = []
+        current: int | None = None
+        for code in block.lines:
+            if not lines[code.line - 1].strip() and owner(code.line) is None:
+                continue  # between two definitions: belongs to neither
+            if piece and owner(code.line) != current:
+                yield CodeBlock(piece)
+                piece = []
+            current = owner(code.line)
+            piece.append(code)
+        while piece and not lines[piece[-1].line - 1].strip():
+            piece.pop()
+        if piece:
+            yield CodeBlock(piece)
+
+
+def _in_run_order(
+    trace: Trace, tree: ast.Module, blocks: list[Block], statements: dict[int, _Statement], lines: list[str]
+) -> list[Block]:
     """The file-order blocks regrouped by top-level function: the one the first step ran in (and
     module-level code, and functions that never ran) in file order; every other function's blocks
-    right after the statement that first stepped into it (after its annotation), recursively."""
+    right after the statement that first stepped into it (after its annotation), recursively. A code
+    block spanning two definitions is cut between them first (``_split_by_owner``)."""
     main = trace["lecture"]["path"]
     spans = [
         (min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno or n.lineno)
@@ -194,7 +220,7 @@ def _in_run_order(trace: Trace, tree: ast.Module, blocks: list[Block], statement
     if not entered:
         return blocks
     groups: dict[int | None, list[Block]] = {}
-    for block in blocks:
+    for block in _split_by_owner(blocks, owner, lines):
         key = owner(_first_line(block))
         groups.setdefault(key if key in entered else None, []).append(block)
     after: dict[int, list[int]] = {}  # a caller's statement line -> the functions it first stepped into

@@ -3,12 +3,17 @@
 Every read is bounded before any reader walks the data: a file over ``MAX_TRACE_NBYTES`` is not
 parsed, and JSON nested deeper than ``MAX_TRACE_DEPTH`` is refused. Every problem is a
 ``TraceError`` whose text is one line naming the file. It must not write files.
+
+The trace writer puts the header (every top-level field but ``ranks``, ``frames`` and ``steps``) on
+the file's first line, and nothing else there; :func:`read_header` reads only that line, so its cost
+is the header's, not the trace's (a 200,000-step trace's header is a few kilobytes of its 20 MB).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -133,13 +138,63 @@ def load_trace(path: str | os.PathLike[str], *, validate: bool = True) -> Trace:
         raise TraceError(f"{path}: invalid trace ({type(exc).__name__}: {exc})") from None
 
 
-def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """A trace's top-level fields without validating it, or None when it is missing, unreadable, or
-    past the size and depth limits (:func:`load_trace` says which).
+# The header line is at most this long; a longer first line is read the slow way (the whole file).
+MAX_HEADER_NBYTES = 64 * 1024 * 1024
+# What follows the header line in a file the trace writer wrote: the first field it leaves out.
+_AFTER_HEADER = re.compile(rb'\s*"(ranks|frames|steps)":')
+# path -> ((inode, size, mtime), header): a command asks about one trace several times (the CUDA
+# guard, the run's before and after); a replaced file (a new inode, size or time) is read again.
+_headers: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
-    For freshness checks (``tracer.commands.freshness``), which must cope with old or broken traces."""
+
+def read_header(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """A trace's top-level fields without validating it (``ranks``, ``frames`` and ``steps`` may be
+    left out), or None when it is missing, unreadable, or past the size and depth limits
+    (:func:`load_trace` says which).
+
+    For freshness checks (``tracer.commands.freshness``), which must cope with old or broken traces.
+    Reads the header line alone when the file has the writer's layout, else the whole file."""
     try:
-        data = _parse(Path(path))
-    except TraceError:
+        status = os.stat(path)
+    except OSError:
         return None
-    return data if isinstance(data, dict) else None
+    stamp = (status.st_ino, status.st_size, status.st_mtime_ns)
+    key = os.fspath(path)
+    cached = _headers.get(key)
+    if cached is not None and cached[0] == stamp:
+        return json.loads(json.dumps(cached[1]))  # a copy: callers may change what they get
+    header = _header_line(Path(path))
+    if header is None:
+        try:
+            data = _parse(Path(path))
+        except TraceError:
+            return None
+        if not isinstance(data, dict):
+            return None
+        header = data
+    else:
+        if len(_headers) > 64:
+            _headers.clear()
+        _headers[key] = (stamp, header)
+        header = json.loads(json.dumps(header))
+    return header
+
+
+def _header_line(path: Path) -> dict[str, Any] | None:
+    """The header from the first line of a trace in the writer's layout, or None (another layout,
+    or a problem the whole-file read names)."""
+    try:
+        with open(path, "rb") as stream:
+            line = stream.readline(MAX_HEADER_NBYTES)
+            rest = stream.read(32)
+    except OSError:
+        return None
+    if not line.startswith(b"{") or not line.endswith(b",\n") or not _AFTER_HEADER.match(rest):
+        return None
+    try:
+        header = json.loads(line[:-2] + b"}")
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(header, dict) or nesting_problem(header):
+        return None
+    return header

@@ -481,7 +481,7 @@ def test_a_100_million_element_storage_seen_through_views_of_rank_1_to_4_builds_
     assert code == "0", result.stderr
     assert float(seconds) < BUILD_BUDGET_SECONDS and int(peak_nbytes) < BUILD_BUDGET_NBYTES, (seconds, peak_nbytes)
     html = (root / "build" / "site" / "lectures" / "storage_views" / "index.html").read_text(encoding="utf-8")
-    for shape in ("(100000000)", "(10000, 10000)", "(1000, 1000, 100)", "(100, 100, 100, 100)", "(50, 15, 100, 34)"):
+    for shape in ("(100000000,)", "(10000, 10000)", "(1000, 1000, 100)", "(100, 100, 100, 100)", "(50, 15, 100, 34)"):
         assert f"<code>{shape}</code>" in html, shape
     assert "(first 256 of 100000000 elements)" in html
 

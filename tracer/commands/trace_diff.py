@@ -31,6 +31,7 @@ from tracer.commands.run_dependent import (
 )
 from tracer.contract.addresses import mask_addresses
 from tracer.contract.trace_format import Step, Trace
+from tracer.site.cards import value_families
 
 CHANGED, ADDED, REMOVED = "changed", "added", "removed"
 # What a change is about; drift counts every kind but "environment".
@@ -67,7 +68,6 @@ _COLLECTIVE_FIELDS = (
     "reduce_op",
     "peak",
 )
-_TENSOR_FIELDS = ("dtype", "shape", "stride", "storage_offset", "device", "requires_grad", "grad_fn")
 
 
 @dataclass(frozen=True)
@@ -160,42 +160,6 @@ def _masked(value: Any) -> Any:
     return value
 
 
-def _flat(values: Any, index: tuple[int, ...] = ()) -> Iterator[tuple[tuple[int, ...], Any]]:
-    if isinstance(values, list):  # complex elements ([re, im]) are compared part by part
-        for i, v in enumerate(values):
-            yield from _flat(v, index + (i,))
-    else:
-        yield index, values
-
-
-def largest_difference(old: Any, new: Any) -> tuple[tuple[int, ...], Any, Any, int] | None:
-    """(index, old element, new element, how many elements differ) at the largest numeric difference
-    between two previews of one shape; a non-numeric difference (``"nan"``) counts as the largest."""
-    worst: tuple[float, tuple[int, ...], Any, Any] | None = None
-    count = 0
-    for (index, a), (_, b) in zip(_flat(old), _flat(new)):
-        if a == b:
-            continue
-        count += 1
-        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-            gap = abs(float(a) - float(b))
-        else:
-            gap = math.inf
-        if worst is None or gap > worst[0]:
-            worst = (gap, index, a, b)
-    if worst is None:
-        return None
-    return worst[1], worst[2], worst[3], count
-
-
-def _preview_shape(values: Any) -> list[int]:
-    shape = []
-    while isinstance(values, list):
-        shape.append(len(values))
-        values = values[0] if values else None
-    return shape
-
-
 def value_changes(name: str, old: Any, new: Any) -> list[tuple[str, Any, Any, str]]:
     """(name, old, new, detail) for each difference between two recorded Values of ``name``."""
     out: list[tuple[str, Any, Any, str]] = []
@@ -216,49 +180,8 @@ def _compare(name: str, a: Any, b: Any, out: list[tuple[str, Any, Any, str]]) ->
     kind = a.get("type") if isinstance(a, dict) else None
     if not isinstance(a, dict) or not isinstance(b, dict) or kind != b.get("type"):
         out.append((name, a, b, ""))
-    elif kind in ("tensor", "ndarray"):
-        for field in _TENSOR_FIELDS:
-            if a.get(field) != b.get(field):
-                out.append((f"{name} {field}", a.get(field), b.get(field), ""))
-        if a.get("values") != b.get("values"):
-            if _preview_shape(a.get("values")) == _preview_shape(b.get("values")):
-                found = largest_difference(a.get("values"), b.get("values"))
-                if found is not None:
-                    index, x, y, count = found
-                    where = f"{name}[{', '.join(map(str, index))}]" if index else name
-                    notes = [f"the largest of {count:,} differences in the preview"] if count > 1 else []
-                    if a.get("truncated") or b.get("truncated"):
-                        notes.append("index within the cut preview")
-                    out.append((where, x, y, "; ".join(notes)))
-            else:
-                out.append((f"{name} values", a.get("values"), b.get("values"), ""))
-        elif a.get("stats") != b.get("stats"):  # differences beyond the preview
-            for stat in ("min", "max", "mean", "std", "nan_count", "inf_count"):
-                x, y = (a.get("stats") or {}).get(stat), (b.get("stats") or {}).get(stat)
-                if x != y:
-                    out.append((f"{name} {stat}", x, y, "beyond the preview"))
-    elif kind in ("list", "tuple", "set", "frozenset"):
-        items_a, items_b = a.get("items") or [], b.get("items") or []
-        if a.get("length") != b.get("length"):
-            out.append((f"len({name})", a.get("length"), b.get("length"), ""))
-        for i, (x, y) in enumerate(zip(items_a, items_b)):
-            _compare(f"{name}[{i}]", x, y, out)
-        for i in range(len(items_b), len(items_a)):
-            out.append((f"{name}[{i}]", items_a[i], None, ""))
-        for i in range(len(items_a), len(items_b)):
-            out.append((f"{name}[{i}]", None, items_b[i], ""))
-    elif kind == "dict":
-        pairs_a = {json.dumps(k, sort_keys=True): (k, v) for k, v in a.get("items") or []}
-        pairs_b = {json.dumps(k, sort_keys=True): (k, v) for k, v in b.get("items") or []}
-        for key in list(pairs_a) + [k for k in pairs_b if k not in pairs_a]:
-            shown = f"{name}[{show(pairs_a.get(key, pairs_b.get(key))[0])}]"  # type: ignore[index]
-            _compare(shown, pairs_a[key][1] if key in pairs_a else None, pairs_b[key][1] if key in pairs_b else None, out)
-    elif kind == "dataclass":
-        fields_a, fields_b = a.get("fields") or {}, b.get("fields") or {}
-        for field in list(fields_a) + [f for f in fields_b if f not in fields_a]:
-            _compare(f"{name}.{field}", fields_a.get(field), fields_b.get(field), out)
-    else:
-        out.append((name, a, b, ""))
+    else:  # each kind's family says how two of its values differ (containers: item by item)
+        value_families.compare(name, a, b, out, _compare, show)
 
 
 # -- comparing traces ------------------------------------------------------------------------------
@@ -499,30 +422,10 @@ def _show(value: Any) -> str:
         return "[" + ", ".join(_show(v) for v in value) + "]"
     if not isinstance(value, dict):
         return json.dumps(value)
+    shown = value_families.diff_text(value, _show)
+    if shown is not None:
+        return shown
     kind = value.get("type")
-    if kind in ("int", "float", "bool"):
-        return _show(value.get("value"))
-    if kind in ("str",):
-        return repr(value.get("value"))
-    if kind == "none":
-        return "None"
-    if kind == "complex":
-        return f"({_show(value.get('real'))}+{_show(value.get('imag'))}j)"
-    if kind in ("numpy_scalar", "dtype", "device", "size"):
-        return _show(value.get("value"))
-    if kind in ("tensor", "ndarray"):
-        return f"{kind} {value.get('dtype')} {_show(value.get('shape'))}"
-    if kind in ("list", "tuple", "set", "frozenset"):
-        inner = ", ".join(_show(v) for v in value.get("items") or [])
-        return {"list": "[{}]", "tuple": "({})", "set": "{{{}}}", "frozenset": "frozenset({{{}}})"}[kind].format(inner)
-    if kind == "dict":
-        return "{" + ", ".join(f"{_show(k)}: {_show(v)}" for k, v in value.get("items") or []) + "}"
-    if kind == "module":
-        return f"{value.get('class')} ({show_number(value.get('num_parameters') or 0)} parameters)"
-    if kind == "missing":
-        return "missing"
-    if kind == "view":  # __lecture_view__: what the object chose to show
-        return f"{value.get('class')}: {_show(value.get('value') or {})}"
     if kind == "table":
         return f"table {show_number(value.get('total_rows') or 0)} rows"
     if kind in ("markdown", "note"):

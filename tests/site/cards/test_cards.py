@@ -3,18 +3,8 @@ import re
 
 import pytest
 
-from tracer.site.cards.render import (
-    HtmlRenderer,
-    compact_grid_view,
-    css_style,
-    grid_view,
-    highlight_lines,
-    line_anchor,
-    number_grid,
-    path_slug,
-    template_env,
-    values_tables,
-)
+from tracer.site.cards.render import HtmlRenderer, css_style, highlight_lines, line_anchor, path_slug, template_env
+from tracer.site.cards.value_grids import compact_grid_view, grid_view, number_grid, values_tables
 from tracer.site.cards.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
 
 MAIN = "lectures/demo.py"
@@ -429,7 +419,7 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
     import torch
 
     from tracer.capture.values import ValueEncoder
-    from tracer.site.cards.render import value_view
+    from tracer.site.cards.value_families import value_view
     from tracer.contract.trace_format import VALUE_TYPES
 
     @dataclasses.dataclass
@@ -482,8 +472,38 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
 
     emitted = set().union(*(kinds(v) for v in encoded))
     assert emitted == set(VALUE_TYPES), emitted ^ set(VALUE_TYPES)
+    # every kind is drawn by its family: a view naming macros the template has, a summary (or None
+    # for a one-line card), a diff text, and a comparison that finds a changed value
+    from tracer.contract.value_kinds import KINDS, ONE_LINE_TYPES
+    from tracer.site.cards.render import HtmlRenderer, template_env, template_macros
+    from tracer.site.cards.value_families import BY_KIND, compare, diff_text, summary_view
+
+    env = template_env()
+    macros = template_macros(env, "cards.html.j2")
+    renderer = HtmlRenderer({"lecture": {"path": "x.py"}, "steps": [], "files": {}}, env)  # type: ignore[typeddict-item]
     for value in encoded:
-        assert value_view(value)["kind"] != "unknown", value["type"]
+        kind = value["type"]
+        view = value_view(value)
+        assert view["kind"] != "unknown", kind
+        for part in ("macro", "card"):
+            assert part not in view or callable(getattr(macros, view[part], None)), (kind, view.get(part))
+        summary = summary_view(value)
+        assert summary is None if kind in ONE_LINE_TYPES else summary is None or summary["kind"], kind
+        assert isinstance(diff_text(value, str), str), kind
+        changed: list = []
+        compare(
+            "v",
+            value,
+            {**value, "type": kind, "repr": "other", "value": 7, "items": [], "length": 9, "dtype": "other", "values": [9]},
+            changed,
+            lambda n, x, y, out: out.append((n, x, y, "")),
+            str,
+        )
+        assert changed, kind
+        assert 'data-name="v"' in renderer.value("v", value, step_index=0), kind
+    for name in KINDS:
+        family = BY_KIND[name]
+        assert all(callable(getattr(family, part, None)) for part in ("view", "summary", "diff_text", "compare")), name
     # every literal kind in the encoder's source is declared too (a kind without an example above)
     source = (Path(__file__).resolve().parents[3] / "tracer" / "capture" / "values.py").read_text()
     literal = {

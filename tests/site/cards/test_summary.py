@@ -1,9 +1,9 @@
-"""A value card's one-line summary (tracer/site/cards/summary.py) and the step viewer's data that carries it."""
+"""A value card's one-line summary (tracer/site/cards/value_families.py, kinds/) and the step viewer's data that carries it."""
 
 from __future__ import annotations
 
 from tracer.site.cards.render import HtmlRenderer, template_env
-from tracer.site.cards.summary import summary_view
+from tracer.site.cards.value_families import summary_view
 from tracer.site.pages.viewer_data import build_viewer_data
 
 from helpers.traced import traced
@@ -47,7 +47,7 @@ def test_one_line_values_have_no_summary_and_long_ones_are_cut():
     )
     assert mapping == {"kind": "dict", "dtype": None, "shape": "len 2", "text": "keys 'lr', 'steps'"}
     view = summary_view({"type": "view", "class": "Model", "value": tensor([2], [1.0, 2.0], 2)})
-    assert view["kind"] == "Model view: tensor" and view["shape"] == "(2)"
+    assert view["kind"] == "Model view: tensor" and view["shape"] == "(2,)"
 
 
 def test_viewer_data_has_a_summary_per_card():

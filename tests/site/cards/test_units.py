@@ -48,3 +48,10 @@ def test_grid_cells_are_exact_when_short_and_say_when_rounded():
     assert format_number(5e-324) == "5e-324"  # the shortest form, not 4.941e-324
     assert format_number(1000.1) == "1000" and exact_cell(1000.1) == "1000.1"
     assert exact_cell([1.0, -0.0]) == "1.0-0.0j"
+
+
+def test_one_shape_text_writes_shapes_as_python_writes_tuples():
+    from tracer.site.cards.units import shape_text
+
+    assert shape_text([3, 2]) == "(3, 2)" and shape_text([3]) == "(3,)" and shape_text([]) == "()"
+    assert shape_text((4,)) == str(tuple([4])) and shape_text([2, 3, 4]) == str((2, 3, 4))

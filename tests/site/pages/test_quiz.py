@@ -23,7 +23,6 @@ from tracer.site.pages.quiz import (
     contiguous_stride,
     fact_question,
     flops_question,
-    shape_text,
 )
 from tracer.contract.source_facts import Ask, parse_ask
 from tracer.contract.trace_access import step_frame
@@ -66,7 +65,6 @@ def rules(found):
 def test_shapes_and_strides_helpers():
     assert contiguous_stride([2, 3, 4]) == [12, 4, 1] and contiguous_stride([]) == []
     assert broadcast_shape([[3, 1], [4]]) == [3, 4] and broadcast_shape([[3], [4]]) is None
-    assert shape_text([3, 2]) == "(3, 2)" and shape_text([3]) == "(3,)" and shape_text([]) == "()"
 
 
 def test_a_transpose_asks_the_strides_with_swapped_ones_among_the_choices():

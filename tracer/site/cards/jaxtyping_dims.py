@@ -9,6 +9,7 @@ not import jaxtyping or evaluate annotations: it reads source text only.
 from __future__ import annotations
 
 from tracer.contract.source_facts import source_facts
+from tracer.site.cards.units import shape_text
 
 
 def annotation_dims(source: str, line: int, name: str) -> list[str] | None:
@@ -41,6 +42,6 @@ def name_dims(dims: list[str], shape: list[int]) -> list[tuple[str, str]] | None
         return None
     middle = shape[len(before) : len(shape) - len(after)]
     pairs = [(_clean(d), str(n)) for d, n in zip(before, shape)]
-    pairs.append((_clean(dims[v]), "(" + ", ".join(str(n) for n in middle) + ")"))
+    pairs.append((_clean(dims[v]), shape_text(middle)))
     pairs += [(_clean(d), str(n)) for d, n in zip(after, shape[len(shape) - len(after) :])]
     return pairs

@@ -33,24 +33,19 @@ from tracer.contract import paths
 from tracer.site.cards.citations import citation_label, details
 from tracer.site.model.directive_comments import directive_cuts
 from tracer.site.cards.graph_svg import graph_view
-from tracer.site.cards.heatmap import heatmap, whole_heatmap
 from tracer.site.cards.jaxtyping_dims import annotation_dims, name_dims
-from tracer.site.markdown_ext.mathml import latex_to_mathml, render_markdown
+from tracer.site.markdown_ext.mathml import render_markdown
 from tracer.site.model.page_model import paragraph_groups
-from tracer.site.markdown_ext.sanitize import clean_html, safe_url
+from tracer.site.markdown_ext.sanitize import safe_url
 from tracer.site.cards.stride_diagram import stride_diagram
-from tracer.site.cards.summary import summary_view
+from tracer.site.cards.value_families import summary_view, value_view
+from tracer.site.cards.kinds.tensors import diagram_key, tensor_view
 from tracer.contract.trace_access import source_text, step_frame
-from tracer.contract.value_kinds import SCALAR_TYPES
 from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value
 from tracer.contract.source_facts import without_speaker_notes
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
 from tracer.site.cards.units import (
-    exact_cell,
-    exact_number,
-    format_number,
     human_bytes,
-    human_count,
     human_flop_per_s,
     human_flops,
     human_seconds,
@@ -60,16 +55,11 @@ from tracer.site.cards.units import (
 ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
 MAX_SHARED_NAMES = 3
 MAX_SPEC_CHARS = 20_000  # a chart that cannot be drawn shows its spec, cut here
-EXACT_CELL_CHARS = 8  # a grid whose every element is this short shows them all exactly; else 4 digits
-# A rounded grid with at most this many rounded cells marks each with its exact value (a hover);
-# a bigger one carries the exact grid only (shown on demand, and by raw mode): per-cell markup on
-# every 400-element preview would double a long lecture's page.
-MARKED_CELLS = 32
 
 
 def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
     """The Jinja environment for chalktrace templates: autoescape on, undefined variables are errors."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir or paths.TEMPLATES_DIR)),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -77,6 +67,17 @@ def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    cards: list[Macros] = []
+
+    def value_macro(name: str) -> jinja2.runtime.Macro:
+        """The ``cards.html.j2`` macro a value view names (``view.macro``, ``view.card``): how the
+        template dispatches to each family's markup without a chain of its own."""
+        if not cards:
+            cards.append(template_macros(env, "cards.html.j2"))
+        return getattr(cards[0], name)
+
+    env.globals["value_macro"] = value_macro
+    return env
 
 
 class Macros(Protocol):
@@ -99,418 +100,6 @@ def path_slug(path: str) -> str:
 def line_anchor(path: str, line: int, main_path: str) -> str:
     """The id of a code line in read mode: ``L12`` in the main file, ``{slug}-L12`` elsewhere."""
     return f"L{line}" if path == main_path else f"{path_slug(path)}-L{line}"
-
-
-# --- values -----------------------------------------------------------------------------------
-
-
-def values_tables(values: Any, shape: list[int]) -> list[dict[str, Any]]:
-    """A tensor/array preview as tables: ``[{"label": "[0, :, :]" or None, "rows": [[element]]}]``
-    (elements as the preview holds them; ``number_grid`` turns rows into text).
-
-    0-d and 1-d previews give one single-row table; 2-d one table; higher ranks one table per
-    leading index, labelled. An elided run (the string "…") stays visible as a "…" cell, row or table.
-    """
-    if len(shape) == 0:
-        return [{"label": None, "rows": [[values]]}]
-    if len(shape) == 1:
-        return [{"label": None, "rows": [list(values)]}]
-    if len(shape) == 2:
-        rows = [["…"] if row == "…" else list(row) for row in values]
-        return [{"label": None, "rows": rows, "block": values}]
-    tables: list[dict[str, Any]] = []
-
-    def walk(block: Any, prefix: list[str], depth: int) -> None:
-        if depth == len(shape) - 2:
-            label = "[" + ", ".join(prefix + [":", ":"]) + "]"
-            tables.extend({**t, "label": label} for t in values_tables(block, shape[-2:]))
-            return
-        index = 0
-        for sub in block:
-            if sub == "…":
-                tables.append({"label": "[" + ", ".join(prefix + ["…"]) + "]", "rows": [["…"]]})
-                # the next preview entries come from the end of this dimension
-                index = shape[depth] - (len(block) - block.index("…") - 1)
-                continue
-            walk(sub, prefix + [str(index)], depth + 1)
-            index += 1
-
-    walk(values, [], 0)
-    return tables
-
-
-def grid_view(rows: list[list[Any]]) -> dict[str, Any]:
-    """A table of short cells as one block of text: every cell a space and the value right-aligned
-    in the widest value's width, so site.css can rule the columns (a monospace ``ch`` grid, ``width``
-    characters a column) without an element per cell. An elision row (``["…"]``) stays one cell."""
-    cells = [[str(cell) for cell in row] for row in rows]
-    width = max((len(cell) for row in cells for cell in row), default=1)
-    text = "\n".join("".join(f" {cell:>{width}}" for cell in row) for row in cells)
-    return {"text": text, "width": width + 1, "cells": None, "exact": None, "rounded": False, "tabs": False}
-
-
-def tab_grid_view(rows: list[list[str]]) -> dict[str, Any]:
-    """``grid_view`` for a big rounded grid, in fewer bytes: cells separated by a tab (site.css sets
-    the tab stops ``width`` characters apart), each left-aligned after a space, and after a second
-    one when the grid has negative cells and this one is not, so signs line up. The padding this
-    saves is a fifth of a long lecture's page."""
-    signed = any(cell.startswith("-") for row in rows for cell in row)
-    cells = [[(" " if signed and not cell.startswith("-") else "") + cell for cell in row] for row in rows]
-    width = max((len(cell) for row in cells for cell in row), default=1)
-    # the widest cell plus its space stays short of the next tab stop, so every tab moves one column
-    text = "\n".join("\t".join(" " + cell for cell in row) for row in cells)
-    return {"text": text, "width": width + 2, "cells": None, "exact": None, "rounded": False, "tabs": True}
-
-
-def compact_grid_view(rows: list[list[str]]) -> dict[str, Any]:
-    """The shorter of ``grid_view`` and ``tab_grid_view``: tabs win when cell widths vary (random
-    floats), padding when they do not (a grid of ``0.0``)."""
-    padded, tabbed = grid_view(rows), tab_grid_view(rows)
-    return tabbed if len(tabbed["text"]) < len(padded["text"]) else padded
-
-
-def exact_cells_text(rows: list[list[str]]) -> str:
-    """A grid's exact cells as compact text (tab between cells, newline between rows), laid out as
-    the grid is, for the viewer's per-cell hover when the page carries no exact copy."""
-    return "\n".join("\t".join(row) for row in rows)
-
-
-def number_grid(rows: list[list[Any]]) -> dict[str, Any]:
-    """A table of elements as a ruled grid (``grid_view``). When every element's exact text is at
-    most ``EXACT_CELL_CHARS`` long the grid shows them exactly; otherwise elements are rounded to 4
-    significant digits (``rounded``), ``exact`` is the whole grid exactly (shown on demand and in raw
-    mode), and when at most ``MARKED_CELLS`` cells were rounded each carries its exact text
-    (``cells``: per row, per cell ``(padding, text, exact or None)``, for the hover title)."""
-    exact = [["…"] if row == ["…"] else [exact_cell(v) for v in row] for row in rows]
-    if max((len(cell) for row in exact for cell in row), default=0) <= EXACT_CELL_CHARS:
-        return compact_grid_view(exact)
-    shown = [["…"] if row == ["…"] else [format_number(v) for v in row] for row in rows]
-    view = grid_view(shown)
-    pad = view["width"]
-    cells = [
-        [(" " * (pad - len(text)), text, whole if whole != text else None) for text, whole in zip(row, exact_row)]
-        for row, exact_row in zip(shown, exact)
-    ]
-    marked = sum(1 for row in cells for _pad, _text, whole in row if whole)
-    if not marked:
-        return view
-    if marked <= MARKED_CELLS:
-        return {**view, "rounded": True, "cells": cells, "exact": grid_view(exact)}
-    return {**compact_grid_view(shown), "rounded": True, "exact": grid_view(exact), "exact_cells": exact_cells_text(exact)}
-
-
-def _stats_number(value: Any, rounded: bool) -> tuple[str, str | None]:
-    """(text, exact text or None): min and max are elements, shown exactly; mean and std are
-    computed in float64 and shown to 6 significant digits with their exact value on hover."""
-    if not isinstance(value, float):
-        return format_number(value), None
-    exact = readable_number(value)
-    text = readable_number(value, significant=6) if rounded and len(exact) > 10 else exact
-    return text, (exact if exact != text else None)
-
-
-def _stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str, str | None]]:
-    """The statistics row: ``(label, text, exact or None)``. When NaN or ±Inf are present, the
-    mean and std of every value (NaN when any is NaN, as torch says) come first, then the four of
-    the finite values alone under "of finite values" ("no finite values" when there are none), then
-    the counts. Statistics of a sample say so first, with the sample's size."""
-    if not stats:
-        return []
-    rows: list[tuple[str, str, str | None]] = []
-    if stats.get("sampled"):
-        size = stats.get("sample_count")
-        rows.append(("from a sample", f"of {size:,}:" if isinstance(size, int) else "(every element not read):", None))
-    finite = stats.get("finite")
-    special = bool(stats.get("nan_count") or stats.get("inf_count"))
-    source: dict[str, Any] | None
-    if finite is not None:
-        rows += [(key, *_stats_number(stats[key], True)) for key in ("mean", "std") if key in stats]
-        total = finite.get("count", 0) + stats.get("nan_count", 0) + stats.get("inf_count", 0)
-        if finite.get("count", 0):
-            rows.append(("of finite values", f"{finite.get('count', 0):,} of {total:,}:", None))
-            source = finite
-        else:
-            rows.append(("no finite values", "", None))
-            source = None
-    else:
-        if special:  # traces before the "finite" record: their four figures left NaN and ±Inf out
-            rows.append(("of finite values", ":", None))
-        source = stats
-    if source is not None:
-        rows += [
-            (key, *_stats_number(source[key], key in ("mean", "std")))
-            for key in ("min", "max", "mean", "std")
-            if source.get(key) is not None
-        ]
-    for key in ("nan_count", "inf_count"):
-        if stats.get(key):
-            rows.append((key.replace("_count", "s"), f"{stats[key]:,}", None))
-    return rows
-
-
-def _scalar_text(value: dict[str, Any]) -> str:
-    kind = value["type"]
-    if kind == "str":
-        return repr(value["value"]) + ("…" if value.get("truncated") else "")
-    if kind == "none":
-        return "None"
-    if kind == "bool":
-        return "True" if value["value"] else "False"
-    if kind == "float":
-        v = value["value"]
-        return v if isinstance(v, str) else repr(float(v))
-    if kind == "complex":
-        return format_number([value.get("real", 0.0), value.get("imag", 0.0)])
-    if kind == "numpy_scalar":
-        number = value.get("value")
-        text = readable_number(number) if isinstance(number, (int, float)) else format_number(number)
-        return f"{text} ({value.get('dtype')})"
-    if kind == "dtype":
-        return f"torch.{value['value']}" if "itemsize" in value else str(value["value"])
-    if kind == "device":
-        return f"device({value['value']!r})"
-    if kind == "size":
-        return "torch.Size([" + ", ".join(str(n) for n in value["value"]) + "])"
-    if kind in ("function", "class"):
-        return f"{kind} {value.get('name', '?')}"
-    if kind == "cycle":
-        return value.get("repr") or "<cycle>"
-    return str(value.get("value"))
-
-
-def _with_grids(
-    tables: list[dict[str, Any]], shape: list[int] | None = None, whole: dict[str, Any] | None = None, integral: bool = False
-) -> list[dict[str, Any]]:
-    """Each table with its ruled grid and, for a 2-D block (a matrix or a slice's last two dims), its
-    heatmap (``site/heatmap.py``; None when there is nothing to draw). ``whole`` is the capture
-    side's heatmap record of the whole 2-D tensor: drawn in place of the preview's corners."""
-    plane = (shape[-2], shape[-1]) if shape is not None and len(shape) >= 2 else None
-    out = []
-    for table in tables:
-        drawn = None
-        if whole is not None and "block" in table:
-            drawn = whole_heatmap(whole, integral)
-            if drawn is not None and plane is not None:  # the tensor's rows and columns, for the index hover
-                drawn = {**drawn, "rows": plane[0], "cols": plane[1]}
-        elif plane and "block" in table:
-            drawn = heatmap(table["block"], plane)
-        out.append({**table, "grid": number_grid(table["rows"]), "heatmap": drawn})
-    return out
-
-
-def tensor_view(
-    value: dict[str, Any], *, dims: list[tuple[str, str]] | None = None, shares: list[str] | None = None
-) -> dict[str, Any]:
-    """Plain data for a tensor anatomy card."""
-    element_size = value["element_size"] or 1
-    storage_numel = value["storage_nbytes"] // element_size
-    diagram = stride_diagram(
-        value["shape"], value["stride"], value["storage_offset"], storage_numel, [name for name, _ in dims] if dims else None
-    )
-    return {
-        "kind": "tensor",
-        "dtype": value["dtype"],
-        "shape": "(" + ", ".join(str(n) for n in value["shape"]) + ")",
-        "device": value["device"],
-        "stride": "(" + ", ".join(str(s) for s in value["stride"]) + ")",
-        "storage_offset": value["storage_offset"],
-        "contiguous": value["contiguous"],
-        "element_size": f"{value['element_size']} B",
-        "numel": human_count(value["numel"]),
-        "nbytes": human_bytes(value["nbytes"]),
-        "storage_nbytes": human_bytes(value["storage_nbytes"]),
-        "storage_id": value["storage_id"],
-        "requires_grad": value["requires_grad"],
-        "grad_fn": value.get("grad_fn"),
-        "tables": _with_grids(
-            values_tables(value["values"], value["shape"]),
-            value["shape"],
-            value.get("heatmap"),
-            not value["dtype"].startswith(("float", "bfloat", "complex")),
-        )
-        if value["values"] is not None
-        else [],
-        "truncated": value["truncated"],
-        "stats": _stats_view(value.get("stats")),
-        "dims": dims or [],
-        "shares": shares or [],
-        "diagram": diagram,
-        "diagram_ref": None,  # id of a page-level drawing to <use> instead of drawing it here
-        "index_grid": grid_view(diagram["grid"]) if diagram and diagram["grid"] else None,
-        "subclass": value.get("subclass"),
-        "quantized": _quantized_rows(value.get("quantized")),
-    }
-
-
-def _shape_text(shape: list[int]) -> str:
-    return "(" + ", ".join(str(n) for n in shape) + ")"
-
-
-def _quantized_rows(quantized: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """A quantized tensor's mapping from stored integers to numbers, as anatomy rows."""
-    if not quantized:
-        return []
-    rows = [("qscheme", str(quantized.get("qscheme")))]
-    if "scale" in quantized:
-        rows += [("scale", format_number(quantized["scale"])), ("zero point", str(quantized.get("zero_point")))]
-    else:
-        rows += [
-            ("axis", str(quantized.get("axis"))),
-            ("scales", ", ".join(format_number(s) for s in quantized.get("scales", []))),
-            ("zero points", ", ".join(str(z) for z in quantized.get("zero_points", []))),
-        ]
-    return rows
-
-
-def other_tensor_view(value: dict[str, Any]) -> dict[str, Any]:
-    """Plain data for the tensor kinds that have no strided storage of their own: meta (no data),
-    sparse (its index and value arrays) and nested (a shape per component)."""
-    kind = value["type"]
-    view: dict[str, Any] = {"kind": kind, "dtype": value.get("dtype"), "device": value.get("device", "meta")}
-    if kind == "meta_tensor":
-        view.update(
-            shape=_shape_text(value["shape"]),
-            stride=_shape_text(value["stride"]),
-            numel=human_count(value["numel"]),
-            nbytes=human_bytes(value["nbytes"]),
-        )
-    elif kind == "sparse_tensor":
-        view.update(
-            shape=_shape_text(value["shape"]),
-            layout=value.get("layout"),
-            nnz=human_count(value["nnz"]),
-            nbytes=human_bytes(value.get("nbytes", 0)),
-            components=[
-                {
-                    "name": c.get("name"),
-                    "shape": _shape_text(c.get("shape", [])),
-                    "dtype": c.get("dtype"),
-                    "tables": _with_grids(values_tables(c.get("values"), c.get("shape", []))),
-                    "truncated": c.get("truncated", False),
-                }
-                for c in value.get("components", [])
-            ],
-        )
-    else:
-        view.update(
-            shape=None,
-            length=value.get("length", 0),
-            shapes=[_shape_text(s) for s in value.get("shapes", [])],
-            truncated=value.get("truncated", False),
-        )
-    return view
-
-
-def diagram_key(value: Value) -> tuple[Any, ...] | None:
-    """What a tensor's storage drawing depends on (equal keys draw the same SVG), or None."""
-    if value.get("type") != "tensor":
-        return None
-    storage_numel = value["storage_nbytes"] // (value["element_size"] or 1)
-    return (tuple(value["shape"]), tuple(value["stride"]), value["storage_offset"], storage_numel)
-
-
-def number_view(kind: str, number: int | float, depth: int = 0) -> dict[str, Any]:
-    """A scalar number for reading (``units.readable_number``), with its exact repr when that differs."""
-    # inside containers, full repr digits drown the structure (a list of 30 losses)
-    text = readable_number(number, significant=6 if depth > 0 and isinstance(number, float) else None)
-    exact = exact_number(number)
-    return {"kind": "scalar", "type": kind, "text": text, "exact": exact if exact != text else None}
-
-
-def value_view(value: dict[str, Any], depth: int = 0) -> dict[str, Any]:
-    """Plain data for any encoded value (see trace_format's docstring); nested values recurse."""
-    kind = value.get("type", "?")
-    if kind in ("int", "float") and isinstance(value.get("value"), (int, float)) and not isinstance(value["value"], bool):
-        return number_view(kind, float(value["value"]) if kind == "float" else value["value"], depth)
-    if kind in SCALAR_TYPES:
-        return {"kind": "scalar", "type": kind, "text": _scalar_text(value), "exact": None}
-    if kind == "sympy":
-        mathml = Markup(clean_html(latex_to_mathml(value["latex"], display=False))) if value.get("latex") else None
-        return {"kind": "sympy", "text": value.get("repr", ""), "mathml": mathml}
-    if kind in ("list", "tuple", "set", "frozenset"):
-        items = [value_view(v, depth + 1) for v in value.get("items", [])]
-        return {
-            "kind": "sequence",
-            "type": kind,
-            "items": items,
-            "length": value["length"],
-            "truncated": value.get("truncated", False),
-            "inline": all(i["kind"] == "scalar" for i in items),
-        }
-    if kind == "dict":
-        pairs = [(value_view(k, depth + 1), value_view(v, depth + 1)) for k, v in value.get("items", [])]
-        return {"kind": "mapping", "pairs": pairs, "length": value["length"], "truncated": value.get("truncated", False)}
-    if kind == "dataclass":
-        fields = [(name, value_view(v, depth + 1)) for name, v in value.get("fields", {}).items()]
-        return {"kind": "dataclass", "class": value.get("class", "?"), "fields": fields}
-    if kind in ("meta_tensor", "sparse_tensor", "nested_tensor"):
-        if depth > 0:
-            shape = _shape_text(value["shape"]) if "shape" in value else f"{value.get('length', 0)} components"
-            return {
-                "kind": "scalar",
-                "type": kind,
-                "exact": None,
-                "text": f"{kind.replace('_', ' ')}({value.get('dtype')}, {shape})",
-            }
-        return other_tensor_view(value)
-    if kind == "tensor":
-        if depth > 0:
-            return {
-                "kind": "scalar",
-                "type": "tensor",
-                "exact": None,
-                "text": f"tensor({value['dtype']}, shape=({', '.join(str(n) for n in value['shape'])}), {value['device']})",
-            }
-        return tensor_view(value)
-    if kind == "ndarray":
-        shape = value.get("shape", [])
-        return {
-            "kind": "ndarray",
-            "dtype": value.get("dtype"),
-            "shape": "(" + ", ".join(str(n) for n in shape) + ")",
-            "tables": _with_grids(
-                values_tables(value.get("values"), shape),
-                shape,
-                value.get("heatmap"),
-                str(value.get("dtype", "")).startswith(("int", "uint", "bool")),
-            ),
-            "truncated": value.get("truncated", False),
-            "stats": _stats_view(value.get("stats")),
-        }
-    if kind in ("finfo", "iinfo"):
-        keys = ("bits", "eps", "min", "max", "smallest_normal", "resolution") if kind == "finfo" else ("bits", "min", "max")
-        return {
-            "kind": "info",
-            "type": kind,
-            "dtype": value.get("dtype"),
-            "rows": [(k, format_number(value[k])) for k in keys if k in value],
-        }
-    if kind == "module":
-        params = [
-            {"name": p.get("name"), "shape": "(" + ", ".join(str(n) for n in p.get("shape", [])) + ")", "dtype": p.get("dtype")}
-            for p in value.get("parameters", [])
-        ]
-        return {
-            "kind": "module",
-            "class": value.get("class"),
-            "num_parameters": human_count(value.get("num_parameters", 0)),
-            "parameters": params,
-            "repr": value.get("repr"),
-        }
-    if kind == "view":  # the object's __lecture_view__: what it chose to show, and its class
-        return {**value_view(value.get("value") or {}, depth), "view_of": value.get("class", "?")}
-    if kind == "object":
-        return {"kind": "object", "class": value.get("class"), "repr": value.get("repr"), "repr_error": value.get("repr_error")}
-    if kind == "unrepresentable":  # a value the tracer could not show as itself: its class, why, a hint
-        return {
-            "kind": "unrepresentable",
-            "class": value.get("class"),
-            "preview": value.get("preview"),
-            "reason": value.get("reason"),
-        }
-    if kind == "missing":
-        return {"kind": "missing", "message": value.get("message", "")}
-    return {"kind": "unknown", "type": kind, "text": json.dumps(value, ensure_ascii=False)[:500]}
 
 
 # --- code -------------------------------------------------------------------------------------

@@ -148,3 +148,8 @@ def exact_cell(value: Any) -> str:
 def exact_number(value: int | float) -> str:
     """The value exactly as Python's repr writes it (shown on hover and in raw mode)."""
     return repr(value)
+
+
+def shape_text(shape: list[int] | tuple[int, ...]) -> str:
+    """A shape as Python writes the tuple: ``(3, 2)``, a 1-D shape ``(3,)``, a 0-d one ``()``."""
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"

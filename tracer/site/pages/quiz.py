@@ -38,6 +38,7 @@ from typing import Any
 from tracer.contract.source_facts import Ask, parse_ask, parse_directive_comment, source_facts
 from tracer.contract.trace_access import hidden_lines, step_frame
 from tracer.contract.trace_format import Collective, Compute, Step, Trace
+from tracer.site.cards.units import shape_text
 
 MIN_GAP_STEPS = 15  # about one screenful of code lines: at most one automatic question per 15 steps
 MAX_CHOICES = 4
@@ -67,11 +68,6 @@ Question = dict[str, Any]
 
 
 # --- answers as the student types them -----------------------------------------------------------
-
-
-def shape_text(shape: list[int]) -> str:
-    """``(3, 2)``; a 1-tuple as ``(3,)``, a scalar's shape as ``()``."""
-    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def number_text(value: float, unit: str = "") -> str:

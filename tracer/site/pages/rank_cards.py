@@ -19,14 +19,15 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from tracer.site.cards.render import HtmlRenderer, template_macros, value_view
+from tracer.site.cards.render import HtmlRenderer, template_macros
+from tracer.site.cards.value_families import value_view
 from tracer.site.model.rank_model import CollectiveRow, RankLine, launches
-from tracer.site.cards.units import human_bytes, human_bytes_per_s, human_seconds
+from tracer.site.cards.units import human_bytes, human_bytes_per_s, human_seconds, shape_text
 from tracer.contract.trace_format import Trace, Value
 
 
 def _shape(shape: list[int] | None) -> str:
-    return "(" + ", ".join(str(n) for n in shape) + ("," if shape and len(shape) == 1 else "") + ")" if shape is not None else ""
+    return shape_text(shape) if shape is not None else ""
 
 
 def _percent(share: float | None) -> str | None:

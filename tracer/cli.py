@@ -96,6 +96,7 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary output")
+    _add_runner(run)
     run.add_argument(
         "--nproc-per-node",
         type=_positive_int,
@@ -108,6 +109,15 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
         help="as one rank under torchrun: write this rank's shard into DIR (then `chalktrace merge DIR`)",
     )
     return run
+
+
+def _add_runner(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--runner",
+        metavar="NAME",
+        help="trace through the runner [tool.chalktrace.runners.NAME] of pyproject.toml (Slurm, ssh); "
+        "'local': on this machine (default: a lecture a runner's `lectures` match goes to that runner)",
+    )
 
 
 def add_merge(sub: Any) -> argparse.ArgumentParser:
@@ -133,6 +143,12 @@ def _add_parallel_tracing(parser: argparse.ArgumentParser) -> None:
 def add_check(sub: Any) -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="re-trace every lecture in a temp dir; fail on stale/missing/invalid traces")
     _add_parallel_tracing(check)
+    check.add_argument(
+        "--retrace",
+        action="store_true",
+        help="re-trace the lectures a runner traces through that runner (default: here, as every other lecture)",
+    )
+    _add_runner(check)
     check.add_argument("-q", "--quiet", action="store_true")
     return check
 
@@ -160,6 +176,7 @@ def add_build(sub: Any) -> argparse.ArgumentParser:
     build.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
     build.add_argument("--no-site", action="store_true", help="only re-trace; skip mkdocs build")
     build.add_argument("-q", "--quiet", action="store_true")
+    _add_runner(build)
     return build
 
 
@@ -173,6 +190,7 @@ def add_serve(sub: Any) -> argparse.ArgumentParser:
         help=f"seconds per lecture, above 0 (default {paths.DEFAULT_TIMEOUT_SECONDS:g})",
     )
     serve.add_argument("--force", action="store_true", help="replace stale CUDA traces with CPU traces")
+    _add_runner(serve)
     return serve
 
 

@@ -183,6 +183,7 @@ def test_schema_and_typeddicts_name_the_same_fields():
         "Compute": (tf.Compute, defs["compute"]),
         "Lecture": (tf.Lecture, s["properties"]["lecture"]),
         "Environment": (tf.Environment, s["properties"]["environment"]),
+        "RanOn": (tf.RanOn, s["properties"]["ran_on"]),
         "RanksInfo": (tf.RanksInfo, defs["ranks"]),
         "Launch": (tf.Launch, defs["launch"]),
         "RankStream": (tf.RankStream, defs["stream"]),

@@ -10,7 +10,9 @@ anything, format steps (``trace_writer`` does) or write files.
 
 from __future__ import annotations
 
+import os
 import platform
+import socket
 import sys
 from typing import Any, Iterable
 
@@ -18,11 +20,11 @@ from tracer.capture.directives import parse_source
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
 from tracer.capture.traced_process import TracedProcess, hash_seed
 from tracer import __version__
-from tracer.contract import course_layout
+from tracer.contract import course_layout, paths
 from tracer.contract.helper_files import opted_in
 from tracer.contract.source_facts import read_source
 from tracer.contract.files import sha256_file
-from tracer.contract.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, Status, Trace
+from tracer.contract.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, RanOn, Status, Trace
 
 
 def environment(seed: int, memory_source: str) -> Environment:
@@ -50,6 +52,17 @@ def environment(seed: int, memory_source: str) -> Environment:
             props = torch.cuda.get_device_properties(0)
             env.update(device="cuda", gpu_name=props.name, gpu_total_memory_nbytes=int(props.total_memory))
     return env  # type: ignore[return-value]
+
+
+def ran_on() -> RanOn | None:
+    """Where a runner traced this process (its name is in the environment), else None: the host and the
+    Slurm job (an array task as ``JOB_TASK``, as Slurm names it)."""
+    runner = os.environ.get(paths.RUNNER_ENV)
+    if not runner:
+        return None
+    array, task = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
+    job = f"{array}_{task}" if array and task else os.environ.get("SLURM_JOB_ID")
+    return {"runner": runner, "host": socket.gethostname(), "slurm_job_id": job or None}
 
 
 def lecture_title(steps: list[RecordedStep], doc: str | None, name: str) -> str:
@@ -121,6 +134,9 @@ def trace_header(
         "frames": [],  # written by trace_writer from the positions the steps name
         "steps": [],
     }
+    where = ran_on()
+    if where is not None:
+        header["ran_on"] = where
     if error is not None:
         header["error"] = error
     return header

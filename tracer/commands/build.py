@@ -12,13 +12,15 @@ import contextlib
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Collection, Iterator
 
 from tracer.commands.course import course_root
 from tracer.commands.freshness import course_lectures, course_skipped, freshness, rel
 from tracer.commands.gpu_runs import cuda_guard
+from tracer.commands.runner_batches import split, trace_batches
 from tracer.commands.site_config import mkdocs_config
 from tracer.commands.trace_problems import publish_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
@@ -28,6 +30,7 @@ from tracer.contract.lecture_files import course_path
 from tracer.contract.trace_format import TraceError
 from tracer.contract.trace_reading import load_trace
 from tracer.exit_codes import ExitCode
+from tracer.runners.config import Runner, RunnerError
 
 
 @contextlib.contextmanager
@@ -50,15 +53,17 @@ def build_lock(layout: CourseLayout) -> Iterator[None]:
 
 
 def plan_build(
-    project_root: Path, lectures: list[Path], *, force: bool, has_cuda: bool | None = None
+    project_root: Path, lectures: list[Path], *, force: bool, has_cuda: bool | None = None, on_runners: Collection[Path] = ()
 ) -> tuple[list[Path], list[str], list[str]]:
-    """(lectures to re-trace, notes to print, blocking problems)."""
+    """(lectures to re-trace, notes to print, blocking problems). ``on_runners``: lectures a runner
+    traces (its machine, not this one, decides whether there is a GPU)."""
     todo: list[Path] = []
     notes: list[str] = []
     problems: list[str] = []
     for lecture in lectures:
         target = course_layout.trace_path(project_root, lecture)
-        refusal = cuda_guard(lecture, target, force=force, has_cuda=has_cuda)
+        cuda_here = True if lecture in on_runners else has_cuda
+        refusal = cuda_guard(lecture, target, force=force, has_cuda=cuda_here)
         if refusal is not None:
             if refusal.blocking:
                 problems.append(refusal.message)
@@ -73,11 +78,27 @@ def plan_build(
     return todo, notes, problems
 
 
-def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: bool, show: bool = True) -> int:
+def build(
+    project_root: Path,
+    *,
+    jobs: int,
+    timeout: float,
+    force: bool,
+    site: bool,
+    show: bool = True,
+    runner: str | None = None,
+    on_job: Callable[[Runner, list[Path], str], None] | None = None,
+) -> int:
     layout = quiet_layout_of(project_root)
     lectures = course_lectures(layout)
+    try:
+        batches = split(lectures, project_root, runner)[1]
+    except RunnerError as exc:
+        print(f"chalktrace: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     with build_lock(layout):
-        todo, notes, problems = plan_build(project_root, lectures, force=force)
+        on_runners = {p for _runner, some in batches for p in some}
+        todo, notes, problems = plan_build(project_root, lectures, force=force, on_runners=on_runners)
         for path, why in course_skipped(layout):
             if not path.name.startswith("_"):  # helpers are said to be helpers by their name
                 print(f"{course_path(path, project_root)}: skipped: {why}", file=sys.stderr)
@@ -92,15 +113,36 @@ def build(project_root: Path, *, jobs: int, timeout: float, force: bool, site: b
                 file=sys.stderr,
             )
             started = time.perf_counter()
-            outcomes = run_many(
-                todo,
-                [course_layout.trace_path(project_root, p) for p in todo],
-                jobs=jobs,
+            here = [p for p in todo if p not in on_runners]
+            remote = [(r, [p for p in some if p in todo]) for r, some in batches]
+            # this machine's lectures trace meanwhile; Ctrl-C lands here, where the runners' jobs are cancelled
+            local: list[WorkerOutcome] = []
+            worker = threading.Thread(
+                target=lambda: local.extend(
+                    run_many(
+                        here,
+                        [course_layout.trace_path(project_root, p) for p in here],
+                        jobs=jobs,
+                        timeout=timeout,
+                        force=force,
+                        project_root=project_root,
+                        show=show,
+                    )
+                ),
+                daemon=True,
+            )
+            worker.start()
+            outcomes = trace_batches(
+                [(r, some) for r, some in remote if some],
+                lambda p: course_layout.trace_path(project_root, p),
+                project_root,
                 timeout=timeout,
                 force=force,
-                project_root=project_root,
                 show=show,
+                on_job=on_job,
             )
+            worker.join()
+            outcomes = local + outcomes
             print(f"chalktrace: re-tracing finished in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         # A run that raised wrote its error trace: the published traces' problems below name it.
         failed = [o for o in outcomes if not o.ok and o.returncode != ExitCode.LECTURE_FAILED]
@@ -151,4 +193,12 @@ def main(args: argparse.Namespace) -> int:
     root = course_root("build", site=not args.no_site)
     if root is None:
         return ExitCode.BAD_INPUT
-    return build(root, jobs=args.jobs, timeout=args.timeout, force=args.force, site=not args.no_site, show=not args.quiet)
+    return build(
+        root,
+        jobs=args.jobs,
+        timeout=args.timeout,
+        force=args.force,
+        site=not args.no_site,
+        show=not args.quiet,
+        runner=args.runner,
+    )

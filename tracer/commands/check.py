@@ -20,6 +20,7 @@ from tracer.commands.edtrace_names import unported_names
 from tracer.commands.freshness import course_lectures, course_skipped, freshness, rel
 from tracer.commands.gpu_runs import gpu_run_problems
 from tracer.commands.trace_problems import publish_problems
+from tracer.commands.runner_batches import split, trace_batches
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import course_layout
 from tracer.contract.course_layout import quiet_layout_of
@@ -28,6 +29,7 @@ from tracer.contract.source_facts import read_source
 from tracer.contract.trace_format import Trace, TraceError
 from tracer.contract.trace_reading import load_trace, read_header
 from tracer.exit_codes import ExitCode
+from tracer.runners.config import RunnerError
 
 
 @dataclass
@@ -48,8 +50,11 @@ def _written_trace(output: Path, outcome: WorkerOutcome) -> Trace | None:
         return None
 
 
-def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -> CheckReport:
-    """Re-trace every lecture into a temporary directory and compare with the committed traces."""
+def check(
+    project_root: Path, *, jobs: int, timeout: float, show: bool = True, retrace: bool = False, runner: str | None = None
+) -> CheckReport:
+    """Re-trace every lecture into a temporary directory and compare with the committed traces.
+    ``retrace``: the lectures a runner traces are re-traced through it (``runner``: all through that one)."""
     layout = quiet_layout_of(project_root)
     lectures = course_lectures(layout)
     report = CheckReport(
@@ -58,7 +63,17 @@ def check(project_root: Path, *, jobs: int, timeout: float, show: bool = True) -
     traces_dir = layout.traces_dir
     with tempfile.TemporaryDirectory(prefix="chalktrace-check-") as tmp:
         outputs = [Path(tmp) / f"{p.stem}.json" for p in lectures]
-        outcomes = run_many(lectures, outputs, jobs=jobs, timeout=timeout, force=True, project_root=project_root, show=show)
+        output_of = dict(zip(lectures, outputs))
+        batches = split(lectures, project_root, runner)[1] if retrace or runner else []
+        on_runners = {p for _runner, some in batches for p in some}
+        here = [p for p in lectures if p not in on_runners]
+        traced = run_many(
+            here, [output_of[p] for p in here], jobs=jobs, timeout=timeout, force=True, project_root=project_root, show=show
+        )
+        done = dict(zip(here, traced))
+        for outcome in trace_batches(batches, output_of.__getitem__, project_root, timeout=timeout, force=True, show=show):
+            done[outcome.lecture] = outcome
+        outcomes = [done[p] for p in lectures]
         for lecture, output, outcome in zip(lectures, outputs, outcomes):
             name = rel(lecture, project_root)
             committed = course_layout.trace_path(project_root, lecture)
@@ -125,7 +140,11 @@ def main(args: argparse.Namespace) -> int:
     root = course_root("check", site=False)
     if root is None:
         return ExitCode.BAD_INPUT
-    report = check(root, jobs=args.jobs, timeout=args.timeout, show=not args.quiet)
+    try:
+        report = check(root, jobs=args.jobs, timeout=args.timeout, show=not args.quiet, retrace=args.retrace, runner=args.runner)
+    except RunnerError as exc:
+        print(f"chalktrace: {exc}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     for line in report.skipped + report.notes:
         print(line, file=sys.stderr)
     for problem in report.problems:

@@ -36,7 +36,11 @@ def main(args: argparse.Namespace) -> int:
 
     if args.nproc_per_node:
         return _run_torchrun(args)
-    for lecture in args.lectures:
+    lectures, through_runners = _runner_split(args)
+    if lectures is None:
+        return ExitCode.BAD_INPUT
+    worst = _run_on_runners(args, through_runners)
+    for lecture in lectures:
         # gpu_runs owns the CUDA guard and the kept GPU run around the run itself
         worst = max(
             worst,
@@ -48,6 +52,50 @@ def main(args: argparse.Namespace) -> int:
             ),
         )
     return worst
+
+
+def _runner_split(args: argparse.Namespace) -> tuple[list[str] | None, list]:
+    """(lectures traced here, [(runner, lectures)]); (None, []) after saying why the runners cannot be used."""
+    from tracer.commands.runner_batches import split
+    from tracer.contract import paths
+    from tracer.runners.config import RunnerError
+
+    if args.shard_dir:
+        return list(args.lectures), []  # one rank of a launch: the launch decided where it runs
+    root = paths.find_project_root(Path(args.lectures[0]).absolute().parent)
+    try:
+        here, batches = split([Path(p) for p in args.lectures], root, args.runner)
+    except RunnerError as exc:
+        say(f"chalktrace: {exc}")
+        return None, []
+    return [str(p) for p in here], batches
+
+
+def _run_on_runners(args: argparse.Namespace, batches: list) -> int:
+    """Trace the lectures that runners trace; the worst exit code (each failure said in one line)."""
+    from tracer.commands.runner_batches import trace_batches
+    from tracer.contract import course_layout, paths
+
+    if not batches:
+        return ExitCode.OK
+    root = paths.find_project_root(Path(batches[0][1][0]).absolute().parent)
+    options = ["--max-steps", str(args.max_steps), "--max-output-chars", str(args.max_output_chars)]
+    options += ["--preview-elements", str(args.preview_elements), "--max-plot-points", str(args.max_plot_points)]
+    options += (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if args.no_flops else [])
+    outcomes = trace_batches(
+        batches,
+        lambda lecture: Path(args.output) if args.output else course_layout.trace_path(root, lecture.absolute()),
+        root,
+        timeout=args.timeout or paths.DEFAULT_TIMEOUT_SECONDS,
+        force=args.force,
+        seed=args.seed,
+        run_options=options,
+        show=not args.quiet,
+    )
+    for outcome in outcomes:
+        if outcome.message:
+            say(outcome.message)
+    return max((o.returncode for o in outcomes), default=ExitCode.OK)
 
 
 def _run_one(args: argparse.Namespace, lecture: str) -> int:

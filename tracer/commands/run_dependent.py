@@ -30,6 +30,7 @@ RUN_DEPENDENT: dict[str, str] = {
     "values named *seconds, *_per_s, *mfu": "timings a lecture measures itself (names say the unit)",
     "floats within float rounding": "float elements and statistics within FLOAT_ROUNDING of each other (another CPU's summation order)",
     "environment": "chalktrace, python, torch, numpy versions and the device: reported by diff, never drift",
+    "ran_on": "the runner, host and Slurm job that traced the lecture",
 }
 # Relative difference up to which two floats count as the same result rounded differently: about 80
 # units in the last place of float32 (2**-23 each), whose sums and products lecture values mostly are.

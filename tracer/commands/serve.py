@@ -55,7 +55,7 @@ def address_in_use(address: str) -> str | None:
     return None
 
 
-def serve(project_root: Path, *, address: str, timeout: float, force: bool = False) -> int:
+def serve(project_root: Path, *, address: str, timeout: float, force: bool = False, runner: str | None = None) -> int:
     """``mkdocs serve``, plus re-tracing a lecture whenever its file (or a helper) is saved."""
     from watchdog.events import FileSystemEventHandler
     from watchdog.observers import Observer
@@ -65,7 +65,7 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
         print(f"chalktrace serve: {busy}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     jobs = os.cpu_count() or 1
-    build(project_root, jobs=jobs, timeout=timeout, force=force, site=False)
+    build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, runner=runner)
     layout = quiet_layout_of(project_root)
 
     class Retrace(FileSystemEventHandler):
@@ -91,7 +91,7 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
 
         def _retrace(self, changed: Path) -> None:
             print(f"chalktrace: {rel(changed, project_root)} changed; re-tracing stale lectures", file=sys.stderr)
-            build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, show=False)
+            build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, show=False, runner=runner)
 
     observer = Observer()
     if layout.edtrace:  # its root holds the lectures and helpers; of its folders, only images/ is the lectures'
@@ -128,4 +128,4 @@ def main(args: argparse.Namespace) -> int:
     root = course_root("serve", site=True)
     if root is None:
         return ExitCode.BAD_INPUT
-    return serve(root, address=args.address, timeout=args.timeout, force=args.force)
+    return serve(root, address=args.address, timeout=args.timeout, force=args.force, runner=args.runner)

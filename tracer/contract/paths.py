@@ -69,6 +69,10 @@ def gpu_run_slug(name: str) -> str:
 # fails the build instead of only showing its error card (`chalktrace build` sets it).
 FAIL_ON_BROKEN_PAGES_ENV = "CHALKTRACE_FAIL_ON_BROKEN_PAGES"
 
+# Set by a runner (tracer/runners) in the environment of the `chalktrace run` it launches: the runner's
+# name. The traced process records it, its host name and its Slurm job in the trace's `ran_on`.
+RUNNER_ENV = "CHALKTRACE_RUNNER"
+
 # Lecture names the site cannot give a page of its own: MkDocs serves lectures/index.md and
 # lectures/README.md as the lectures/ directory itself, so lectures/NAME/ would lead nowhere
 # (lecture_files.name_problem refuses them).

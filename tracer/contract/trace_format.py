@@ -356,6 +356,15 @@ class Environment(TypedDict, total=False):
     hash_seed: int | None  # PYTHONHASHSEED of the traced process (null: randomised); absent in older traces
 
 
+class RanOn(TypedDict):
+    """Where a runner (``[tool.chalktrace.runners.NAME]``) traced the lecture; the GPU and chalktrace
+    version are in ``environment``."""
+
+    runner: str  # the runner's name in the course's pyproject.toml
+    host: str  # the machine the traced process ran on (a Slurm node's name)
+    slurm_job_id: str | None  # "812345", or "812345_2" for task 2 of a job array; null outside Slurm
+
+
 class Trace(TypedDict):
     schema_version: int
     lecture: Lecture
@@ -366,6 +375,7 @@ class Trace(TypedDict):
     # freshness re-decides them, so a changed setting makes the trace stale. Absent in older traces.
     stepped_helpers: NotRequired[list[str]]
     environment: Environment
+    ran_on: NotRequired[RanOn]  # present when a runner traced the lecture (absent for a run on this machine)
     status: Status
     error: NotRequired[ErrorInfo]
     # {"max_steps": N} when the step cap stopped recording; {"stdout_chars": N} when printed output

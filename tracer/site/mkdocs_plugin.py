@@ -114,6 +114,15 @@ def environment_text(environment: Environment) -> str:
     return " · ".join(parts)
 
 
+def ran_on_text(trace: Trace) -> str:
+    """Where a runner traced it, beside the GPU line: ``traced on gpu-node-04, Slurm job 812345`` (empty when traced here)."""
+    ran_on = trace.get("ran_on")
+    if not ran_on:
+        return ""
+    job = f", Slurm job {ran_on['slurm_job_id']}" if ran_on.get("slurm_job_id") else ""
+    return f"traced on {ran_on['host']}{job}"
+
+
 def device_text(environment: Environment) -> str:
     if environment.get("device") == "cuda":
         return environment.get("gpu_name") or "GPU"
@@ -402,6 +411,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             source_path=trace["lecture"]["path"],
             source_url=root + paths.source_url(lecture.name),
             environment_text=environment_text(trace["environment"]),
+            ran_on_text=ran_on_text(trace),
+            runner=trace["ran_on"]["runner"] if "ran_on" in trace else "",
             steps_text=steps_text(trace),
             status_error=trace["status"] != "ok",
             status=trace["status"],

@@ -1,0 +1,211 @@
+"""Runners against the real engines: a single-node Slurm and sshd on localhost (no mocks).
+
+Each test traces small CPU lectures through a runner declared in the course's pyproject.toml and
+checks what a course would see: the trace in place, where it ran, one-line failures that keep the
+previous trace, cancelled jobs gone, stale traces refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from helpers.cluster import course, pgrep_lecture
+
+PYTHON = sys.executable
+LISTS = """
+def main():
+    words = ["trace", "me"]  # @inspect words
+    count = len(words)  # @inspect count
+"""
+SLEEPS = """
+import time
+
+
+def main():
+    time.sleep(60)  # a lecture that is still running when the job is cancelled
+"""
+KILLS_ITSELF = """
+import os
+import signal
+
+
+def main():
+    os.kill(os.getpid(), signal.SIGKILL)  # the job's process dies: no trace is written
+"""
+SLOW_THEN_DONE = """
+import time
+
+
+def main():
+    time.sleep(3)  # the test edits this file meanwhile
+    x = 1  # @inspect x
+"""
+
+
+def chalktrace(*args: str, cwd: Path, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PYTHON, "-m", "tracer", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def header(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_a_lecture_traced_through_srun_records_where_it_ran(tmp_path, slurm):
+    root = course(
+        tmp_path, 'launch = "srun --time=00:05:00 {command}"\nlectures = ["lectures/gpu_*.py"]', {"gpu_lists.py": LISTS}
+    )
+    done = chalktrace("run", "lectures/gpu_lists.py", cwd=root, env=slurm.env)
+    assert done.returncode == 0, done.stderr
+    trace = header(root / "site/traces/gpu_lists.json")
+    assert trace["status"] == "ok"
+    ran_on = trace["ran_on"]
+    assert ran_on["runner"] == "cluster" and ran_on["host"] == os.uname().nodename
+    assert ran_on["slurm_job_id"].isdigit()
+    assert f"Slurm job {ran_on['slurm_job_id']}" in done.stderr
+    assert not (root / "build/.chalktrace-runs").exists() or not any((root / "build/.chalktrace-runs").iterdir())
+
+
+def test_build_fans_three_lectures_out_as_one_job_array(tmp_path, slurm):
+    lectures = {f"gpu_{n}.py": LISTS for n in ("a", "b", "c")} | {"here.py": LISTS}
+    root = course(tmp_path, 'launch = "srun --time=00:05:00 {command}"\nlectures = ["lectures/gpu_*.py"]', lectures)
+    done = chalktrace("build", "--no-site", cwd=root, env=slurm.env)
+    assert done.returncode == 0, done.stderr
+    jobs = [header(root / f"site/traces/gpu_{n}.json")["ran_on"]["slurm_job_id"] for n in ("a", "b", "c")]
+    array = {job.split("_")[0] for job in jobs}
+    assert len(array) == 1 and sorted(job.split("_")[1] for job in jobs) == ["0", "1", "2"], jobs
+    assert "ran_on" not in header(root / "site/traces/here.json")  # not a runner's lecture: traced here
+
+
+def test_a_failing_job_names_the_lecture_and_job_and_keeps_the_previous_trace(tmp_path, slurm):
+    root = course(tmp_path, 'launch = "srun --time=00:05:00 {command}"\nlectures = ["lectures/gpu_*.py"]', {"gpu_dies.py": LISTS})
+    assert chalktrace("run", "lectures/gpu_dies.py", "--runner", "local", cwd=root, env=slurm.env).returncode == 0
+    before = (root / "site/traces/gpu_dies.json").read_bytes()
+    (root / "lectures/gpu_dies.py").write_text(KILLS_ITSELF)
+    done = chalktrace("run", "lectures/gpu_dies.py", cwd=root, env=slurm.env)
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if "lectures/gpu_dies.py: runner cluster" in line]
+    assert len(lines) == 1, done.stderr
+    assert "Slurm job" in lines[0] and "the previous trace is kept" in lines[0], lines[0]
+    assert (root / "site/traces/gpu_dies.json").read_bytes() == before
+
+
+def test_ctrl_c_cancels_the_job_and_leaves_no_process(tmp_path, slurm):
+    root = course(
+        tmp_path, 'launch = "srun --time=00:05:00 {command}"\nlectures = ["lectures/gpu_*.py"]', {"gpu_sleeps.py": LISTS}
+    )
+    assert chalktrace("run", "lectures/gpu_sleeps.py", cwd=root, env=slurm.env).returncode == 0
+    before = (root / "site/traces/gpu_sleeps.json").read_bytes()
+    (root / "lectures/gpu_sleeps.py").write_text(SLEEPS)
+    process = subprocess.Popen(
+        [PYTHON, "-m", "tracer", "run", "lectures/gpu_sleeps.py"],
+        cwd=root,
+        env=slurm.env,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not any("RUNNING" in line for line in slurm.squeue()) or not pgrep_lecture(root / "lectures/gpu_sleeps.py"):
+        assert time.monotonic() < deadline and process.poll() is None, "the job never ran"
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)  # as the terminal's Ctrl-C does
+    _out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    deadline = time.monotonic() + 30
+    while slurm.squeue() or pgrep_lecture(root / "lectures/gpu_sleeps.py"):
+        assert time.monotonic() < deadline, f"left behind: {slurm.squeue()} {pgrep_lecture(root / 'lectures/gpu_sleeps.py')}"
+        time.sleep(0.2)
+    assert (root / "site/traces/gpu_sleeps.json").read_bytes() == before
+
+
+def test_a_lecture_edited_while_it_ran_remotely_comes_back_stale_and_is_refused(tmp_path, sshd):
+    remote = tmp_path / "remote-home"
+    runner = f'host = "127.0.0.1"\n{sshd.runner_toml()}\nremote_dir = "{remote}"\npython = "{PYTHON}"\nlectures = ["lectures/gpu_*.py"]'
+    root = course(tmp_path / "course", runner, {"gpu_slow.py": LISTS})
+    assert chalktrace("run", "lectures/gpu_slow.py", "--runner", "local", cwd=root, env=dict(os.environ)).returncode == 0
+    before = (root / "site/traces/gpu_slow.json").read_bytes()
+    (root / "lectures/gpu_slow.py").write_text(SLOW_THEN_DONE)
+    process = subprocess.Popen(
+        [PYTHON, "-m", "tracer", "run", "lectures/gpu_slow.py"], cwd=root, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while not list(remote.glob("work/*/lectures/gpu_slow.py")):  # sent: the host traces that copy
+        assert time.monotonic() < deadline and process.poll() is None, "the lecture was never sent"
+        time.sleep(0.1)
+    (root / "lectures/gpu_slow.py").write_text(SLOW_THEN_DONE.replace("x = 1", "x = 2"))
+    _out, err = process.communicate(timeout=60)
+    assert process.returncode != 0
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("lectures/gpu_slow.py: runner cluster (127.0.0.1): the trace refused as stale"), err
+    assert "lectures/gpu_slow.py differ here" in line and line.endswith("the previous trace is kept")
+    assert (root / "site/traces/gpu_slow.json").read_bytes() == before
+
+
+def test_a_lecture_traced_over_ssh_sends_only_what_the_host_lacks(tmp_path, sshd):
+    remote = tmp_path / "remote-home"
+    runner = f'host = "127.0.0.1"\n{sshd.runner_toml()}\nremote_dir = "{remote}"\npython = "{PYTHON}"\nlectures = ["lectures/gpu_*.py"]'
+    root = course(tmp_path / "course", runner, {"gpu_lists.py": LISTS, "_helper.py": "X = 1\n"})
+    (root / "lectures/data.txt").write_text("some data the lecture reads\n")
+    done = chalktrace("run", "lectures/gpu_lists.py", cwd=root, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    trace = header(root / "site/traces/gpu_lists.json")
+    assert trace["ran_on"] == {"runner": "cluster", "host": os.uname().nodename, "slurm_job_id": None}
+    store = sorted(p.name for p in (remote / "store").iterdir())
+    assert len(store) > 50  # the lectures, the data file and chalktrace's own source
+    assert not any((remote / "work").iterdir())  # the run's work tree is gone again
+    (root / "lectures/gpu_lists.py").write_text(LISTS.replace('"me"', '"me", "again"'))
+    assert chalktrace("run", "lectures/gpu_lists.py", cwd=root, env=dict(os.environ)).returncode == 0
+    added = sorted(set(p.name for p in (remote / "store").iterdir()) - set(store))
+    assert len(added) == 1  # only the edited lecture was sent again
+    assert header(root / "site/traces/gpu_lists.json")["steps"]
+
+
+def test_ssh_and_slurm_together_trace_on_the_cluster(tmp_path, sshd, slurm):
+    remote = tmp_path / "remote-home"
+    runner = (
+        f'host = "127.0.0.1"\n{sshd.runner_toml()}\nremote_dir = "{remote}"\npython = "{PYTHON}"\n'
+        f'setup = "export SLURM_CONF={slurm.conf}"\nlaunch = "srun --time=00:05:00 {{command}}"\nlectures = ["lectures/gpu_*.py"]'
+    )
+    root = course(tmp_path / "course", runner, {"gpu_lists.py": LISTS})
+    done = chalktrace("run", "lectures/gpu_lists.py", cwd=root, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    assert header(root / "site/traces/gpu_lists.json")["ran_on"]["slurm_job_id"].isdigit()
+
+
+def test_a_host_that_cannot_be_reached_is_one_line_and_keeps_the_trace(tmp_path, sshd):
+    from helpers.network import free_port
+
+    closed = free_port()
+    options = [o if o != str(sshd.port) else str(closed) for o in sshd.options]
+    runner = 'host = "127.0.0.1"\nssh = [' + ", ".join(f'"{o}"' for o in options) + ']\nlectures = ["lectures/gpu_*.py"]'
+    root = course(tmp_path, runner, {"gpu_lists.py": LISTS})
+    assert chalktrace("run", "lectures/gpu_lists.py", "--runner", "local", cwd=root, env=dict(os.environ)).returncode == 0
+    before = (root / "site/traces/gpu_lists.json").read_bytes()
+    done = chalktrace("run", "lectures/gpu_lists.py", cwd=root, env=dict(os.environ))
+    assert done.returncode != 0
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .startswith("lectures/gpu_lists.py: runner cluster (127.0.0.1): cannot connect to 127.0.0.1")
+    )
+    assert (root / "site/traces/gpu_lists.json").read_bytes() == before
+
+
+def test_runner_settings_and_names_are_checked_in_one_line(tmp_path):
+    root = course(tmp_path, 'launch = "srun -p gpu"\nlectures = ["lectures/gpu_*.py"]', {"gpu_lists.py": LISTS})
+    done = chalktrace("run", "lectures/gpu_lists.py", cwd=root, env=dict(os.environ))
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "chalktrace: pyproject.toml: [tool.chalktrace.runners.cluster]: launch must name {command} once, "
+        'e.g. "srun -p gpu --gres=gpu:1 {command}"'
+    )
+    root = course(tmp_path / "two", 'launch = "{command}"', {"gpu_lists.py": LISTS})
+    done = chalktrace("run", "lectures/gpu_lists.py", "--runner", "gpu", cwd=root, env=dict(os.environ))
+    assert done.returncode == 2
+    assert "--runner gpu: no [tool.chalktrace.runners.gpu] in pyproject.toml (runners: cluster)" in done.stderr

@@ -298,7 +298,17 @@ def test_floats_rounded_differently_are_run_dependent_and_real_changes_are_drift
     real["env"]["loss"] = {"type": "float", "value": 190.1}
     real["env"]["big"] = {"type": "float", "value": float("inf")}
     base, near, far = (load_like(t, tmp_path, n) for t, n in ((trace, "base"), (rounded, "near"), (changed, "far")))
+    assert base["environment"]["cpu"] == far["environment"]["cpu"]  # made here: the same CPU arithmetic
     near_changes = trace_diff.diff_traces(base, near)
     assert {c.name for c in near_changes} == {"loss", "x[1, 2]"}
     assert all(c.run_dependent for c in near_changes) and trace_diff.drift(near_changes) == []
     assert {c.name for c in trace_diff.drift(trace_diff.diff_traces(base, far))} == {"loss", "big"}
+    # Traced on another CPU, a training loop's rounding grows step by step: 6e-5 apart is no drift
+    # there, while 1 part in 100 still is.
+    elsewhere = copy.deepcopy(changed)
+    elsewhere["environment"]["cpu"] = "aarch64, DEFAULT, 8 threads"
+    moved_far = copy.deepcopy(elsewhere)
+    next(s for s in moved_far["steps"] if "x" in s.get("env", {}))["env"]["loss"] = {"type": "float", "value": 192.0}
+    other, other_far = load_like(elsewhere, tmp_path, "other"), load_like(moved_far, tmp_path, "other_far")
+    assert {c.name for c in trace_diff.drift(trace_diff.diff_traces(base, other))} == {"big"}
+    assert {c.name for c in trace_diff.drift(trace_diff.diff_traces(base, other_far))} == {"loss", "big"}

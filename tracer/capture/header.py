@@ -27,6 +27,15 @@ from tracer.contract.files import sha256_file
 from tracer.contract.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, RanOn, Status, Trace
 
 
+def cpu_arithmetic() -> str:
+    """What decides how this CPU rounds float sums: the machine, torch's vector instruction set and its
+    thread count (``x86_64, AVX512, 2 threads``); the machine alone where the lecture never imported torch."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return platform.machine()
+    return f"{platform.machine()}, {torch.backends.cpu.get_cpu_capability()}, {torch.get_num_threads()} threads"
+
+
 def environment(seed: int, memory_source: str) -> Environment:
     """Versions (chalktrace's own too) and device; libraries the lecture never imported are reported as null. ``hash_seed``:
     the process's PYTHONHASHSEED (the order of sets and dicts of strings), null when it was random."""
@@ -41,6 +50,7 @@ def environment(seed: int, memory_source: str) -> Environment:
         "memory_source": memory_source,
         "seed": seed,
         "hash_seed": hash_seed(),
+        "cpu": cpu_arithmetic(),
     }
     numpy = sys.modules.get("numpy")
     if numpy is not None:

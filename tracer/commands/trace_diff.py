@@ -26,6 +26,7 @@ from tracer.commands.run_dependent import (
     RUN_DEPENDENT_COMPUTE,
     is_timing_name,
     memory_is_run_dependent,
+    float_rounding,
     same_within_rounding,
     within_float_rounding,
 )
@@ -202,6 +203,7 @@ def diff_traces(old: Trace, new: Trace) -> list[Change]:
         changes.append(Change("status", CHANGED, "truncated", old.get("truncated"), new.get("truncated")))
     changes.extend(_list_changes("warning", "warning", old.get("warnings") or [], new.get("warnings") or []))
     files_a, files_b = old.get("files") or {}, new.get("files") or {}
+    rounding = float_rounding(env_a, env_b)
     changes.extend(
         _steps_changes(
             old["steps"],
@@ -210,6 +212,7 @@ def diff_traces(old: Trace, new: Trace) -> list[Change]:
             files_b,
             None,
             memory_is_run_dependent(new, False) or memory_is_run_dependent(old, False),
+            rounding,
         )
     )
     launches_a: list[Any] = (old.get("ranks") or {}).get("launches") or []  # type: ignore[call-overload]
@@ -234,7 +237,7 @@ def diff_traces(old: Trace, new: Trace) -> list[Change]:
                 continue
             if sa.get("status") != sb.get("status"):
                 changes.append(Change("status", CHANGED, "status", sa.get("status"), sb.get("status"), rank=rank))
-            changes.extend(_steps_changes(sa["steps"], sb["steps"], files_a, files_b, rank, True))
+            changes.extend(_steps_changes(sa["steps"], sb["steps"], files_a, files_b, rank, True, rounding))
     for number in range(len(launches_b), len(launches_a)):
         changes.append(Change("step", REMOVED, f"launch {number + 1}", old=launches_a[number]["world_size"], detail="ranks"))
     for number in range(len(launches_a), len(launches_b)):
@@ -250,14 +253,14 @@ def _error_text(error: Any) -> str | None:
     return f"{error.get('type')}: {error.get('message')}" if error else None
 
 
-def _list_changes(kind: str, name: str, old: list[Any], new: list[Any], **where: Any) -> list[Change]:
+def _list_changes(kind: str, name: str, old: list[Any], new: list[Any], rounding: float = 0.0, **where: Any) -> list[Change]:
     """Items added to or removed from a list (renderings, warnings), matched as whole items."""
     keys_a = [json.dumps(_masked(item), sort_keys=True) for item in old]
     keys_b = [json.dumps(_masked(item), sort_keys=True) for item in new]
     out: list[Change] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False).get_opcodes():
         # A rendering whose numbers moved only by float rounding (a plot of losses) is the same rendering.
-        rounded = tag == "replace" and same_within_rounding(_masked(old[i1:i2]), _masked(new[j1:j2]))
+        rounded = tag == "replace" and same_within_rounding(_masked(old[i1:i2]), _masked(new[j1:j2]), rounding)
         if tag in ("delete", "replace"):
             out.extend(Change(kind, REMOVED, name, old=item, run_dependent=rounded, **where) for item in old[i1:i2])
         if tag in ("insert", "replace"):
@@ -266,7 +269,13 @@ def _list_changes(kind: str, name: str, old: list[Any], new: list[Any], **where:
 
 
 def _steps_changes(
-    old: list[Step], new: list[Step], files_a: dict[str, str], files_b: dict[str, str], rank: int | None, memory_varies: bool
+    old: list[Step],
+    new: list[Step],
+    files_a: dict[str, str],
+    files_b: dict[str, str],
+    rank: int | None,
+    memory_varies: bool,
+    rounding: float,
 ) -> list[Change]:
     changes: list[Change] = []
     added: dict[tuple[str, int], int] = {}
@@ -288,11 +297,11 @@ def _steps_changes(
                 "memory": step["memory"],
             }
             pair = (blank, step) if i is None else (step, blank)
-            changes.extend(_step_changes(*pair, where, memory_varies))
+            changes.extend(_step_changes(*pair, where, memory_varies, rounding))
             continue
         frame = new[j]["stack"][-1]
         where = {"path": frame["path"], "line": frame["line"], "run": run, "rank": rank}
-        changes.extend(_step_changes(old[i], new[j], where, memory_varies))
+        changes.extend(_step_changes(old[i], new[j], where, memory_varies, rounding))
     for tally, status in ((added, ADDED), (removed, REMOVED)):
         for (path, line), count in tally.items():
             changes.append(
@@ -322,7 +331,7 @@ def _new_memory_differences(changes: list[Change]) -> list[Change]:
     return kept
 
 
-def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool) -> list[Change]:
+def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool, rounding: float) -> list[Change]:
     """The differences between two aligned steps (plain dicts: a lone step is paired with a blank one)."""
     out: list[Change] = []
     env_a, env_b = a.get("env") or {}, b.get("env") or {}
@@ -335,13 +344,13 @@ def _step_changes(a: Any, b: Any, where: dict[str, Any], memory_varies: bool) ->
         dtype = y.get("dtype") if isinstance(y, dict) else None
         found: list[tuple[str, Any, Any, str]] = []
         _compare(name, x, y, found)
-        rounded = [f for f in found if within_float_rounding(f[1], f[2], dtype)]
-        exact = [f for f in found if not within_float_rounding(f[1], f[2], dtype)]
+        rounded = [f for f in found if within_float_rounding(f[1], f[2], dtype, rounding)]
+        exact = [f for f in found if not within_float_rounding(f[1], f[2], dtype, rounding)]
         for group, varies in ((_capped(name, exact), timing), (_capped(name, rounded), True)):
             for shown, old, new, detail in group:
                 status = CHANGED if old is None and new is None else _status(old, new)  # an item of a container
                 out.append(Change("value", status, shown, old, new, detail=detail, run_dependent=varies, **where))
-    out.extend(_list_changes("rendering", "rendering", a.get("renderings") or [], b.get("renderings") or [], **where))
+    out.extend(_list_changes("rendering", "rendering", a.get("renderings") or [], b.get("renderings") or [], rounding, **where))
     out.extend(_list_changes("rendering", "speaker note", a.get("speaker_notes") or [], b.get("speaker_notes") or [], **where))
     for stream in ("stdout", "stderr"):
         x, y = a.get(stream) or "", b.get(stream) or ""

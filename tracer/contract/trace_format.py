@@ -354,6 +354,7 @@ class Environment(TypedDict, total=False):
     memory_source: Literal["cpu_recorded", "cuda_allocated"]
     seed: int
     hash_seed: int | None  # PYTHONHASHSEED of the traced process (null: randomised); absent in older traces
+    cpu: str  # machine, torch's CPU instruction set and thread count: how float sums round; absent in older traces
 
 
 class RanOn(TypedDict):

@@ -57,7 +57,7 @@ def _seconds(text: str) -> float:
 def add_run(sub: Any) -> argparse.ArgumentParser:
     from tracer.capture.api import PLOT_DATA_POINTS
     from tracer.capture.output_budget import HEAD_CHARS
-    from tracer.capture.values import Limits
+    from tracer.capture.encoder_core import Limits
 
     run = sub.add_parser("run", help="trace lectures into site/traces/NAME.json")
     run.add_argument("lectures", nargs="+", metavar="LECTURE", help="lecture file(s), e.g. lectures/hello.py")

@@ -12,7 +12,9 @@ import sympy
 import torch
 from torch import nn
 
-from tracer.capture.values import ELLIPSIS, Limits, ValueEncoder, json_float, lookup
+from tracer.capture.encoder_core import ELLIPSIS, Limits, json_float
+from tracer.capture.static_lookup import lookup
+from tracer.capture.values import ValueEncoder
 
 
 def encode(value, **kwargs):

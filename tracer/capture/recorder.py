@@ -45,7 +45,8 @@ from tracer.capture.memory_gate import ALWAYS, combine, line_effects
 from tracer.capture.output_budget import OutputBudget
 from tracer.capture.terminal import say
 from tracer.capture.trace_guard import TraceGuard
-from tracer.capture.values import ValueEncoder, lookup
+from tracer.capture.static_lookup import lookup
+from tracer.capture.values import ValueEncoder
 
 # Code objects that never become steps: their lines belong to the enclosing statement.
 _UNTRACED_NAMES = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>", "<module>"})

@@ -34,7 +34,7 @@ from tracer.capture.recorder import Recorder, mark_error
 from tracer.capture.traced_process import LectureExited, CallOutcome, TracedProcess, TraceOptions, lecture_modules, seeded_imports
 from tracer.capture.terminal import save as save_own_stderr
 from tracer.capture.trace_writer import trace_json
-from tracer.capture.values import replace_surrogates
+from tracer.capture.encoder_core import replace_surrogates
 from tracer.contract.helper_files import SettingsError, trace_patterns
 from tracer.contract.lecture_files import place_problem
 from tracer.contract.paths import find_project_root

@@ -42,7 +42,8 @@ from tracer.capture.output_budget import OutputBudget
 from tracer.capture.portable_paths import library_name, path_scrubber
 from tracer.capture.recorder import Recorder
 from tracer.capture.terminal import stderr as own_stderr
-from tracer.capture.values import Limits, ValueEncoder
+from tracer.capture.encoder_core import Limits
+from tracer.capture.values import ValueEncoder
 from tracer.contract.trace_format import ErrorInfo, Frame
 
 

@@ -103,7 +103,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     from tracer.capture.output_budget import OutputBudget
     from tracer.capture.runner import LectureError, run_lecture
     from tracer.capture.traced_process import TraceOptions
-    from tracer.capture.values import Limits
+    from tracer.capture.encoder_core import Limits
     from tracer.capture.watchdog import show_progress, start_timeout
 
     box: list = []

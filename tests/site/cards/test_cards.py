@@ -505,9 +505,11 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
         family = BY_KIND[name]
         assert all(callable(getattr(family, part, None)) for part in ("view", "summary", "diff_text", "compare")), name
     # every literal kind in the encoder's source is declared too (a kind without an example above)
-    source = (Path(__file__).resolve().parents[3] / "tracer" / "capture" / "values.py").read_text()
+    capture = Path(__file__).resolve().parents[3] / "tracer" / "capture"
+    sources = [(capture / name).read_text() for name in ("values.py", "torch_values.py", "numpy_values.py")]
     literal = {
         node.values[node.keys.index(key)].value
+        for source in sources
         for node in ast.walk(ast.parse(source))
         if isinstance(node, ast.Dict)
         for key in node.keys

@@ -1,0 +1,270 @@
+"""PyTorch objects as Values: tensors (dtype, shape, strides, storage identity, a bounded preview,
+statistics, a heatmap of a big matrix), meta, nested and sparse tensors, dtypes, devices, sizes,
+finfo/iinfo and modules.
+
+Large tensors are previewed, never copied whole (a CUDA tensor copies only its preview to the
+host). Called by ``values.ValueEncoder`` through ``encoder_core.Encoding``; this module must not
+decide when to record nor write files.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, to_json_list
+from tracer.capture.numeric import shortest_floats, tensor_heatmap, tensor_stats
+
+
+def encode_torch(enc: Encoding, value: Any) -> dict[str, Any] | None:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return encode_tensor(enc, value)
+    if isinstance(value, torch.dtype):
+        return {
+            "type": "dtype",
+            "value": dtype_name(value),
+            "itemsize": value.itemsize,
+            "is_floating_point": value.is_floating_point,
+        }
+    if isinstance(value, torch.device):
+        return {"type": "device", "value": str(value)}
+    if isinstance(value, torch.Size):
+        return {"type": "size", "value": [int(d) for d in value]}
+    if isinstance(value, torch.finfo):
+        return {
+            "type": "finfo",
+            "dtype": dtype_name(value.dtype),
+            "bits": value.bits,
+            "eps": json_float(value.eps),
+            "max": json_float(value.max),
+            "min": json_float(value.min),
+            "smallest_normal": json_float(value.smallest_normal),
+            "resolution": json_float(value.resolution),
+        }
+    if isinstance(value, torch.iinfo):
+        return {
+            "type": "iinfo",
+            "dtype": dtype_name(value.dtype),
+            "bits": value.bits,
+            "min": int(value.min),
+            "max": int(value.max),
+        }
+    if isinstance(value, torch.nn.Module):
+        return _module(enc, value)
+    return None
+
+
+def _module(enc: Encoding, module: Any) -> dict[str, Any]:
+    params = list(module.named_parameters())
+    cap = enc.limits.container_items
+    return {
+        "type": "module",
+        "class": class_name(module),
+        "num_parameters": int(sum(p.numel() for _, p in params)),
+        "parameters": [{"name": n, "shape": [int(d) for d in p.shape], "dtype": dtype_name(p.dtype)} for n, p in params[:cap]],
+        "parameters_truncated": len(params) > cap,
+        "repr": enc.repr_text(module),
+    }
+
+
+def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
+    import torch
+
+    if type(t) is not torch.Tensor and not isinstance(t, torch.nn.Parameter):
+        # a subclass: its class name, and the card of the plain tensor it holds
+        subclass = class_name(t)
+        record = encode_tensor(enc, t.as_subclass(torch.Tensor))
+        return {**record, "subclass": subclass} if record.get("type") == "tensor" else record
+    if t.is_meta:
+        return _meta_tensor(t)
+    if t.is_nested:
+        return _nested_tensor(enc, t)
+    if t.layout != torch.strided:
+        return _sparse_tensor(enc, t)
+    storage_id, storage_nbytes = enc.registry.storage_id(t)
+    numel = t.numel()
+    quantized = _quantization(t) if t.is_quantized else None
+    preview, truncated = _preview(enc, t.int_repr() if t.is_quantized else t)
+    record = {
+        "type": "tensor",
+        "dtype": dtype_name(t.dtype),
+        "shape": [int(d) for d in t.shape],
+        "stride": [int(s) for s in t.stride()],
+        "storage_offset": int(t.storage_offset()),
+        "contiguous": bool(t.is_contiguous()),
+        "device": str(t.device),
+        "element_size": int(t.element_size()),
+        "numel": int(numel),
+        "nbytes": int(numel * t.element_size()),
+        "storage_id": storage_id,
+        "storage_nbytes": storage_nbytes,
+        "requires_grad": bool(t.requires_grad),
+        "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+        "values": preview,
+        "truncated": truncated,
+        "stats": _stats(enc, t) if (t.is_floating_point() and numel > 0) else None,
+    }
+    if truncated and t.dim() == 2 and not t.is_quantized and not t.is_complex():
+        # the preview shows corners: the heatmap shows the whole tensor
+        with torch.no_grad():
+            record["heatmap"] = tensor_heatmap(t)
+    if quantized is not None:
+        record["quantized"] = quantized  # "values" are the stored integers
+    return record
+
+
+def _meta_tensor(t: Any) -> dict[str, Any]:
+    """A tensor with no data (device "meta"): what it would hold and take, never a value."""
+    numel = t.numel()
+    return {
+        "type": "meta_tensor",
+        "dtype": dtype_name(t.dtype),
+        "shape": [int(d) for d in t.shape],
+        "stride": [int(s) for s in t.stride()],
+        "element_size": int(t.element_size()),
+        "numel": int(numel),
+        "nbytes": int(numel * t.element_size()),
+        "requires_grad": bool(t.requires_grad),
+    }
+
+
+def _nested_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
+    """A nested tensor: the shape of each component (the first ``container_items``)."""
+    components = t.unbind()
+    cap = enc.limits.container_items
+    return {
+        "type": "nested_tensor",
+        "dtype": dtype_name(t.dtype),
+        "device": str(t.device),
+        "length": len(components),
+        "shapes": [[int(d) for d in c.shape] for c in components[:cap]],
+        "truncated": len(components) > cap,
+        "requires_grad": bool(t.requires_grad),
+    }
+
+
+def _sparse_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
+    """A sparse tensor (COO, CSR, CSC, BSR, BSC): layout, nnz, and a preview of each index and
+    value array it stores."""
+    layout = str(t.layout).removeprefix("torch.")
+    if layout == "sparse_coo":
+        t = t.coalesce()
+        parts = [("indices", t.indices()), ("values", t.values())]
+    elif layout in ("sparse_csr", "sparse_bsr"):
+        parts = [("crow_indices", t.crow_indices()), ("col_indices", t.col_indices()), ("values", t.values())]
+    else:
+        parts = [("ccol_indices", t.ccol_indices()), ("row_indices", t.row_indices()), ("values", t.values())]
+    components = []
+    for name, part in parts:
+        part = part.int_repr() if part.is_quantized else part
+        preview, truncated = _preview(enc, part)
+        components.append(
+            {
+                "name": name,
+                "shape": [int(d) for d in part.shape],
+                "dtype": dtype_name(part.dtype),
+                "values": preview,
+                "truncated": truncated,
+            }
+        )
+    nbytes = sum(int(part.numel() * part.element_size()) for _name, part in parts)
+    return {
+        "type": "sparse_tensor",
+        "layout": layout,
+        "dtype": dtype_name(t.dtype),
+        "shape": [int(d) for d in t.shape],
+        "device": str(t.device),
+        "nnz": int(t._nnz()),
+        "nbytes": nbytes,
+        "components": components,
+    }
+
+
+def _preview(enc: Encoding, t: Any) -> tuple[Any, bool]:
+    """Nested lists of the leading and trailing entries of each dimension, "…" where cut."""
+    import torch
+
+    with torch.no_grad():
+        t = t.detach()
+        if t.dim() == 0:
+            return to_json_list(_host_values(t)), False
+        budget = enc.limits.tensor_elements
+        truncated = t.numel() > budget
+        keep: list[tuple[int, int] | None] = []  # per dim: (head, tail) kept, None = all
+        if truncated:
+            edge = max(1, int(budget ** (1.0 / t.dim()) / 2))
+            for size in t.shape:
+                keep.append((edge, edge) if size > 2 * edge else None)
+            for dim, k in enumerate(keep):
+                if k is not None:
+                    size = t.shape[dim]
+                    index = torch.cat([torch.arange(k[0]), torch.arange(size - k[1], size)]).to(t.device)
+                    t = t.index_select(dim, index)
+        values = to_json_list(_host_values(t))
+        if truncated:
+            values = insert_ellipses(values, keep)
+        return values, truncated
+
+
+def _stats(enc: Encoding, t: Any) -> dict[str, Any]:
+    import torch
+
+    with torch.no_grad():
+        sample = t.detach()
+        sampled = False
+        if sample.numel() > enc.limits.stats_elements:
+            while sample.numel() > enc.limits.stats_sample:
+                dim = max(range(sample.dim()), key=lambda d: sample.shape[d])
+                step = max(2, math.ceil(sample.numel() / enc.limits.stats_sample))
+                sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
+                sampled = True
+        stats = tensor_stats(sample)
+        if sample.dtype != torch.float64:
+            # Computed in float64, written in the tensor's own precision (where it fits): min and
+            # max are elements, and a mean is not shown with digits that the summation order
+            # decides (a transposed view's mean is its original's).
+            largest = torch.finfo(sample.dtype).max
+            for part in (stats, stats.get("finite") or {}):
+                keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float) and abs(part[k]) <= largest]
+                if keys:
+                    rounded = shortest_floats(torch.tensor([part[k] for k in keys], dtype=sample.dtype))
+                    part.update(zip(keys, rounded))
+        if sampled:
+            stats["sampled"] = True
+            stats["sample_count"] = int(sample.numel())
+        return stats
+
+
+def _quantization(t: Any) -> dict[str, Any]:
+    """How a quantized tensor maps its stored integers to numbers: scheme, scale(s), zero point(s)."""
+    import torch
+
+    scheme = str(t.qscheme()).removeprefix("torch.")
+    if t.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
+        return {"qscheme": scheme, "scale": json_float(float(t.q_scale())), "zero_point": int(t.q_zero_point())}
+    scales = t.q_per_channel_scales()[:16].tolist()
+    return {
+        "qscheme": scheme,
+        "axis": int(t.q_per_channel_axis()),
+        "scales": [json_float(s) for s in scales],
+        "zero_points": [int(z) for z in t.q_per_channel_zero_points()[:16].tolist()],
+    }
+
+
+def _host_values(t: Any) -> Any:
+    """A Python nested list of ``t``'s values (complex as [re, im]); ``t`` is already small. Floats
+    are each the shortest decimal that round-trips in ``t``'s own dtype (``numeric.shortest_floats``)."""
+    import torch
+
+    t = t.cpu()
+    if t.is_complex():
+        return torch.view_as_real(t.resolve_conj()).tolist()
+    if t.dtype.is_floating_point:
+        if t.dtype == torch.float64:
+            return t.tolist()
+        return torch.tensor(shortest_floats(t), dtype=torch.float64).reshape(t.shape).tolist()
+    if t.dtype in (torch.uint16, torch.uint32, torch.uint64):
+        return t.to(torch.int64).tolist()
+    return t.tolist()

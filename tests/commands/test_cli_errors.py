@@ -10,6 +10,8 @@ import os
 
 import pytest
 
+from tracer.contract.paths import RESERVED_LECTURE_NAMES
+
 from tracer import cli
 from tracer.capture.runner import run_lecture
 
@@ -82,7 +84,7 @@ def test_a_traces_folder_that_cannot_be_written_is_one_line_naming_it(traced):
     assert "blocked" in lines[0] and "Traceback" not in err
 
 
-@pytest.mark.parametrize("name", ["index", "README"])
+@pytest.mark.parametrize("name", ["index", "README", "assets", "search", "Index", "404"])
 def test_a_lecture_named_like_a_path_the_site_reserves_is_refused_with_the_list(tmp_path, name):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
     (tmp_path / "lectures").mkdir()
@@ -92,6 +94,20 @@ def test_a_lecture_named_like_a_path_the_site_reserves_is_refused_with_the_list(
     assert code == 2
     assert err.strip() == (
         f"lectures/{name}.py: the name {name!r} is reserved by the site (its page would not be "
-        f"at lectures/{name}/); reserved names: index, README; rename the file"
+        f"at lectures/{name}/); reserved names: {', '.join(RESERVED_LECTURE_NAMES)}; rename the file "
+        f"(e.g. {name}_lecture.py)"
     )
     assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize("name", ["..", ".", ".hidden", "trailing."])
+def test_a_lecture_named_with_path_steps_or_edge_dots_is_refused_in_one_line(tmp_path, name):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'scratch'\n", encoding="utf-8")
+    (tmp_path / "lectures").mkdir()
+    lecture = tmp_path / "lectures" / f"{name}.py"
+    lecture.write_text("def main():\n    x = 1\n", encoding="utf-8")
+    code, err = call("run", str(lecture), "-q")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert f"the name {name!r} cannot be part of a page URL" in lines[0] and "rename the file" in lines[0]
+    assert not (tmp_path / "site").exists() and not (tmp_path / "data.js").exists()

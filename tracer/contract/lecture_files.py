@@ -29,23 +29,33 @@ _SKIPPED_FOLDERS = ("__pycache__",)
 def url_safe(stem: str) -> str:
     """``stem`` as a name a URL can hold: accents dropped, anything else an underscore."""
     plain = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", plain).strip("_") or "lecture"
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", plain).strip("_.") or "lecture"
+    return safe + "_lecture" if safe.lower() in _RESERVED else safe
+
+
+_RESERVED = {name.lower() for name in paths.RESERVED_LECTURE_NAMES}
+
+
+def lecture_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a lecture page (its URL ``lectures/NAME/``, its files beside it), or
+    None. Dots may not begin or end it: ``..`` and ``.`` are path steps, not names."""
+    if name.lower() in _RESERVED:
+        return (
+            f"the name {name!r} is reserved by the site (its page would not be at "
+            f"{paths.lecture_url(name)}); reserved names: {', '.join(paths.RESERVED_LECTURE_NAMES)}"
+        )
+    if URL_NAME.fullmatch(name) and not name.startswith(".") and not name.endswith("."):
+        return None
+    return f"the name {name!r} cannot be part of a page URL"
 
 
 def name_problem(path: Path) -> str | None:
-    """Why ``path``'s name cannot name a lecture page, or None."""
-    if path.stem in paths.RESERVED_LECTURE_NAMES:
-        return (
-            f"the name {path.stem!r} is reserved by the site (its page would not be at "
-            f"{paths.lecture_url(path.stem)}); reserved names: {', '.join(paths.RESERVED_LECTURE_NAMES)}; "
-            "rename the file"
-        )
-    if URL_NAME.fullmatch(path.stem):
+    """Why ``path``'s name cannot name a lecture page, and how to rename it, or None."""
+    problem = lecture_name_problem(path.stem)
+    if problem is None:
         return None
-    return (
-        f"the name {path.stem!r} cannot be part of a page URL; rename the file with letters, digits, _ . - "
-        f"(e.g. {url_safe(path.stem)}.py)"
-    )
+    how = "rename the file" if path.stem.lower() in _RESERVED else "rename the file with letters, digits, _ . -"
+    return f"{problem}; {how} (e.g. {url_safe(path.stem)}.py)"
 
 
 def outside_target(path: Path, project_root: Path) -> Path | None:

@@ -73,10 +73,12 @@ FAIL_ON_BROKEN_PAGES_ENV = "CHALKTRACE_FAIL_ON_BROKEN_PAGES"
 # name. The traced process records it, its host name and its Slurm job in the trace's `ran_on`.
 RUNNER_ENV = "CHALKTRACE_RUNNER"
 
-# Lecture names the site cannot give a page of its own: MkDocs serves lectures/index.md and
-# lectures/README.md as the lectures/ directory itself, so lectures/NAME/ would lead nowhere
-# (lecture_files.name_problem refuses them).
-RESERVED_LECTURE_NAMES = ("index", "README")
+# Lecture names the site cannot give a page of its own (compared without case: a course may be
+# built on a case-insensitive disk): MkDocs serves lectures/index.md and lectures/README.md as the
+# lectures/ directory itself, so lectures/NAME/ would lead nowhere; the others are the names of the
+# site's own folders and files (assets, search, the sitemap, the 404 page), which a lecture's page or
+# trace must never stand beside or be mistaken for. lecture_files.lecture_name_problem refuses them.
+RESERVED_LECTURE_NAMES = ("index", "README", "assets", "search", "sitemap", "404", "lectures", "traces")
 
 
 def lecture_url(name: str) -> str:

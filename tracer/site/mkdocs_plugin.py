@@ -47,6 +47,7 @@ from tracer.site.render_cache import Entry, RenderCache, renderer_version
 from tracer.site.markdown_ext.sanitize import csp_meta
 from tracer.site.pages.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
 from tracer.site.model.animate import expand_animations
+from tracer.contract.lecture_files import lecture_name_problem, url_safe
 from tracer.contract.files import write_atomic
 from tracer.contract.trace_access import local_images
 from tracer.contract.trace_format import Environment, Trace, TraceError
@@ -231,7 +232,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         lecture.gpu_run = slug
 
     def _add_lecture(self, path: Path) -> None:
-        fallback = re.sub(r"[^A-Za-z0-9_.-]", "_", path.stem) or "trace"
+        fallback = url_safe(path.stem)
         key, cached = None, None
         try:
             content = path.read_bytes()
@@ -248,10 +249,9 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             self._broken(fallback, path, str(exc).replace(str(self.project_root) + "/", ""))
             return
         name = trace["lecture"]["name"]
-        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
-            self._broken(
-                fallback, path, f"{self._shown(path)}: lecture name {name!r} cannot be a URL; use letters, digits, _ . -"
-            )
+        problem = lecture_name_problem(name)
+        if problem:
+            self._broken(fallback, path, f"{self._shown(path)}: lecture {problem}")
             return
         if name in self.lectures:
             self._broken(

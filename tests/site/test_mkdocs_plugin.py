@@ -211,6 +211,23 @@ def test_a_trace_that_breaks_the_renderer_gets_an_error_card(tmp_path):
     assert "lt-read" in (root / "build" / "site" / "lectures" / "site_basics" / "index.html").read_text()
 
 
+@pytest.mark.parametrize("name", ["..", "index", "assets"])
+def test_a_trace_whose_lecture_name_is_a_path_step_or_reserved_writes_nothing_outside_its_page(tmp_path, name):
+    trace_all("site_basics")
+    trace = json.loads(trace_path("site_basics").read_text())
+    trace["lecture"]["name"] = name
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps(trace))
+    root = make_project(tmp_path / "proj", [hostile])
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    built = root / "build" / "site"
+    assert f"site/traces/hostile.json: lecture the name {name!r}" in result.stderr
+    assert not (built / "data.js").exists() and not (built / "source.html").exists()
+    assert not (built / "lectures" / "data.js").exists()
+    assert "lt-page-error" in (built / "lectures" / "hostile" / "index.html").read_text()
+
+
 @pytest.fixture(scope="module")
 def authoring_site(tmp_path_factory):
     root = make_project(tmp_path_factory.mktemp("authoring"), [trace_path("authoring_site")])

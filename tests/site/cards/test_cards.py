@@ -149,6 +149,26 @@ def test_shares_storage_only_with_names_shown_before():
     assert "shares storage with <code>a</code>" in r.value("b", b, step_index=0)
 
 
+def test_a_line_recording_5000_views_of_one_storage_gives_each_its_latest_three():
+    """One step records 5,000 names on one storage (``a, b, ... = t.unbind()``), then a later step one
+    more: each badge names the three recorded just before it, latest first."""
+    names = [f"row_{k}" for k in range(5000)]
+    env = {name: tensor([3], [1], values=[1.0, 2.0, 3.0], storage_offset=3 * k) for k, name in enumerate(names)}
+    later = tensor([3], [1], values=[1.0, 2.0, 3.0])
+    trace = {
+        "lecture": {"name": "d", "path": MAIN, "title": ""},
+        "files": {MAIN: SOURCE},
+        "steps": [step(2, env), step(3, {"row_7": later})],
+    }
+    r = HtmlRenderer(trace, template_env())
+    assert r.shared_with("row_0", env["row_0"], 0) == []
+    assert r.shared_with("row_1", env["row_1"], 0) == ["row_0"]
+    for k in (3, 2500, 4999):
+        assert r.shared_with(names[k], env[names[k]], 0) == [names[k - 1], names[k - 2], names[k - 3]]
+    # on the later step every name of the first is earlier: the latest three, not row_7 itself
+    assert r.shared_with("row_7", later, 1) == ["row_4999", "row_4998", "row_4997"]
+
+
 def test_strings_are_escaped(renderer):
     html = renderer.value("s", {"type": "str", "value": "<script>alert(1)</script>"}, step_index=0)
     assert "<script>" not in html

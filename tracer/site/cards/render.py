@@ -15,6 +15,7 @@ This module must not read or write files (the caller passes the trace) nor know 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import html
 import json
@@ -204,6 +205,14 @@ class HtmlRenderer:
                 if value.get("type") == "tensor":
                     function = step_frame(step)["function"]
                     self._storage_users.setdefault(value["storage_id"], []).append((index, name, function))
+        # per storage: (step index, name) -> the position of its first record; the step of each record
+        self._storage_positions: dict[str, dict[tuple[int, str], int]] = {}
+        self._storage_steps: dict[str, list[int]] = {}
+        for storage, records in self._storage_users.items():
+            firsts = self._storage_positions[storage] = {}
+            for position, (index, name, _function) in enumerate(records):
+                firsts.setdefault((index, name), position)
+            self._storage_steps[storage] = [index for index, _name, _function in records]
 
     # contract methods
 
@@ -364,21 +373,24 @@ class HtmlRenderer:
         which is qualified with its function (``attention.out``) so it is never mistaken for a local."""
         steps = self.trace["steps"]
         here = step_frame(steps[step_index])["function"] if 0 <= step_index < len(steps) else None
-        users = self._storage_users.get(value["storage_id"], [])
-        same_step = [(other, fn) for index, other, fn in users if index == step_index]
-        before_here = (
-            same_step[: [other for other, _fn in same_step].index(name)]
-            if any(other == name for other, _fn in same_step)
-            else same_step
-        )
-        earlier = [(other, fn) for index, other, fn in users if index < step_index]
+        storage = value["storage_id"]
+        users = self._storage_users.get(storage, [])
+        # Those recorded before this name: up to its first record on this step, or all up to this step.
+        end = self._storage_positions.get(storage, {}).get((step_index, name))
+        if end is None:
+            end = bisect.bisect_right(self._storage_steps.get(storage, []), step_index)
         local: list[str] = []
         elsewhere: list[str] = []
-        for other, fn in reversed(earlier + before_here):
+        # Latest first, stopping once enough names of this function are found (they come first): a
+        # line that records thousands of views of one storage costs a few lookups per name, not all.
+        for position in range(end - 1, -1, -1):
+            _index, other, fn = users[position]
             if fn == here:
                 if other != name and other not in local:
                     local.append(other)
-            elif (label := f"{fn}.{other}") not in elsewhere:
+                    if len(local) >= MAX_SHARED_NAMES:
+                        break
+            elif len(elsewhere) < MAX_SHARED_NAMES and (label := f"{fn}.{other}") not in elsewhere:
                 elsewhere.append(label)
         return (local + elsewhere)[:MAX_SHARED_NAMES]
 

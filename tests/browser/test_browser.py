@@ -42,7 +42,7 @@ def variables(page) -> dict[str, str]:
 
 def step_in_url(page) -> int | None:
     """The step in the address bar, once the viewer has written its (throttled) URL update."""
-    page.wait_for_function("!window.CHALKTRACE_VIEWER || !window.CHALKTRACE_VIEWER.parts.location.timer")
+    page.wait_for_function("!window.CHALKTRACE_VIEWER || !window.CHALKTRACE_VIEWER.controllers.location.timer")
     match = re.match(r"#step=(\d+)", page.evaluate("location.hash"))
     return int(match.group(1)) if match else None
 
@@ -198,7 +198,7 @@ def test_hidden_line_is_not_shown_or_stepped_on(page, site):
 
 def test_tensor_cards_in_step_mode(page, site):
     open_lecture(page, site, "#step=5", name="site_basics")
-    current = page.evaluate("CHALKTRACE_VIEWER.parts.values.focus")
+    current = page.evaluate("CHALKTRACE_VIEWER.controllers.values.focus")
     folded = [n for n in ("x", "y") if n not in current]
     assert folded, current
     card = f".lt-v-vars .lt-v-card[data-name='{folded[0]}']"

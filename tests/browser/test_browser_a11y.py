@@ -194,7 +194,7 @@ def test_the_live_region_reads_five_steps(page, site):
     assert said[3].endswith("x: tensor (2, 3) float32, changed.")
     assert said[4].endswith(", new.") and "a_long_name_that" in said[4]
     # the quiet setting stops them
-    page.evaluate("CHALKTRACE_VIEWER.parts.announce.setQuiet(true)")
+    page.evaluate("CHALKTRACE_VIEWER.controllers.announce.setQuiet(true)")
     page.keyboard.press("ArrowLeft")
     page.wait_for_timeout(400)
     assert page.evaluate(f"document.querySelector('{LIVE}').textContent") == said[4]

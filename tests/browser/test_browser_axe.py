@@ -42,7 +42,7 @@ def step_with(page: Any, *needles: str) -> int:
         """needles => {
         const v = window.CHALKTRACE_VIEWER;
         for (let step = 0; step < v.count; step++) {
-            const values = v.parts.values;
+            const values = v.controllers.values;
             const html = [...values.envAt(step).values()].map(card => values.cardHtml(card)).join("");
             if (needles.every(n => html.includes(n))) return step;
         }

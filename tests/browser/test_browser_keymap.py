@@ -1,6 +1,6 @@
 """Step mode's keymap in a real browser: the help overlay, the button titles and the keys agree.
 
-One table (assets/viewer-keyboard.js) makes all three; these tests read the help as a user does and
+One table (COMMANDS in assets/viewer-core.js) makes all three, and the bar's buttons; these tests read the help as a user does and
 press what it lists, check each button's title against the help, add a plugin's key binding through
 the public addKeyBinding, and follow the step event. Fixture lecture: tests/lectures/classroom.py
 (speaker notes) and nested_calls.py (calls to step over and out of), built into the real site.
@@ -94,9 +94,18 @@ def test_mode_keys_in_the_help_turn_their_modes_on_and_esc_goes_back_to_reading(
     assert not page.is_visible(".lt-v-blank") and "lt-present" in page.get_attribute(".lt-viewer", "class")
     page.keyboard.press("Escape")
     page.wait_for_function("!location.hash.includes('present=1')")
+    assert page.get_attribute(".lt-v-b-present", "aria-pressed") == "false"
     page.keyboard.press(keys_of(rows["close"]["keys"])[0])
     page.wait_for_function("!location.hash")
     assert not page.is_visible(".lt-viewer")
+    # Back: the URL turns raw and reveal on again, and their buttons say so; the speaker button opens
+    # a window (it turns nothing on here), so it is no switch
+    page.go_back()
+    page.wait_for_function("location.hash.includes('raw=1&reveal=1')")
+    page.wait_for_selector(".lt-viewer:not([hidden])")
+    assert page.get_attribute(".lt-v-b-raw", "aria-pressed") == "true"
+    assert page.get_attribute(".lt-v-b-reveal", "aria-pressed") == "true"
+    assert page.get_attribute(".lt-v-b-speaker", "aria-pressed") is None
 
 
 def test_button_titles_name_the_keys_the_help_lists(page, site):
@@ -122,6 +131,23 @@ def test_button_titles_name_the_keys_the_help_lists(page, site):
         "help",
         "close",
     }
+    # the bar's order (the table's rows with an icon), a mode's button only where it has its mode
+    assert [t["command"] for t in titles if t["command"] != "quiz"] == [
+        "first",
+        "back_over",
+        "prev",
+        "next",
+        "over",
+        "out",
+        "last",
+        "raw",
+        "reveal",
+        "present",
+        "speaker",
+        "fullscreen",
+        "help",
+        "close",
+    ]
     for button in titles:
         assert button["title"] == button["label"]
         keys = re.search(r"\(([^()]*)\)$", button["title"]).group(1).split(" or ")
@@ -175,9 +201,9 @@ def test_the_step_event_says_each_move_once_with_its_step(page, site):
 
 def test_the_speaker_clock_runs_only_while_the_speaker_view_shows(page, site):
     open_step(page, site, 3, name="classroom", flags="&speaker=1")
-    assert page.evaluate("CHALKTRACE_VIEWER.parts.speaker.timer !== null")
+    assert page.evaluate("CHALKTRACE_VIEWER.controllers.speaker.timer !== null")
     page.keyboard.press("Escape")
     page.wait_for_function("!location.hash")
-    assert page.evaluate("CHALKTRACE_VIEWER.parts.speaker.timer === null")
+    assert page.evaluate("CHALKTRACE_VIEWER.controllers.speaker.timer === null")
     page.click(".lt-step-enter")
-    assert page.evaluate("CHALKTRACE_VIEWER.parts.speaker.timer !== null")
+    assert page.evaluate("CHALKTRACE_VIEWER.controllers.speaker.timer !== null")

@@ -17,7 +17,7 @@ VIEWPORTS = [(1280, 720), (1920, 1080), (390, 844)]
 # Where the current line and the current line's first card are, and whether each is in view: inside
 # its scrolling panel's visible box and inside the window.
 IN_VIEW = """() => {
-  const v = window.CHALKTRACE_VIEWER, values = v.parts.values;
+  const v = window.CHALKTRACE_VIEWER, values = v.controllers.values;
   const within = (el, box) => {
     const r = el.getBoundingClientRect();
     return r.height > 0 && r.top >= box.top - 1 && r.top < box.bottom - 8 &&
@@ -26,7 +26,7 @@ IN_VIEW = """() => {
   const side = document.querySelector('.lt-v-side').getBoundingClientRect();
   const lines = document.querySelector('.lt-v-lines').getBoundingClientRect();
   const first = values.focus.map(n => values.cardEl(n)).find(Boolean) || null;
-  const line = v.parts.code.currentEl;
+  const line = v.controllers.code.currentEl;
   return {step: v.cur, focus: values.focus, card: first ? within(first, side) : null,
           line: line ? within(line, lines) : null, cards: document.querySelectorAll('.lt-v-vars .lt-v-card').length};
 }"""
@@ -139,7 +139,7 @@ def test_the_frames_values_fit_one_screen_as_summaries_with_the_current_one_open
     context, page = open_page(browser, site, "attention_view", "#step=0", 1280, 720)
     try:
         page.keyboard.press("End")
-        while page.evaluate("CHALKTRACE_VIEWER.parts.values.focus").count("attn_gib") == 0:
+        while page.evaluate("CHALKTRACE_VIEWER.controllers.values.focus").count("attn_gib") == 0:
             page.keyboard.press("ArrowLeft")
         cards = page.evaluate("""() => [...document.querySelectorAll('.lt-v-vars .lt-v-card')].map(c => ({
             name: c.dataset.name, open: c.classList.contains('lt-open'), summarised: c.classList.contains('lt-summarised'),
@@ -153,7 +153,7 @@ def test_the_frames_values_fit_one_screen_as_summaries_with_the_current_one_open
         assert summary.startswith("scores tensor float32 (8, 8) [")
         # the current line's tensor is open in full
         page.keyboard.press("Home")
-        while "scores" not in page.evaluate("CHALKTRACE_VIEWER.parts.values.focus"):
+        while "scores" not in page.evaluate("CHALKTRACE_VIEWER.controllers.values.focus"):
             page.keyboard.press("ArrowRight")
         card = ".lt-v-card[data-name='scores']"
         assert "lt-open" in page.get_attribute(card, "class") and page.is_visible(f"{card} .lt-anatomy")
@@ -169,17 +169,17 @@ def test_new_and_changed_values_are_marked_and_exposed(browser, site):
     try:
         page.keyboard.press("ArrowRight")
         page.keyboard.press("ArrowRight")  # b = a * 2
-        assert page.evaluate("CHALKTRACE_VIEWER.parts.values.focus") == ["b"]
+        assert page.evaluate("CHALKTRACE_VIEWER.controllers.values.focus") == ["b"]
         assert page.get_attribute(".lt-v-card[data-name='b']", "data-change") == "new"
         assert page.get_attribute(".lt-v-card[data-name='a']", "data-change") is None
         assert page.get_attribute(".lt-v-card[data-name='b']", "aria-label") == "b (new on this step)"
         page.keyboard.press("End")  # text("The end."): nothing new, its frame's latest value still in focus
         assert page.query_selector_all(".lt-v-card[data-change]") == []
-        assert page.evaluate("CHALKTRACE_VIEWER.parts.values.focus") == ["a"]
+        assert page.evaluate("CHALKTRACE_VIEWER.controllers.values.focus") == ["a"]
         page.keyboard.press("ArrowLeft")
         # a = a + 100: changed, and the announcement's API says so
         assert page.get_attribute(".lt-v-card[data-name='a']", "data-change") == "changed"
-        assert page.evaluate("[...CHALKTRACE_VIEWER.parts.values.changesAt(CHALKTRACE_VIEWER.cur)]") == [["a", "changed"]]
+        assert page.evaluate("[...CHALKTRACE_VIEWER.controllers.values.changesAt(CHALKTRACE_VIEWER.cur)]") == [["a", "changed"]]
         assert "changed" in page.evaluate(
             "getComputedStyle(document.querySelector(\".lt-v-card[data-name='a']\"), '::after').content"
         )
@@ -251,9 +251,10 @@ def test_values_panel_and_full_screen_keys(browser, site):
         page.keyboard.press("v")
         assert not page.is_visible(".lt-v-side")
         assert page.query_selector(".lt-v-code").bounding_box()["width"] >= 1270
-        page.wait_for_function("location.hash.includes('novalues=1')")  # a link keeps it
+        page.wait_for_function("location.hash === '#step=5&values=0'")  # a link keeps it
         page.keyboard.press("v")
         assert page.is_visible(".lt-v-side")
+        page.wait_for_function("location.hash === '#step=5'")  # shown is how the panel starts: no flag
         page.keyboard.press("f")
         page.wait_for_function("document.fullscreenElement !== null")
         page.keyboard.press("f")
@@ -264,6 +265,20 @@ def test_values_panel_and_full_screen_keys(browser, site):
         assert any(row.startswith("f") and "full screen" in row for row in help_rows)
     finally:
         context.__exit__(None, None, None)
+
+
+def test_a_link_hides_the_values_panel_and_an_older_link_still_does(browser, site):
+    # &values=0 is how the panel is hidden; links written before the mode had that name say &novalues=1
+    for flags, shown in (("&values=0", False), ("&novalues=1", False), ("&novalues=0", True), ("&values=1", True)):
+        context, page = open_page(browser, site, "attention_view", "#step=5" + flags, 1280, 720)
+        try:
+            page.wait_for_selector(".lt-viewer:not([hidden])")
+            assert page.is_visible(".lt-v-side") is shown, flags
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function("!/^#step=5(&|$)/.test(location.hash)")
+            assert page.evaluate("location.hash").endswith("&values=0") is not shown, flags
+        finally:
+            context.__exit__(None, None, None)
 
 
 def test_speaker_view_shows_the_whole_next_statement(browser, site):
@@ -284,7 +299,7 @@ def test_whole_tensor_heatmaps_name_the_element_or_block_under_the_pointer(brows
     try:
         page.keyboard.press("End")
         for name, cell, expected in (("pooled", (5, 0), "[10\u201311, 0\u20131]"), ("big", (10, 3), "[10, 3]")):
-            while name not in page.evaluate("CHALKTRACE_VIEWER.parts.values.focus"):
+            while name not in page.evaluate("CHALKTRACE_VIEWER.controllers.values.focus"):
                 page.keyboard.press("ArrowLeft")
             whole = f'.lt-viewer .lt-card[data-name="{name}"] .lt-hm-whole'  # the current line's card, open
             page.query_selector(whole).scroll_into_view_if_needed()

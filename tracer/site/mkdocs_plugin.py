@@ -132,34 +132,25 @@ def device_text(environment: Environment) -> str:
 
 # The site's own stylesheets (assets/), linked from every page in this order.
 STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
-# The viewer's plain scripts (assets/), in the order they run: read mode, the quiz answer parser, the
-# core, its controllers (their order is the URL's flag order), then plugins that use only its public
-# surface. The site publishes them joined, as they are, into one file (VIEWER_BUNDLE): one request
-# per page instead of one per file, which a page's first load feels on a plain HTTP/1 server.
-SCRIPTS = (
-    "read.js",
-    "quiz-parse.js",
-    "viewer-core.js",
-    "viewer-bar.js",
-    "viewer-code.js",
-    "viewer-values.js",
-    "viewer-keyboard.js",
-    "viewer-location.js",
-    "viewer-touch.js",
-    "viewer-quiz.js",
-    "viewer-present.js",
-    "viewer-speaker.js",
-    "viewer-sync.js",
-    "viewer-announce.js",
-    "viewer-focus.js",
-    "ranks.js",
-)
+# The viewer's plain scripts (assets/), in the order they run: read mode, the quiz answer parser and
+# step mode's core, then every viewer-NAME.js controller (in any order: the core lists its controllers
+# and builds them in its own order), then plugins that use only the core's public surface. The site
+# publishes them joined, as they are, into one file (VIEWER_BUNDLE): one request per page instead of
+# one per file, which a page's first load feels on a plain HTTP/1 server.
+SCRIPTS_BEFORE_CONTROLLERS = ("read.js", "quiz-parse.js", "viewer-core.js")
+PLUGIN_SCRIPTS = ("ranks.js",)
 VIEWER_BUNDLE = "viewer.js"
 
 
+def viewer_scripts(assets_dir: Path) -> tuple[str, ...]:
+    """The scripts VIEWER_BUNDLE joins, in order: a new controller file is picked up by its name."""
+    controllers = sorted(p.name for p in assets_dir.glob("viewer-*.js") if p.name not in SCRIPTS_BEFORE_CONTROLLERS)
+    return SCRIPTS_BEFORE_CONTROLLERS + tuple(controllers) + PLUGIN_SCRIPTS
+
+
 def viewer_bundle(assets_dir: Path) -> str:
-    """SCRIPTS joined in order, each file unchanged under a comment naming it (each is its own IIFE)."""
-    texts = ((name, (assets_dir / name).read_text(encoding="utf-8")) for name in SCRIPTS)
+    """The viewer's scripts joined in order, each file unchanged under a comment naming it (each is its own IIFE)."""
+    texts = ((name, (assets_dir / name).read_text(encoding="utf-8")) for name in viewer_scripts(assets_dir))
     return "".join(f"/* ---- {name} ---- */\n{text}" + ("" if text.endswith("\n") else "\n") for name, text in texts)
 
 
@@ -320,10 +311,11 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             for file in extra:
                 files.append(file)
         if self.assets_dir.is_dir():
+            bundled = viewer_scripts(self.assets_dir)
             for asset in sorted(p for p in self.assets_dir.rglob("*") if p.is_file()):
                 if asset.name == LIVERELOAD_ASSET and not self.serving:
                     continue  # a published site never polls a development server
-                if asset.parent == self.assets_dir and asset.name in SCRIPTS:
+                if asset.parent == self.assets_dir and asset.name in bundled:
                     continue  # published inside VIEWER_BUNDLE
                 uri = paths.ASSETS_URL + asset.relative_to(self.assets_dir).as_posix()
                 files.append(File.generated(config, uri, abs_src_path=str(asset)))

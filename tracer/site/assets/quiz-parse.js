@@ -1,7 +1,7 @@
 /* chalktrace quiz answers: reads a typed answer leniently and says whether it is right.
 
    Pure functions, no DOM and no state: window.CHALKTRACE_QUIZ = {parse, check, hints, questionCount}. The quiz
-   controller (viewer-quiz.js) asks the questions tracer/site/quiz.py chose and checks answers here.
+   controller (viewer-quiz.js) asks the questions tracer/site/pages/quiz.py chose and checks answers here.
    Must not: touch the page, the viewer or storage, so it can be tested by calling it alone. */
 (function () {
   "use strict";

@@ -1,5 +1,5 @@
 /* chalktrace step mode for distributed traces, a plugin: follow one rank, switch ranks with a key, see all ranks.
-   Active only when data.js has a `ranks` entry (tracer/site/rank_viewer.py); otherwise it does nothing.
+   Active only when data.js has a `ranks` entry (tracer/site/pages/rank_viewer.py); otherwise it does nothing.
    It uses the viewer's plugin surface only (viewer-core.js): CHALKTRACE.onViewer, viewer.go, .cur,
    .data, addKeyBinding and the "chalktrace:step" event.
    Keys (step mode): [ and ] previous/next rank, 0-9 that rank, Home/End the followed rank's ends.

@@ -53,7 +53,7 @@
   };
 
   Announce.prototype.step = function (step, previous) {
-    var self = this, line = this.v.parts.code.currentEl;
+    var self = this, line = this.v.controllers.code.currentEl;
     if (this.lineEl !== line) {
       if (this.lineEl) this.lineEl.removeAttribute("aria-current");
       if (line) line.setAttribute("aria-current", "step");
@@ -67,7 +67,7 @@
 
   // "Step N of M, line L: code. x: tensor (2, 3) float32, new. y: 7, changed."
   Announce.prototype.describe = function (step, from) {
-    var v = this.v, d = v.data, s = v.s, values = v.parts.values;
+    var v = this.v, d = v.data, s = v.s, values = v.controllers.values;
     var span = v.span(step), at = step - span[1], end = span[2] - span[1] - 1;
     var f = s.file[step], line = s.line[step];
     var words = span[0] + "Step " + at + " of " + end + ", line " + line + ": " + text(d.files[f].lines[line - 1] || "") + ".";
@@ -102,5 +102,5 @@
     this.region.textContent = "";
   };
 
-  window.CHALKTRACE.part("announce", Announce);
+  window.CHALKTRACE.controller("announce", Announce);
 })();

@@ -1,7 +1,8 @@
 /* chalktrace step mode, the bar: the lecture's title, the section, the position, the buttons and the progress bar.
 
-   A button runs its command (the core's registry); its title and label name its keys and come from
-   the keymap (viewer-keyboard.js). Modes show that they are on with pressed(command, on). The
+   The buttons are the rows of the core's command table (COMMANDS in viewer-core.js) that have an icon,
+   in its order; a button runs its command (the core's registry), and its title and label name its keys
+   (viewer-keyboard.js). The core's setMode shows a mode's state on its button with pressed(command, on). The
    progress bar jumps to the clicked place and marks each section with a tick; it is also a slider
    (focus it: the arrow keys step, Page Up/Down move a tenth, Home/End go to the ends). In a
    distributed trace the position and the progress count within the followed rank's timeline.
@@ -10,26 +11,7 @@
   "use strict";
   var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
 
-  // The buttons, in order: [command, icon (SVG path in a 16x16 box) or text]. A button whose command
-  // nobody registered, or was registered without a button (quiz on a lecture without questions), is left out.
-  var BUTTONS = [
-    ["first", "M3 3v10M13 3 6 8l7 5z"],
-    ["back_over", "M8 13V4M4 7l4-4 4 4M3 14h10"],
-    ["prev", "M11 3 4 8l7 5z"],
-    ["next", "M5 3l7 5-7 5z"],
-    ["over", "M8 3v9M4 9l4 4 4-4M3 2h10"],
-    ["out", "M8 13V3M4 7l4-4 4 4M3 14h4"],
-    ["last", "M13 3v10M3 3l7 5-7 5z"],
-    ["raw", "raw"],
-    ["reveal", "reveal"],
-    ["present", "present"],
-    ["speaker", "speaker"],
-    ["quiz", "quiz"],
-    ["fullscreen", "M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4"],
-    ["help", "?"],
-    ["close", "M3 3l10 10M13 3 3 13"]
-  ];
-  var MOVES = ["next", "prev", "over", "back_over", "out"];  // data.steps arrays of precomputed targets
+  var COMMANDS = window.CHALKTRACE.COMMANDS, MOVES = window.CHALKTRACE.MOVES;
 
   function Bar(v) {
     this.v = v;
@@ -45,16 +27,17 @@
     this.sectionEl = bar.appendChild(el("span", "lt-v-section"));
     this.posEl = bar.appendChild(el("span", "lt-v-pos"));
     var nav = bar.appendChild(el("span", "lt-v-buttons"));
-    BUTTONS.forEach(function (b) {
-      if (!v.commands[b[0]] || v.buttonless[b[0]]) return;
-      var icon = b[1].charAt(0) === "M" ? "<svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"" + b[1] + "\"/></svg>" : b[1];
-      var button = el("button", "lt-v-btn lt-v-b-" + b[0], icon);
+    COMMANDS.forEach(function (row) {
+      var command = row.command;
+      if (!row.icon || !v.commands[command] || v.buttonless[command]) return;
+      var icon = row.icon.charAt(0) === "M" ? "<svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"" + row.icon + "\"/></svg>" : row.icon;
+      var button = el("button", "lt-v-btn lt-v-b-" + command, icon);
       button.type = "button";
-      button.addEventListener("click", function () { v.command(b[0]); });
+      button.addEventListener("click", function () { v.command(command); });
       nav.appendChild(button);
-      self.buttons[b[0]] = button;
+      self.buttons[command] = button;
     });
-    v.parts.keyboard.titleButtons();
+    v.controllers.keyboard.titleButtons();
 
     var progress = el("div", "lt-v-progress");
     progress.title = "click to jump to a step";
@@ -109,10 +92,10 @@
     }
   };
 
-  // A mode's button shows whether it is on.
+  // A mode's button shows whether it is on (the core's setMode; present mode's full screen).
   Bar.prototype.pressed = function (command, on) {
     if (this.buttons[command]) this.buttons[command].setAttribute("aria-pressed", on ? "true" : "false");
   };
 
-  window.CHALKTRACE.part("bar", Bar);
+  window.CHALKTRACE.controller("bar", Bar);
 })();

@@ -51,7 +51,7 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var line = parseInt(self.gotoInput.value, 10), target = line > 0 ? self.nextRunOf(self.fileShown, line) : null;
-      if (target === null) return v.parts.announce && v.parts.announce.say("line " + self.gotoInput.value + " does not run");
+      if (target === null) return v.controllers.announce && v.controllers.announce.say("line " + self.gotoInput.value + " does not run");
       self.gotoInput.value = "";
       v.rootEl.focus({ preventScroll: true });
       v.go(target);
@@ -206,7 +206,7 @@
     // a line's offsetParent is its chunk (content-visibility contains layout), the chunk's the panel
     for (var node = line; node && node !== box; node = node.offsetParent) lineTop += node.offsetTop;
     var lineBottom = lineTop + line.offsetHeight;
-    var present = this.v.parts.present;
+    var present = this.v.controllers.present;
     if (present && present.on) return present.place(box, lineTop, lineBottom, always);
     var margin = Math.min(80, height / 4);
     if (always || lineTop < top + margin || lineBottom > top + height - margin) {
@@ -244,18 +244,16 @@
   Code.prototype.setRaw = function (on) {
     this.raw = on;
     this.v.rootEl.classList.toggle("lt-raw", on);
-    this.v.parts.bar.pressed("raw", on);
     this.scrollToCurrent();
-    this.v.parts.values.follow();
+    this.v.controllers.values.follow();
   };
 
   Code.prototype.setReveal = function (on) {
     this.reveal = on;
-    this.v.parts.bar.pressed("reveal", on);
     var f = this.fileShown;
     if (f >= 0) this.updateReveal(this.files[f], f, this.v.cur);
     this.scrollToCurrent();
   };
 
-  window.CHALKTRACE.part("code", Code);
+  window.CHALKTRACE.controller("code", Code);
 })();

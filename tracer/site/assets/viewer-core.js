@@ -1,23 +1,78 @@
 /* chalktrace step mode, the core: steps through a lecture's trace like a debugger, over the read-mode page.
 
-   Reads window.CHALKTRACE_DATA (data.js beside the page, built by tracer/site/viewer_data.py) and does
-   nothing on pages without #lt-stepper. The core holds the position (`cur`), `go`, `render`, the
-   viewer's skeleton, and the registries the controllers fill in: commands (what a key
-   or a button does), modes (raw, reveal, quiz, present, speaker: each a URL flag) and key bindings
-   (through the keyboard controller). After every move it fires "chalktrace:step" on the viewer
-   (bubbling to the document) with {step, previous, viewer}. All navigation targets are precomputed in
-   data.js, so a step is a few array lookups plus DOM updates for what changed.
+   Reads window.CHALKTRACE_DATA (data.js beside the page, built by tracer/site/pages/viewer_data.py)
+   and does nothing on pages without #lt-stepper. The core holds the position (`cur`), `go`, `render`,
+   the viewer's skeleton, the two lists that wire the viewer (CONTROLLERS and COMMANDS, below) and the
+   registries the controllers fill in: what each command does, and the modes (raw, reveal, values,
+   quiz, present, speaker: each a URL flag). `setMode` turns a mode on or off and shows it on its
+   button and in the URL. After every move it fires "chalktrace:step" on the viewer (bubbling to the
+   document) with {step, previous, viewer}. All navigation targets are precomputed in data.js, so a
+   step is a few array lookups plus DOM updates for what changed.
 
-   Controllers (viewer-*.js, loaded after this file in a fixed order) register with
-   CHALKTRACE.part(name, Constructor); each owns its state and may define build(layout), open(),
-   close(updateUrl) and destroy(). Plugins (ranks.js) wait for the viewer with CHALKTRACE.onViewer(fn)
-   and use only go, cur, data, addKeyBinding and the step event.
+   A controller is one file, viewer-NAME.js (the site bundles every one after this file, in any
+   order), that registers itself with CHALKTRACE.controller(NAME, Constructor) and is listed in
+   CONTROLLERS; each owns its state and may define build(layout), open(), close(updateUrl) and
+   destroy(). Plugins (ranks.js) wait for the viewer with CHALKTRACE.onViewer(fn) and use only go,
+   cur, data, addKeyBinding and the step event.
    Must not: know what a controller keeps, draw a mode's own markup, or read the URL itself. */
 (function () {
   "use strict";
 
-  var parts = [];    // [name, constructor], in script order: controllers are built in this order
-  var waiting = [];  // plugin callbacks to run once the viewer exists
+  // The controllers, built in this order: their build(layout) lays out the viewer in this order, and
+  // the modes they add are written in the URL in this order.
+  var CONTROLLERS = ["bar", "code", "values", "keyboard", "location", "touch", "quiz", "present", "speaker",
+    "sync", "announce", "focus"];
+
+  function presenting(v) { return v.mode("present") || v.mode("speaker"); }
+  function present(v) { return v.mode("present"); }
+  function notSpeaker(v) { return !v.mode("speaker"); }
+  function helpOpen(v) { return v.controllers.keyboard.helpShown(); }
+  function blanked(v) { return v.controllers.present.blanked(); }
+
+  // The commands, one row per way to reach one: a key press (viewer-keyboard.js) runs the first row
+  // that lists its key (KeyboardEvent.key; Space is "Space", with Shift "Shift+Space") and whose
+  // `when(viewer)` holds; a row with an `icon` (an SVG path in a 16x16 box, or a word) is its command's
+  // button in the bar (viewer-bar.js), in this order; the keyboard help lists the rows with `help` in
+  // this order; a button's title is its row's `title` (else `help`) and the keys that reach it. A
+  // command is what a controller registers under that name (addCommand); a row whose command nobody
+  // registered, or registered without a button, shows no button.
+  var COMMANDS = [
+    { command: "first", keys: ["Home"], icon: "M3 3v10M13 3 6 8l7 5z", help: "first step" },
+    { command: "back_over", keys: ["ArrowUp", "k"], icon: "M8 13V4M4 7l4-4 4 4M3 14h10", help: "step back over" },
+    { command: "prev", keys: ["ArrowLeft", "h"], icon: "M11 3 4 8l7 5z", help: "step back" },
+    { command: "next", keys: ["ArrowRight", "l"], icon: "M5 3l7 5-7 5z", help: "step forward" },
+    { command: "over", keys: ["ArrowDown", "j"], icon: "M8 3v9M4 9l4 4 4-4M3 2h10", help: "step over (skip the call)",
+      title: "step over" },
+    { command: "out", keys: ["u"], icon: "M8 13V3M4 7l4-4 4 4M3 14h4", help: "step out of this function", title: "step out" },
+    { command: "last", keys: ["End"], icon: "M13 3v10M3 3l7 5-7 5z", help: "last step" },
+    { command: "next", keys: ["PageDown", "Space"], when: presenting, help: "present mode and speaker view: step forward" },
+    { command: "prev", keys: ["PageUp", "Shift+Space"], when: presenting, help: "present mode and speaker view: step back" },
+    { command: "raw", keys: ["r"], icon: "raw", help: "raw code (renderings off)", title: "raw code: renderings off" },
+    { command: "reveal", keys: ["a"], icon: "reveal", help: "reveal lines as you step",
+      title: "reveal lines as you step, for presenting" },
+    { command: "values", keys: ["v"], help: "hide or show the values panel", title: "values panel: hide or show" },
+    { command: "present", keys: ["p"], when: notSpeaker, icon: "present", help: "present mode: large type, no chrome",
+      title: "present mode: large type for a projector" },
+    { command: "blank", keys: ["b", "B", "."], label: "b / .", when: present,
+      help: "present mode: blank the screen, or show it again" },
+    { command: "speaker", keys: ["s"], when: notSpeaker, icon: "speaker",
+      help: "open the speaker view (notes, next line, timer) in a second window", title: "open the speaker view in a second window" },
+    { command: "quiz", keys: ["q"], icon: "quiz", help: "quiz mode: predict a value before it shows (Esc skips)",
+      title: "quiz mode: predict values before they show" },
+    { command: "fullscreen", keys: ["f"], icon: "M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4", help: "full screen, or back",
+      title: "full screen" },
+    { command: "goto", keys: ["g"], help: "go to a line's next run (or click its number)", title: "go to a line" },
+    { command: "help", keys: ["?"], icon: "?", help: "this help", title: "keyboard shortcuts" },
+    { command: "help", keys: ["Escape"], when: helpOpen },
+    { command: "blank", keys: ["Escape"], when: blanked },  // listed with the next row
+    { command: "unpresent", keys: ["Escape"], when: present, help: "present mode: show a blanked screen, else leave present mode" },
+    { command: "close", keys: ["Escape"], icon: "M3 3l10 10M13 3 3 13", help: "back to reading" }
+  ];
+
+  var MOVES = ["next", "prev", "over", "back_over", "out"];  // data.steps arrays of precomputed targets
+
+  var registered = {};  // controller name -> constructor (CHALKTRACE.controller)
+  var waiting = [];     // plugin callbacks to run once the viewer exists
 
   function el(tag, className, html) {
     var node = document.createElement(tag);
@@ -31,8 +86,6 @@
       return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c];
     });
   }
-
-  var MOVES = ["next", "prev", "over", "back_over", "out"];  // data.steps arrays of precomputed targets
 
   function Viewer(data, host) {
     var self = this;
@@ -50,8 +103,8 @@
     this.rootEl = null;
     this.commands = {};         // command name -> function (repeat)
     this.buttonless = {};       // commands that have no button in the bar
-    this.modes = [];            // {name, get, set, early}, in registration order (the URL's flag order)
-    this.parts = {};            // controller name -> controller
+    this.modes = [];            // {name, get, set, early, initially, pressed}, in registration order (the URL's)
+    this.controllers = {};      // controller name -> controller
     MOVES.forEach(function (name) {
       self.commands[name] = function (repeat) {
         if (repeat) return self.queue(self.s[name][self.pending !== null ? self.pending : self.cur]);
@@ -62,7 +115,13 @@
     this.commands.first = function () { return self.go(self.firstVisible()); };
     this.commands.last = function () { return self.go(self.lastVisible()); };
     this.commands.close = function () { return self.close(true); };
-    parts.forEach(function (part) { self.parts[part[0]] = new part[1](self); });
+    CONTROLLERS.forEach(function (name) {
+      if (!registered[name]) throw new Error("chalktrace: no controller " + name + " (assets/viewer-" + name + ".js)");
+      self.controllers[name] = new registered[name](self);
+    });
+    for (var name in registered) {
+      if (!this.controllers[name]) throw new Error("chalktrace: controller " + name + " is not in CONTROLLERS (viewer-core.js)");
+    }
   }
 
   Viewer.prototype.withRoot = function (html) {
@@ -81,31 +140,46 @@
     if (run) return run(repeat);
   };
 
-  // A mode: on or off, written in the URL as &NAME=1. `early` modes are set from a URL before its
-  // step is shown (quiz: the step may ask); the others after.
+  // A mode: on or off; off unless `initially` is true (the values panel is shown). The URL writes one
+  // that differs from how it starts, as &NAME=1 or &NAME=0. `early` modes are set from a URL before
+  // its step is shown (quiz: the step may ask); the others after. Its command's button shows whether
+  // it is on, unless `pressed` is false (the speaker button opens a window, it turns nothing on).
   Viewer.prototype.addMode = function (name, mode) {
-    this.modes.push({ name: name, get: mode.get, set: mode.set, early: !!mode.early });
+    this.modes.push({ name: name, get: mode.get, set: mode.set, early: !!mode.early, initially: !!mode.initially,
+                      pressed: mode.pressed !== false });
+  };
+
+  Viewer.prototype.findMode = function (name) {
+    for (var k = 0; k < this.modes.length; k++) if (this.modes[k].name === name) return this.modes[k];
+    return null;
   };
 
   Viewer.prototype.mode = function (name) {
-    for (var k = 0; k < this.modes.length; k++) if (this.modes[k].name === name) return this.modes[k].get();
-    return false;
+    var mode = this.findMode(name);
+    return mode ? mode.get() : false;
   };
 
-  // Turn a mode on or off from a key or button, and say so in the URL (replacing the entry).
-  Viewer.prototype.setMode = function (name, on) {
-    for (var k = 0; k < this.modes.length; k++) if (this.modes[k].name === name) this.modes[k].set(on);
-    this.parts.location.write(false);
+  // Turn a mode on or off (a key, a button, the URL, a controller leaving it): its controller does
+  // it, its button shows it, and the URL says it (replacing the entry) unless options.url is false.
+  Viewer.prototype.setMode = function (name, on, options) {
+    var mode = this.findMode(name);
+    if (!mode) return;
+    mode.set(on);
+    if (mode.pressed) this.controllers.bar.pressed(name, mode.get());
+    if (!(options && options.url === false)) this.controllers.location.write(false);
   };
 
   Viewer.prototype.toggle = function (name) { this.setMode(name, !this.mode(name)); };
 
   // A plugin's keys: binding {keys: [KeyboardEvent.key, ...], label, help, when(viewer)}, run(event).
   // They are tried before the built-in keys and are listed in the help. Returns a function removing them.
-  Viewer.prototype.addKeyBinding = function (binding, run) { return this.parts.keyboard.add(binding, run); };
+  Viewer.prototype.addKeyBinding = function (binding, run) { return this.controllers.keyboard.add(binding, run); };
 
   Viewer.prototype.each = function (hook, arg) {
-    for (var name in this.parts) if (this.parts[name][hook]) this.parts[name][hook](arg);
+    for (var k = 0; k < CONTROLLERS.length; k++) {
+      var controller = this.controllers[CONTROLLERS[k]];
+      if (controller[hook]) controller[hook](arg);
+    }
   };
 
   // --- DOM skeleton (built on first entry) ---------------------------------------------------
@@ -131,16 +205,16 @@
   // --- moving -----------------------------------------------------------------------------------
 
   Viewer.prototype.render = function (step) {
-    var code = this.parts.code;
+    var code = this.controllers.code;
     var moved = code.show(step, this.cur < 0);
-    this.parts.values.show(step);
-    this.parts.bar.show(step);
+    this.controllers.values.show(step);
+    this.controllers.bar.show(step);
     this.cur = step;
     code.scrollToCurrent(moved);  // reads layout once, after all of this step's writes
-    this.parts.values.follow();   // the same layout: scrolling the code panel lays out nothing
+    this.controllers.values.follow();   // the same layout: scrolling the code panel lays out nothing
   };
 
-  // A distributed trace lays its ranks' timelines end to end (tracer/site/rank_viewer.py): the
+  // A distributed trace lays its ranks' timelines end to end (tracer/site/pages/rank_viewer.py): the
   // position, progress bar and jumps count within the followed rank's. [label, first step, end].
   Viewer.prototype.span = function (step) {
     var segs = this.data.ranks ? this.data.ranks.segments : null;
@@ -179,7 +253,7 @@
         bubbles: true, detail: { step: step, previous: previous, viewer: this }
       }));
     }
-    if (!(options && options.fromUrl)) this.parts.location.record();
+    if (!(options && options.fromUrl)) this.controllers.location.record();
     window.CHALKTRACE_LAST_STEP_MS = performance.now() - started;
   };
 
@@ -257,15 +331,17 @@
       viewer.go(viewer.cur >= 0 ? viewer.cur : viewer.firstVisible());
     });
     waiting.splice(0).forEach(function (fn) { fn(viewer); });
-    viewer.parts.location.sync();
+    viewer.controllers.location.sync();
     window.CHALKTRACE_READY = performance.now();
   }
 
   window.CHALKTRACE = {
     el: el,
     escapeHtml: escapeHtml,
-    // a controller: built with the viewer, in script order
-    part: function (name, Part) { parts.push([name, Part]); },
+    COMMANDS: COMMANDS,
+    MOVES: MOVES,
+    // a controller (one listed in CONTROLLERS): built with the viewer, in CONTROLLERS' order
+    controller: function (name, Controller) { registered[name] = Controller; },
     // a plugin: fn(viewer) once the viewer exists (now, if it does)
     onViewer: function (fn) {
       if (window.CHALKTRACE_VIEWER) fn(window.CHALKTRACE_VIEWER);

@@ -32,7 +32,7 @@
     root.tabIndex = -1;
     // present and speaker modes are classes on the viewer (viewer-present.js, viewer-speaker.js): follow them
     new MutationObserver(function () { self.label(); }).observe(root, { attributes: true, attributeFilter: ["class"] });
-    var help = this.v.parts.keyboard.helpEl;
+    var help = this.v.controllers.keyboard.helpEl;
     if (help) {
       help.setAttribute("role", "dialog");
       help.setAttribute("aria-modal", "true");
@@ -73,7 +73,7 @@
   };
 
   Focus.prototype.helpChanged = function (shown) {
-    var v = this.v, help = v.parts.keyboard.helpEl, others = [];
+    var v = this.v, help = v.controllers.keyboard.helpEl, others = [];
     for (var node = v.rootEl.firstElementChild; node; node = node.nextElementSibling) {
       if (node !== help && !node.classList.contains("lt-v-live")) others.push(node);
     }
@@ -90,5 +90,5 @@
     }
   };
 
-  window.CHALKTRACE.part("focus", Focus);
+  window.CHALKTRACE.controller("focus", Focus);
 })();

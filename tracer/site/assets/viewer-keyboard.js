@@ -1,12 +1,10 @@
-/* chalktrace step mode, the keyboard: one keymap table, and from it the dispatch, the help overlay (?)
-   and the titles of the bar's buttons.
+/* chalktrace step mode, the keyboard: from the core's command table (COMMANDS in viewer-core.js), the
+   dispatch, the help overlay (?) and the titles of the bar's buttons.
 
-   Each row of KEYMAP is {keys: [KeyboardEvent.key, ...], command, help, title, when(viewer), label}:
-   a key press runs the first row (plugins' rows first, then KEYMAP in order) that lists its key and
+   A key press runs the first row (plugins' rows first, then COMMANDS in order) that lists its key and
    whose `when` holds; the help lists the rows that have `help`; a button's title is its command's
-   row's `title` (else `help`) and that row's keys. Space is "Space" (with Shift "Shift+Space").
-   Plugins add rows with viewer.addKeyBinding. While a controller holds the keys (grab: an open quiz
-   question), every key goes to it alone.
+   row's `title` (else `help`) and that row's keys. Plugins add rows with viewer.addKeyBinding. While a
+   controller holds the keys (grab: an open quiz question), every key goes to it alone.
    Single-key shortcuts (a letter, Space) act only while focus is in the viewer and not on a link, a
    button or a field, and the help's setting turns them off (WCAG 2.1.4); a field or the progress
    slider keeps every key it takes.
@@ -24,40 +22,7 @@
   function stored(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
   function store(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } }
 
-  function presenting(v) { return v.mode("present") || v.mode("speaker"); }
-  function present(v) { return v.mode("present"); }
-  function notSpeaker(v) { return !v.mode("speaker"); }
-  function helpOpen(v) { return v.parts.keyboard.helpShown(); }
-  function blanked(v) { return v.parts.present.blanked(); }
-
-  var KEYMAP = [
-    { keys: ["ArrowRight", "l"], command: "next", help: "step forward" },
-    { keys: ["ArrowLeft", "h"], command: "prev", help: "step back" },
-    { keys: ["ArrowDown", "j"], command: "over", help: "step over (skip the call)", title: "step over" },
-    { keys: ["ArrowUp", "k"], command: "back_over", help: "step back over" },
-    { keys: ["u"], command: "out", help: "step out of this function", title: "step out" },
-    { keys: ["Home"], command: "first", help: "first step" },
-    { keys: ["End"], command: "last", help: "last step" },
-    { keys: ["r"], command: "raw", help: "raw code (renderings off)", title: "raw code: renderings off" },
-    { keys: ["a"], command: "reveal", help: "reveal lines as you step", title: "reveal lines as you step, for presenting" },
-    { keys: ["p"], command: "present", when: notSpeaker, help: "present mode: large type, no chrome",
-      title: "present mode: large type for a projector" },
-    { keys: ["v"], command: "values", help: "hide or show the values panel", title: "values panel: hide or show" },
-    { keys: ["f"], command: "fullscreen", help: "full screen, or back", title: "full screen" },
-    { keys: ["PageDown", "Space"], command: "next", when: presenting, help: "present mode and speaker view: step forward" },
-    { keys: ["PageUp", "Shift+Space"], command: "prev", when: presenting, help: "present mode and speaker view: step back" },
-    { keys: ["b", "B", "."], label: "b / .", command: "blank", when: present, help: "present mode: blank the screen, or show it again" },
-    { keys: ["Escape"], command: "help", when: helpOpen },
-    { keys: ["Escape"], command: "blank", when: blanked },  // listed with the next row
-    { keys: ["Escape"], command: "unpresent", when: present, help: "present mode: show a blanked screen, else leave present mode" },
-    { keys: ["s"], command: "speaker", when: notSpeaker, help: "open the speaker view (notes, next line, timer) in a second window",
-      title: "open the speaker view in a second window" },
-    { keys: ["q"], command: "quiz", help: "quiz mode: predict a value before it shows (Esc skips)",
-      title: "quiz mode: predict values before they show" },
-    { keys: ["g"], command: "goto", help: "go to a line's next run (or click its number)", title: "go to a line" },
-    { keys: ["?"], command: "help", help: "this help", title: "keyboard shortcuts" },
-    { keys: ["Escape"], command: "close", help: "back to reading" }
-  ];
+  var COMMANDS = window.CHALKTRACE.COMMANDS;
   var NAMES = { ArrowRight: "\u2192", ArrowLeft: "\u2190", ArrowDown: "\u2193", ArrowUp: "\u2191", Escape: "Esc" };
 
   function keyName(key) { return NAMES[key] || key; }
@@ -65,7 +30,7 @@
   function Keyboard(v) {
     var self = this;
     this.v = v;
-    this.plugins = [];          // rows added with addKeyBinding, tried before KEYMAP
+    this.plugins = [];          // rows added with addKeyBinding, tried before COMMANDS
     this.grabbed = null;        // a controller's handler that takes every key while it is set
     this.helpEl = null;
     this.shortcuts = stored(SHORTCUTS_KEY) !== "off";  // single-key shortcuts (the help's setting)
@@ -75,7 +40,7 @@
   }
 
   // Every row, in the order a key press tries them.
-  Keyboard.prototype.rows = function () { return this.plugins.concat(KEYMAP); };
+  Keyboard.prototype.rows = function () { return this.plugins.concat(COMMANDS); };
 
   // A row's keys that no earlier row always takes (a plugin's Home wins over the built-in Home).
   Keyboard.prototype.liveKeys = function (row) {
@@ -154,7 +119,7 @@
   };
 
   Keyboard.prototype.titleButtons = function () {
-    var buttons = this.v.parts.bar.buttons;
+    var buttons = this.v.controllers.bar.buttons;
     for (var command in buttons) {
       var title = this.title(command);
       if (title === null) continue;
@@ -178,15 +143,15 @@
     help.addEventListener("change", function (event) {
       var setting = event.target.getAttribute("data-setting");
       if (setting === "shortcuts") self.setShortcuts(event.target.checked);
-      if (setting === "announce" && self.v.parts.announce) self.v.parts.announce.setQuiet(!event.target.checked);
+      if (setting === "announce" && self.v.controllers.announce) self.v.controllers.announce.setQuiet(!event.target.checked);
     });
     this.helpEl = layout.root.appendChild(help);
   };
 
-  // The help's rows: KEYMAP's, then the plugins', each with the keys that still reach it.
+  // The help's rows: COMMANDS', then the plugins', each with the keys that still reach it.
   Keyboard.prototype.fillHelp = function () {
     var self = this, html = "";
-    KEYMAP.concat(this.plugins).forEach(function (row) {
+    COMMANDS.concat(this.plugins).forEach(function (row) {
       if (!row.help) return;
       var keys = self.liveKeys(row);
       if (row.keys.length && !keys.length) return;  // every key of it is taken by a plugin's row
@@ -196,7 +161,7 @@
     });
     this.helpEl.querySelector("table").innerHTML = html;
     this.helpEl.querySelector("[data-setting=shortcuts]").checked = this.shortcuts;
-    var announce = this.v.parts.announce;
+    var announce = this.v.controllers.announce;
     this.helpEl.querySelector("[data-setting=announce]").checked = !(announce && announce.quiet);
   };
 
@@ -212,5 +177,5 @@
 
   Keyboard.prototype.destroy = function () { window.removeEventListener("keydown", this.onKeyDown, true); };
 
-  window.CHALKTRACE.part("keyboard", Keyboard);
+  window.CHALKTRACE.controller("keyboard", Keyboard);
 })();

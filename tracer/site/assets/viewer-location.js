@@ -1,16 +1,33 @@
 /* chalktrace step mode, the location: every position is a URL, and the URL sets the position.
 
-   #step=N, plus &NAME=1 for each mode that is on (raw, reveal, quiz, present, speaker: the order the
-   controllers registered them; a bare #step=N, as older links have, means all off). History: a move
-   pushes an entry unless the previous move was under BURST_MS ago; moves within such a burst replace
-   it (when the burst pauses), so Back after a run of key presses returns to where the run started
-   instead of undoing one key at a time. Back, Forward and edited hashes move the viewer.
+   #step=N, plus &NAME=1 or &NAME=0 for each mode not as it starts (raw, reveal, values, quiz, present,
+   speaker: the order the controllers registered them; a bare #step=N, as older links have, means each
+   as it starts: the values panel shown, the others off). History: a move pushes an entry unless the
+   previous move was under BURST_MS ago; moves within such a burst replace it (when the burst
+   pauses), so Back after a run of key presses returns to where the run started instead of undoing
+   one key at a time. Back, Forward and edited hashes move the viewer.
    Must not: draw anything, or know what a mode does (it only reads and sets them through the core). */
 (function () {
   "use strict";
   var BURST_MS = 800;
   var URL_EVERY_MS = 150;
   var STEP_HASH = /^#step=(\d+)((?:&[a-z]+=\w*)*)$/;
+  var FLAG = /&([a-z]+)=(\w*)/g;
+
+  // The modes a URL's flags ask for: {name: on}, "1" on and anything else off.
+  function parseFlags(text) {
+    var flags = {}, match;
+    FLAG.lastIndex = 0;
+    while ((match = FLAG.exec(text))) {
+      // a link written before the values mode had its name: &novalues=1 hid the panel
+      if (match[1] === "novalues") {
+        if (!("values" in flags)) flags.values = match[2] !== "1";
+      } else {
+        flags[match[1]] = match[2] === "1";
+      }
+    }
+    return flags;
+  }
 
   function Location(v) {
     var self = this;
@@ -24,7 +41,10 @@
 
   Location.prototype.hash = function () {
     var v = this.v, hash = "#step=" + v.cur;
-    for (var k = 0; k < v.modes.length; k++) if (v.modes[k].get()) hash += "&" + v.modes[k].name + "=1";
+    for (var k = 0; k < v.modes.length; k++) {
+      var on = !!v.modes[k].get();
+      if (on !== v.modes[k].initially) hash += "&" + v.modes[k].name + "=" + (on ? "1" : "0");
+    }
     return hash;
   };
 
@@ -60,15 +80,17 @@
     this.cancel();
     var match = STEP_HASH.exec(location.hash);
     if (!match) return v.close(false);
-    var flags = "&" + match[2] + "&";
+    var flags = parseFlags(match[2]);
     if (!v.built) v.build();
-    for (k = 0; k < modes.length; k++) {  // before the step: it may ask a question
-      if (modes[k].early && modes[k].get() !== (flags.indexOf("&" + modes[k].name + "=1&") >= 0)) modes[k].set(!modes[k].get());
+    function apply(early) {
+      for (k = 0; k < modes.length; k++) {
+        var mode = modes[k], on = mode.name in flags ? flags[mode.name] : mode.initially;
+        if (mode.early === early && !!mode.get() !== on) v.setMode(mode.name, on, { url: false });
+      }
     }
+    apply(true);  // before the step: it may ask a question
     v.go(v.nearestVisible(+match[1]), { fromUrl: true });
-    for (k = 0; k < modes.length; k++) {
-      if (!modes[k].early && modes[k].get() !== (flags.indexOf("&" + modes[k].name + "=1&") >= 0)) modes[k].set(!modes[k].get());
-    }
+    apply(false);
   };
 
   Location.prototype.close = function (updateUrl) {
@@ -83,5 +105,5 @@
     window.removeEventListener("hashchange", this.onChange);
   };
 
-  window.CHALKTRACE.part("location", Location);
+  window.CHALKTRACE.controller("location", Location);
 })();

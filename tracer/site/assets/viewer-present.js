@@ -3,7 +3,7 @@
 
    Keeps the current line in the middle third of the screen, and can blank the screen (b, or "." as
    clickers send; b again, Esc or a click shows it). Its keys (PageDown/PageUp, Space) are rows of
-   the keymap (viewer-keyboard.js).
+   the command table (viewer-core.js).
    Must not: talk to other windows (viewer-sync.js does) or change what a step shows. */
 (function () {
   "use strict";
@@ -19,7 +19,7 @@
     v.addCommand("unpresent", function () { v.setMode("present", false); }, { button: false });
     v.addCommand("blank", function () { self.setBlank(!self.blanked()); }, { button: false });
     v.addCommand("fullscreen", function () { self.toggleFullscreen(); });
-    this.onFullscreen = function () { v.parts.bar.pressed("fullscreen", !!document.fullscreenElement); };
+    this.onFullscreen = function () { v.controllers.bar.pressed("fullscreen", !!document.fullscreenElement); };
     document.addEventListener("fullscreenchange", this.onFullscreen);
   }
 
@@ -46,11 +46,10 @@
   Present.prototype.set = function (on) {
     this.on = on;
     this.v.rootEl.classList.toggle("lt-present", on);
-    this.v.parts.bar.pressed("present", on);
     if (!on) this.setBlank(false);
-    this.v.parts.code.scrollToCurrent(true);
-    this.v.parts.values.follow();  // the cards grew or shrank: the current ones back in view
-    var announce = this.v.parts.announce;
+    this.v.controllers.code.scrollToCurrent(true);
+    this.v.controllers.values.follow();  // the cards grew or shrank: the current ones back in view
+    var announce = this.v.controllers.announce;
     if (announce && this.v.active) announce.say(on ? "Present mode" : "Present mode off");
   };
 
@@ -59,7 +58,7 @@
   Present.prototype.setBlank = function (on) {
     if (this.blankEl.hidden === !on) return;
     this.blankEl.hidden = !on;
-    var announce = this.v.parts.announce;
+    var announce = this.v.controllers.announce;
     if (announce) announce.say(on ? "Screen blanked (b shows it again)" : "Screen shown");
   };
 
@@ -73,7 +72,7 @@
     else if (lineTop < top + third) box.scrollTop = lineBottom - 2 * third + 2;
   };
 
-  Present.prototype.close = function () { if (this.on) this.set(false); };
+  Present.prototype.close = function () { if (this.on) this.v.setMode("present", false, { url: false }); };
 
-  window.CHALKTRACE.part("present", Present);
+  window.CHALKTRACE.controller("present", Present);
 })();

@@ -1,6 +1,6 @@
 /* chalktrace step mode, quiz mode (q, &quiz=1): predict a value, then see it.
 
-   The questions come from data.js (tracer/site/quiz.py chooses them); answers are read by
+   The questions come from data.js (tracer/site/pages/quiz.py chooses them); answers are read by
    quiz-parse.js. On a step with a question (once per visit of the page) it hides what would give the
    answer away, asks, and while the question is open holds the keys: Esc skips, typing goes to the
    answer. The score per lecture lives in localStorage, shown on the read page with a reset.
@@ -55,7 +55,6 @@
 
   Quiz.prototype.set = function (on) {
     this.on = on;
-    this.v.parts.bar.pressed("quiz", on);
     if (!on) this.clear();
   };
 
@@ -71,7 +70,7 @@
     if (this.box) this.box.remove();
     this.box = null;
     this.open = null;
-    this.v.parts.keyboard.grab(null);
+    this.v.controllers.keyboard.grab(null);
     this.stepShown = -1;
     this.reveal();
   };
@@ -115,11 +114,11 @@
     this.open = index;
     this.stepShown = q.step;
     this.focusBack = document.activeElement;
-    v.parts.keyboard.grab(function (event) { self.onKey(event); });
+    v.controllers.keyboard.grab(function (event) { self.onKey(event); });
     // hide what would give the answer away: the asked value's card, a line's FLOPs, else (a
     // collective's bytes) the whole panel; the values that lead to it stay in view
-    var card = q.name && v.parts.values.cardEl(q.name);
-    this.hidden = card ? card : q.fact === "flops" ? v.parts.values.computeEl : null;
+    var card = q.name && v.controllers.values.cardEl(q.name);
+    this.hidden = card ? card : q.fact === "flops" ? v.controllers.values.computeEl : null;
     if (this.hidden) this.hidden.classList.add("lt-quiz-hidden");
     else v.rootEl.classList.add("lt-quiz-asking");
     form.querySelector("input").focus();
@@ -145,13 +144,13 @@
     form.remove();
     this.box = feedback;
     this.open = null;
-    this.v.parts.keyboard.grab(null);
+    this.v.controllers.keyboard.grab(null);
     this.reveal();
     var back = this.focusBack;
     this.focusBack = null;
     if (back && back !== document.body && document.contains(back)) back.focus();
     else if (document.activeElement) document.activeElement.blur();
-    var announce = this.v.parts.announce;  // the feedback appeared in place of the form: say it
+    var announce = this.v.controllers.announce;  // the feedback appeared in place of the form: say it
     if (announce) announce.say(feedback.textContent);
   };
 
@@ -199,5 +198,5 @@
 
   Quiz.prototype.close = function () { if (this.box) this.clear(); };
 
-  window.CHALKTRACE.part("quiz", Quiz);
+  window.CHALKTRACE.controller("quiz", Quiz);
 })();

@@ -21,7 +21,7 @@
     this.timer = null;          // the clock's setInterval while the view is shown
     this.panel = null;
     this.notes = null;          // [[step, html], ...] from the room, for the presenter alone; null until then
-    v.addMode("speaker", { get: function () { return self.on; }, set: function (on) { if (on) self.become(); } });
+    v.addMode("speaker", { pressed: false, get: function () { return self.on; }, set: function (on) { if (on) self.become(); } });
     v.addCommand("speaker", function () { self.openWindow(); });
   }
 
@@ -126,5 +126,5 @@
     this.nextEl.innerHTML = next >= 0 ? this.lineHtml(next) : "<span class=\"lt-sp-where\">the end</span>";
   };
 
-  window.CHALKTRACE.part("speaker", Speaker);
+  window.CHALKTRACE.controller("speaker", Speaker);
 })();

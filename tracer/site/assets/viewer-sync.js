@@ -52,5 +52,5 @@
     window.removeEventListener("pageshow", this.onShow);
   };
 
-  window.CHALKTRACE.part("sync", Sync);
+  window.CHALKTRACE.controller("sync", Sync);
 })();

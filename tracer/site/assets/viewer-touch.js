@@ -26,5 +26,5 @@
     }, { passive: true });
   };
 
-  window.CHALKTRACE.part("touch", Touch);
+  window.CHALKTRACE.controller("touch", Touch);
 })();

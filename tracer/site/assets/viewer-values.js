@@ -8,7 +8,8 @@
    stays open until closed. Values the step made are marked new or changed (`changesAt` says which,
    for the announcements). After each step the panel follows: the current line's first card is
    brought into view (smoothly, or at once under prefers-reduced-motion or while a key is held); a
-   panel the student scrolled by hand follows again from the next step. The v key hides the panel.
+   panel the student scrolled by hand follows again from the next step. The v key hides the panel
+   (the values mode, on unless &values=0).
    Must not: move on its own (the stack's buttons ask the core to `go`), or know about quiz questions
    (the quiz controller hides a card through cardEl and computeEl). */
 (function () {
@@ -32,8 +33,8 @@
     this.hidden = false;        // the panel hidden (v)
     this.lastFollow = 0;        // performance.now() of the last follow, to tell a held key
     var self = this;
-    v.addMode("novalues", { get: function () { return self.hidden; }, set: function (on) { self.setHidden(on); } });
-    v.addCommand("values", function () { v.toggle("novalues"); }, { button: false });
+    v.addMode("values", { initially: true, get: function () { return !self.hidden; }, set: function (on) { self.setHidden(!on); } });
+    v.addCommand("values", function () { v.toggle("values"); }, { button: false });
   }
 
   Values.prototype.build = function (layout) {
@@ -231,8 +232,8 @@
 
   Values.prototype.setHidden = function (on) {
     this.hidden = on;
-    this.v.rootEl.classList.toggle("lt-novalues", on);
-    this.v.parts.code.scrollToCurrent(true);
+    this.v.rootEl.classList.toggle("lt-values-hidden", on);
+    this.v.controllers.code.scrollToCurrent(true);
     if (!on) this.follow();
   };
 
@@ -260,5 +261,5 @@
     this.varsHead.innerHTML = "Variables <small>in <code>" + escapeHtml(d.functions[s.fn[step]]) + "</code></small>";
   };
 
-  window.CHALKTRACE.part("values", Values);
+  window.CHALKTRACE.controller("values", Values);
 })();

@@ -243,3 +243,19 @@ def pgrep_lecture(lecture: Path) -> list[str]:
     """Processes whose command line names ``lecture`` (the chalktrace run tracing it), as ``pid command``."""
     done = subprocess.run(["pgrep", "-a", "-f", lecture.name], capture_output=True, text=True)
     return [line for line in done.stdout.splitlines() if "pgrep" not in line]
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    """End a ``chalktrace serve`` started in its own session, and everything it started."""
+    for sig, seconds in ((signal.SIGTERM, 15), (signal.SIGKILL, 15)):
+        try:
+            os.killpg(server.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            server.wait(seconds)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    if server.stderr:
+        server.stderr.close()

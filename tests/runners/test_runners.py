@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from helpers.cluster import course, pgrep_lecture
+from helpers.cluster import course, pgrep_lecture, stop_server
 
 PYTHON = sys.executable
 LISTS = """
@@ -209,3 +209,47 @@ def test_runner_settings_and_names_are_checked_in_one_line(tmp_path):
     done = chalktrace("run", "lectures/gpu_lists.py", "--runner", "gpu", cwd=root, env=dict(os.environ))
     assert done.returncode == 2
     assert "--runner gpu: no [tool.chalktrace.runners.gpu] in pyproject.toml (runners: cluster)" in done.stderr
+
+
+def test_serve_re_traces_a_saved_lecture_through_slurm_and_the_open_page_says_so_then_reloads(tmp_path, slurm, browser):
+    import shutil
+
+    from helpers.network import free_port, wait_until_served
+
+    repo = Path(__file__).resolve().parents[2]
+    root = course(tmp_path, 'launch = "srun --time=00:05:00 {command}"\nlectures = ["lectures/gpu_*.py"]', {"gpu_page.py": LISTS})
+    shutil.copy(repo / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(repo / "site" / "docs", root / "site" / "docs")
+    port = free_port()
+    server = subprocess.Popen(
+        [PYTHON, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=dict(slurm.env, NO_MKDOCS_2_WARNING="1"),
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}/lectures/gpu_page/"
+    try:
+        wait_until_served(url, server, 120)
+        page = browser.new_page()
+        page.goto(url)
+        first_job = header(root / "site/traces/gpu_page.json")["ran_on"]["slurm_job_id"]
+        assert page.locator(".lt-ran-on").inner_text() == f"traced on {os.uname().nodename}, Slurm job {first_job}"
+        (root / "lectures/gpu_page.py").write_text(SLOW_THEN_DONE)  # saved: away to Slurm for three seconds
+        status = page.locator(".lt-retracing")
+        status.wait_for(state="visible", timeout=30_000)
+        page.wait_for_function(
+            "() => /^re-tracing on cluster \\(job \\d+\\)…$/.test(document.querySelector('.lt-retracing').textContent)",
+            timeout=30_000,
+        )
+        job = status.inner_text().split("job ")[1].rstrip(")…")
+        assert status.get_attribute("role") == "status"
+        page.wait_for_function(
+            f"() => (document.querySelector('.lt-ran-on') || {{}}).textContent?.endsWith('Slurm job {job}')", timeout=60_000
+        )
+        assert header(root / "site/traces/gpu_page.json")["ran_on"]["slurm_job_id"] == job
+        assert not page.locator(".lt-retracing").is_visible()
+        page.close()
+    finally:
+        stop_server(server)

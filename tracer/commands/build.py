@@ -15,11 +15,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Collection, Iterator
+from typing import Collection, Iterator
 
 from tracer.commands.course import course_root
 from tracer.commands.freshness import course_lectures, course_skipped, freshness, rel
 from tracer.commands.gpu_runs import cuda_guard
+from tracer.commands.retrace_status import RetraceStatus
 from tracer.commands.runner_batches import split, trace_batches
 from tracer.commands.site_config import mkdocs_config
 from tracer.commands.trace_problems import publish_problems
@@ -30,7 +31,7 @@ from tracer.contract.lecture_files import course_path
 from tracer.contract.trace_format import TraceError
 from tracer.contract.trace_reading import load_trace
 from tracer.exit_codes import ExitCode
-from tracer.runners.config import Runner, RunnerError
+from tracer.runners.config import RunnerError
 
 
 @contextlib.contextmanager
@@ -87,7 +88,7 @@ def build(
     site: bool,
     show: bool = True,
     runner: str | None = None,
-    on_job: Callable[[Runner, list[Path], str], None] | None = None,
+    status: RetraceStatus | None = None,
 ) -> int:
     layout = quiet_layout_of(project_root)
     lectures = course_lectures(layout)
@@ -139,7 +140,7 @@ def build(
                 timeout=timeout,
                 force=force,
                 show=show,
-                on_job=on_job,
+                status=status,
             )
             worker.join()
             outcomes = local + outcomes

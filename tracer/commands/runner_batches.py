@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from tracer.commands.retrace_status import RetraceStatus
 from tracer.commands.worker_protocol import WorkerOutcome
 from tracer.contract import paths
 from tracer.runners.config import Runner, load_runners, runner_for
@@ -46,9 +47,10 @@ def trace_batches(
     seed: int = 0,
     run_options: list[str] | None = None,
     show: bool = True,
-    on_job: Callable[[Runner, list[Path], str], None] | None = None,
+    status: RetraceStatus | None = None,
 ) -> list[WorkerOutcome]:
-    """Trace each batch through its runner, one runner after another (Slurm fans a batch out)."""
+    """Trace each batch through its runner, one runner after another (Slurm fans a batch out);
+    ``status`` (serve's) is told when each starts, gets its Slurm job, and ends."""
     from tracer.runners.dispatch import Batch, trace_batch
 
     outcomes: list[WorkerOutcome] = []
@@ -56,12 +58,14 @@ def trace_batches(
         names = ", ".join(paths.shown_path(p, project_root) for p in lectures)
         if show:
             print(f"chalktrace: tracing {names} on runner {runner.where()}", file=sys.stderr)
+        if status is not None:
+            status.started(runner, lectures)
 
         def told(job: str, runner: Runner = runner, lectures: list[Path] = lectures) -> None:
             if show:
                 print(f"chalktrace: runner {runner.name}: Slurm job {job}", file=sys.stderr)
-            if on_job is not None:
-                on_job(runner, lectures, job)
+            if status is not None:
+                status.job(runner, lectures, job)
 
         batch = Batch(
             runner=runner,
@@ -81,6 +85,8 @@ def trace_batches(
                     f"in {outcome.seconds:.1f}s{where_it_ran(output_of(outcome.lecture))}",
                     file=sys.stderr,
                 )
+            if status is not None:
+                status.finished(outcome)
             outcomes.append(outcome)
     return outcomes
 

@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from tracer.commands.build import build
+from tracer.commands.retrace_status import RetraceStatus
 from tracer.commands.course import course_root
 from tracer.commands.freshness import rel
 from tracer.commands.site_config import mkdocs_config
+from tracer.contract import paths
 from tracer.contract.course_layout import quiet_layout_of
 from tracer.exit_codes import ExitCode
 
@@ -65,8 +67,10 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
         print(f"chalktrace serve: {busy}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     jobs = os.cpu_count() or 1
-    build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, runner=runner)
     layout = quiet_layout_of(project_root)
+    # open pages show which lectures are away on a runner (the plugin serves this file)
+    status = RetraceStatus(layout.work_dir / paths.RETRACE_STATUS_FILE)
+    build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, runner=runner, status=status)
 
     class Retrace(FileSystemEventHandler):
         """Re-trace once the editor has finished saving (events come in bursts, files half-written)."""
@@ -91,7 +95,7 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
 
         def _retrace(self, changed: Path) -> None:
             print(f"chalktrace: {rel(changed, project_root)} changed; re-tracing stale lectures", file=sys.stderr)
-            build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, show=False, runner=runner)
+            build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, show=False, runner=runner, status=status)
 
     observer = Observer()
     if layout.edtrace:  # its root holds the lectures and helpers; of its folders, only images/ is the lectures'
@@ -103,7 +107,9 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
     observer.start()
     config, _site = mkdocs_config(layout)
     command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address, "-f", str(config)]
-    child = subprocess.Popen(command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    child = subprocess.Popen(
+        command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **{paths.RETRACE_STATUS_ENV: str(status.path)})
+    )
 
     def stop_serving(signum: int, _frame: Any) -> None:
         raise SystemExit(128 + signum)

@@ -72,6 +72,12 @@ FAIL_ON_BROKEN_PAGES_ENV = "CHALKTRACE_FAIL_ON_BROKEN_PAGES"
 # Set by a runner (tracer/runners) in the environment of the `chalktrace run` it launches: the runner's
 # name. The traced process records it, its host name and its Slurm job in the trace's `ran_on`.
 RUNNER_ENV = "CHALKTRACE_RUNNER"
+# `chalktrace serve` writes which lectures are away on a runner (commands/retrace_status.py) into
+# RETRACE_STATUS_FILE of the course's work folder and names it in RETRACE_STATUS_ENV for `mkdocs serve`;
+# the plugin links it into the served site at RETRACE_STATUS_URL, which the reload script polls.
+RETRACE_STATUS_FILE = "retrace-status.json"
+RETRACE_STATUS_ENV = "CHALKTRACE_RETRACE_STATUS"
+RETRACE_STATUS_URL = ASSETS_URL + "retrace-status.json"
 
 # Lecture names the site cannot give a page of its own (compared without case: a course may be
 # built on a case-insensitive disk): MkDocs serves lectures/index.md and lectures/README.md as the

@@ -161,7 +161,8 @@ def reload_script_tag(mount_path: str, epoch: int) -> bytes:
     """The tag the development server puts before ``</body>`` instead of MkDocs' inline reload script,
     which the lecture pages' Content-Security-Policy refuses: a file of the site's own origin."""
     src = html.escape(mount_path.rstrip("/") + "/" + paths.ASSETS_URL + LIVERELOAD_ASSET)
-    return f'<script src="{src}" data-epoch="{int(epoch)}"></script>'.encode()
+    status = html.escape(mount_path.rstrip("/") + "/" + paths.RETRACE_STATUS_URL)
+    return f'<script src="{src}" data-epoch="{int(epoch)}" data-retrace-status="{status}"></script>'.encode()
 
 
 class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
@@ -553,11 +554,23 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             if lecture.cached is None and lecture.cache_key is not None and lecture.failure is None:
                 self.cache.put(lecture.cache_key, rendered)
         self.cache.finish()
+        self._link_retrace_status(site_dir)
         broken = [lecture.failure for lecture in self.lectures.values() if lecture.failure is not None]
         if broken and (self.config.fail_on_broken_pages or os.environ.get(paths.FAIL_ON_BROKEN_PAGES_ENV)):
             raise PluginError(
                 f"{len(broken)} lecture page(s) could not be built (each shows an error card): " + "; ".join(broken)
             )
+
+    def _link_retrace_status(self, site_dir: Path) -> None:
+        """While ``chalktrace serve`` serves: its file of lectures away on a runner, linked into the
+        served site (never into a built one) for the reload script to poll."""
+        status = os.environ.get(paths.RETRACE_STATUS_ENV)
+        if not (self.serving and status):
+            return
+        link = site_dir / paths.RETRACE_STATUS_URL
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.unlink(missing_ok=True)
+        link.symlink_to(Path(status).resolve())
 
     def _write_notes(self, lecture: LecturePage, site_dir: Path) -> None:
         """The lecture's speaker notes, to the notes file beside the site (``chalktrace present`` serves

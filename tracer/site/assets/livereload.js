@@ -48,8 +48,47 @@
     if (saved !== null && !/^#step=/.test(location.hash)) window.scrollTo(0, Number(saved));
   }
 
+  // `chalktrace serve` says which lectures are away on a runner (a cluster, a GPU box): this page's
+  // lecture gets a status line, "re-tracing on gpu (job 812345)…" or the one-line failure, until its
+  // new trace arrives and the poll above reloads the page.
+  var statusUrl = me.getAttribute("data-retrace-status");
+  var lecture = (/\/lectures\/([^\/]+)\/(?:index\.html)?$/.exec(location.pathname) || [])[1];
+  var line = null, statusTimer = null;
+
+  function statusText(entry) {
+    var where = "re-tracing on " + entry.runner + (entry.job ? " (job " + entry.job + ")" : "");
+    return entry.state === "failed" ? entry.message : where + "…";  // the message names lecture, runner and job
+  }
+
+  function pollStatus() {
+    var ask = new XMLHttpRequest();
+    ask.onloadend = function () {
+      var entry = null;
+      try { entry = this.status === 200 ? JSON.parse(this.responseText)[decodeURIComponent(lecture)] : null; } catch (e) { entry = null; }
+      var text = entry ? statusText(entry) : "";
+      if (line.textContent !== text) line.textContent = text;
+      line.hidden = !text;
+      line.classList.toggle("lt-retracing-failed", Boolean(entry && entry.state === "failed"));
+      statusTimer = setTimeout(pollStatus, 1000);
+    };
+    ask.open("GET", statusUrl + "?" + Date.now());
+    ask.send();
+  }
+
+  function startStatus() {
+    var info = document.querySelector(".lt-page-info");
+    if (!statusUrl || !lecture || !info) return;
+    line = document.createElement("p");
+    line.className = "lt-retracing";
+    line.setAttribute("role", "status");  // a polite live region: said once when it changes
+    line.hidden = true;
+    info.insertAdjacentElement("afterend", line);
+    pollStatus();
+  }
+
   window.addEventListener("load", function () {
     restoreScroll();
+    startStatus();
     if (document.visibilityState === "visible") poll();
   });
   document.addEventListener("visibilitychange", function () {

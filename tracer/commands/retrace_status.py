@@ -1,0 +1,51 @@
+"""What ``chalktrace serve`` tells open pages about lectures being re-traced on a runner.
+
+While serving, a lecture that a runner traces is away for a while (a queue, a GPU node): the
+development server publishes ``RetraceStatus``'s file (the plugin links it into the served site as
+``paths.RETRACE_STATUS_URL``) and the page's reload script shows "re-tracing on gpu (job 812345)",
+or the one-line failure, until the new trace arrives and the page reloads. The file maps each
+lecture's name to ``{"runner", "job", "state": "running" | "failed", "message"}``; a lecture is
+dropped from it when its trace is back. This module only writes that file; it must not trace.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+from tracer.commands.worker_protocol import WorkerOutcome
+from tracer.contract.files import write_atomic
+from tracer.runners.config import Runner
+
+
+class RetraceStatus:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lectures: dict[str, dict[str, str]] = {}
+        self._lock = threading.Lock()
+        self._write()
+
+    def _write(self) -> None:
+        write_atomic(self.path, json.dumps(self._lectures, sort_keys=True) + "\n")
+
+    def started(self, runner: Runner, lectures: list[Path]) -> None:
+        with self._lock:
+            for lecture in lectures:
+                self._lectures[lecture.stem] = {"runner": runner.name, "job": "", "state": "running", "message": ""}
+            self._write()
+
+    def job(self, runner: Runner, lectures: list[Path], job: str) -> None:
+        with self._lock:
+            for lecture in lectures:
+                if lecture.stem in self._lectures:
+                    self._lectures[lecture.stem]["job"] = job
+            self._write()
+
+    def finished(self, outcome: WorkerOutcome) -> None:
+        """The lecture's trace is back (dropped: the page reloads on the new trace), or it failed (said)."""
+        with self._lock:
+            entry = self._lectures.pop(outcome.lecture.stem, None)
+            if entry is not None and outcome.returncode not in (0, 1):  # 1: the lecture raised; its trace is back
+                self._lectures[outcome.lecture.stem] = {**entry, "state": "failed", "message": outcome.message}
+            self._write()

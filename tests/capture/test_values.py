@@ -797,3 +797,19 @@ def test_heatmap_block_means_are_adaptive_pooling_to_the_bit(shape):
     x = torch.randn(*shape)
     out = (min(shape[0], HEATMAP_CELLS), min(shape[1], HEATMAP_CELLS))
     assert torch.equal(_block_means(x, *out), F.adaptive_avg_pool2d(x[None, None], out)[0, 0])
+
+
+def test_a_pandas_series_is_its_index_and_values_and_other_pandas_objects_are_objects():
+    import pandas
+
+    series = pandas.Series([3, 4], index=pandas.Index(["x", "y"]), name=7)
+    assert ValueEncoder().encode(series) == {
+        "type": "series",
+        "name": "7",
+        "dtype": "int64",
+        "length": 2,
+        "index": [{"type": "str", "value": "x"}, {"type": "str", "value": "y"}],
+        "values": [{"type": "int", "value": 3}, {"type": "int", "value": 4}],
+        "truncated": False,
+    }
+    assert ValueEncoder().encode(pandas.DataFrame({"a": [1]}))["type"] == "object"

@@ -54,6 +54,23 @@ def encode_sympy(encoder: Encoding, value: Any) -> dict[str, Any]:
     return {"type": "sympy", "class": class_name(value), "repr": encoder.repr_text(value), "latex": latex}
 
 
+def encode_pandas(encoder: Encoding, value: Any) -> dict[str, Any] | None:
+    """A pandas Series: its first index labels and values, each a Value; None for other pandas objects."""
+    if type(value).__name__ != "Series" or not hasattr(value, "iloc"):
+        return None
+    cap = encoder.limits.container_items
+    head = value.iloc[:cap]
+    return {
+        "type": "series",
+        "name": None if value.name is None else encoder.str_value(str(value.name))["value"],
+        "dtype": str(value.dtype),
+        "length": len(value),
+        "index": [encoder.encode(label) for label in head.index.tolist()],
+        "values": [encoder.encode(item) for item in head.tolist()],
+        "truncated": len(value) > cap,
+    }
+
+
 # The encoder table: an object whose class's module starts with a prefix goes to that library's
 # encoder first (the first prefix that matches); None from it means a class the encoder does not
 # know, which is then encoded as any object is.
@@ -61,6 +78,7 @@ LIBRARY_ENCODERS: tuple[tuple[str, Callable[[Encoding, Any], dict[str, Any] | No
     ("torch", encode_torch),
     ("numpy", encode_numpy),
     ("sympy", encode_sympy),
+    ("pandas", encode_pandas),
 )
 
 

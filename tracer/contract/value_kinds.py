@@ -134,6 +134,13 @@ VALUE_KINDS: tuple[ValueKind, ...] = (
         tensor_label="nested tensor",
     ),
     ValueKind(
+        "series",
+        "series",
+        "a pandas Series: ``name`` (text or null), ``dtype``, ``length``, ``index`` and ``values`` (Values, "
+        "the first ``container_items`` of each), ``truncated``",
+        ("dtype", "length", "index", "values"),
+    ),
+    ValueKind(
         "view",
         "objects",
         "an object whose class defines ``__lecture_view__``: ``class`` (the object's) and ``value`` (the Value "

@@ -435,6 +435,7 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
     from pathlib import Path
 
     import numpy as np
+    import pandas
     import sympy
     import torch
 
@@ -480,6 +481,7 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
         torch.eye(2).to_sparse(),
         torch.nested.nested_tensor([torch.ones(1), torch.ones(2)]),
         _Viewed(),
+        pandas.Series([1.5], index=["a"]),
     ]
     encoded = [ValueEncoder().encode(obj) for obj in objects] + [{"type": "missing", "name": "x", "message": "gone"}]
 
@@ -720,3 +722,24 @@ def test_a_big_rounded_grid_carries_its_exact_copy_in_step_mode_only():
     # an equal grid elsewhere on the page shares the copy
     assert 'data-exact="0"' in str(renderer.value("w", value, step_index=0, exact_grids=False))
     assert len(renderer.exact_grids) == 1
+
+
+def test_a_pandas_series_card_shows_its_name_dtype_index_and_values():
+    import pandas
+
+    from tracer.capture.values import ValueEncoder
+    from tracer.site.cards.value_families import summary_view
+
+    series = pandas.Series([0.5, 1.25, float("nan")], index=["mon", "tue", "wed"], name="loss")
+    html, _renderer = _card(series, "losses")
+    assert '<span class="lt-type">Series loss</span> <code>float64</code> <span class="lt-len">len 3</span>' in html
+    rows = re.findall(r"<tr><th>(.*?)</th><td>(.*?)</td></tr>", html)
+    assert [(re.sub("<[^>]+>", "", k), re.sub("<[^>]+>", "", v)) for k, v in rows] == [
+        ("&#39;mon&#39;", "0.5"),
+        ("&#39;tue&#39;", "1.25"),
+        ("&#39;wed&#39;", "nan"),
+    ]
+    long = ValueEncoder().encode(pandas.Series(range(60)))
+    assert long["truncated"] and len(long["index"]) == len(long["values"]) == 50 and long["length"] == 60
+    assert "… 10 more" in _card(pandas.Series(range(60)))[0]
+    assert summary_view(long) == {"kind": "Series", "dtype": "int64", "shape": "len 60", "text": "0: 0, 1: 1, 2: 2, …"}

@@ -191,6 +191,57 @@ def test_no_private_name_is_imported_from_another_module() -> None:
     assert reaches == []
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_reads(sources: dict[str, str]) -> list[str]:
+    """``module:line: expr`` for each read of an underscore attribute (``x._codes``) that another
+    module of ``sources`` (path -> text) defines on its own objects (``self._codes = ...``, ``def
+    _classify``); ``self._x`` / ``cls._x`` are a class's own, and a name bound by ``import`` (``os._exit``)
+    is another library's."""
+    trees = {path: ast.parse(text) for path, text in sources.items()}
+    defined: dict[str, set[str]] = {}
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name):
+                names = [node.attr] if node.value.id in ("self", "cls") else []
+            else:
+                names = []
+            for name in filter(_private, names):
+                defined.setdefault(name, set()).add(path)
+    found = []
+    for path, tree in trees.items():
+        libraries = {
+            alias.asname or alias.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for alias in n.names
+        }
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Attribute) and _private(node.attr)):
+                continue
+            base = node.value
+            if isinstance(base, ast.Name) and (base.id in ("self", "cls") or base.id in libraries):
+                continue
+            if path not in defined.get(node.attr, {path}):
+                found.append(f"{path}:{node.lineno}: {ast.unparse(node)}")
+    return sorted(found)
+
+
+def test_no_module_reads_another_modules_private_state() -> None:
+    # A class's underscore fields are its own: another module asks through its public methods.
+    sources = {str(p.relative_to(PACKAGE.parent)): p.read_text(encoding="utf-8") for p in sorted(PACKAGE.rglob("*.py"))}
+    assert private_reads(sources) == []
+
+
+def test_the_private_read_checker_sees_a_read() -> None:
+    sources = {
+        "a.py": "class Recorder:\n    def __init__(self):\n        self._codes = {}\n",
+        "b.py": "import os\ndef f(recorder):\n    os._exit(0)\n    return recorder._codes\n",
+    }
+    assert private_reads(sources) == ["b.py:4: recorder._codes"]
+
+
 # -- the site's layers ------------------------------------------------------------------------------
 # model < cards < pages < plugin: a module may import its own layer and the ones below, never one above.
 # markdown_ext (MathML, the sanitizer) sits at the bottom beside model; the plugin layer is every module

@@ -304,9 +304,35 @@ class Recorder:
                 self._record(state, None)
         self._suspended.clear()
 
-    def _lecture_path(self) -> str:
+    def lecture_path(self) -> str:
         """The lecture's project-relative path (for messages that have no line to name)."""
         return (self.relpath(self._lecture) or self._lecture) if self._lecture else "lecture"
+
+    # -- what the trace guard and the process's output capture ask of the recorder -----------------
+    @property
+    def active(self) -> bool:
+        """Recording: between ``start`` and ``stop``, and not cut short by the step cap."""
+        return self._active
+
+    def output_arrived(self) -> None:
+        """Output (or a child process) the recorder cannot see yet: the current line's step drains it."""
+        if self._active:
+            self._pending = True
+
+    def known_code(self, code: CodeType) -> _Decision | None:
+        """What the recorder decided about ``code`` (None: not lecture code, or not seen yet)."""
+        return self._codes.get(identity(code))
+
+    def decide_code(self, code: CodeType) -> _Decision | None:
+        """What the recorder decides about ``code`` (lecture code or not), deciding it when first seen."""
+        try:
+            return self._codes[identity(code)]
+        except KeyError:
+            return self._classify(code)
+
+    def stack_keys(self) -> list[tuple[str, str]]:
+        """The (path, function) of each lecture frame the recorder is in, outermost first."""
+        return [state.key for state in self._stack]
 
     # -- inputs from the authoring API and the stdout capture --------------------------------------
     def add_rendering(self, rendering: dict[str, Any]) -> None:

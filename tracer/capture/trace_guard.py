@@ -26,10 +26,9 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from types import FrameType
-from typing import Any, Callable
+from types import CodeType, FrameType
+from typing import Any, Callable, Protocol
 
-from tracer.capture.identity import identity
 
 SWITCHED_OFF = "the tracer was switched off here; steps after it are missing"
 # The real functions, taken when this module is first imported (before any guard stands in for them):
@@ -38,8 +37,28 @@ _SETTRACE = sys.settrace
 _THREAD_START = threading.Thread.start
 
 
+class GuardedRecorder(Protocol):
+    """What the guard asks of the recorder it stands in for (``recorder.Recorder``)."""
+
+    truncated: bool  # the step cap stopped recording
+    steps: list[Any]
+
+    @property
+    def active(self) -> bool: ...
+
+    def lecture_path(self) -> str: ...
+
+    def warn_once(self, message: str) -> None: ...
+
+    def known_code(self, code: CodeType) -> Any: ...
+
+    def decide_code(self, code: CodeType) -> Any: ...
+
+    def stack_keys(self) -> list[tuple[str, str]]: ...
+
+
 class TraceGuard:
-    def __init__(self, recorder: Any, global_trace: Callable[..., Any], local_trace: Callable[..., Any]) -> None:
+    def __init__(self, recorder: GuardedRecorder, global_trace: Callable[..., Any], local_trace: Callable[..., Any]) -> None:
         self.recorder = recorder
         self.global_trace = global_trace
         self.local_trace = local_trace
@@ -76,19 +95,14 @@ class TraceGuard:
         self._real_settrace(resume)
         sys.settrace = self._real_settrace
         threading.Thread.start = self._real_thread_start  # type: ignore[method-assign]
-        if (
-            current is not self.global_trace
-            and self.replaced_by is None
-            and self.recorder._active
-            and not self.recorder.truncated
-        ):
+        if current is not self.global_trace and self.replaced_by is None and self.recorder.active and not self.recorder.truncated:
             last = self.recorder.steps[-1] if self.recorder.steps else None
-            where = f"{last[1][0]}:{last[2]}" if last is not None else self.recorder._lecture_path()
+            where = f"{last[1][0]}:{last[2]}" if last is not None else self.recorder.lecture_path()
             self.recorder.warn_once(f"{where}: {SWITCHED_OFF} (replaced after this line by code chalktrace could not see)")
 
     # -- sys.settrace while recording ---------------------------------------------------------------
     def settrace(self, function: Any) -> None:
-        if threading.get_ident() != self.thread or not self.recorder._active or os.getpid() != self.pid:
+        if threading.get_ident() != self.thread or not self.recorder.active or os.getpid() != self.pid:
             self._real_settrace(function)  # a thread of the lecture's, or recording has stopped
             return
         where = self._lecture_line(sys._getframe(1))
@@ -115,13 +129,13 @@ class TraceGuard:
         """Put chalktrace's tracer back, if its stack of lecture frames is still the live one."""
         live: list[FrameType] = []
         while frame is not None:
-            found = self.recorder._codes.get(identity(frame.f_code))
+            found = self.recorder.known_code(frame.f_code)
             if found is not None:
                 live.append(frame)
             frame = frame.f_back
         live.reverse()  # outermost first, as the recorder's stack
-        keys = [self.recorder._codes[identity(f.f_code)][1] for f in live]
-        if keys != [state.key for state in self.recorder._stack]:
+        keys = [self.recorder.known_code(f.f_code)[1] for f in live]
+        if keys != self.recorder.stack_keys():
             self.recorder.warn_once(
                 f"{where}: the other tracer was removed here, but the lecture's calls moved "
                 "meanwhile: chalktrace stays off, steps after this are missing"
@@ -135,25 +149,23 @@ class TraceGuard:
     def _lecture_line(self, frame: FrameType | None) -> str:
         """``path:line`` of the innermost lecture frame at or outside ``frame``."""
         while frame is not None:
-            found = self.recorder._codes.get(identity(frame.f_code))
+            found = self.recorder.known_code(frame.f_code)
             if found is not None:
                 return f"{found[1][0]}:{frame.f_lineno}"
             frame = frame.f_back
-        return self.recorder._lecture_path()
+        return self.recorder.lecture_path()
 
     # -- threads ---------------------------------------------------------------------------------
     def note_thread(self, thread: threading.Thread) -> None:
         """Count the lecture lines of a thread that will run lecture code (they are not in the trace)."""
-        if os.getpid() != self.pid or not self.recorder._active:
+        if os.getpid() != self.pid or not self.recorder.active:
             return
         run = type(thread).run
         target = getattr(thread, "_target", None) if run is threading.Thread.run else run
         code = getattr(getattr(target, "__func__", target), "__code__", None)
         if code is None:
             return
-        found = self.recorder._codes.get(identity(code), False)
-        if found is False:
-            found = self.recorder._classify(code)
+        found = self.recorder.decide_code(code)
         if found is None or thread.name in self.noted_threads:
             return  # library code (a pool's worker), or noted already
         self.noted_threads.add(thread.name)
@@ -174,15 +186,11 @@ class TraceGuard:
 
     def _counting_tracer(self, other: Any, count: list[int]) -> Callable[..., Any]:
         """A tracer for a lecture thread: counts its lecture lines and passes every event to ``other``."""
-        codes = self.recorder._codes
-        classify = self.recorder._classify
+        decide = self.recorder.decide_code
 
         def global_trace(frame: FrameType, event: str, arg: Any) -> Any:
             inner = other(frame, event, arg) if other is not None else None
-            try:
-                found = codes[identity(frame.f_code)]
-            except KeyError:
-                found = classify(frame.f_code)
+            found = decide(frame.f_code)
             if found is None:
                 return inner
 

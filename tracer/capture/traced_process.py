@@ -300,9 +300,9 @@ class FdCapture:
         return self
 
     def _write(self, fd: int, data: Any) -> int:
-        if self._active and fd in (1, 2) and self._recorder._active:
+        if self._active and fd in (1, 2) and self._recorder.active:
             self._expected = True
-            self._recorder._pending = True  # the line that wrote takes the slow path: its step drains
+            self._recorder.output_arrived()  # the line that wrote takes the slow path: its step drains
         return self._real_write(fd, data)
 
     def child_starting(self, process: Any = None) -> None:
@@ -310,9 +310,9 @@ class FdCapture:
         self.on_audit("os.fork")
 
     def on_audit(self, event: str, args: Any = ()) -> None:
-        if self._active and event in self.CHILD_EVENTS and self._recorder._active:
+        if self._active and event in self.CHILD_EVENTS and self._recorder.active:
             self._expected = True
-            self._recorder._pending = True
+            self._recorder.output_arrived()
 
     def drain(self, final: bool = False) -> None:
         """Hand what arrived to the recorder. Reading costs two system calls, so a line that started
@@ -404,7 +404,7 @@ def _lecture_signals(recorder: Recorder) -> Iterator[None]:
                 signal.setitimer(timer, 0)
             if armed:
                 recorder.warn_once(
-                    f"{recorder._lecture_path()}: the lecture left an interval timer armed; "
+                    f"{recorder.lecture_path()}: the lecture left an interval timer armed; "
                     "chalktrace disarmed it before writing the trace"
                 )
             for timer_signal in alarm_signals:

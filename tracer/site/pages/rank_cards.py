@@ -26,6 +26,9 @@ from tracer.site.cards.units import human_bytes, human_bytes_per_s, human_second
 from tracer.contract.trace_format import Trace, Value
 
 
+# How a card names a torch.distributed backend (torch's own names are lower case).
+BACKEND_NAMES = {"nccl": "NCCL", "gloo": "gloo", "mpi": "MPI", "ucc": "UCC"}
+
 def _shape(shape: list[int] | None) -> str:
     return shape_text(shape) if shape is not None else ""
 
@@ -81,6 +84,7 @@ def collective_view(row: CollectiveRow, world_size: int | None = None, link: dic
         "nbytes": human_bytes(row.nbytes),
         "algorithm": row.algorithm,
         "backend": row.backend or "",
+        "backend_name": BACKEND_NAMES.get(row.backend or "", row.backend or ""),
         "group_size": first.get("group_size", world_size),
         "reduce_op": first.get("reduce_op"),
         "root": first.get("root"),

@@ -45,7 +45,7 @@ def main():
     del row  # @clear row
     text("Math works too: $\\sum_i x_i = 15$.")
     assert x.sum().item() == 15 and secret == 42
-    image("images/bfloat16.svg", width=380)
+    image("images/bfloat16.svg", width=380, alt="bfloat16: 16 bits, 1 sign bit, 8 exponent bits, 7 mantissa bits")
     link("https://pytorch.org/docs/stable/tensors.html")
     link(title="einops", url="https://einops.rocks")
     link(PYTORCH_PAPER)

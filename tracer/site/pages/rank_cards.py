@@ -29,6 +29,7 @@ from tracer.contract.trace_format import Trace, Value
 # How a card names a torch.distributed backend (torch's own names are lower case).
 BACKEND_NAMES = {"nccl": "NCCL", "gloo": "gloo", "mpi": "MPI", "ucc": "UCC"}
 
+
 def _shape(shape: list[int] | None) -> str:
     return shape_text(shape) if shape is not None else ""
 

@@ -22,6 +22,7 @@ from tracer.commands.freshness import course_lectures, course_skipped, freshness
 from tracer.commands.gpu_runs import cuda_guard
 from tracer.commands.retrace_status import RetraceStatus
 from tracer.commands.runner_batches import split, trace_batches
+from tracer.commands.site_check import config_problems, missing_pages
 from tracer.commands.site_config import mkdocs_config
 from tracer.commands.trace_problems import publish_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
@@ -92,6 +93,13 @@ def build(
 ) -> int:
     layout = quiet_layout_of(project_root)
     lectures = course_lectures(layout)
+    resolved_site_dir = None
+    if site:  # a site that cannot be built is said before any lecture is traced for it
+        config_lines, resolved_site_dir = site_config_problems(project_root)
+        for line in config_lines:
+            print(line, file=sys.stderr)
+        if config_lines:
+            return ExitCode.BAD_INPUT
     try:
         batches = split(lectures, project_root, runner)[1]
     except RunnerError as exc:
@@ -155,7 +163,7 @@ def build(
         for problem in problems:
             print(problem, file=sys.stderr)
         if site:
-            code = build_site(project_root)
+            code = build_site(project_root, lectures=lectures, resolved_site_dir=resolved_site_dir)
             if code:
                 return code
         return ExitCode.LECTURE_FAILED if (failed or problems or students_would_see) else ExitCode.OK
@@ -175,7 +183,18 @@ def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:
     return problems
 
 
-def build_site(project_root: Path, strict: bool = True) -> int:
+def site_config_problems(project_root: Path) -> tuple[list[str], Path | None]:
+    """The problems of the MkDocs configuration the site is built with, each one line naming its
+    key (checked before any lecture is traced), and the site folder it builds into."""
+    config, _site_dir = mkdocs_config(quiet_layout_of(project_root))
+    return config_problems(config, rel(config, project_root))
+
+
+def build_site(
+    project_root: Path, strict: bool = True, lectures: Collection[Path] = (), resolved_site_dir: Path | None = None
+) -> int:
+    """Build the site with MkDocs, then check that every lecture of ``lectures`` with a trace got its
+    page (in ``resolved_site_dir``, the configuration's site folder, when known)."""
     layout = quiet_layout_of(project_root)
     config, site_dir = mkdocs_config(layout)
     command = [sys.executable, "-m", "mkdocs", "build", "--quiet", "-f", str(config)] + (["--strict"] if strict else [])
@@ -185,8 +204,15 @@ def build_site(project_root: Path, strict: bool = True) -> int:
     )
     if done.returncode:
         print("chalktrace: site build failed (see above)", file=sys.stderr)
-    else:
-        print(f"chalktrace: site built in {rel(site_dir, project_root)}/", file=sys.stderr)
+        return done.returncode
+    traced = [(p.stem, rel(layout.trace_path(p), project_root)) for p in lectures if layout.trace_path(p).is_file()]
+    missing = missing_pages(resolved_site_dir or site_dir, traced)
+    for line in missing:
+        print(line, file=sys.stderr)
+    if missing:
+        print("chalktrace: site build failed (lectures without a page, see above)", file=sys.stderr)
+        return ExitCode.LECTURE_FAILED
+    print(f"chalktrace: site built in {rel(site_dir, project_root)}/", file=sys.stderr)
     return done.returncode
 
 

@@ -195,6 +195,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         settings = Path(config.config_file_path).read_bytes() if config.config_file_path else b""
         self.settings = f"{config['site_name']}\0step_mode={self.config.step_mode}\0{settings!r}"
         self.lectures: dict[str, LecturePage] = {}
+        self._no_page: list[str] = []  # traces that got no page at all (not even an error card)
         for path in sorted(self.traces_dir.glob("*.json")):
             self._add_lecture(path)
         for path in sorted((self.traces_dir / paths.GPU_RUNS_SUBDIR).glob("*.json")):
@@ -262,6 +263,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     def _broken(self, name: str, path: Path, why: str) -> None:
         if name in self.lectures:
             log.info("chalktrace: %s (no page: the name %s is taken)", why, name)
+            self._no_page.append(f"{why} (no page: the name {name} is taken)")
             return
         log.info("chalktrace: %s; its page shows an error card", why)
         self.lectures[name] = LecturePage(name, {}, self._shown(path), None, failure=why)  # type: ignore[typeddict-item]
@@ -555,7 +557,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 self.cache.put(lecture.cache_key, rendered)
         self.cache.finish()
         self._link_retrace_status(site_dir)
-        broken = [lecture.failure for lecture in self.lectures.values() if lecture.failure is not None]
+        broken = [lecture.failure for lecture in self.lectures.values() if lecture.failure is not None] + self._no_page
         if broken and (self.config.fail_on_broken_pages or os.environ.get(paths.FAIL_ON_BROKEN_PAGES_ENV)):
             raise PluginError(
                 f"{len(broken)} lecture page(s) could not be built (each shows an error card): " + "; ".join(broken)

@@ -29,6 +29,18 @@ def test_the_most_specific_place_wins():
     )
 
 
+def test_a_place_itself_and_every_occurrence_are_portable():
+    scrub = scrubber({"/home/u/course/": "", "/home/u/": "<home>/"})
+    assert scrub("/home/u/course") == "."
+    assert scrub("/home/u") == "<home>"
+    assert scrub("cwd=/home/u/course home='/home/u'") == "cwd=. home='<home>'"
+    assert scrub("['/home/u/course', '/home/u/course']") == "['.', '.']"
+    assert scrub("/home/u/course/a.py:/home/u/course/b.py /home/u/course") == "a.py:b.py ."
+    assert scrub("/home/u/course/a.py /home/u/course") == "a.py ."  # under it, then itself
+    # a sibling that only starts like the place is not the place
+    assert scrub("/home/u/course2/a.py and /home/u/coursework") == "<home>/course2/a.py and <home>/coursework"
+
+
 def test_this_interpreter_s_places_are_known(tmp_path):
     table = replacements(tmp_path)
     assert table[str(tmp_path) + "/"] == ""

@@ -1,8 +1,9 @@
 """Paths in what a trace captures, written the same on every machine.
 
 A lecture's stderr, warnings, tracebacks and values may name files by absolute path: the project's
-own (written relative to the project), installed libraries (``<site-packages>/…``), the standard
-library (``<stdlib>/…``) and the user's home (``<home>/…``). The most specific place wins (a
+own (written relative to the project; the project root itself as ``.``), installed libraries
+(``<site-packages>/…``), the standard library (``<stdlib>/…``) and the user's home (``<home>/…``;
+the home folder itself as ``<home>``), each occurrence of each. The most specific place wins (a
 virtual environment inside the project is ``<site-packages>``, not ``.venv/…``), so a trace made
 in one checkout names the same files as one made in another, and ``check``'s drift compares what
 the lecture did, not where it was installed. This module must not read or write traces.
@@ -70,14 +71,29 @@ def path_scrubber(project_root: Path) -> Callable[[str], str]:
     return scrubber(table)
 
 
+# What may follow a place named by itself (not a path under it): the text's end, a space, a quote, a
+# closing bracket or a list separator. ``/home/ann/course2`` is not ``/home/ann/course`` itself.
+_ITSELF_ENDS = r"(?=$|[\s'\"`:;,)\]}>|])"
+
+
 def scrubber(table: dict[str, str]) -> Callable[[str], str]:
+    """A function writing each prefix of ``table`` (ending in a separator) as its replacement, and the
+    place itself (the project root, the home folder, named without a path under it) as the
+    replacement without its separator (``<home>``; the project root as ``.``). Every occurrence."""
+    itself = {prefix.rstrip(os.sep): (table[prefix].rstrip("/") or ".") for prefix in table}
     # Longest first: the most specific place wins (regex alternation takes the first that matches).
-    pattern = re.compile("|".join(re.escape(prefix) for prefix in sorted(table, key=len, reverse=True)))
+    places = sorted(itself, key=len, reverse=True)
+    sep = re.escape(os.sep)
+    pattern = re.compile("|".join(f"{re.escape(place)}(?:{sep}|{_ITSELF_ENDS})" for place in places))
+
+    def replace(match: re.Match[str]) -> str:
+        found = match.group(0)
+        return table[found] if found.endswith(os.sep) else itself[found]
 
     def scrub(text: str) -> str:
         if os.sep not in text:
             return text
-        return pattern.sub(lambda match: table[match.group(0)], text)
+        return pattern.sub(replace, text)
 
     return scrub
 

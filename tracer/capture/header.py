@@ -18,7 +18,8 @@ from typing import Any, Iterable
 
 from tracer.capture.directives import parse_source
 from tracer.capture.recorder import EXTRAS, KEY, LectureFile, RecordedStep
-from tracer.capture.traced_process import TracedProcess, hash_seed
+from tracer.capture.process_state import hash_seed
+from tracer.capture.traced_process import TracedProcess
 from tracer import __version__
 from tracer.contract import course_layout, paths
 from tracer.contract.helper_files import opted_in

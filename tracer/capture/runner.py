@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import contextlib
 import inspect
 import os
-import sys
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType, TracebackType
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from tracer.contract import course_layout, paths
 from tracer.capture import api, import_alias, ranks, remote
@@ -31,7 +29,8 @@ from tracer.capture.lecture_module import load_lecture
 from tracer.capture.file_reads import FileReads
 from tracer.capture.header import lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
-from tracer.capture.traced_process import LectureExited, CallOutcome, TracedProcess, TraceOptions, lecture_modules, seeded_imports
+from tracer.capture.process_state import LectureExited, isolated_imports, seeded_imports
+from tracer.capture.traced_process import CallOutcome, TracedProcess, TraceOptions
 from tracer.capture.terminal import save as save_own_stderr
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.encoder_core import replace_surrogates
@@ -202,7 +201,7 @@ def run_lecture(
     fetcher = remote.Remote.for_lecture(path, project_root)
     reads = FileReads(project_root)
     _make_scratch(project_root)
-    with _isolated(path, project_root) as loaded, import_alias.installed(), remote.opened(fetcher), reads.recording():
+    with isolated_imports(path, project_root) as loaded, import_alias.installed(), remote.opened(fetcher), reads.recording():
         main, module = _import_lecture(path, project_root, shown, options.seed)
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
         # Seeded before the import (not again now): the lecture's own module-level seeding wins.
@@ -274,31 +273,6 @@ def _make_scratch(project_root: Path) -> None:
     if layout.scratch_dir is not None:
         layout.scratch_dir.mkdir(parents=True, exist_ok=True)
         layout.traces_dir.mkdir(parents=True, exist_ok=True)
-
-
-@contextlib.contextmanager
-def _isolated(path: Path, project_root: Path) -> Iterator[dict[str, ModuleType]]:
-    """Import the lecture afresh: its directory's modules are dropped from ``sys.modules`` before
-    (an earlier run's) and after (yielded, for the sources they loaded); its directory is first on
-    ``sys.path``, and the course root is the working directory (wherever chalktrace was started: a
-    lecture's relative paths mean the same to every caller), while the block runs."""
-    lecture_dir = str(path.parent) + os.sep
-    for name in lecture_modules(lecture_dir):
-        del sys.modules[name]
-    sys.path.insert(0, str(path.parent))
-    cwd = os.getcwd()
-    os.chdir(project_root)
-    loaded: dict[str, ModuleType] = {}
-    try:
-        yield loaded
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.path.remove(str(path.parent))
-        with contextlib.suppress(OSError):
-            os.chdir(cwd)
-        loaded.update(lecture_modules(lecture_dir))
-        for name in loaded:
-            del sys.modules[name]
 
 
 def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tuple[Callable[[], Any], ModuleType]:

@@ -38,7 +38,8 @@ from tracer.capture.header import loaded_files, trace_header
 from tracer.capture.lecture_module import LECTURE_MODULE, lecture_attribute
 from tracer.capture.output_budget import HEAD_CHARS, TAIL_CHARS, OutputBudget
 from tracer.capture.recorder import EXTRAS, KEY, LINE, RecordedStep, Recorder, mark_error
-from tracer.capture.traced_process import TracedProcess, TraceOptions, lecture_modules
+from tracer.capture.process_state import lecture_modules
+from tracer.capture.traced_process import TracedProcess, TraceOptions
 from tracer.capture.trace_writer import trace_json
 from tracer.contract.helper_files import SettingsError, trace_patterns
 from tracer.contract.files import write_atomic

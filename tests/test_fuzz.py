@@ -24,7 +24,8 @@ from hypothesis.extra import numpy as hnp
 from tracer.contract import paths
 from tracer.capture.trace_writer import dumps
 from tracer.capture.values import ValueEncoder
-from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.site.cards.render import HtmlRenderer
+from tracer.site.cards.templates import template_env
 from tracer.contract.trace_reading import expand_stacks
 from tracer.contract.trace_validation import validation_error
 from helpers.xss_attacks import attack, live_content

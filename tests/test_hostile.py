@@ -416,7 +416,8 @@ def test_site_work_per_value_is_bounded_by_the_preview_not_numel():
 
     from tracer.contract import paths
     from tracer.capture.values import ValueEncoder
-    from tracer.site.cards.render import HtmlRenderer, template_env
+    from tracer.site.cards.render import HtmlRenderer
+    from tracer.site.cards.templates import template_env
 
     started = time.perf_counter()
     record = ValueEncoder().encode(torch.zeros(1).expand(100_000, 100_000))

@@ -7,7 +7,9 @@ import re
 import pytest
 
 from helpers.traced import traced
-from tracer.site.cards.render import HtmlRenderer, table_view, template_env
+from tracer.site.cards.render import HtmlRenderer
+from tracer.site.cards.renderings import table_view
+from tracer.site.cards.templates import template_env
 
 pytest.importorskip("pandas")
 pytest.importorskip("matplotlib")

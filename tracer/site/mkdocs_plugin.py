@@ -37,7 +37,8 @@ from mkdocs.utils.templates import TemplateContext
 
 from tracer.contract import paths
 from tracer.contract.course_layout import CourseLayout, quiet_layout_of
-from tracer.site.cards.render import HtmlRenderer, template_env, template_macros
+from tracer.site.cards.render import HtmlRenderer
+from tracer.site.cards.templates import template_env, template_macros
 from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
 from tracer.site.pages.memory_chart import memory_chart
 from tracer.site.model.page_model import section_headings

@@ -3,7 +3,13 @@ import re
 
 import pytest
 
-from tracer.site.cards.render import HtmlRenderer, css_style, highlight_lines, line_anchor, path_slug, template_env
+from tracer.site.cards.code_highlight import highlight_lines
+
+from tracer.site.cards.render import HtmlRenderer
+
+from tracer.site.cards.renderings import css_style
+
+from tracer.site.cards.templates import line_anchor, path_slug, template_env
 from tracer.site.cards.value_grids import compact_grid_view, grid_view, number_grid, values_tables
 from tracer.site.cards.units import format_number, human_bytes, human_flop_per_s, human_flops, human_seconds
 
@@ -497,7 +503,8 @@ def test_every_value_kind_the_encoder_emits_is_declared_and_drawn():
     # every kind is drawn by its family: a view naming macros the template has, a summary (or None
     # for a one-line card), a diff text, and a comparison that finds a changed value
     from tracer.contract.value_kinds import KINDS, ONE_LINE_TYPES
-    from tracer.site.cards.render import HtmlRenderer, template_env, template_macros
+    from tracer.site.cards.render import HtmlRenderer
+    from tracer.site.cards.templates import template_env, template_macros
     from tracer.site.cards.value_families import BY_KIND, compare, diff_text, summary_view
 
     env = template_env()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.site.cards.render import HtmlRenderer
+
+from tracer.site.cards.templates import template_env
 from tracer.site.cards.value_families import summary_view
 from tracer.site.pages.viewer_data import build_viewer_data
 

@@ -1,5 +1,5 @@
 from tracer.capture.directives import KNOWN
-from tracer.site.cards.render import highlight_lines
+from tracer.site.cards.code_highlight import highlight_lines
 from tracer.site.model.directive_comments import DIRECTIVE_NAMES, comment_cut, directive_cuts
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from helpers.traced import traced
 
-from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.site.cards.render import HtmlRenderer
+
+from tracer.site.cards.templates import template_env
 from tracer.site.model.line_records import (
     LineRecord,
     collect_lines,

@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 from tracer.contract.trace_reading import load_trace
-from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.site.cards.render import HtmlRenderer
+from tracer.site.cards.templates import template_env
 from tracer.site.pages.read_page import build_read_page
 
 TRACE = Path(__file__).resolve().parents[2] / "courses" / "nccl_course" / "site" / "traces" / "nccl_one.json"

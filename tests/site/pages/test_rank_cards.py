@@ -6,7 +6,9 @@ import re
 
 from helpers.traced import traced
 
-from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.site.cards.render import HtmlRenderer
+
+from tracer.site.cards.templates import template_env
 from tracer.site.pages.read_page import build_read_page
 
 

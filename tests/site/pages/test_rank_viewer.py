@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from helpers.traced import traced
 
-from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.site.cards.render import HtmlRenderer
+
+from tracer.site.cards.templates import template_env
 from tracer.site.pages.viewer_data import build_viewer_data
 
 

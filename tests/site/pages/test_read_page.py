@@ -36,7 +36,8 @@ def test_note_markdown_is_an_admonition():
 
 def test_a_loop_written_on_one_line_says_it_is_one_step(tmp_path):
     from tracer.capture.runner import run_lecture
-    from tracer.site.cards.render import HtmlRenderer, template_env
+    from tracer.site.cards.render import HtmlRenderer
+    from tracer.site.cards.templates import template_env
     from tracer.site.pages.read_page import build_read_page
     from tracer.contract.trace_reading import load_trace
 
@@ -56,7 +57,7 @@ def test_a_loop_written_on_one_line_says_it_is_one_step(tmp_path):
 
 
 def test_a_library_warning_is_folded_under_its_category_and_message():
-    from tracer.site.cards.render import template_env, template_macros
+    from tracer.site.cards.templates import template_env, template_macros
     from tracer.site.pages.read_page import warning_summary
 
     stderr = (

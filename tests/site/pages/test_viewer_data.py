@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracer.site.cards.render import HtmlRenderer, template_env
+from tracer.site.cards.render import HtmlRenderer
+
+from tracer.site.cards.templates import template_env
 from tracer.site.pages.viewer_data import (
     SNAPSHOT_EVERY,
     accumulated_env,

@@ -1,43 +1,32 @@
 """HTML for one trace's pieces: value cards, renderings, compute cards, errors, highlighted code.
 
 ``HtmlRenderer(trace, env)`` is shared by read mode (the MkDocs page) and step mode (the viewer's
-``data.js``). Python here turns trace records into plain "view" dicts (strings and numbers ready to
-show); the Jinja macros in ``site/templates/cards.html.j2`` turn views into markup, autoescaped.
-Every method returns a ``markupsafe.Markup`` (safe HTML). Image sources start with the literal
-placeholder ``{root}`` (the relative URL of the site root), which the caller replaces; so do
-``plot()`` charts, whose SVG files (``charts``) the caller writes under ``paths.PLOTS_URL``.
-
-Code line anchors: a line of the lecture's main file is ``id="L{line}"``; a line of any other file
-is ``id="{slug}-L{line}"`` where slug is the path lowercased with every run of characters other
-than letters and digits replaced by "-" (``lectures/helpers/util.py`` -> ``lectures-helpers-util-py``).
-This module must not read or write files (the caller passes the trace) nor know page layout.
+``data.js``). The views it fills in come from the value families (``value_families``), ``renderings``
+(renderings and compute cards) and ``code_highlight`` (code); the Jinja macros in
+``site/templates/cards.html.j2`` turn views into markup, autoescaped. Every method returns a
+``markupsafe.Markup`` (safe HTML). Image sources start with the placeholder ``ROOT``
+(``templates``), which the caller replaces; so do ``plot()`` charts, whose SVG files (``charts``)
+the caller writes under ``paths.PLOTS_URL``. This module must not read or write files (the caller
+passes the trace) nor know page layout.
 """
 
 from __future__ import annotations
 
 import bisect
 import hashlib
-import html
 import json
-import math
 import re
 import shlex
-from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 import jinja2
 from markupsafe import Markup
-from pygments.lexers import PythonLexer
-from pygments.token import STANDARD_TYPES
 
 from tracer.contract import paths
-from tracer.site.cards.citations import citation_label, details
-from tracer.site.model.directive_comments import directive_cuts
 from tracer.site.cards.graph_svg import graph_view
 from tracer.site.cards.jaxtyping_dims import annotation_dims, name_dims
 from tracer.site.markdown_ext.mathml import render_markdown
 from tracer.site.model.page_model import paragraph_groups
-from tracer.site.markdown_ext.sanitize import safe_url
 from tracer.site.cards.stride_diagram import stride_diagram
 from tracer.site.cards.value_families import summary_view, value_view
 from tracer.site.cards.kinds.tensors import diagram_key, tensor_view
@@ -45,135 +34,12 @@ from tracer.contract.trace_access import source_text, step_frame
 from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value
 from tracer.contract.source_facts import without_speaker_notes
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
-from tracer.site.cards.units import (
-    human_bytes,
-    human_flop_per_s,
-    human_flops,
-    human_seconds,
-    readable_number,
-)
+from tracer.site.cards.code_highlight import highlight_lines
+from tracer.site.cards.renderings import compute_view, css_style, image_view, link_view, table_view
+from tracer.site.cards.templates import ROOT, line_anchor, template_macros
 
-ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
 MAX_SHARED_NAMES = 3
 MAX_SPEC_CHARS = 20_000  # a chart that cannot be drawn shows its spec, cut here
-
-
-def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
-    """The Jinja environment for chalktrace templates: autoescape on, undefined variables are errors."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir or paths.TEMPLATES_DIR)),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    cards: list[Macros] = []
-
-    def value_macro(name: str) -> jinja2.runtime.Macro:
-        """The ``cards.html.j2`` macro a value view names (``view.macro``, ``view.card``): how the
-        template dispatches to each family's markup without a chain of its own."""
-        if not cards:
-            cards.append(template_macros(env, "cards.html.j2"))
-        return getattr(cards[0], name)
-
-    env.globals["value_macro"] = value_macro
-    return env
-
-
-class Macros(Protocol):
-    """A template's exported macros, as attributes: what ``Template.module`` holds (jinja2 types it
-    as a ``TemplateModule`` whose names, set from the template at runtime, it cannot declare)."""
-
-    def __getattr__(self, name: str) -> jinja2.runtime.Macro: ...
-
-
-def template_macros(env: jinja2.Environment, name: str) -> Macros:
-    """The macros of template ``name`` (``cards.html.j2``, ...), called as ``macros.value_card(...)``."""
-    return cast(Macros, env.get_template(name).module)
-
-
-def path_slug(path: str) -> str:
-    """``lectures/helpers.py`` -> ``lectures-helpers-py`` (see the module docstring)."""
-    return re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-")
-
-
-def line_anchor(path: str, line: int, main_path: str) -> str:
-    """The id of a code line in read mode: ``L12`` in the main file, ``{slug}-L12`` elsewhere."""
-    return f"L{line}" if path == main_path else f"{path_slug(path)}-L{line}"
-
-
-# --- code -------------------------------------------------------------------------------------
-
-
-def _token_class(ttype: Any) -> str:
-    # Pygments' short class names ("k", "nf", ...); site.css colours them from Material's variables.
-    while ttype not in STANDARD_TYPES:
-        ttype = ttype.parent
-    return STANDARD_TYPES[ttype]
-
-
-def _span(css: str, text: str) -> str:
-    escaped = html.escape(text, quote=False)
-    return f'<span class="{css}">{escaped}</span>' if css else escaped
-
-
-# Token classes site.css colours (by their first letters); other tokens (plain names, operators and
-# punctuation, whitespace) are left as text: a span for each of those would be most of a long
-# lecture page's elements and a third of its bytes. "ow" (and, or, not, in, is) are keywords.
-COLOURED_TOKEN_PREFIXES = ("k", "s", "m", "c", "ow", "nf", "fm", "nc", "nn", "nb", "bp", "nd", "ne", "il", "dl")
-
-
-def _coloured(css: str) -> bool:
-    return css.startswith(COLOURED_TOKEN_PREFIXES)
-
-
-def highlight_lines(source: str, directives: str = "keep") -> list[str]:
-    """Pygments-highlighted HTML for each line of ``source`` (spans never cross a line).
-
-    Neighbouring tokens of one colour share a span and uncoloured tokens (plain names, whitespace)
-    are plain text, to keep the element count of a long lecture's page down.
-    ``directives`` says what happens to directive comments (``tracer.site.model.directive_comments``):
-    ``"keep"`` them as written, ``"drop"`` them (read mode), or ``"wrap"`` them in
-    ``<span class="lt-dir">`` for CSS to show only in raw mode (step mode).
-    """
-    lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
-    lines: list[list[tuple[str, str]]] = [[]]  # per line: [(class or "", text)]
-    for ttype, text in lexer.get_tokens(source):
-        css = _token_class(ttype)
-        css = css if _coloured(css) else ""
-        for k, part in enumerate(text.split("\n")):
-            if k > 0:
-                lines.append([])
-            if not part:
-                continue
-            line = lines[-1]
-            if line and line[-1][0] == css:
-                line[-1] = (css, line[-1][1] + part)
-            else:
-                line.append((css, part))
-    cuts = directive_cuts(source) if directives != "keep" else {}
-    out = []
-    for number, parts in enumerate(lines, start=1):
-        cut = cuts.get(number)
-        if cut is None:
-            out.append("".join(_span(css, text) for css, text in parts))
-            continue
-        shown, hidden, column = [], [], 0
-        for css, text in parts:
-            if column + len(text) <= cut:
-                shown.append(_span(css, text))
-            elif column >= cut:
-                hidden.append(_span(css, text))
-            else:
-                shown.append(_span(css, text[: cut - column]))
-                hidden.append(_span(css, text[cut - column :]))
-            column += len(text)
-        if directives == "wrap" and hidden:
-            shown.append('<span class="lt-dir">' + "".join(hidden) + "</span>")
-        out.append("".join(shown))
-    count = len(source.splitlines())
-    return (out + [""] * count)[:count]
 
 
 # --- the renderer -----------------------------------------------------------------------------
@@ -294,7 +160,7 @@ class HtmlRenderer:
         if kind == "note":
             return Markup(self.macros.note(Markup(render_markdown(rendering["data"]))))
         if kind in ("image", "video"):
-            return Markup(self.macros.media(self.image_view(rendering)))
+            return Markup(self.macros.media(image_view(rendering)))
         if kind == "graph":
             return Markup(self.macros.graph(graph_view(rendering.get("spec") or {}), css_style(rendering.get("style"))))
         if kind == "link":
@@ -313,7 +179,7 @@ class HtmlRenderer:
     def inline(self, rendering: Rendering) -> Markup:
         """Inline HTML of a rendering that ``page_model.inline_rendering`` accepts (prose or a link)."""
         if rendering.get("type") == "link":
-            return Markup(self.macros.link(self.link_view(rendering)))
+            return Markup(self.macros.link(link_view(rendering, self.main_path)))
         html_text = render_markdown(rendering["data"].strip()).strip()
         if html_text.startswith("<p>") and html_text.endswith("</p>"):
             html_text = html_text[3:-4]
@@ -434,127 +300,3 @@ class HtmlRenderer:
             "spec_json": "",
             "recorded_points": None,
         }
-
-    def image_view(self, rendering: Rendering) -> dict[str, Any]:
-        """An image or video: the published file (a local one, or the course cache's copy of a URL),
-        else a link to a URL over the size limit, else a placeholder for one that could not be had.
-        Alt text is the author's, else the caption, else none (a file name or URL tail says nothing)."""
-        data = rendering["data"]
-        external = bool(rendering.get("external"))
-        src = safe_url(data) if external else ROOT + "assets/" + data
-        width = rendering.get("width")
-        if isinstance(width, (int, float)):
-            width = f"{width}px" if width > 1 else f"{width * 100:g}%"
-        caption = rendering.get("caption") or ""
-        state = "missing" if rendering.get("missing") else "linked" if rendering.get("too_large") is not None else "shown"
-        return {
-            "kind": rendering.get("type", "image"),
-            "src": src,
-            "alt": rendering.get("alt") or caption,
-            "caption": caption,
-            "width": width,
-            "style": css_style(rendering.get("style")),
-            "state": state,
-            "url": safe_url(rendering.get("source_url") or data) if (external or rendering.get("source_url")) else None,
-            "nbytes": human_bytes(rendering["too_large"]) if rendering.get("too_large") else None,
-        }
-
-    def link_view(self, rendering: Rendering) -> dict[str, Any]:
-        """A link: to code (``internal``), to a URL, or a citation with a details panel when the
-        record had attributes (``citations``)."""
-        internal = rendering.get("internal")
-        if internal:
-            href = "#" + line_anchor(internal["path"], internal["line"], self.main_path)
-        else:
-            href = safe_url(rendering.get("url") or "")
-        attrs = dict(rendering.get("attrs") or {})
-        for key in ("authors", "date", "notes"):  # also accepted at the top level of the record
-            if (value := rendering.get(key)) not in (None, "", []):
-                attrs.setdefault(key, value)
-        title = rendering.get("title") or href or "link"
-        return {
-            "href": href or None,
-            "title": title,
-            "internal": bool(internal),
-            "path": internal["path"] if internal else None,
-            "line": internal["line"] if internal else None,
-            "label": citation_label(attrs, title),
-            "details": details(attrs),
-            "style": css_style(rendering.get("style")),
-        }
-
-
-_CSS_KEY = re.compile(r"^[a-z-]+$")
-_CSS_VALUE = re.compile(r"^[#%.,()\w\s-]+$")
-
-
-def css_style(style: dict[str, Any] | None) -> str:
-    """A ``style`` dict from text()/image() as a CSS declaration list; unsafe entries are dropped."""
-    if not style:
-        return ""
-    parts = []
-    for key, val in style.items():
-        key = re.sub(r"(?<!^)([A-Z])", r"-\1", str(key)).lower().replace("_", "-")
-        text = (
-            f"{val}px"
-            if isinstance(val, (int, float))
-            and not isinstance(val, bool)
-            and key not in ("opacity", "font-weight", "z-index", "line-height")
-            else str(val)
-        )
-        if _CSS_KEY.match(key) and _CSS_VALUE.match(text):
-            parts.append(f"{key}: {text}")
-    return "; ".join(parts)
-
-
-def table_cell(value: Any) -> str:
-    """A table() cell as text: numbers exactly (``readable_number``), None as an empty cell."""
-    if value is None:
-        return ""
-    if isinstance(value, (bool, int, float)):
-        return readable_number(value)
-    return str(value)
-
-
-def table_view(rendering: Rendering) -> dict[str, Any]:
-    """Plain data for a ``table()`` rendering: header, rows of text, and what was left out."""
-    rows = rendering.get("rows") or []
-    index = rendering.get("index")
-    total_rows, total_columns = rendering.get("total_rows", len(rows)), rendering.get("total_columns", 0)
-    columns = [table_cell(c) for c in rendering.get("columns") or []]
-    numeric = [
-        all(isinstance(row[k], (int, float)) and not isinstance(row[k], bool) or row[k] is None for row in rows if k < len(row))
-        for k in range(len(columns))
-    ]
-    return {
-        "columns": columns,
-        "numeric": numeric,
-        "index": [table_cell(i) for i in index] if isinstance(index, list) else None,
-        "rows": [[table_cell(cell) for cell in row] for row in rows],
-        "more_rows": max(0, total_rows - len(rows)),
-        "more_columns": max(0, total_columns - len(columns)),
-        "total_rows": total_rows,
-    }
-
-
-def compute_view(compute: Compute) -> dict[str, Any]:
-    """Plain data for a compute card (from a ``# @flops`` step)."""
-    mfu = compute.get("mfu")
-    by_op = sorted(compute.get("by_op", {}).items(), key=lambda kv: -kv[1])
-    total = compute.get("flops") or 0
-    return {
-        "flops": human_flops(compute["flops"]),
-        "seconds": human_seconds(compute.get("seconds")),
-        "flop_per_s": human_flop_per_s(compute.get("flop_per_s")),
-        "peak": human_flop_per_s(compute.get("peak_flop_per_s")) if compute.get("peak_flop_per_s") else None,
-        "mfu_percent": None if mfu is None or (isinstance(mfu, float) and math.isnan(mfu)) else round(100 * mfu, 1),
-        "mfu_bar_percent": None if mfu is None else max(0.0, min(100.0, 100 * mfu)),
-        "peak_note": compute.get("peak_note") or ("peak FLOP/s unknown for this device" if mfu is None else None),
-        "dtype": compute.get("dtype"),
-        "device_name": compute.get("device_name"),
-        "timing": compute.get("timing"),
-        "repeats": compute.get("repeats"),
-        "by_op": [{"op": op, "flops": human_flops(n), "percent": round(100 * n / total, 1) if total else 0.0} for op, n in by_op],
-        # None for traces from before the record: the card then says nothing about what was left out
-        "uncounted": compute.get("uncounted_ops"),
-    }

@@ -19,7 +19,9 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from tracer.site.cards.render import HtmlRenderer, template_macros
+from tracer.site.cards.render import HtmlRenderer
+
+from tracer.site.cards.templates import template_macros
 from tracer.site.cards.value_families import value_view
 from tracer.site.model.rank_model import CollectiveRow, RankLine, launches
 from tracer.site.cards.units import human_bytes, human_bytes_per_s, human_seconds, shape_text

@@ -23,7 +23,11 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from tracer.site.cards.render import ROOT, HtmlRenderer, diagram_key, line_anchor, template_macros
+from tracer.site.cards.kinds.tensors import diagram_key
+
+from tracer.site.cards.render import HtmlRenderer
+
+from tracer.site.cards.templates import ROOT, line_anchor, template_macros
 from tracer.site.model.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
 from tracer.site.pages.rank_cards import RankCards
 from tracer.contract.source_facts import source_facts

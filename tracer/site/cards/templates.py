@@ -1,0 +1,67 @@
+"""The Jinja side of the cards: the templates' environment, their macros, and code lines' anchors.
+
+``template_env`` is the one Jinja environment (autoescape on, undefined variables are errors);
+``template_macros`` hands a template's macros to Python. Image sources start with the literal
+placeholder ``ROOT`` (``{root}``, the relative URL of the site root), which the page or the viewer
+replaces. Code line anchors: a line of the lecture's main file is ``id="L{line}"``; a line of any
+other file is ``id="{slug}-L{line}"`` where slug is the path lowercased with every run of characters
+other than letters and digits replaced by "-" (``lectures/helpers/util.py`` ->
+``lectures-helpers-util-py``). This module must not render anything itself.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Protocol, cast
+
+import jinja2
+
+from tracer.contract import paths
+
+ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
+
+
+def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
+    """The Jinja environment for chalktrace templates: autoescape on, undefined variables are errors."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir or paths.TEMPLATES_DIR)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    cards: list[Macros] = []
+
+    def value_macro(name: str) -> jinja2.runtime.Macro:
+        """The ``cards.html.j2`` macro a value view names (``view.macro``, ``view.card``): how the
+        template dispatches to each family's markup without a chain of its own."""
+        if not cards:
+            cards.append(template_macros(env, "cards.html.j2"))
+        return getattr(cards[0], name)
+
+    env.globals["value_macro"] = value_macro
+    return env
+
+
+class Macros(Protocol):
+    """A template's exported macros, as attributes: what ``Template.module`` holds (jinja2 types it
+    as a ``TemplateModule`` whose names, set from the template at runtime, it cannot declare)."""
+
+    def __getattr__(self, name: str) -> jinja2.runtime.Macro: ...
+
+
+def template_macros(env: jinja2.Environment, name: str) -> Macros:
+    """The macros of template ``name`` (``cards.html.j2``, ...), called as ``macros.value_card(...)``."""
+    return cast(Macros, env.get_template(name).module)
+
+
+def path_slug(path: str) -> str:
+    """``lectures/helpers.py`` -> ``lectures-helpers-py`` (see the module docstring)."""
+    return re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-")
+
+
+def line_anchor(path: str, line: int, main_path: str) -> str:
+    """The id of a code line in read mode: ``L12`` in the main file, ``{slug}-L12`` elsewhere."""
+    return f"L{line}" if path == main_path else f"{path_slug(path)}-L{line}"

@@ -128,7 +128,7 @@ def test_a_fresh_course_fetches_once_into_the_same_cache(tmp_path):
         asked_again = fake.requests[len(asked) :]
     assert done.returncode == 0 and again.returncode == 0, done.stderr + again.stderr
     assert sorted(p.split("?")[0] for p in asked) == sorted(
-        ["/export.arxiv.org/api/query"] * 3
+        ["/export.arxiv.org/api/query"]  # the three papers the course cites, in one query
         + [
             "/images.example.org/figures/pipeline.png",
             "/images.example.org/figures/poster.png",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -13,6 +14,7 @@ from tracer.capture.remote import Remote, opened
 
 
 def remote(tmp_path, **kwargs) -> Remote:
+    kwargs.setdefault("arxiv_pace_s", 0.0)  # pacing has its own test, which records the waits instead
     return Remote(project_root=tmp_path, cache_dir=tmp_path / "lectures" / "cache", **kwargs)
 
 
@@ -114,3 +116,67 @@ def test_a_busy_host_is_asked_again_after_the_wait_it_names(tmp_path):
         fetcher = remote(tmp_path, fetch_via=fake.url)
         assert fetcher.fetch("https://busy.example.org/x").body == b"finally"
     assert fake.requests == ["/busy.example.org/x"] * 3
+
+
+def references_file(folder, count: int) -> list[str]:
+    """A course's references.py citing ``count`` made-up arXiv papers; their URLs."""
+    urls = [f"https://arxiv.org/abs/9903.{n:05d}" for n in range(1, count + 1)]
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = ["from edtrace import url_reference", ""] + [f'paper_{n} = url_reference("{url}")' for n, url in enumerate(urls)]
+    (folder / "references.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return urls
+
+
+def test_a_hundred_and_three_references_ask_arxiv_twice_paced_then_never(tmp_path):
+    lectures = tmp_path / "lectures"
+    urls = references_file(lectures, 103)
+    waits: list[float] = []
+    with hosts() as fake:
+        fetcher = remote(tmp_path, fetch_via=fake.url, sleep=waits.append, arxiv_pace_s=3.0)
+        with opened(fetcher):
+            arxiv.prefetch(lectures)  # what the runner does before importing the lecture
+            titles = [url_reference(url).title for url in urls]
+        first_run = list(fake.requests)
+        again = remote(tmp_path, fetch_via=fake.url, sleep=waits.append, arxiv_pace_s=3.0)
+        with opened(again):
+            arxiv.prefetch(lectures)
+            assert [url_reference(url).title for url in urls] == titles
+    assert titles[0] == "Made-up Paper Number 1" and titles[-1] == "Made-up Paper Number 103"
+    assert len(first_run) == 2 and fake.requests == first_run  # the second run asks nothing: the cache answers
+    first_ids, second_ids = (parse_qs(urlsplit(r).query)["id_list"][0].split(",") for r in first_run)
+    assert (len(first_ids), len(second_ids)) == (100, 3)
+    assert parse_qs(urlsplit(first_run[0]).query)["max_results"] == ["100"]
+    assert len(waits) == 1 and 2.5 < waits[0] <= 3.0  # the second call waits out arXiv's pause
+    cached = json.loads((lectures / "cache" / "arxiv.json").read_text(encoding="utf-8"))
+    assert len(cached) == 103 and sorted(cached["9903.00103"]) == ["authors", "date", "summary", "title"]
+
+
+def test_a_busy_arxiv_is_asked_again_after_the_pause_it_names(tmp_path):
+    waits: list[float] = []
+    with hosts() as fake:
+        fetcher = remote(tmp_path, fetch_via=fake.url, sleep=waits.append, arxiv_api="https://busy-arxiv.example.org/api/query")
+        with opened(fetcher):
+            assert url_reference("https://arxiv.org/abs/9901.00002").title == "Tracing Without Tears"
+    assert len(fake.requests) == 2 and waits == [7.0] and fetcher.warnings == []
+
+
+def test_edtraces_committed_records_answer_offline(tmp_path):
+    files = tmp_path / "var" / "files"
+    files.mkdir(parents=True)
+    answer = (
+        '<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><entry>'
+        "<id>http://arxiv.org/abs/9901.00002v3</id><published>2099-01-20T09:30:00Z</published>"
+        "<title>Tracing Without\n Tears</title><summary>Kept by edtrace.</summary>"
+        "<author><name>Edsger Fictional</name></author></entry></feed>"
+    )
+    (files / "arxiv-0123456789abcdef0123456789abcdef-https_arxiv.org_abs_9901.00002").write_text(answer, encoding="utf-8")
+    fetcher = remote(tmp_path, offline=True)
+    with opened(fetcher):
+        found = url_reference("https://arxiv.org/abs/9901.00002")
+    assert (found.title, found.authors, found.date, found.description) == (
+        "Tracing Without Tears",
+        ["Edsger Fictional"],
+        "2099-01-20",
+        "Kept by edtrace.",
+    )
+    assert fetcher.warnings == []

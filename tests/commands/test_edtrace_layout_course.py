@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -69,6 +70,20 @@ def test_build_traces_into_var_traces_and_builds_the_site_in_var_site(built):
         assert (root / "var" / "site" / "lectures" / name / "index.html").is_file()
     assert sorted(p.name for p in (root / "var" / "traces").glob("*.json")) == ["lecture_01.json", "lecture_02.json"]
     assert not (root / "lectures").exists() and not (root / "site").exists() and not (root / "build").exists()
+
+
+def test_arxiv_is_asked_once_for_every_paper_not_in_edtraces_cache(built):
+    root, _before, _done, requests = built
+    asked_all = [r for r in requests if r.startswith("/export.arxiv.org/")]
+    assert len(asked_all) == 1, asked_all  # two lectures, 12 papers: one query
+    (asked,) = asked_all
+    ids = parse_qs(urlsplit(asked).query)["id_list"][0].split(",")
+    assert sorted(ids) == [f"9903.{n:05d}" for n in range(1, 13) if n != 3]  # 9903.00003 is in var/files/
+    trace = load_trace(root / "var" / "traces" / "lecture_01.json")
+    titles = {r.get("title") for s in trace["steps"] for r in s["renderings"] if r["type"] == "link"}
+    assert {"Made-up Paper Number 1", "Hashing Words Into Buckets", "Notes on word frequencies"} <= titles
+    images = [r for s in trace["steps"] for r in s["renderings"] if r["type"] == "image"]
+    assert [i["data"].startswith("var/files/image-") for i in images] == [False, True, False]  # zipf.png from var/files/
 
 
 def test_no_file_of_the_course_is_moved_or_edited(built):

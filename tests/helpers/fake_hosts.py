@@ -5,7 +5,7 @@ what ``CHALKTRACE_FETCH_VIA`` takes: a fetch of ``https://HOST/PATH`` arrives as
 ``/export.arxiv.org/api/query?id_list=ID,ID`` answers an Atom feed built from ``PAPERS`` (made-up
 papers with ids no real paper has, and any ``9903.NNNNN``), ``/images.example.org/figures/poster.png`` is a file larger than
 the fixture course's ``max_media_bytes``, ``/busy.example.org/...`` answers 503 twice before the
-file, and any other path is a file under ``tests/hosted/HOST/``.
+file, ``/busy-arxiv.example.org/api/query`` is arXiv's API answering 503 (Retry-After: 7) once, and any other path is a file under ``tests/hosted/HOST/``.
 Every request's path is kept in ``Hosts.requests``.
 """
 
@@ -98,6 +98,13 @@ def _handler(hosts: Hosts) -> type[http.server.BaseHTTPRequestHandler]:
             if parts.path == "/export.arxiv.org/api/query":
                 paper = parse_qs(parts.query).get("id_list", [""])[0]
                 return self._send(atom_feed(paper), "application/atom+xml")
+            if parts.path == "/busy-arxiv.example.org/api/query":  # busy once, asking for a 7 s pause
+                if sum(p.startswith("/busy-arxiv.example.org/") for p in hosts.requests) == 1:
+                    self.send_response(503)
+                    self.send_header("Retry-After", "7")
+                    self.end_headers()
+                    return None
+                return self._send(atom_feed(parse_qs(parts.query).get("id_list", [""])[0]), "application/atom+xml")
             if parts.path.startswith("/busy.example.org/"):  # busy twice, then the file (as arXiv when asked too fast)
                 if sum(p == self.path for p in hosts.requests) <= 2:
                     self.send_response(503)

@@ -9,7 +9,8 @@ course commits, so later runs and CI need no network: ``arxiv.json`` (paper meta
 The runner opens one :class:`Remote` per run (:func:`opened`); the authoring API asks
 :func:`current` (None outside a traced run: nothing is fetched then). Settings come from the
 course's ``[tool.chalktrace]`` (``max_media_bytes``, ``arxiv_api``), and the environment can
-override them (``CHALKTRACE_ARXIV_API``; ``CHALKTRACE_OFFLINE=1`` fetches nothing, as tests do;
+override them (``CHALKTRACE_ARXIV_API``; ``CHALKTRACE_ARXIV_PACE_S``, the least time between arXiv
+calls, 3 s by default; ``CHALKTRACE_OFFLINE=1`` fetches nothing, as tests do;
 ``CHALKTRACE_FETCH_VIA=http://host:port`` sends every fetch there, the original host and path
 appended, as to a mirror: tests stand in for remote hosts with a local server this way).
 A host that fails once is not asked again during the run. This module only fetches bytes and
@@ -36,8 +37,9 @@ CACHE_DIR = "cache"  # beside the lecture files: lectures/cache/
 DEFAULT_MAX_MEDIA_BYTES = 20_000_000  # a remote image or video larger than this is linked, not embedded
 DEFAULT_ARXIV_API = "https://export.arxiv.org/api/query"
 FETCH_TIMEOUT_SECONDS = 15.0
-RETRIES = 2  # a busy answer (429/503) is asked again this many times, after the wait it names
-MAX_WAIT_SECONDS = 10.0
+RETRIES = 4  # a busy answer (429/503) is asked again this many times, after the wait it names
+MAX_WAIT_SECONDS = 60.0  # the longest Retry-After waited out; a longer one fails the fetch
+ARXIV_PACE_SECONDS = 3.0  # arXiv asks for a few seconds between API calls
 USER_AGENT = "chalktrace (lecture tracer; fetches each file once into the course cache)"
 _PACKAGE_DIR = str(paths.PACKAGE_DIR) + os.sep
 
@@ -84,6 +86,8 @@ class Remote:
     offline: bool = False
     fetch_via: str | None = None  # a mirror: GET {fetch_via}/{host}{path}?{query} instead of the URL
     timeout_s: float = FETCH_TIMEOUT_SECONDS
+    arxiv_pace_s: float = ARXIV_PACE_SECONDS  # least time between two arXiv API calls (capture.arxiv)
+    sleep: Callable[[float], None] = time.sleep  # how waits are waited (tests pass their own)
     warnings: list[str] = field(default_factory=list)  # said once each; the runner passes them on
     warn_hook: Callable[[str], None] | None = None  # the recorder's warn_once, once it exists
     _failed_hosts: dict[str, str] = field(default_factory=dict)
@@ -94,6 +98,10 @@ class Remote:
         settings = _settings(project_root)
         max_bytes = settings.get("max_media_bytes", DEFAULT_MAX_MEDIA_BYTES)
         api = os.environ.get("CHALKTRACE_ARXIV_API") or settings.get("arxiv_api") or DEFAULT_ARXIV_API
+        try:
+            pace_s = float(os.environ.get("CHALKTRACE_ARXIV_PACE_S") or ARXIV_PACE_SECONDS)
+        except ValueError:
+            pace_s = ARXIV_PACE_SECONDS
         return cls(
             project_root=project_root,
             cache_dir=lecture.parent / CACHE_DIR,
@@ -101,6 +109,7 @@ class Remote:
             max_media_bytes=max_bytes if isinstance(max_bytes, int) and max_bytes > 0 else DEFAULT_MAX_MEDIA_BYTES,
             offline=os.environ.get("CHALKTRACE_OFFLINE", "") not in ("", "0"),
             fetch_via=os.environ.get("CHALKTRACE_FETCH_VIA") or None,
+            arxiv_pace_s=max(pace_s, 0.0),
         )
 
     # -- warnings ----------------------------------------------------------------------------------
@@ -139,9 +148,9 @@ class Remote:
             try:
                 return self._get(url, host, max_bytes)
             except _Busy as busy:  # arXiv answers 503 with Retry-After when asked too fast
-                if attempt == RETRIES:
+                if attempt == RETRIES or busy.wait_s > MAX_WAIT_SECONDS:
                     raise FetchError(f"HTTP {busy.code}: {host} is busy") from None
-                time.sleep(busy.wait_s)
+                self.sleep(busy.wait_s)
         raise AssertionError("unreachable")
 
     def _get(self, url: str, host: str, max_bytes: int | None) -> Fetched:
@@ -158,7 +167,7 @@ class Remote:
         except urllib.error.HTTPError as exc:
             if exc.code in (429, 503):
                 after = exc.headers.get("Retry-After", "") if exc.headers else ""
-                raise _Busy(exc.code, min(float(after), MAX_WAIT_SECONDS) if after.isdigit() else 1.0) from None
+                raise _Busy(exc.code, float(after) if after.isdigit() else 1.0) from None
             raise FetchError(f"HTTP {exc.code} {exc.reason}") from None
         except (urllib.error.URLError, OSError, ValueError) as exc:
             reason = getattr(exc, "reason", exc)

@@ -24,7 +24,7 @@ from types import ModuleType, TracebackType
 from typing import Any, Callable, Iterable
 
 from tracer.contract import course_layout, paths
-from tracer.capture import api, import_alias, ranks, remote
+from tracer.capture import api, arxiv, import_alias, ranks, remote
 from tracer.capture.lecture_module import load_lecture
 from tracer.capture.file_reads import FileReads
 from tracer.capture.header import lecture_title, loaded_files, trace_header
@@ -201,6 +201,7 @@ def run_lecture(
     fetcher = remote.Remote.for_lecture(path, project_root)
     reads = FileReads(project_root)
     _make_scratch(project_root)
+    arxiv.prefetch(path.parent, fetcher)  # every paper the course cites, in a few paced queries
     with isolated_imports(path, project_root) as loaded, import_alias.installed(), remote.opened(fetcher), reads.recording():
         main, module = _import_lecture(path, project_root, shown, options.seed)
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).

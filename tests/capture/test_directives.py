@@ -250,7 +250,7 @@ def test_unknown_directive_warns_once_and_never_crashes(run, trace):
     _, _, stderr = run
     where = f"{PATH}:{line_of('odd = i')}"
     assert [w for w in trace["warnings"] if "frobnicate" in w] == [
-        f"{where}: unknown directive @frobnicate (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate, @accept)"
+        f"{where}: unknown directive @frobnicate (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate, @accept, @varies)"
     ]
     assert stderr.count("@frobnicate") == 1
     assert len(steps_at(trace, "odd = i")) == 3  # the loop body still ran and was stepped three times

@@ -162,7 +162,29 @@ def test_init_here_writes_one_file_and_build_follows_it(tmp_path):
         again.returncode == 2 and again.stderr.strip() == f"chalktrace: {root}/chalktrace.toml: already exists; edit it instead"
     )
     text = (root / "chalktrace.toml").read_text(encoding="utf-8")
-    (root / "chalktrace.toml").write_text(text.replace('traces = "var/traces"', 'traces = "site/traces"'), encoding="utf-8")
+    text = text.replace('traces = "var/traces"', 'traces = "site/traces"')
+    text = text.replace('# [alt_text]\n# "images/diagram.png"', '[alt_text]\n"images/clock.png"')
+    (root / "chalktrace.toml").write_text(text, encoding="utf-8")
     ran = chalktrace(root, "run", "lecture_02.py", "-q", CHALKTRACE_OFFLINE="1")
     assert ran.returncode == 0, ran.stderr
-    assert json.loads((root / "site" / "traces" / "lecture_02.json").read_text(encoding="utf-8"))["status"] == "ok"
+    trace = json.loads((root / "site" / "traces" / "lecture_02.json").read_text(encoding="utf-8"))
+    assert trace["status"] == "ok"
+    (clock,) = [r for s in trace["steps"] for r in s["renderings"] if r["type"] == "image"]
+    assert clock["alt"] == "What the diagram shows"  # given by the course, the lecture unchanged
+
+
+def test_a_lenient_course_is_warned_where_a_strict_one_fails(tmp_path):
+    root = copy_course(tmp_path)
+    lecture = root / "lecture_02.py"
+    lecture.write_text(lecture.read_text(encoding="utf-8").replace("# @inspect same", "# @inspect same sme"), encoding="utf-8")
+    with hosts() as served:
+        built = chalktrace(root, "build", "-q", "--no-site", CHALKTRACE_FETCH_VIA=served.url)
+    checked = chalktrace(root, "check", "-q", CHALKTRACE_OFFLINE="1")
+    assert built.returncode == 0 and checked.returncode == 0, built.stderr + checked.stderr
+    line = next(n for n, text in enumerate(lecture.read_text(encoding="utf-8").splitlines(), 1) if "sme" in text)
+    assert f"lecture_02.py:{line}: warning: @inspect sme: NameError: name 'sme' is not defined" in checked.stderr
+    assert "lecture_02.py:19: warning: image images/clock.png has no alt text" in checked.stderr
+    (root / "chalktrace.toml").write_text('layout = "edtrace"\nlenient = false\n', encoding="utf-8")
+    strict = chalktrace(root, "check", "-q", CHALKTRACE_OFFLINE="1")
+    assert strict.returncode == 3
+    assert f"lecture_02.py:{line}: @inspect sme: NameError" in strict.stderr and "has no alt text" in strict.stderr

@@ -1,6 +1,7 @@
 """Comment directives: find ``# @inspect x y``, ``@clear``, ``@stepover``, ``@hide``, ``@flops``,
 ``@ask``, ``@noask``, ``@raises`` (read from the trace by ``tracer.commands.trace_problems``), ``@animate``,
-``@accept`` (read from the trace by ``tracer.contract.publish_policy``).
+``@accept`` (read from the trace by ``tracer.contract.publish_policy``), ``@varies`` (read from the
+sources by ``tracer.commands.clock_values``).
 
 A file is parsed once (a direct scan for comments; statement extents from ``tracer.contract.source_facts``)
 into a map from the line that Python reports for a statement (its first line) to a ``Directives``
@@ -53,6 +54,7 @@ class Directives:
     raises: bool = False  # the lecture teaches the error this statement raises (check/build accept it)
     animate: bool = False  # the line's renderings show one at a time in step mode (marked on each)
     accept: tuple[str, ...] = ()  # warning kinds the author lets students see on this line (check/build accept them)
+    varies: tuple[str, ...] = ()  # names whose values differ run to run (check reads it: commands.clock_values)
 
 
 @dataclass
@@ -194,6 +196,7 @@ def parse_source(source: str) -> FileDirectives:
             raises="raises" in merged,
             animate="animate" in merged,
             accept=tuple(dict.fromkeys(merged.get("accept", ()))),
+            varies=tuple(dict.fromkeys(merged.get("varies", ()))) or (("*",) if "varies" in merged else ()),
         )
         if flops and start in statements:
             result.statements[start] = statements[start]

@@ -6,7 +6,9 @@ below (``capture.import_alias`` provides them). Each name keeps edtrace's signat
 order included (``image(url, style, width)``, ``link(arg, style, **fields)``), and records what
 chalktrace's own call records: the two APIs produce the same traces. ``EDTRACE_NAMES`` lists
 edtrace's public names and ``UNSUPPORTED`` the ones with no equivalent yet (``check`` reports a
-lecture that uses one). This module must not hold logic of its own beyond argument mapping.
+lecture that uses one). An image with no ``alt`` takes the alt text the course's ``chalktrace.toml`` gives for its path
+or URL (``[alt_text]``: edtrace's ``image()`` takes no ``alt``, so the lecture stays as it is). This
+module must not hold logic of its own beyond argument mapping.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from tracer.capture import api
+from tracer.capture import api, remote
 from tracer.capture.api import note, plot, system_text as _system_text, text
 from tracer.capture.downloads import download_file
 from tracer.capture.graphs import make_graph
 from tracer.capture.references import Reference, url_reference
+from tracer.contract.course_layout import quiet_layout_of
 
 
 def image(
@@ -29,8 +32,21 @@ def image(
     alt: str | None = None,
     caption: str | None = None,
 ) -> None:
-    """edtrace's ``image(url, style=None, width=None)``: chalktrace's ``image()``."""
+    """edtrace's ``image(url, style=None, width=None)``: chalktrace's ``image()``; with no ``alt``,
+    the alt text the course gives for ``url`` in ``chalktrace.toml`` (``[alt_text]``)."""
+    if alt is None:
+        alt = course_alt_text(os.fspath(url))
     api.image(url, width=width, style=style, alt=alt, caption=caption)
+
+
+def course_alt_text(url: str) -> str | None:
+    """The alt text ``chalktrace.toml``'s ``[alt_text]`` gives for an image path or URL (as the
+    lecture writes it), while a lecture is traced; else None."""
+    fetcher = remote.current()
+    if fetcher is None:
+        return None
+    given = quiet_layout_of(fetcher.project_root).alt_text or {}
+    return given.get(url) or given.get(url.removeprefix("./"))
 
 
 def video(

@@ -19,8 +19,8 @@ from tracer.commands.drift import value_drift
 from tracer.commands.edtrace_names import unported_names
 from tracer.commands.freshness import course_lectures, course_skipped, freshness, rel
 from tracer.commands.gpu_runs import gpu_run_problems
-from tracer.commands.trace_problems import publish_problems
 from tracer.commands.runner_batches import split, trace_batches
+from tracer.commands.trace_problems import lenient_warnings, publish_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import course_layout
 from tracer.contract.course_layout import quiet_layout_of
@@ -81,6 +81,7 @@ def check(
             ran = _written_trace(output, outcome)
             if ran is not None:  # what students would see: an error, a name an @inspect did not find, a warning box
                 report.problems.extend(publish_problems(ran, project_root))
+                report.notes.extend(lenient_warnings(ran, project_root))
             elif not outcome.ok:
                 reason = outcome.message or f"exit {outcome.returncode}"
                 report.problems.append(f"{name}: lecture failed: {reason.splitlines()[-1]}")

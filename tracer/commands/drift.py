@@ -1,6 +1,7 @@
 """Value drift: a fresh run's values against the committed trace's, its sources unchanged.
 
-A difference beyond the fields that vary from run to run (``run_dependent.RUN_DEPENDENT``) is drift,
+A difference beyond the fields that vary from run to run (``run_dependent.RUN_DEPENDENT``), and
+beyond values computed from clock readings or marked ``# @varies`` (``clock_values``), is drift,
 reported by ``check``. This module must not trace lectures; it compares two trace files.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tracer.commands.clock_values import course_clock_values
 from tracer.commands.freshness import rel
 from tracer.contract.trace_format import TraceError
 from tracer.contract.trace_reading import load_trace
@@ -37,7 +39,12 @@ def value_drift(committed: Path, fresh: Path, project_root: Path, lecture: Path)
         made = f"a CUDA trace ({gpu or 'a GPU'})" if device_old == "cuda" else f"a {device_old} trace"
         here = "this machine has no GPU" if device_new != "cuda" else f"this machine ran it on {device_new}"
         return [], [f"{shown}: values not checked: {made}, and {here}"]
-    changes = trace_diff.drift(trace_diff.diff_traces(old, new))
+    clocks = course_clock_values(list(new.get("sources") or {}), project_root)
+    changes = [
+        c
+        for c in trace_diff.drift(trace_diff.diff_traces(old, new))
+        if not (c.kind == "value" and c.path and c.line and clocks.varies(c.path, c.line, c.name))
+    ]
     if not changes:
         return [], []
     lines = [trace_diff.format_change(c, "committed", "now") for c in changes[:MAX_DRIFT_LINES]]

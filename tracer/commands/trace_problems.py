@@ -15,8 +15,9 @@ import tokenize
 from pathlib import Path
 from typing import Any
 
+from tracer.contract.course_layout import quiet_layout_of
 from tracer.contract.helper_files import SettingsError
-from tracer.contract.publish_policy import student_warnings
+from tracer.contract.publish_policy import missing_alt, student_warnings
 from tracer.contract.source_facts import parse_directive_comment, source_facts
 
 
@@ -41,8 +42,10 @@ def _expected(trace: Any, path: str, line: int, cache: dict[str, tuple[set[int],
     return owner.get(line, line) in marked
 
 
-def trace_problems(trace: Any) -> list[str]:
-    """``path:line: what`` for each thing in ``trace`` a student should not see (empty: publishable)."""
+def trace_problems(trace: Any, lenient: bool = False) -> list[str]:
+    """``path:line: what`` for each thing in ``trace`` a student should not see (empty: publishable).
+    ``lenient`` (an edtrace course switched in place): an ``@inspect`` of a name that does not exist
+    is not one (``lenient_warnings`` says it instead, as edtrace warns)."""
     problems: list[str] = []
     marks: dict[str, tuple[set[int], dict[int, int]]] = {}
     error = trace.get("error")
@@ -54,6 +57,14 @@ def trace_problems(trace: Any) -> list[str]:
             first = (error.get("message") or "").splitlines()[0] if error.get("message") else ""
             what = f"raised {error.get('type')}: {first}" if error else f"ended early (status {trace.get('status')})"
             problems.append(f"{path}:{line}: lecture {what} (mark the line `# @raises` if the lecture teaches this error)")
+    return problems if lenient else problems + missing_names(trace, marks)
+
+
+def missing_names(trace: Any, marks: dict[str, tuple[set[int], dict[int, int]]] | None = None) -> list[str]:
+    """``path:line: message`` for each ``@inspect`` of a name that did not exist there (not on a
+    ``# @raises`` statement, whose names may never have been bound)."""
+    marks = {} if marks is None else marks
+    problems: list[str] = []
     seen: set[tuple[str, int, str]] = set()
     for step in trace.get("steps") or []:
         for name, value in (step.get("env") or {}).items():
@@ -68,11 +79,21 @@ def trace_problems(trace: Any) -> list[str]:
     return problems
 
 
+def lenient_warnings(trace: Any, project_root: Path | None) -> list[str]:
+    """What a lenient course is told instead of failing, one ``path:line: warning: …`` line each:
+    names an ``@inspect`` did not find, and images without alt text (empty for a strict course)."""
+    if project_root is None or not quiet_layout_of(project_root).lenient:
+        return []
+    found = [f"{problem.split(': ', 1)[0]}: warning: {problem.split(': ', 1)[1]}" for problem in missing_names(trace)]
+    return found + [f"{path}:{line}: warning: {message}" for path, line, message in missing_alt(trace)]
+
+
 def publish_problems(trace: Any, project_root: Path | None) -> list[str]:
     """What ``check`` and ``build`` fail on for ``trace``: its ``trace_problems`` and each warning box
     its page would show that the author did not accept (``tracer.contract.publish_policy``); a
     warning at a ``file:line`` already reported as a problem is not said twice."""
-    problems = trace_problems(trace)
+    lenient = project_root is not None and quiet_layout_of(project_root).lenient
+    problems = trace_problems(trace, lenient=lenient)
     reported = {problem.split(": ", 1)[0] for problem in problems}
     try:
         warnings = student_warnings(trace, project_root)

@@ -10,7 +10,11 @@ each by a kind (``KINDS``), and marks it accepted when the author said so, eithe
   "lectures/bpe.py:truncated"]`` (a kind for every lecture, or ``PATH:KIND`` for one).
 
 ``check`` and ``build`` fail on each warning not accepted, naming ``file:line``; an accepted one is
-shown on the page as the author's note. Reads the trace and the course settings only (standard
+shown on the page as the author's note. A lenient course (an edtrace course switched in place:
+``contract.course_layout``) has no warning box for an image without alt text, as under edtrace
+(``missing_alt`` lists them, and ``check`` says them as warnings), and an ``@inspect`` of a name
+that does not exist is accepted (its note is shown, as edtrace warns); alt text it gives in
+``chalktrace.toml``'s ``[alt_text]`` is recorded with the image. Reads the trace and the course settings only (standard
 library): it must not run lectures or render pages.
 """
 
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tracer.contract.course_layout import quiet_layout_of
 from tracer.contract.helper_files import SettingsError
 from tracer.contract.source_facts import parse_directive_comment, source_facts
 from tracer.contract.trace_notes import trace_notes
@@ -52,6 +57,7 @@ _KIND_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"^recording stopped after|^rank \d+: recording stopped|^step cap reached|kept in part|^plot data sampled"),
     ),
 )
+MISSING_NAME = re.compile(r"^@inspect [\w.]+: (NameError|AttributeError)\b")  # a name that does not exist there
 _LOCATED = re.compile(r"^(?P<path>[^\s:]+\.py):(?P<line>\d+): (?P<message>.*)$", re.DOTALL)
 
 
@@ -125,7 +131,7 @@ def _accept_marks(source: str) -> dict[int, set[str]]:
     return marks
 
 
-def _missing_alt(trace: Any) -> list[tuple[str, int, str]]:
+def missing_alt(trace: Any) -> list[tuple[str, int, str]]:
     """(path, line, message) for each image a screen reader could not describe: no ``alt=`` and no
     ``caption=`` (the page reads a caption as the alt); ``alt=""`` marks an image as decorative."""
     found: list[tuple[str, int, str]] = []
@@ -137,7 +143,7 @@ def _missing_alt(trace: Any) -> list[tuple[str, int, str]]:
             if rendering.get("alt") is not None or rendering.get("caption"):
                 continue
             frame = step["stack"][-1]
-            target = str(rendering.get("data") or "")
+            target = str(rendering.get("source_url") or rendering.get("data") or "")  # a remote one by its URL
             key = (frame["path"], frame["line"], target)
             if key not in seen:
                 seen.add(key)
@@ -175,7 +181,10 @@ def student_warnings(trace: Any, project_root: Path | None = None) -> list[Stude
             raw.append((located["path"], int(located["line"]), message, warning_kind(message)))
         else:
             raw.append((lecture, None, note, warning_kind(note)))
-    raw.extend((path, line, message, "alt-text") for path, line, message in _missing_alt(trace))
+    lenient = project_root is not None and quiet_layout_of(project_root).lenient
+    if not lenient:
+        raw.extend((path, line, message, "alt-text") for path, line, message in missing_alt(trace))
     for path, line, message, kind in raw:
-        found.append(StudentWarning(kind, message, path, line, accepted(kind, path, line)))
+        as_edtrace = lenient and bool(MISSING_NAME.match(message))  # a warning under edtrace, shown as one
+        found.append(StudentWarning(kind, message, path, line, as_edtrace or accepted(kind, path, line)))
     return found

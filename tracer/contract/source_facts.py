@@ -31,7 +31,7 @@ RENDERING_CALLS = frozenset({"text", "system_text", "note", "image", "video", "l
 # site hides them from the page's code (tracer.site.model.directive_comments). ``@ask``/``@noask`` steer
 # quiz mode's questions (tracer.site.pages.quiz); the tracer only inspects what an ``@ask`` names.
 # ``@accept KIND`` is read from the trace by tracer.contract.publish_policy (a warning the author lets students see).
-DIRECTIVE_NAMES = ("inspect", "clear", "stepover", "hide", "flops", "ask", "noask", "raises", "animate", "accept")
+DIRECTIVE_NAMES = ("inspect", "clear", "stepover", "hide", "flops", "ask", "noask", "raises", "animate", "accept", "varies")
 # What counts as a directive token in a comment's text (group 1: its name), for both sides: "@name"
 # at the start or after a space or comma, not continued by ".", "(" or a backtick, so "a@b.org",
 # "# @torch.no_grad()" and "`@inspect`" are not directives; "prose @inspect x" and "@inspect: x" are.

@@ -18,7 +18,7 @@ def main():
     paper(timer_guide)
     image("images/clock.png", width=64)
 
-    numbers = list(range(20_000))
+    numbers = list(range(2_000))
     t_loop = seconds_for(lambda: loop_sum(numbers))  # @inspect t_loop
     t_builtin = seconds_for(lambda: sum(numbers))  # @inspect t_builtin
     speedup = t_loop / t_builtin  # @inspect speedup

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import filecmp
+import hashlib
+import json
+import logging
+import pickle
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers.site import build_site
 from helpers.traced import trace_all, trace_path
 
@@ -44,13 +49,13 @@ def test_a_cached_build_is_byte_for_byte_a_cold_build(tmp_path):
     trace_all(*LECTURES)
     traces = [trace_path(name) for name in LECTURES]
     cold = build_site(tmp_path / "course", traces)
-    entries = sorted(p.name for p in (tmp_path / "course" / "build" / CACHE_DIR).glob("*.pickle"))
+    entries = sorted(p.name for p in (tmp_path / "course" / "build" / CACHE_DIR).glob("*.json"))
     assert [name.rsplit("-", 1)[0] for name in entries] == sorted(LECTURES)
     kept = tmp_path / "cold"
     shutil.copytree(cold, kept)
     warm = rebuild(tmp_path / "course")  # every lecture from the cache
     assert same_tree(warm, kept) == []
-    assert sorted(p.name for p in (tmp_path / "course" / "build" / CACHE_DIR).glob("*.pickle")) == entries
+    assert sorted(p.name for p in (tmp_path / "course" / "build" / CACHE_DIR).glob("*.json")) == entries
 
     # one trace changes: its entry is a miss, the others hits; the result is what a cold build makes
     changed = tmp_path / "course" / "site" / "traces" / "site_basics.json"
@@ -63,7 +68,7 @@ def test_a_cached_build_is_byte_for_byte_a_cold_build(tmp_path):
     fresh = build_site(tmp_path / "fresh", sorted((tmp_path / "cold2").glob("*.json")))
     assert same_tree(mixed, fresh) == []
     # the old entry of the changed trace is gone, the new one is there
-    now = sorted(p.name for p in (tmp_path / "course" / "build" / CACHE_DIR).glob("*.pickle"))
+    now = sorted(p.name for p in (tmp_path / "course" / "build" / CACHE_DIR).glob("*.json"))
     assert len(now) == len(LECTURES) and set(now) != set(entries) and len(set(now) & set(entries)) == len(LECTURES) - 1
 
 
@@ -83,3 +88,152 @@ def test_a_course_s_own_template_changes_the_renderer_version(tmp_path):
     assert before == renderer_version(templates, layout.ASSETS_DIR)
     (templates / "lecture.html.j2").write_text((templates / "lecture.html.j2").read_text() + "\n", encoding="utf-8")
     assert renderer_version(templates, layout.ASSETS_DIR) != before
+
+
+# -- entries are data, checked on read; damage is a miss ------------------------------------------
+def sample_entry():
+    from mkdocs.structure.toc import get_toc
+
+    from tracer.site.pages.read_page import ReadPage
+    from tracer.site.render_cache import Entry
+
+    page = ReadPage(markdown="# Title\n\n<!--lt-slot:ab:0-->")
+    page.slot("<p>a slot</p>")
+    toc = get_toc(
+        [{"level": 1, "id": "title", "name": "Title", "children": [{"level": 2, "id": "x", "name": "X", "children": []}]}]
+    )
+    return Entry(
+        read_page=page,
+        source_page="<pre>src</pre>",
+        data_js="window.X = 1;",
+        exact_js=None,
+        charts={"fig-1.svg": "<svg/>"},
+        heatmaps={"ab.png": b"\x89PNG\r\n\x1a\n\x00\xff"},
+        content="<h1 id='title'>Title</h1>",
+        toc=toc,
+        search_entries=[{"location": "lectures/a/", "title": "Title", "text": "t"}],
+    )
+
+
+def test_an_entry_is_json_behind_its_digest_and_reads_back_as_it_was(tmp_path):
+    from tracer.site.render_cache import FORMAT
+
+    RenderCache(tmp_path, "v1").put("a-1", sample_entry())
+    (path,) = (tmp_path / CACHE_DIR).iterdir()
+    assert path.name == "a-1.json"
+    head, _, body = path.read_bytes().partition(b"\n")
+    assert head.startswith(FORMAT + b" ") and json.loads(body)["charts"] == {"fig-1.svg": "<svg/>"}
+    got = RenderCache(tmp_path, "v1").get("a-1")  # a new process: from the file
+    want = sample_entry()
+    assert got is not None and got.read_page.markdown == want.read_page.markdown
+    assert got.read_page.slots == want.read_page.slots and got.read_page.nonce != ""
+    assert (got.source_page, got.data_js, got.exact_js, got.charts, got.heatmaps, got.content, got.search_entries) == (
+        want.source_page,
+        want.data_js,
+        want.exact_js,
+        want.charts,
+        want.heatmaps,
+        want.content,
+        want.search_entries,
+    )
+    assert [(i.title, i.id, i.level, [(c.title, c.id) for c in i.children]) for i in got.toc] == [
+        ("Title", "title", 1, [("X", "x")])
+    ]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda raw: raw[:-5] + b"X" + raw[-4:], id="a rotted byte"),
+        pytest.param(lambda raw: raw[: len(raw) // 2], id="cut short"),
+        pytest.param(lambda raw: b"", id="empty"),
+        pytest.param(lambda raw: b"\xff" * 64, id="garbage"),
+    ],
+)
+def test_a_damaged_entry_is_a_miss_with_a_one_line_note(tmp_path, caplog, damage):
+    RenderCache(tmp_path, "v1").put("a-1", sample_entry())
+    path = tmp_path / CACHE_DIR / "a-1.json"
+    path.write_bytes(damage(path.read_bytes()))
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.chalktrace"):
+        assert RenderCache(tmp_path, "v1").get("a-1") is None
+    notes = [r.getMessage() for r in caplog.records if "render cache entry" in r.getMessage()]
+    assert len(notes) == 1 and "a-1.json" in notes[0] and "\n" not in notes[0]
+    assert not path.exists()
+
+
+def test_an_entry_whose_digest_matches_but_whose_content_is_absurd_is_a_miss(tmp_path, caplog):
+    from tracer.site.render_cache import FORMAT
+
+    (tmp_path / CACHE_DIR).mkdir()
+    for body in (b'{"read_page": 1}', b"[1, 2]", b'{"read_page": null}', b"9" * 5000):
+        (tmp_path / CACHE_DIR / "a-1.json").write_bytes(FORMAT + b" " + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        assert RenderCache(tmp_path, "v1").get("a-1") is None
+
+
+def test_a_pickle_in_the_cache_is_never_loaded(tmp_path):
+    """A poisoned cache (restored by a CI cache action, say) cannot run code at build time."""
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (Path.touch, (marker,))
+
+    (tmp_path / CACHE_DIR).mkdir()
+    for name in ("a-1.json", "a-1.pickle"):
+        (tmp_path / CACHE_DIR / name).write_bytes(pickle.dumps(Payload()))
+    cache = RenderCache(tmp_path, "v1")
+    assert cache.get("a-1") is None
+    cache.finish()
+    assert not marker.exists() and not list((tmp_path / CACHE_DIR).glob("*.pickle"))
+
+
+def test_the_renderer_version_covers_the_libraries_that_shape_the_html(monkeypatch):
+    import importlib.metadata
+
+    from tracer.contract import paths as layout
+    from tracer.site.render_cache import LIBRARIES
+
+    assert {"Pygments", "Markdown", "pymdown-extensions", "nh3", "mkdocs-material"} <= set(LIBRARIES)
+    before = renderer_version(layout.TEMPLATES_DIR, layout.ASSETS_DIR)
+    real = importlib.metadata.version
+    for library in ("nh3", "Pygments", "Markdown", "pymdown-extensions", "mkdocs-material"):
+        monkeypatch.setattr(importlib.metadata, "version", lambda name, lib=library: "999.0" if name == lib else real(name))
+        assert renderer_version(layout.TEMPLATES_DIR, layout.ASSETS_DIR) != before, library
+    monkeypatch.setattr(importlib.metadata, "version", real)
+    assert renderer_version(layout.TEMPLATES_DIR, layout.ASSETS_DIR) == before
+
+
+def build_with(root: Path, **env: str) -> Path:
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"],
+        cwd=root,
+        check=True,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin", **env},
+        timeout=300,
+    )
+    return root / "build" / "site"
+
+
+def inherit_with_env(root: Path) -> None:
+    """The course's mkdocs.yml becomes ``INHERIT: base.yml``, whose toc permalink reads ``!ENV PERMALINK``."""
+    text = (root / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "permalink: true" in text
+    (root / "base.yml").write_text(text.replace("permalink: true", "permalink: !ENV [PERMALINK, true]"), encoding="utf-8")
+    (root / "mkdocs.yml").write_text("INHERIT: base.yml\n", encoding="utf-8")
+
+
+def test_a_setting_that_reaches_the_config_through_inherit_and_env_is_in_the_key(tmp_path):
+    trace_all("site_basics")
+    traces = [trace_path("site_basics")]
+    course = tmp_path / "course"
+    build_site(course, traces)
+    inherit_with_env(course)
+    build_with(course, PERMALINK="true")
+    warm = build_with(course, PERMALINK="false")  # same files; the resolved setting changed
+    cold_root = tmp_path / "cold"
+    build_site(cold_root, traces)
+    inherit_with_env(cold_root)
+    shutil.rmtree(cold_root / "build")
+    cold = build_with(cold_root, PERMALINK="false")
+    assert 'class="headerlink"' not in (cold / "lectures" / "site_basics" / "index.html").read_text(encoding="utf-8")
+    assert same_tree(warm, cold) == []

@@ -44,7 +44,7 @@ from tracer.site.pages.memory_chart import memory_chart
 from tracer.site.model.page_model import section_headings
 from tracer.site.pages.rank_cards import RankCards
 from tracer.site.model.rank_model import steps_text
-from tracer.site.render_cache import Entry, RenderCache, renderer_version
+from tracer.site.render_cache import Entry, RenderCache, renderer_version, settings_text
 from tracer.site.markdown_ext.sanitize import csp_meta
 from tracer.site.pages.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
 from tracer.site.model.animate import expand_animations
@@ -193,8 +193,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         version = renderer_version(Path(self.config.templates_dir or paths.TEMPLATES_DIR), self.assets_dir)
         if getattr(self, "cache", None) is None or self.cache.version != version:
             self.cache = RenderCache(layout.work_dir, version)  # kept across serve's rebuilds
-        settings = Path(config.config_file_path).read_bytes() if config.config_file_path else b""
-        self.settings = f"{config['site_name']}\0step_mode={self.config.step_mode}\0{settings!r}"
+        # the configuration as MkDocs resolved it (INHERIT merged, !ENV read), not the file's bytes
+        self.settings = f"{config['site_name']}\0step_mode={self.config.step_mode}\0{settings_text(config)}"
         self.lectures: dict[str, LecturePage] = {}
         self._no_page: list[str] = []  # traces that got no page at all (not even an error card)
         for path in sorted(self.traces_dir.glob("*.json")):

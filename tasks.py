@@ -12,6 +12,7 @@ then runs inside it:
   and ``mkdocs build --strict``.
 * ``serve``: the authoring loop (``chalktrace serve``).
 * ``bench``: the tracer and viewer benchmarks.
+* ``docs``: write the guide's module tables (``site/docs/guide/extending.md``) from the modules' docstrings.
 
 This file uses only the standard library; it must not import the project.
 """
@@ -74,13 +75,18 @@ def task_serve() -> None:
     sh(PYTHON, "-m", "tracer", "serve")
 
 
+def task_docs() -> None:
+    # the guide's module tables, from each module's docstring (tests/test_docs.py checks them)
+    sh(PYTHON, "tests/helpers/module_table.py")
+
+
 def task_bench() -> None:
     sh(PYTHON, "bench/bench_tracer.py")
     if (ROOT / "bench" / "bench_viewer.py").exists():
         sh(PYTHON, "bench/bench_viewer.py")
 
 
-TASKS = {"site": task_site, "test": task_test, "serve": task_serve, "bench": task_bench}
+TASKS = {"site": task_site, "test": task_test, "serve": task_serve, "bench": task_bench, "docs": task_docs}
 
 
 def main() -> None:

@@ -1,12 +1,14 @@
 """The documents say what the repository holds: the module table lists every module of ``tracer``
-and nothing else, the README opens with the commands CI runs, and every guide page is linked from
-the README."""
+and nothing else, each row the module's own docstring (generated, ``python3 tasks.py docs``), the
+README opens with the commands CI runs, and every guide page is linked from the README."""
 
 from __future__ import annotations
 
 import ast
 import re
 from pathlib import Path
+
+from helpers.module_table import asset_rows, generated_part, module_rows, tables
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "tracer"
@@ -48,6 +50,37 @@ def test_the_module_table_check_sees_a_missing_row():
     text = MODULE_TABLE_PAGE.read_text(encoding="utf-8")
     row = next(line for line in text.splitlines() if "`capture/output_budget.py`" in line)
     assert package_modules() - module_table(text.replace(row + "\n", "")) == {"capture/output_budget.py"}
+
+
+def test_the_module_tables_are_the_docstrings_and_header_comments():
+    # The guide's tables are generated (python3 tasks.py docs): a module added, moved or renamed, or
+    # a docstring or header comment reworded, without regenerating them, fails here.
+    page = MODULE_TABLE_PAGE.read_text(encoding="utf-8")
+    assert generated_part(page) == tables(), "run python3 tasks.py docs to regenerate the tables in extending.md"
+
+
+def test_every_module_and_site_file_says_its_job():
+    # a row with nothing to say: a module without a docstring, an asset without a header comment
+    assert [path for _part, path, job in module_rows() if len(job) < 20] == []
+    assets = asset_rows()
+    assert {path.rsplit(".", 1)[-1] for path, _job in assets} == {"js", "css", "j2"}
+    assert [path for path, job in assets if len(job) < 20] == []
+    assert {"site/assets/viewer-core.js", "site/assets/viewer-keyboard.js", "site/assets/viewer-bar.js"} <= {p for p, _ in assets}
+
+
+def test_the_generated_tables_follow_the_files(tmp_path):
+    # the tables are made from the files: a new module's docstring is its row, and a reworded one changes it
+    package = tmp_path / "tracer"
+    (package / "site" / "assets").mkdir(parents=True)
+    (package / "site" / "templates").mkdir()
+    (package / "capture").mkdir()
+    (package / "capture" / "clock.py").write_text('"""Wall time of a step, in ``seconds``.\n\nMore."""\nX = 1\n')
+    (package / "capture" / "__init__.py").write_text('"""Only a docstring: not a row."""\n')
+    (package / "site" / "assets" / "viewer-laser.js").write_text("/* chalktrace step mode, a laser pointer. Rules. */\n")
+    text = tables(package)
+    assert "| capture | `capture/clock.py` | Wall time of a step, in `seconds`. |" in text
+    assert "| `site/assets/viewer-laser.js` | step mode, a laser pointer. |" in text
+    assert "capture/__init__.py" not in text
 
 
 def test_the_readme_opens_with_the_two_commands_and_ci_runs_the_test_one():

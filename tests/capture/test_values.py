@@ -709,6 +709,33 @@ def test_a_class_chooses_what_its_objects_show_with_lecture_view():
     assert encoder.encode(Broken())["type"] == "object" and "ValueError: no view" in encoder.problems[0]
 
 
+def test_an_object_with_asdict_is_shown_through_it_as_edtrace_shows_it():
+    class Tally:
+        def __init__(self):
+            self.counts = {"the": 4, "cat": 2}
+
+        def asdict(self):
+            return {"distinct": len(self.counts)}
+
+    class Both(Tally):
+        def __lecture_view__(self):
+            return "chalktrace's view"
+
+    @dataclasses.dataclass
+    class Record:
+        n: int = 3
+
+        def asdict(self):
+            return {"other": 0}
+
+    tally = encode(Tally())
+    assert tally["type"] == "view" and tally["class"].endswith("Tally")
+    assert tally["value"]["items"] == [[{"type": "str", "value": "distinct"}, {"type": "int", "value": 2}]]
+    assert encode(Both())["value"] == {"type": "str", "value": "chalktrace's view"}  # __lecture_view__ first
+    assert encode(Record())["type"] == "dataclass"  # a dataclass's fields are its view already
+    assert encode({"asdict": 1})["type"] == "dict"  # a key named asdict is no method
+
+
 def test_dotted_inspection_never_runs_a_property_or_getattr():
     runs = []
 

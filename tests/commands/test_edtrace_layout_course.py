@@ -109,6 +109,8 @@ def test_directives_read_as_edtrace_reads_them(built):
     (scratch_line,) = [n for n, text in enumerate(lines, 1) if "@clear scratch" in text]
     top_steps = [s for s in trace["steps"] if s["stack"][-1]["line"] == top_line and s.get("env")]
     assert [list(s["env"]) for s in top_steps] == [["top"]]
+    (tally,) = [s["env"]["tally"] for s in trace["steps"] if "tally" in (s.get("env") or {})]
+    assert tally["type"] == "view" and tally["value"]["items"][0][1] == {"type": "int", "value": 5}  # asdict(): 5 distinct words
     scratch_steps = [s for s in trace["steps"] if s["stack"][-1]["line"] == scratch_line]
     assert scratch_steps and all("scratch" not in (s.get("env") or {}) for s in scratch_steps)
     assert all(s.get("clear") == ["scratch"] for s in scratch_steps)

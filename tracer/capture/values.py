@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import sys
+import types
 from typing import Any, Callable
 
 from tracer.capture.encoder_core import (
@@ -37,6 +38,9 @@ from tracer.contract.addresses import mask_addresses
 # The method a class defines to choose what its objects show as: it returns any value, which is
 # encoded (with the same bounds) in the object's place.
 VIEW_METHOD = "__lecture_view__"
+# edtrace's way for a class to choose its view: an ``asdict()`` method returning a dict (used when the
+# class has no VIEW_METHOD and is not a dataclass, whose fields are shown anyway).
+EDTRACE_VIEW_METHOD = "asdict"
 # Ints beyond this many decimal digits are shown by size: str() refuses past 4,300 digits, and a
 # page has no use for a thousand-digit number anyway.
 INT_DIGITS = 1000
@@ -172,9 +176,12 @@ class ValueEncoder:
                 break
         if not module.startswith("torch") and (torch := sys.modules.get("torch")) is not None and isinstance(value, torch.Tensor):
             return encode_tensor(self, value)  # a tensor subclass defined outside torch (the lecture's own)
-        view = inspect.getattr_static(type(value), VIEW_METHOD, None)
-        if view is not None and not isinstance(value, type):
-            return self._lecture_view(value, depth, seen)
+        if not isinstance(value, type):
+            if inspect.getattr_static(type(value), VIEW_METHOD, None) is not None:
+                return self._lecture_view(value, depth, seen, VIEW_METHOD)
+            edtrace_view = inspect.getattr_static(type(value), EDTRACE_VIEW_METHOD, None)
+            if isinstance(edtrace_view, types.FunctionType) and not dataclasses.is_dataclass(value):
+                return self._lecture_view(value, depth, seen, EDTRACE_VIEW_METHOD)
         if isinstance(value, (list, tuple, set, frozenset, dict)) or (
             dataclasses.is_dataclass(value) and not isinstance(value, type)
         ):
@@ -201,16 +208,16 @@ class ValueEncoder:
             return self._callable(value)
         return self._object(value)
 
-    def _lecture_view(self, value: Any, depth: int, seen: set[int]) -> dict[str, Any]:
-        """An object whose class defines ``__lecture_view__``: what that returns, encoded in its place
-        (the same bounds as any value), with the object's class. A view that returns the object
-        itself, or raises, falls back to the object's ordinary card."""
+    def _lecture_view(self, value: Any, depth: int, seen: set[int], method: str) -> dict[str, Any]:
+        """An object whose class defines ``__lecture_view__`` (or edtrace's ``asdict``): what that
+        returns, encoded in its place (the same bounds as any value), with the object's class. A view
+        that returns the object itself, or raises, falls back to the object's ordinary card."""
         if id(value) in seen or depth >= self.limits.depth:
             return self._object(value)
         try:
-            shown = getattr(value, VIEW_METHOD)()
+            shown = getattr(value, method)()
         except Exception as exc:
-            self.problems.append(f"{safe_class_name(value)}: {VIEW_METHOD}() raised {describe_exception(exc)}")
+            self.problems.append(f"{safe_class_name(value)}: {method}() raised {describe_exception(exc)}")
             return self._object(value)
         if shown is value:
             return self._object(value)

@@ -228,6 +228,25 @@ def test_a_trace_whose_lecture_name_is_a_path_step_or_reserved_writes_nothing_ou
     assert "lt-page-error" in (built / "lectures" / "hostile" / "index.html").read_text()
 
 
+def test_a_local_image_that_is_not_media_by_its_name_is_never_published(tmp_path):
+    trace_all("site_basics")
+    trace = json.loads(trace_path("site_basics").read_text())
+    trace["lecture"]["name"] = "pages_as_images"
+    trace["steps"][0]["renderings"].append(
+        {"type": "image", "data": "tests/lectures/page.html", "external": False, "width": None}
+    )
+    hostile = tmp_path / "pages_as_images.json"
+    hostile.write_text(json.dumps(trace))
+    root = make_project(tmp_path / "proj", [hostile])
+    (root / "tests" / "lectures" / "page.html").write_text("<script>alert(document.cookie)</script>")
+    result = build(root)
+    assert result.returncode == 0, result.stderr
+    assert "tests/lectures/page.html: not an image or video file by its name" in result.stderr
+    built = root / "build" / "site"
+    assert not list(built.rglob("page.html"))
+    assert "lt-page-error" in (built / "lectures" / "pages_as_images" / "index.html").read_text()
+
+
 @pytest.fixture(scope="module")
 def authoring_site(tmp_path_factory):
     root = make_project(tmp_path_factory.mktemp("authoring"), [trace_path("authoring_site")])

@@ -204,12 +204,15 @@ def _remote_media(kind: str, url: str, rendering: dict[str, Any]) -> None:
     if _sink is None or fetcher is None or url.startswith("data:"):
         rendering.update(data=url, external=True)
         return
-    got = media_cache.cached(url, fetcher)
+    got = media_cache.cached(url, fetcher, kind)
     relative = _sink.relpath(got.path) if got.path is not None else None
     if relative is not None:
         rendering.update(data=relative, external=False, source_url=url)
     elif got.too_large is not None:
         rendering.update(data=url, external=True, too_large=got.too_large)
+    elif got.refused is not None:
+        rendering.update(data=url, external=True, missing=True)
+        fetcher.warn(f"{fetcher.where()}: {kind}({url}): refused: {got.refused}; the page shows a placeholder")
     else:
         rendering.update(data=url, external=True, missing=True)
         fetcher.warn(

@@ -28,7 +28,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 
 from tracer.contract import paths
@@ -36,7 +36,8 @@ from tracer.contract import paths
 CACHE_DIR = "cache"  # beside the lecture files: lectures/cache/
 DEFAULT_MAX_MEDIA_BYTES = 20_000_000  # a remote image or video larger than this is linked, not embedded
 DEFAULT_ARXIV_API = "https://export.arxiv.org/api/query"
-FETCH_TIMEOUT_SECONDS = 15.0
+FETCH_TIMEOUT_SECONDS = 15.0  # for each read: a host silent this long has failed
+FETCH_DEADLINE_SECONDS = 60.0  # for a whole download: a host that drips bytes is given up on
 RETRIES = 4  # a busy answer (429/503) is asked again this many times, after the wait it names
 MAX_WAIT_SECONDS = 60.0  # the longest Retry-After waited out; a longer one fails the fetch
 ARXIV_PACE_SECONDS = 3.0  # arXiv asks for a few seconds between API calls
@@ -86,6 +87,7 @@ class Remote:
     offline: bool = False
     fetch_via: str | None = None  # a mirror: GET {fetch_via}/{host}{path}?{query} instead of the URL
     timeout_s: float = FETCH_TIMEOUT_SECONDS
+    deadline_s: float = FETCH_DEADLINE_SECONDS  # the whole download's, [tool.chalktrace] fetch_deadline_s
     arxiv_pace_s: float = ARXIV_PACE_SECONDS  # least time between two arXiv API calls (capture.arxiv)
     sleep: Callable[[float], None] = time.sleep  # how waits are waited (tests pass their own)
     warnings: list[str] = field(default_factory=list)  # said once each; the runner passes them on
@@ -97,6 +99,7 @@ class Remote:
     def for_lecture(cls, lecture: Path, project_root: Path) -> "Remote":
         settings = _settings(project_root)
         max_bytes = settings.get("max_media_bytes", DEFAULT_MAX_MEDIA_BYTES)
+        deadline = settings.get("fetch_deadline_s", FETCH_DEADLINE_SECONDS)
         api = os.environ.get("CHALKTRACE_ARXIV_API") or settings.get("arxiv_api") or DEFAULT_ARXIV_API
         try:
             pace_s = float(os.environ.get("CHALKTRACE_ARXIV_PACE_S") or ARXIV_PACE_SECONDS)
@@ -110,6 +113,9 @@ class Remote:
             offline=os.environ.get("CHALKTRACE_OFFLINE", "") not in ("", "0"),
             fetch_via=os.environ.get("CHALKTRACE_FETCH_VIA") or None,
             arxiv_pace_s=max(pace_s, 0.0),
+            deadline_s=float(deadline)
+            if isinstance(deadline, (int, float)) and not isinstance(deadline, bool) and deadline > 0
+            else FETCH_DEADLINE_SECONDS,
         )
 
     # -- warnings ----------------------------------------------------------------------------------
@@ -155,14 +161,13 @@ class Remote:
 
     def _get(self, url: str, host: str, max_bytes: int | None) -> Fetched:
         request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+        deadline = time.monotonic() + self.deadline_s
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+            with urllib.request.urlopen(request, timeout=min(self.timeout_s, self.deadline_s)) as response:
                 length = response.headers.get("Content-Length")
                 if max_bytes is not None and length and length.isdigit() and int(length) > max_bytes:
                     raise TooLarge(int(length), max_bytes)
-                body = response.read(max_bytes + 1 if max_bytes is not None else -1)
-                if max_bytes is not None and len(body) > max_bytes:
-                    raise TooLarge(None, max_bytes)
+                body = self._read(response, host, max_bytes, deadline)
                 return Fetched(body, response.headers.get_content_type())
         except urllib.error.HTTPError as exc:
             if exc.code in (429, 503):
@@ -174,6 +179,24 @@ class Remote:
             why = f"cannot reach {host} ({reason})"
             self._failed_hosts[host] = why  # one failure per host: an offline run does not wait on each file
             raise FetchError(why) from None
+
+    def _read(self, response: Any, host: str, max_bytes: int | None, deadline: float) -> bytes:
+        """The body, a read at a time (each bounded by the per-read timeout), until the total
+        deadline: a host that sends a byte now and then cannot hold the run."""
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            if time.monotonic() > deadline:
+                why = f"{host} did not send the whole file within {self.deadline_s:g} s ({size:,} bytes came)"
+                self._failed_hosts[host] = why
+                raise FetchError(why)
+            part = response.read1(65536)
+            if not part:
+                return b"".join(parts)
+            parts.append(part)
+            size += len(part)
+            if max_bytes is not None and size > max_bytes:
+                raise TooLarge(None, max_bytes)
 
 
 _current: Remote | None = None

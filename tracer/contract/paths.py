@@ -87,6 +87,14 @@ RETRACE_STATUS_URL = ASSETS_URL + "retrace-status.json"
 RESERVED_LECTURE_NAMES = ("index", "README", "assets", "search", "sitemap", "404", "lectures", "traces")
 
 
+# The only files the site publishes for image() and video(): a course's own, and the remote ones the
+# media cache kept under the extension their bytes give (never .html, .js or .xml beside the pages).
+PUBLISHED_MEDIA_SUFFIXES = frozenset(
+    (".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp", ".ico", ".svg", ".tif", ".tiff")
+    + (".mp4", ".m4v", ".webm", ".ogv", ".ogg", ".mov")
+)
+
+
 def lecture_url(name: str) -> str:
     return f"lectures/{name}/"
 

@@ -333,6 +333,11 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 raise PluginError(f"image path {path!r} leaves the project")
             if not (self.project_root / path).is_file():
                 raise PluginError(f"image {path} not found under {self.project_root}")
+            if Path(path).suffix.lower() not in paths.PUBLISHED_MEDIA_SUFFIXES:
+                raise PluginError(
+                    f"image {path}: not an image or video file by its name; the site publishes only "
+                    f"{', '.join(sorted(paths.PUBLISHED_MEDIA_SUFFIXES))}"
+                )
         return found
 
     def _source_page(self, lecture: LecturePage, config: Any) -> str:

@@ -190,3 +190,16 @@ def test_a_lenient_course_is_warned_where_a_strict_one_fails(tmp_path):
     strict = chalktrace(root, "check", "-q", CHALKTRACE_OFFLINE="1")
     assert strict.returncode == 3
     assert f"lecture_02.py:{line}: @inspect sme: NameError" in strict.stderr and "has no alt text" in strict.stderr
+
+
+def test_an_argument_error_names_the_function_as_called_and_the_helpers_line(tmp_path):
+    root = copy_course(tmp_path)
+    lecture = root / "lecture_01.py"
+    text = lecture.read_text(encoding="utf-8")
+    lecture.write_text(text.replace('to var/vocabulary.txt.")', 'to var/vocabulary.txt.", verbatim=True)'), encoding="utf-8")
+    ran = chalktrace(root, "run", "lecture_01.py", "-q", CHALKTRACE_OFFLINE="1")
+    helper_line = next(n for n, t in enumerate((root / "lecture_util.py").read_text().splitlines(), 1) if "verbatim=True" in t)
+    assert ran.returncode == 1
+    assert f"lecture_util.py:{helper_line}: TypeError: text() got multiple values for keyword argument 'verbatim'" in ran.stderr
+    error = load_trace(root / "var" / "traces" / "lecture_01.json")["error"]
+    assert error["message"] == "text() got multiple values for keyword argument 'verbatim'"

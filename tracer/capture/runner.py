@@ -30,7 +30,7 @@ from tracer.capture.file_reads import FileReads
 from tracer.capture.header import lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
 from tracer.capture.process_state import LectureExited, isolated_imports, seeded_imports
-from tracer.capture.traced_process import CallOutcome, TracedProcess, TraceOptions
+from tracer.capture.traced_process import AUTHORING_CALL, CallOutcome, TracedProcess, TraceOptions
 from tracer.capture.terminal import save as save_own_stderr
 from tracer.capture.trace_writer import trace_json
 from tracer.capture.encoder_core import replace_surrogates
@@ -307,6 +307,7 @@ def _lecture_trace(
         raised = recorder.raised_at(escaped)
         if raised is not None and raised[2]:  # the line that raised it last (a kept exception raised again)
             where = f"{raised[1][0]}:{raised[2]}"
+        where = authoring_call_site(escaped, session.project_root) or where
         error_line = f"{where}: {error['type']}: {error['message']}".splitlines()[0]
         if isinstance(escaped, api.ImageOutsideProject):  # bad input: no trace, the previous one kept
             raise LectureError(f"{where}: {error['message']}")
@@ -322,6 +323,24 @@ def _lecture_trace(
         reads=reads,
     )
     return trace, error_line
+
+
+def authoring_call_site(escaped: BaseException, project_root: Path) -> str | None:
+    """``path:line`` of the course's call that passed an authoring function arguments it could not
+    take (``text(m, verbatim=True, **kwargs)`` with ``verbatim`` in ``kwargs``), in a helper the run
+    does not step too (``lecture_util.py``); None for any other error. Its message already names the
+    function as the course calls it (``text()``: ``traced_process.course_names``)."""
+    if not isinstance(escaped, TypeError) or not AUTHORING_CALL.search(str(escaped)):
+        return None
+    site = None
+    for frame, line in traceback.walk_tb(escaped.__traceback__):
+        filename = frame.f_code.co_filename
+        if not filename.startswith(str(paths.PACKAGE_DIR) + os.sep):
+            site = (filename, line)  # the innermost frame outside chalktrace: who called it
+    if site is None:
+        return None
+    relative = paths.project_relpath(site[0], project_root)
+    return f"{relative}:{site[1]}" if relative else None
 
 
 def _trace_text(session: TracedProcess, trace: Trace) -> str:

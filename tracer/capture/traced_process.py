@@ -20,6 +20,7 @@ import contextlib
 import functools
 import io
 import sys
+import re
 import traceback
 import warnings
 from dataclasses import dataclass
@@ -305,10 +306,22 @@ class TracedProcess:
         return truncated
 
 
+# Python names a function it could not bind arguments to by its module and name
+# (``tracer.capture.api.text() got multiple values for keyword argument 'verbatim'``); a course
+# calls it ``text()``, from ``edtrace`` or ``tracer``.
+AUTHORING_CALL = re.compile(r"\btracer(?:\.\w+)+\.(\w+\(\))")
+
+
+def course_names(text: str) -> str:
+    """``text`` with chalktrace's module paths of authoring functions left out: ``text()``, as the course calls it."""
+    return AUTHORING_CALL.sub(r"\1", text)
+
+
 def _scrub(text: str, paths: Callable[[str], str]) -> str:
-    """``text`` with environment paths in their portable forms, and the lecture's private module name
-    as Python names a script's module (``__main__``)."""
-    return paths(text).replace(LECTURE_MODULE + ".", "__main__.")
+    """``text`` with environment paths in their portable forms, authoring functions named as the
+    course calls them (``course_names``), and the lecture's private module name as Python names a
+    script's module (``__main__``)."""
+    return course_names(paths(text)).replace(LECTURE_MODULE + ".", "__main__.")
 
 
 def stop_message(escaped: BaseException, scrub: Callable[[str], str]) -> str:

@@ -64,3 +64,35 @@ def test_a_replaced_trace_is_read_again_and_callers_get_their_own_copy(tmp_path)
     assert read_header(path)["status"] == "error"
     os.unlink(path)
     assert read_header(path) is None
+
+
+def test_the_fast_validator_agrees_with_jsonschema(tmp_path):
+    import jsonschema
+
+    from tracer.contract.trace_validation import _distinct_steps, _fast_validator, _without_frames, schema
+
+    pytest.importorskip("jsonschema_rs", reason="jsonschema-rs not installed: pip install -e .")
+    fast = _fast_validator()
+    slow = jsonschema.Draft202012Validator(schema())
+    whole = json.loads((ROOT / "site" / "traces" / "hello.json").read_text(encoding="utf-8"))
+    tensor_step = next(step for step in whole["steps"] if any(v.get("type") == "tensor" for v in step["env"].values()))
+    name = next(k for k, v in tensor_step["env"].items() if v.get("type") == "tensor")
+    broken = []
+    for change in ("no memory", "tensor without dtype", "absolute path", "bad status", "string nbytes"):
+        trace = json.loads(json.dumps(whole))
+        step = next(s for s in trace["steps"] if s["env"].get(name, {}).get("type") == "tensor")
+        if change == "no memory":
+            del trace["steps"][0]["memory"]
+        elif change == "tensor without dtype":
+            del step["env"][name]["dtype"]
+        elif change == "absolute path":
+            trace["lecture"]["path"] = "/home/someone/lectures/x.py"
+        elif change == "bad status":
+            trace["status"] = "fine"
+        else:
+            trace["steps"][-1]["memory"]["nbytes"] = "12"
+        broken.append(trace)
+    for trace in [whole, *broken]:
+        trace, _ = _distinct_steps(_without_frames(trace)[0])
+        assert fast.is_valid(trace) == slow.is_valid(trace)
+    assert [fast.is_valid(_distinct_steps(_without_frames(t)[0])[0]) for t in broken] == [False] * 5

@@ -1,0 +1,128 @@
+"""A 100,000-step lecture, end to end: run, build, page weight, page ready and one step (figures).
+
+It generates a training loop of 20,000 iterations that inspects three small tensors per iteration
+(five lines each: 100,000 steps, the default step cap), traces it with ``chalktrace run``, builds a
+real site holding it (``mkdocs build --strict``, the real plugin), and prints: the run's seconds, the
+build's seconds, the page's ``data.js`` bytes raw and gzipped, and in headless Chromium the time until
+step mode shows the middle step from a ``#step=N`` link and the median and p95 of one → press.
+
+Run: ``.venv/bin/python bench/bench_long_lecture.py [--iterations N] [--no-browser]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+LECTURE = '''"""A long training loop: three small tensors inspected on every iteration."""
+
+import torch
+
+
+def main():
+    generator = torch.Generator().manual_seed(0)
+    w = torch.randn(4, 4, generator=generator) * 0.1
+    total = 0.0
+    for step in range({iterations}):
+        x = torch.randn(4, generator=generator)  # @inspect x
+        h = torch.tanh(w @ x)  # @inspect h
+        w = w - 0.01 * torch.outer(h, x)  # @inspect w
+        total += float(h.sum())
+    return total
+'''
+
+
+def build(project: Path, trace: Path) -> float:
+    """Seconds of one ``mkdocs build --strict`` of a site holding ``trace`` alone."""
+    project.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
+    shutil.copytree(ROOT / "site" / "docs", project / "site" / "docs")
+    (project / "site" / "traces").mkdir(parents=True)
+    shutil.copy(trace, project / "site" / "traces" / trace.name)
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=project,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    return time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=20_000, help="loop iterations (five steps each)")
+    parser.add_argument("--no-browser", action="store_true", help="leave out page-ready and step times")
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="chalktrace-long-") as tmp:
+        work = Path(tmp)
+        lecture = work / "long.py"
+        lecture.write_text(LECTURE.format(iterations=args.iterations), encoding="utf-8")
+        trace = work / "traces" / "long.json"
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(trace), "-q", "--max-steps", "1000000"],
+            cwd=ROOT,
+            check=True,
+        )
+        run_seconds = time.perf_counter() - started
+        steps = len(json.loads(trace.read_text(encoding="utf-8"))["steps"])
+        build_seconds = build(work / "project", trace)
+        site = work / "project" / "build" / "site"
+        data_js = (site / "lectures" / "long" / "data.js").read_bytes()
+        print(
+            f"long lecture: {steps:,} steps, trace {trace.stat().st_size / 1e6:.1f} MB; run {run_seconds:.1f} s; "
+            f"build {build_seconds:.1f} s (target <= the run); data.js {len(data_js) / 1e6:.2f} MB raw "
+            f"(target <= 4 MB), {len(gzip.compress(data_js)) / 1e6:.2f} MB gzipped"
+        )
+        if not args.no_browser:
+            from bench_viewer import PRESS_JS, READY_HOOK, TIMEOUT_MS, percentile  # noqa: F401
+            from helpers.site import CHROMIUM, CHROMIUM_ARGS, serve
+            from playwright.sync_api import sync_playwright
+
+            with serve(site) as url, sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+                page_url = f"{url}lectures/long/"
+                ready = []
+                for _ in range(3):
+                    context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+                    context.add_init_script(READY_HOOK)
+                    page = context.new_page()
+                    page.goto(f"{page_url}#step={steps // 2}", wait_until="commit", timeout=TIMEOUT_MS)
+                    page.wait_for_function("window.BENCH_READY_PAINTED !== undefined", timeout=TIMEOUT_MS, polling=50)
+                    ready.append(page.evaluate("window.BENCH_READY_PAINTED"))
+                    context.close()
+                context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+                page = context.new_page()
+                page.goto(f"{page_url}#step={steps // 2}", timeout=TIMEOUT_MS)
+                page.wait_for_function("window.CHALKTRACE_READY !== undefined", timeout=TIMEOUT_MS)
+                page.evaluate(PRESS_JS, ["ArrowRight", 20])
+                presses = page.evaluate(PRESS_JS, ["ArrowRight", 100])
+                context.close()
+                browser.close()
+            times = sorted(presses)
+            print(
+                f"step mode at step {steps // 2:,}: ready {sorted(ready)[1]:.0f} ms (median of 3; target <= 1,500); "
+                f"→ {times[len(times) // 2]:.1f} ms median, {percentile(times, 0.95):.1f} ms p95 (target <= 16)"
+            )
+    load_after = os.getloadavg()
+    print(f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after ({os.cpu_count()} cores)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

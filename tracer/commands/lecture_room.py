@@ -56,7 +56,10 @@ class RoomSettings:
     max_message_bytes: int = 1024
     messages_per_second: float = 20.0  # refill of each client's token bucket
     message_burst: float = 40.0  # the bucket's size
-    send_buffer_bytes: int = 64 * 1024  # a client whose unsent bytes pass this is dropped
+    # A client whose unsent bytes pass this is dropped (it reconnects and catches up). Below asyncio's
+    # 64 KiB high-water mark, so a send never waits on a client that stopped reading, and one slow
+    # phone never holds up the room's broadcast.
+    send_buffer_bytes: int = 32 * 1024
     heartbeat_seconds: float = 20.0
 
 

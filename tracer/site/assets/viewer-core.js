@@ -21,13 +21,16 @@
   // The controllers, built in this order: their build(layout) lays out the viewer in this order, and
   // the modes they add are written in the URL in this order.
   var CONTROLLERS = ["bar", "code", "values", "keyboard", "location", "touch", "quiz", "present", "speaker",
-    "sync", "announce", "focus"];
+    "sync", "autoplay", "follow", "announce", "focus"];
 
   function presenting(v) { return v.mode("present") || v.mode("speaker"); }
   function present(v) { return v.mode("present"); }
   function notSpeaker(v) { return !v.mode("speaker"); }
   function helpOpen(v) { return v.controllers.keyboard.helpShown(); }
   function blanked(v) { return v.controllers.present.blanked(); }
+  function notPresenting(v) { return !presenting(v); }
+  function audience(v) { return v.controllers.follow.role === "audience"; }
+  function roomOpen(v) { return v.controllers.follow.panelShown(); }
 
   // The commands, one row per way to reach one: a key press (viewer-keyboard.js) runs the first row
   // that lists its key (KeyboardEvent.key; Space is "Space", with Shift "Shift+Space") and whose
@@ -62,8 +65,16 @@
     { command: "fullscreen", keys: ["f"], icon: "M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4", help: "full screen, or back",
       title: "full screen" },
     { command: "goto", keys: ["g"], help: "go to a line's next run (or click its number)", title: "go to a line" },
+    { command: "play", keys: ["o"], icon: "play", help: "autoplay: play the steps at the help's pace, or stop",
+      title: "autoplay: play the steps, or stop" },
+    { command: "play", keys: ["Space"], when: notPresenting, help: "autoplay, outside present mode and the speaker view" },
+    { command: "rejoin", keys: ["t"], when: audience, icon: "M13 8a5 5 0 1 1-1.5-3.6M13 2v3h-3",
+      help: "lecture room: rejoin the lecturer's live step", title: "follow the lecturer again" },
+    { command: "room", keys: ["i"], icon: "room", help: "lecture room (presenter): the audience link, its QR code, who follows",
+      title: "lecture room: audience link and QR code" },
     { command: "help", keys: ["?"], icon: "?", help: "this help", title: "keyboard shortcuts" },
     { command: "help", keys: ["Escape"], when: helpOpen },
+    { command: "room", keys: ["Escape"], when: roomOpen },
     { command: "blank", keys: ["Escape"], when: blanked },  // listed with the next row
     { command: "unpresent", keys: ["Escape"], when: present, help: "present mode: show a blanked screen, else leave present mode" },
     { command: "close", keys: ["Escape"], icon: "M3 3l10 10M13 3 3 13", help: "back to reading" }

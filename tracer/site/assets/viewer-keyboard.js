@@ -152,7 +152,7 @@
   Keyboard.prototype.fillHelp = function () {
     var self = this, html = "";
     COMMANDS.concat(this.plugins).forEach(function (row) {
-      if (!row.help) return;
+      if (!row.help || (row.command && !self.v.commands[row.command])) return;  // a command this page lacks (no room, no quiz)
       var keys = self.liveKeys(row);
       if (row.keys.length && !keys.length) return;  // every key of it is taken by a plugin's row
       var label = row.label && keys.length === row.keys.length ? row.label : keys.map(keyName).join(" / ") || row.label;

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from tracer.contract import paths
-from tracer.site.mkdocs_plugin import viewer_bundle, viewer_scripts
+from tracer.site.viewer_assets import viewer_bundle, viewer_scripts
 
 ASSETS = Path(paths.ASSETS_DIR)
 CORE = (ASSETS / "viewer-core.js").read_text(encoding="utf-8")

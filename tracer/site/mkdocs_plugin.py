@@ -40,24 +40,28 @@ from tracer.contract.course_layout import CourseLayout, quiet_layout_of
 from tracer.site.cards.render import HtmlRenderer
 from tracer.site.cards.templates import template_env, template_macros
 from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
-from tracer.site.pages.memory_chart import memory_chart
-from tracer.site.model.page_model import section_headings
-from tracer.site.pages.rank_cards import RankCards
-from tracer.site.model.rank_model import steps_text
 from tracer.site.render_cache import Entry, RenderCache, renderer_version, settings_text
 from tracer.site.markdown_ext.sanitize import csp_meta
 from tracer.site.pages.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
 from tracer.site.model.animate import expand_animations
 from tracer.contract.lecture_files import lecture_name_problem, url_safe
-from tracer.contract.files import write_atomic
-from tracer.contract.trace_access import local_images
-from tracer.contract.trace_format import Environment, Trace, TraceError
+from tracer.contract.trace_format import Trace, TraceError
 from tracer.contract.trace_reading import load_trace
 from tracer.contract.helper_files import SettingsError
 from tracer.contract.publish_policy import StudentWarning, student_warnings
 from tracer.site.pages.speaker_notes import notes_text
-from tracer.site.cards.units import human_bytes
 from tracer.site.pages.viewer_data import viewer_data_text
+from tracer.site.built_files import link_retrace_status, published_images, write_notes, write_rendered
+from tracer.site.pages.home import lecture_listing, listed_lecture
+from tracer.site.pages.lecture_page import lecture_page_parts
+from tracer.site.viewer_assets import (
+    LIVERELOAD_ASSET,
+    STYLESHEETS,
+    VIEWER_BUNDLE,
+    serve_reload_script,
+    viewer_bundle,
+    viewer_scripts,
+)
 
 log = logging.getLogger("mkdocs.plugins.chalktrace")
 HOME_MARKER = "<!-- chalktrace:lectures -->"
@@ -100,70 +104,6 @@ class LecturePage:
     @property
     def src_uri(self) -> str:
         return paths.lecture_src_uri(self.name)
-
-
-def environment_text(environment: Environment) -> str:
-    """One line saying where a trace was recorded: device/GPU, Python, torch."""
-    if environment.get("device") == "cuda":
-        device = "GPU " + (environment.get("gpu_name") or "(unknown)")
-        if total := environment.get("gpu_total_memory_nbytes"):
-            device += f" ({human_bytes(total)})"
-    else:
-        device = "CPU"
-    parts = [device, f"Python {environment.get('python', '?')}"]
-    if environment.get("torch"):
-        parts.append(f"torch {environment['torch']}")
-    return " · ".join(parts)
-
-
-def ran_on_text(trace: Trace) -> str:
-    """Where a runner traced it, beside the GPU line: ``traced on gpu-node-04, Slurm job 812345`` (empty when traced here)."""
-    ran_on = trace.get("ran_on")
-    if not ran_on:
-        return ""
-    job = f", Slurm job {ran_on['slurm_job_id']}" if ran_on.get("slurm_job_id") else ""
-    return f"traced on {ran_on['host']}{job}"
-
-
-def device_text(environment: Environment) -> str:
-    if environment.get("device") == "cuda":
-        return environment.get("gpu_name") or "GPU"
-    return "CPU"
-
-
-# The site's own stylesheets (assets/), linked from every page in this order.
-STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
-# The viewer's plain scripts (assets/), in the order they run: read mode, the quiz answer parser and
-# step mode's core, then every viewer-NAME.js controller (in any order: the core lists its controllers
-# and builds them in its own order), then plugins that use only the core's public surface. The site
-# publishes them joined, as they are, into one file (VIEWER_BUNDLE): one request per page instead of
-# one per file, which a page's first load feels on a plain HTTP/1 server.
-SCRIPTS_BEFORE_CONTROLLERS = ("read.js", "quiz-parse.js", "viewer-core.js")
-PLUGIN_SCRIPTS = ("ranks.js",)
-VIEWER_BUNDLE = "viewer.js"
-
-
-def viewer_scripts(assets_dir: Path) -> tuple[str, ...]:
-    """The scripts VIEWER_BUNDLE joins, in order: a new controller file is picked up by its name."""
-    controllers = sorted(p.name for p in assets_dir.glob("viewer-*.js") if p.name not in SCRIPTS_BEFORE_CONTROLLERS)
-    return SCRIPTS_BEFORE_CONTROLLERS + tuple(controllers) + PLUGIN_SCRIPTS
-
-
-def viewer_bundle(assets_dir: Path) -> str:
-    """The viewer's scripts joined in order, each file unchanged under a comment naming it (each is its own IIFE)."""
-    texts = ((name, (assets_dir / name).read_text(encoding="utf-8")) for name in viewer_scripts(assets_dir))
-    return "".join(f"/* ---- {name} ---- */\n{text}" + ("" if text.endswith("\n") else "\n") for name, text in texts)
-
-
-LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)
-
-
-def reload_script_tag(mount_path: str, epoch: int) -> bytes:
-    """The tag the development server puts before ``</body>`` instead of MkDocs' inline reload script,
-    which the lecture pages' Content-Security-Policy refuses: a file of the site's own origin."""
-    src = html.escape(mount_path.rstrip("/") + "/" + paths.ASSETS_URL + LIVERELOAD_ASSET)
-    status = html.escape(mount_path.rstrip("/") + "/" + paths.RETRACE_STATUS_URL)
-    return f'<script src="{src}" data-epoch="{int(epoch)}" data-retrace-status="{status}"></script>'.encode()
 
 
 class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
@@ -297,7 +237,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                         source_page = self._source_page(lecture, config)
                         self._source_pages[lecture.name] = source_page
                     extra.append(File.generated(config, paths.source_url(lecture.name), content=source_page))
-                    for image_path in self._local_images(lecture):
+                    for image_path in published_images(lecture.trace, self.project_root):
                         if files.get_file_from_path(f"assets/{image_path}") is None:
                             extra.append(
                                 File.generated(config, f"assets/{image_path}", abs_src_path=str(self.project_root / image_path))
@@ -325,20 +265,6 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 files.append(File.generated(config, uri, abs_src_path=str(asset)))
             files.append(File.generated(config, paths.ASSETS_URL + VIEWER_BUNDLE, content=viewer_bundle(self.assets_dir)))
         return files
-
-    def _local_images(self, lecture: LecturePage) -> list[str]:
-        found = local_images(lecture.trace)
-        for path in found:
-            if ".." in Path(path).parts or Path(path).is_absolute():
-                raise PluginError(f"image path {path!r} leaves the project")
-            if not (self.project_root / path).is_file():
-                raise PluginError(f"image {path} not found under {self.project_root}")
-            if Path(path).suffix.lower() not in paths.PUBLISHED_MEDIA_SUFFIXES:
-                raise PluginError(
-                    f"image {path}: not an image or video file by its name; the site publishes only "
-                    f"{', '.join(sorted(paths.PUBLISHED_MEDIA_SUFFIXES))}"
-                )
-        return found
 
     def _source_page(self, lecture: LecturePage, config: Any) -> str:
         main = lecture.trace["lecture"]["path"]
@@ -409,18 +335,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             content=Markup(content),
             lecture_name=lecture.name,
             root=root,
-            source_path=trace["lecture"]["path"],
-            source_url=root + paths.source_url(lecture.name),
-            environment_text=environment_text(trace["environment"]),
-            ran_on_text=ran_on_text(trace),
-            runner=trace["ran_on"]["runner"] if "ran_on" in trace else "",
-            steps_text=steps_text(trace),
-            status_error=trace["status"] != "ok",
-            status=trace["status"],
-            trace_error=lecture.renderer.error(trace["error"]) if trace.get("error") else "",
-            desync_cards=RankCards(trace, self.env).desync() if trace.get("ranks") else [],
+            **lecture_page_parts(trace, lecture.renderer, self.env, root + paths.source_url(lecture.name)),
             warnings=self._student_warnings(trace),
-            memory=memory_chart(trace),
             gpu_run=self._gpu_run_note(lecture, root),
         )
 
@@ -465,33 +381,11 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         for lecture in self.lectures.values():
             if lecture.gpu_run_of is not None:
                 continue  # listed with its lecture
-            trace = lecture.trace
-            entry: dict[str, Any] = {
-                "title": lecture.title,
-                "url": root + paths.lecture_url(lecture.name),
-                "broken": lecture.failure is not None,
-                "sections": [],
-                "gpu_run": None,
-            }
+            entry = listed_lecture(lecture.title, lecture.name, root, broken=lecture.failure is not None)
             if lecture.failure is None:
                 try:
-                    entry.update(
-                        {
-                            "source_url": root + paths.source_url(lecture.name),
-                            "source_path": trace["lecture"]["path"],
-                            "steps": steps_text(trace),
-                            "device": device_text(trace["environment"]),
-                            "sections": [title for _step, title in section_headings(trace)],
-                            "status_error": trace["status"] != "ok",
-                            "status": trace["status"],
-                        }
-                    )
-                    if lecture.gpu_run is not None:
-                        gpu_run = self.lectures[lecture.gpu_run]
-                        entry["gpu_run"] = {
-                            "url": root + paths.lecture_url(gpu_run.name),
-                            "device": device_text(gpu_run.trace["environment"]),
-                        }
+                    gpu = self.lectures[lecture.gpu_run] if lecture.gpu_run is not None else None
+                    entry.update(lecture_listing(lecture.trace, lecture.name, root, (gpu.name, gpu.trace) if gpu else None))
                 except Exception as exc:  # noqa: BLE001
                     self._fail(lecture, "cannot list", exc)
                     entry["broken"] = True
@@ -505,18 +399,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         for directory in (self.traces_dir, Path(self.config.templates_dir or paths.TEMPLATES_DIR), self.assets_dir):
             if directory.is_dir():
                 server.watch(str(directory))
-        # MkDocs puts its reload script inline into every page it serves; the lecture pages' policy
-        # (script-src 'self' and the page's own hashed scripts) refuses it, so pages would never
-        # reload. Served pages link the same long poll as a file instead; built pages are untouched.
-        if hasattr(server, "_inject_js_into_html"):
-
-            def inject(content: bytes, epoch: int) -> bytes:
-                end = content.rfind(b"</body>")
-                end = len(content) if end < 0 else end
-                return content[:end] + reload_script_tag(server.mount_path, epoch) + content[end:]
-
-            server._inject_js_into_html = inject
-        else:
+        if not serve_reload_script(server):  # served pages link the reload script as a file (their CSP)
             log.warning(
                 "chalktrace: this MkDocs serves pages without the reload hook chalktrace expects; "
                 "lecture pages will not reload on their own"
@@ -532,25 +415,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 continue
             try:
                 rendered = lecture.cached or self._render_step_data(lecture)
-                if rendered.data_js is not None:
-                    out = paths.data_js_path(site_dir, lecture.name)
-                    write_atomic(out, rendered.data_js)
-                    out.chmod(0o644)  # write_atomic's temp file is private (0600); a web server must read it
+                write_rendered(site_dir, lecture.name, rendered)
                 self._write_notes(lecture, site_dir)
-                if rendered.exact_js is not None:
-                    out = paths.exact_js_path(site_dir, lecture.name)
-                    write_atomic(out, rendered.exact_js)
-                    out.chmod(0o644)
-                # plot() charts drawn by the read page and the step data (equal charts share one file)
-                for name, svg in rendered.charts.items():
-                    path = site_dir / paths.PLOTS_URL / name
-                    if not path.exists():
-                        write_atomic(path, svg)
-                for name, png in rendered.heatmaps.items():
-                    path = site_dir / paths.HEATMAPS_URL / name
-                    if not path.exists():
-                        path.parent.mkdir(parents=True, exist_ok=True)
-                        path.write_bytes(png)
             except Exception as exc:  # noqa: BLE001 (the read page stands; step mode says it has no data)
                 log.info(
                     "chalktrace: %s: cannot write step data (%s: %s); step mode is unavailable on its page",
@@ -562,34 +428,20 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             if lecture.cached is None and lecture.cache_key is not None and lecture.failure is None:
                 self.cache.put(lecture.cache_key, rendered)
         self.cache.finish()
-        self._link_retrace_status(site_dir)
+        if self.serving:
+            link_retrace_status(site_dir)
         broken = [lecture.failure for lecture in self.lectures.values() if lecture.failure is not None] + self._no_page
         if broken and (self.config.fail_on_broken_pages or os.environ.get(paths.FAIL_ON_BROKEN_PAGES_ENV)):
             raise PluginError(
                 f"{len(broken)} lecture page(s) could not be built (each shows an error card): " + "; ".join(broken)
             )
 
-    def _link_retrace_status(self, site_dir: Path) -> None:
-        """While ``chalktrace serve`` serves: its file of lectures away on a runner, linked into the
-        served site (never into a built one) for the reload script to poll."""
-        status = os.environ.get(paths.RETRACE_STATUS_ENV)
-        if not (self.serving and status):
-            return
-        link = site_dir / paths.RETRACE_STATUS_URL
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.unlink(missing_ok=True)
-        link.symlink_to(Path(status).resolve())
-
     def _write_notes(self, lecture: LecturePage, site_dir: Path) -> None:
-        """The lecture's speaker notes, to the notes file beside the site (``chalktrace present`` serves
-        them to the presenter alone); never inside ``site_dir``, which is published whole."""
         out = paths.notes_path(self.project_root, lecture.name)
         if self.layout.edtrace:  # its work folder is var/chalktrace/ (git ignores var/), not build/
             out = self.layout.work_dir / "notes" / f"{lecture.name}.json"
-        if out.resolve().is_relative_to(site_dir.resolve()):
+        if not write_notes(out, site_dir, notes_text(lecture.trace)):
             log.warning("chalktrace: site_dir holds %s: speaker notes are not written (they would be published)", out)
-            return
-        write_atomic(out, notes_text(lecture.trace))
 
     def _render_step_data(self, lecture: LecturePage) -> Entry:
         """What a trace's rendering made: its pages (as this build rendered them), data.js, exact.js

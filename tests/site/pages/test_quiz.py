@@ -1,4 +1,4 @@
-"""tracer/site/pages/quiz.py: which steps quiz mode asks about, with what answer, choices and reason.
+"""tracer/site/pages/quiz.py and quiz_questions.py: which steps quiz mode asks about, with what answer, choices and reason.
 
 The rules are checked on value records as the tracer writes them (made by hand where a rule needs a
 specific case), on the real trace of tests/lectures/quiz_demo.py (@ask, @noask), and on the
@@ -14,16 +14,8 @@ from pathlib import Path
 import pytest
 
 from tracer.site.model.page_model import section_headings
-from tracer.site.pages.quiz import (
-    MIN_GAP_STEPS,
-    ask_directives,
-    auto_candidates,
-    broadcast_shape,
-    choose_questions,
-    contiguous_stride,
-    fact_question,
-    flops_question,
-)
+from tracer.site.pages.quiz import MIN_GAP_STEPS, ask_directives, auto_candidates, choose_questions
+from tracer.site.pages.quiz_questions import broadcast_shape, contiguous_stride, fact_question, flops_question
 from tracer.contract.source_facts import Ask, parse_ask
 from tracer.contract.trace_access import step_frame
 from tracer.contract.trace_reading import load_trace

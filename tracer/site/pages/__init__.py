@@ -1,7 +1,8 @@
 """The site's pages: each module turns the model and the cards into what one page or view needs.
 
-``read_page`` (the read page's Markdown with HTML slots), ``memory_chart``, ``viewer_data`` (step
-mode's ``data.js``), ``quiz`` (quiz mode's questions), ``speaker_notes`` (the speaker view's notes),
+``read_page`` (the read page's Markdown with HTML slots), ``lecture_page`` (what the page says around
+it), ``home`` (the list of lectures), ``memory_chart``, ``viewer_data`` (step mode's ``data.js``),
+``quiz`` and ``quiz_questions`` (quiz mode's questions), ``speaker_notes`` (the speaker view's notes),
 ``rank_cards`` (ranks side by side, collective cards) and ``rank_viewer`` (one step timeline per rank).
 They import ``model`` and ``cards`` only, never the plugin, and write no files.
 """

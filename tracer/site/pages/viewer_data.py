@@ -478,4 +478,4 @@ def write_viewer_data(trace: Trace, renderer: Any, out_path: Path, title: str | 
     """Write ``data.js`` (:func:`viewer_data_text`) atomically."""
     text = viewer_data_text(trace, renderer, title)
     write_atomic(Path(out_path), text)
-    os.chmod(out_path, 0o644)  # write_atomic's temp file is private (0600); a web server must read it
+    os.chmod(out_path, 0o644)  # a web server must read it, whatever the umask of the build

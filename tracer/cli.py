@@ -249,6 +249,17 @@ def add_init(sub: Any) -> argparse.ArgumentParser:
     return init
 
 
+def add_execute(sub: Any) -> argparse.ArgumentParser:
+    execute = sub.add_parser(
+        "execute",
+        help="edtrace's one-lecture form (also `python -m tracer.execute -m lecture_01`): trace one lecture of "
+        "the course here, build the site and open its page",
+    )
+    execute.add_argument("-m", "--module", required=True, metavar="MODULE", help="the lecture, as a module name (lecture_01)")
+    execute.add_argument("--no-open", action="store_true", help="print the page's path instead of opening it in a browser")
+    return execute
+
+
 def command(name: str) -> Callable[[argparse.Namespace], int]:
     """The ``main`` of ``tracer.commands.NAME``, imported only when that command runs."""
 
@@ -267,6 +278,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[ar
     "serve": (add_serve, command("serve")),
     "present": (add_present, command("present")),
     "init": (add_init, command("init")),
+    "execute": (add_execute, command("execute")),
     "merge": (add_merge, command("merge")),
     "diff": (add_diff, command("diff")),
 }

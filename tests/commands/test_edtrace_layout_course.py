@@ -203,3 +203,25 @@ def test_an_argument_error_names_the_function_as_called_and_the_helpers_line(tmp
     assert f"lecture_util.py:{helper_line}: TypeError: text() got multiple values for keyword argument 'verbatim'" in ran.stderr
     error = load_trace(root / "var" / "traces" / "lecture_01.json")["error"]
     assert error["message"] == "text() got multiple values for keyword argument 'verbatim'"
+
+
+def test_one_lecture_is_tried_as_edtrace_runs_one(tmp_path):
+    root = copy_course(tmp_path)
+    with hosts() as served:
+        done = subprocess.run(
+            [sys.executable, "-m", "tracer.execute", "-m", "lecture_02", "--no-open"],
+            cwd=root,
+            env=dict(os.environ, CHALKTRACE_FETCH_VIA=served.url, NO_MKDOCS_2_WARNING="1"),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.rstrip().endswith("chalktrace: var/site/lectures/lecture_02/index.html")
+    assert load_trace(root / "var" / "traces" / "lecture_02.json")["status"] == "ok"
+    assert not (root / "var" / "traces" / "lecture_01.json").exists()  # only the one lecture is traced
+    assert "Timing code" in (root / "var" / "site" / "lectures" / "lecture_02" / "index.html").read_text(encoding="utf-8")
+    missing = chalktrace(root, "execute", "-m", "lecture_99", "--no-open")
+    assert (
+        missing.returncode == 2 and missing.stderr.strip() == "chalktrace execute: -m lecture_99: no lecture file lecture_99.py"
+    )

@@ -68,6 +68,9 @@ class FileDirectives:
     # reports line events for a statement's continuation lines too, and those are not new steps.
     starts: dict[int, int] = field(default_factory=dict)
     warnings: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
+    # Lines of one-line loops (``for i in range(3): y = i * 2``): Python reports each iteration as
+    # the line again, and each is a step of its own.
+    loop_lines: frozenset[int] = frozenset()
     # ``def f(a, b):  # @inspect a b``: keyed by the function's first line as its code object reports
     # it (``co_firstlineno``: the first decorator's line, else the ``def`` line) -> (the ``def``
     # line, names to record when the function is entered; ``ALL_LOCALS`` among them for a bare
@@ -206,4 +209,9 @@ def parse_source(source: str) -> FileDirectives:
             result.hidden_lines.extend(range(start, (node.end_lineno or start) + 1))
     result.hidden_lines = sorted(set(result.hidden_lines))
     result.starts = {line: start for line, start in owner.items() if line != start}
+    result.loop_lines = frozenset(
+        line
+        for line, node in statements.items()
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.body and node.body[0].lineno == node.lineno
+    )
     return result

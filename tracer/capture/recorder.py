@@ -56,6 +56,8 @@ CALL = {"call": True}  # shared extras of a "line is calling into lecture code" 
 # and resume (a "call" event), and the suspended line completes only after it resumes.
 _SUSPENDING = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _YIELD_VALUE = dis.opmap["YIELD_VALUE"]
+_FOR_ITER = dis.opmap["FOR_ITER"]
+_OPTIMIZED = inspect.CO_OPTIMIZED  # a function's frame (its locals are its own), not a module's or class body's
 # Instructions a frame leaves by without an exception (a return, or a yield).
 _NORMAL_EXIT = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE") if name in dis.opmap)
 
@@ -148,6 +150,8 @@ class _Frame:
         "call_offsets",
         "effect",
         "calls",
+        "loops",
+        "exhausted",
     )
 
     def __init__(
@@ -158,6 +162,7 @@ class _Frame:
         starts: dict[int, int],
         effects: dict[int, int],
         call_offsets: frozenset[int],
+        loops: frozenset[int] = frozenset(),
     ) -> None:
         self.prefix = prefix  # positions (path, line, function) of the traced callers, outermost first
         self.key = key  # (path, function)
@@ -175,6 +180,10 @@ class _Frame:
         self.call_offsets = call_offsets  # offsets inside this code's call instructions
         self.effect = ALWAYS  # what the line running now can do to memory (memory_gate)
         self.calls = 0  # calls from the line running now that went straight into traced lecture code
+        self.loops = loops  # lines of one-line loops: each iteration reports the line again, its own step
+        # The step running now began at a one-line `for` loop's FOR_ITER, reached by its back edge:
+        # if the next event leaves the line, the iterator was exhausted and no iteration ran in it.
+        self.exhausted = False
 
 
 # What the recorder decided about one traced code object: (file, (path, qualname), def-line entry,
@@ -507,7 +516,7 @@ class Recorder:
                     stack.append(state)
                     return local_trace
             parsed = found[0].parsed
-            state = _Frame(prefix, found[1], parsed.by_line, parsed.starts, found[4], found[5])
+            state = _Frame(prefix, found[1], parsed.by_line, parsed.starts, found[4], found[5], parsed.loop_lines)
             state.suspends = found[3]
             stack.append(state)
             if found[2] is not None:
@@ -522,12 +531,18 @@ class Recorder:
                 line = frame.f_lineno
                 line = top.starts.get(line, line)
                 if line == top.line:
-                    # Python 3.12+ inlines comprehensions: their loop re-enters the same line.
-                    # One-line loops likewise stay one step.
-                    if gated:
-                        top.effect = combine(top.effect, top.effects.get(frame.f_lasti, ALWAYS))
-                    return local_trace
-                if top.line:
+                    if line not in top.loops:
+                        # Python 3.12+ inlines comprehensions: their loop re-enters the same line.
+                        if gated:
+                            top.effect = combine(top.effect, top.effects.get(frame.f_lasti, ALWAYS))
+                        return local_trace
+                    # A one-line loop's back edge: the iteration that ran is a step of its own.
+                    back_edge = True
+                else:
+                    back_edge = False
+                if top.exhausted and not back_edge and not recorder._pending and top.calls == 0 and top.meter is None:
+                    pass  # a one-line `for` whose iterator ran out: its last iteration's step showed it all
+                elif top.line:
                     if top.snapshot and (tracks_gpu or live_storages):
                         # Before Python 3.13, reading f_locals leaves a dict on the frame that keeps
                         # deleted and rebound locals alive; re-reading it drops them, so a `del x`
@@ -541,6 +556,7 @@ class Recorder:
                         recorder._truncate(frame)
                         return None
                 top.line = line
+                top.exhausted = back_edge and frame.f_code.co_code[frame.f_lasti] == _FOR_ITER
                 top.exc = None
                 top.effect = top.effects.get(frame.f_lasti, ALWAYS)
                 top.calls = 0
@@ -562,7 +578,9 @@ class Recorder:
                     # "exception" event for it is the same exception passing through, not a raise.
                     caller = stack[-1]
                     recorder._passing = (top.seen, caller.line, caller)
-                if top.line:
+                if top.exhausted and top.exc is None and not recorder._pending and top.calls == 0 and top.meter is None:
+                    pass  # a one-line `for` that ran out just before the return (see "line")
+                elif top.line:
                     if top.current is None and not recorder._pending and top.exc is None:
                         append((top.prefix, top.key, top.line, None, sample(top)))  # a RecordedStep
                     else:
@@ -653,8 +671,10 @@ class Recorder:
             if current is _INSPECT_ALL or current.all_locals:  # --inspect-all, or a bare # @inspect
                 env = self._all_locals(frame)
                 for name in current.inspect:  # names an @ask on the line needs (dotted ones too)
-                    if name not in env:
-                        env[name] = self._inspect(name, frame.f_locals, frame.f_globals, state, quiet)
+                    if name not in env and (
+                        found := self._inspect(name, frame.f_locals, frame.f_globals, state, quiet, frame.f_code)
+                    ):
+                        env[name] = found
             else:
                 f_locals, f_globals = frame.f_locals, frame.f_globals
                 env = {}
@@ -662,7 +682,8 @@ class Recorder:
                     try:
                         value = f_locals[name]  # the common case: a plain local
                     except KeyError:
-                        env[name] = self._inspect(name, f_locals, f_globals, state, quiet)
+                        if (found := self._inspect(name, f_locals, f_globals, state, quiet, frame.f_code)) is not None:
+                            env[name] = found
                     else:
                         env[name] = self.encoder.encode(value)
             if env or current.flops:
@@ -704,7 +725,9 @@ class Recorder:
         f_locals, f_globals = frame.f_locals, frame.f_globals
         saved, state.line = state.line, line  # so that warnings name the def line
         env = self._all_locals(frame) if ALL_LOCALS in names else {}  # a bare @inspect: every argument
-        env.update({name: self._inspect(name, f_locals, f_globals, state) for name in names if name != ALL_LOCALS})
+        env.update(
+            {name: self._inspect(name, f_locals, f_globals, state, code=frame.f_code) for name in names if name != ALL_LOCALS}
+        )
         self._report_problems(state)
         state.line = saved
         state.snapshot = True
@@ -713,9 +736,17 @@ class Recorder:
         if len(self.steps) >= self.max_steps:
             self._truncate(frame)
 
-    def _inspect(self, name: str, f_locals: Any, f_globals: dict[str, Any], state: _Frame, quiet: bool = False) -> dict[str, Any]:
+    def _inspect(
+        self, name: str, f_locals: Any, f_globals: dict[str, Any], state: _Frame, quiet: bool = False, code: Any = None
+    ) -> dict[str, Any] | None:
+        # a function's own variables (not a module's or a class body's): unbound when absent
+        local_names = (
+            code.co_varnames + code.co_cellvars + code.co_freevars if code is not None and code.co_flags & _OPTIMIZED else ()
+        )
         try:
-            value = lookup(name, f_locals, f_globals)
+            value = lookup(name, f_locals, f_globals, local_names)
+        except UnboundLocalError:
+            return None  # the function's own variable, deleted or not yet bound: no card (never a global's)
         except Exception as exc:
             message = f"@inspect {name}: {type(exc).__name__}: {exc}"
             if not quiet:

@@ -10,7 +10,7 @@ import difflib
 import inspect
 import sys
 import types
-from typing import Any
+from typing import Any, Container
 
 from tracer.capture.encoder_core import safe_class_name
 
@@ -78,12 +78,16 @@ def static_attribute(obj: Any, attr: str) -> Any:
     )
 
 
-def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any]) -> Any:
+def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any], local_names: Container[str] = ()) -> Any:
     """Resolve a (dotted) name in a frame; raises NameError/AttributeError when it does not exist.
-    Attributes are read with ``static_attribute``: inspecting never runs a property again."""
+    Attributes are read with ``static_attribute``: inspecting never runs a property again.
+    ``local_names``: the function's own variables. One of them without a value (deleted with
+    ``del``, or not yet assigned) is unbound, as Python says, never a global of the same name."""
     head, *rest = name.split(".")
     if head in f_locals:
         obj = f_locals[head]
+    elif head in local_names:
+        raise UnboundLocalError(f"cannot access local variable {head!r} where it is not associated with a value")
     elif head in f_globals:
         obj = f_globals[head]
     elif hasattr(sys.modules["builtins"], head):

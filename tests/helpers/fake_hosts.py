@@ -56,7 +56,7 @@ def made_up_paper(paper: str) -> dict | None:
         number = int(paper[len(MADE_UP_PREFIX) :])
         return {
             "title": f"Made-up Paper Number {number}",
-            "authors": [f"Author {number}"],
+            "authors": ["Nora Madeup", f"Co Author{number}"],
             "published": f"2099-03-{1 + number % 28:02d}T10:00:00Z",
             "summary": f"The abstract of made-up paper {number}.",
         }

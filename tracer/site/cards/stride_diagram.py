@@ -15,6 +15,7 @@ than a group of four elements per cell.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -90,7 +91,23 @@ def stride_diagram(
     ``cells`` are the drawn storage cells in storage order, each ``{"index", "label", "highlighted",
     "x", "y"}``; ``width``/``height`` size the SVG. The drawn window is the whole storage when it is
     short, else the span the shown elements occupy, cut at MAX_CELLS (``cut_before``/``cut_after``).
+    The result is shared between calls with the same layout (a loop's tensors keep theirs from step
+    to step): read it, never change it.
     """
+    names = tuple(dim_names) if dim_names is not None else None
+    return _diagram(tuple(shape), tuple(stride), storage_offset, storage_numel, names)
+
+
+@functools.lru_cache(maxsize=4096)
+def _diagram(
+    shape_key: tuple[int, ...],
+    stride_key: tuple[int, ...],
+    storage_offset: int,
+    storage_numel: int,
+    names: tuple[str, ...] | None,
+) -> dict[str, Any] | None:
+    shape, stride = list(shape_key), list(stride_key)
+    dim_names = list(names) if names is not None else None
     numel = math.prod(shape)
     if numel == 0 or len(stride) != len(shape):
         return None

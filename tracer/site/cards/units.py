@@ -95,9 +95,13 @@ def format_number(value: Any) -> str:
     return str(value)
 
 
+_PADDED_EXPONENT = re.compile(r"e([+-])0(\d)$")
+
+
 def _short_exponent(text: str) -> str:
-    # Python pads exponents to two digits ("1e-05"); one is enough to read ("1e-5").
-    return re.sub(r"e([+-])0(\d)$", r"e\1\2", text)
+    # Python pads exponents to two digits ("1e-05"); one is enough to read ("1e-5"). Most numbers
+    # have no exponent: a card formats thousands of them, so skip the pattern for those.
+    return _PADDED_EXPONENT.sub(r"e\1\2", text) if "e" in text else text
 
 
 def readable_number(value: int | float, significant: int | None = None) -> str:

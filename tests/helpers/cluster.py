@@ -164,6 +164,15 @@ def slurm_cluster() -> Iterator[Cluster]:
 class SshServer:
     port: int
     options: list[str]  # ssh options that reach it with the test's key and known host key
+    pid: int  # the listening sshd; each connection is a child of it
+
+    def drop_connections(self) -> int:
+        """Kill every connection's sshd process (as a network failure would end them); how many."""
+        children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
+        for child in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(child), signal.SIGKILL)
+        return len(children)
 
     def runner_toml(self) -> str:
         return "ssh = [" + ", ".join(f'"{o}"' for o in self.options) + "]"
@@ -218,7 +227,7 @@ def ssh_server() -> Iterator[SshServer]:
                     f"the test sshd did not come up: {server.stderr.read().decode() if server.poll() is not None else ''}"
                 )
             time.sleep(0.2)
-        yield SshServer(port, options)
+        yield SshServer(port, options, server.pid)
     finally:
         if server is not None:
             _stop(server)

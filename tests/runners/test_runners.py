@@ -253,3 +253,75 @@ def test_serve_re_traces_a_saved_lecture_through_slurm_and_the_open_page_says_so
         page.close()
     finally:
         stop_server(server)
+
+
+def test_a_job_cancelled_on_the_cluster_is_named_and_the_previous_trace_kept(tmp_path, slurm):
+    root = course(tmp_path, 'launch = "srun --time=00:05:00 {command}"\nlectures = ["lectures/gpu_*.py"]', {"gpu_away.py": LISTS})
+    assert chalktrace("run", "lectures/gpu_away.py", "--runner", "local", cwd=root, env=slurm.env).returncode == 0
+    before = (root / "site/traces/gpu_away.json").read_bytes()
+    (root / "lectures/gpu_away.py").write_text(SLEEPS)
+    process = subprocess.Popen(
+        [PYTHON, "-m", "tracer", "run", "lectures/gpu_away.py"], cwd=root, env=slurm.env, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while not any("RUNNING" in line for line in slurm.squeue()):
+        assert time.monotonic() < deadline and process.poll() is None, "the job never ran"
+        time.sleep(0.2)
+    job = slurm.squeue()[0].split()[0]
+    subprocess.run(["scancel", job], env=slurm.env, check=True)  # an administrator, or a preemption
+    _out, err = process.communicate(timeout=60)
+    assert process.returncode != 0
+    line = err.strip().splitlines()[-1]
+    assert line.startswith(f"lectures/gpu_away.py: runner cluster: Slurm job {job} was cancelled"), err
+    assert line.endswith("the previous trace is kept")
+    assert (root / "site/traces/gpu_away.json").read_bytes() == before
+
+
+def test_a_host_whose_chalktrace_is_another_version_is_refused_before_anything_runs(tmp_path, sshd):
+    import shutil
+
+    import tracer
+
+    other = tmp_path / "other-chalktrace"
+    shutil.copytree(Path(tracer.__file__).parent, other / "tracer", ignore=shutil.ignore_patterns("__pycache__"))
+    init = other / "tracer" / "__init__.py"
+    init.write_text(init.read_text().replace(f'__version__ = "{tracer.__version__}"', '__version__ = "0.0.1"'))
+    runner = (
+        f'host = "127.0.0.1"\n{sshd.runner_toml()}\nremote_dir = "{tmp_path / "remote-home"}"\npython = "{PYTHON}"\n'
+        f'chalktrace = "installed"\nsetup = "export PYTHONPATH={other}"\nlectures = ["lectures/gpu_*.py"]'
+    )
+    root = course(tmp_path / "course", runner, {"gpu_lists.py": LISTS})
+    done = chalktrace("run", "lectures/gpu_lists.py", cwd=root, env=dict(os.environ))
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"lectures/gpu_lists.py: runner cluster (127.0.0.1): chalktrace 0.0.1 there, this is {tracer.__version__}; "
+        "install the same version there; the previous trace is kept"
+    )
+    assert not (root / "site/traces/gpu_lists.json").exists()
+
+
+def test_a_dropped_connection_is_one_line_and_ends_the_remote_run(tmp_path, sshd):
+    remote = tmp_path / "remote-home"
+    runner = f'host = "127.0.0.1"\n{sshd.runner_toml()}\nremote_dir = "{remote}"\npython = "{PYTHON}"\nlectures = ["lectures/gpu_*.py"]'
+    root = course(tmp_path / "course", runner, {"gpu_long.py": SLEEPS})
+    process = subprocess.Popen(
+        [PYTHON, "-m", "tracer", "run", "lectures/gpu_long.py"], cwd=root, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while not [
+        p for p in pgrep_lecture(root / "lectures/gpu_long.py") if " -m tracer run lectures/gpu_long.py -o .chalktrace" in p
+    ]:
+        assert time.monotonic() < deadline and process.poll() is None, "the lecture never ran on the host"
+        time.sleep(0.2)
+    assert sshd.drop_connections() >= 1
+    _out, err = process.communicate(timeout=60)
+    assert process.returncode != 0
+    line = err.strip().splitlines()[-1]
+    assert line.startswith(
+        "lectures/gpu_long.py: runner cluster (127.0.0.1): ssh to 127.0.0.1 failed while running job chalktrace-"
+    ), err
+    deadline = time.monotonic() + 30
+    while [p for p in pgrep_lecture(root / "lectures/gpu_long.py") if str(remote) in p or ".chalktrace/out" in p]:
+        assert time.monotonic() < deadline, pgrep_lecture(root / "lectures/gpu_long.py")
+        time.sleep(0.2)
+    assert not (root / "site/traces/gpu_long.json").exists()

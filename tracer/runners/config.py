@@ -51,7 +51,7 @@ class Runner:
     def uses_slurm(self) -> bool:
         """Whether the launch goes through Slurm (so jobs can be named, cancelled and asked about)."""
         words = shlex.split(self.launch)
-        return bool(words) and words[0] in ("srun", "sbatch") or self.batch is not None
+        return (bool(words) and words[0] in ("srun", "sbatch")) or self.batch is not None
 
     def where(self) -> str:
         """How messages name the runner: ``gpu (login.cluster.example.edu)``."""

@@ -190,11 +190,31 @@ class _JobWatch:
             self._thread.join(5)
 
 
+def _final_states(ask: Callable[[str], str], token: str) -> list[slurm.JobState]:
+    """The launch's jobs as Slurm says they ended; a job still winding down (COMPLETING just after a
+    cancel or a failure) is asked about again for a few seconds."""
+    for _ in range(20):
+        states = slurm.job_states(ask(slurm.states_command()), token)
+        if not any(s.state in slurm.PASSING_STATES for s in states):
+            break
+        time.sleep(0.25)
+    return states
+
+
 def _settle(
-    batch: Batch, token: str, finished: Finished, returned: dict[Path, Path], logs: Path, states_text: str, started: float
+    batch: Batch,
+    token: str,
+    finished: Finished,
+    returned: dict[Path, Path],
+    logs: Path,
+    ask: Callable[[str], str],
+    started: float,
 ) -> list[WorkerOutcome]:
     """Accept or refuse each lecture's returned trace; name the job of those that came back with none."""
-    states = slurm.job_states(states_text, token) if batch.runner.uses_slurm else []
+    missing = any(not trace.exists() for trace in returned.values())
+    states = _final_states(ask, token) if batch.runner.uses_slurm and missing else []
+    if batch.runner.uses_slurm and not missing:
+        states = slurm.job_states(ask(slurm.states_command()), token)
     outcomes = []
     for index, (lecture, output) in enumerate(zip(batch.lectures, batch.outputs)):
         trace = returned[lecture]
@@ -261,9 +281,8 @@ def _trace_here(batch: Batch, started: float) -> list[WorkerOutcome]:
             finished = run_command(["bash", "-c", script], cwd=root, env=env, seconds=limit, cancel=cancel)
         finally:
             watch.stop()
-        states = ask(slurm.states_command()) if runner.uses_slurm else ""
         returned = {p: run_dir / f"{p.stem}.json" for p in batch.lectures}
-        return _settle(batch, token, finished, returned, run_dir / "logs", states, started)
+        return _settle(batch, token, finished, returned, run_dir / "logs", ask, started)
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
 
@@ -317,7 +336,7 @@ def _trace_on_host(batch: Batch, started: float) -> list[WorkerOutcome]:
                     (slurm.cancel_command(token) + "; " if runner.uses_slurm else "") + stop + f"; rm -rf {work}", seconds=60
                 )
             except HostError:
-                pass  # the connection is gone: sshd ends the session's processes with it
+                pass  # the host cannot be reached at all: nothing more can be done from here
 
         def ask(query: str) -> str:
             return host.run(query, seconds=30).stdout
@@ -325,9 +344,11 @@ def _trace_on_host(batch: Batch, started: float) -> list[WorkerOutcome]:
         watch = _JobWatch(ask, token, batch.on_job if runner.uses_slurm else None)
         try:
             finished = host.run(script, cancel=cancel, what=f"running job {slurm.job_name(token)}")
+        except HostError:
+            cancel()  # the connection dropped, not the job: a new connection ends it, as Ctrl-C would
+            raise
         finally:
             watch.stop()
-        states = ask(slurm.states_command()) if runner.uses_slurm else ""
         back = Path(scratch) / "back"
         back.mkdir()
         cache = paths.shown_path(quiet_layout_of(batch.project_root).lectures_dir / CACHE_DIR, batch.project_root)
@@ -337,4 +358,4 @@ def _trace_on_host(batch: Batch, started: float) -> list[WorkerOutcome]:
         if copied:
             print(f"chalktrace: {len(copied)} cached media file(s) brought back from {runner.host}", file=sys.stderr)
         returned = {p: back / WORK / "out" / f"{p.stem}.json" for p in batch.lectures}
-        return _settle(batch, token, finished, returned, back / WORK / "logs", states, started)
+        return _settle(batch, token, finished, returned, back / WORK / "logs", ask, started)

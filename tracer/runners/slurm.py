@@ -26,6 +26,10 @@ BAD_STATES = {
     "BOOT_FAIL": "could not boot its node",
     "DEADLINE": "missed its deadline",
 }
+# States a job passes through on its way to one of the above or COMPLETED.
+PASSING_STATES = frozenset(
+    ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED", "RESIZING", "SIGNALING", "STAGE_OUT")
+)
 
 
 def job_name(token: str) -> str:

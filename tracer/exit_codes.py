@@ -1,7 +1,7 @@
 """The ``chalktrace`` command's exit codes, in one place.
 
 Every command returns one of these; ``cli`` prints :data:`EPILOG` (made from the same table) in its
-help, and the commands (``tracer.commands``) and the timeout watchdog use the names, never bare numbers. This
+help, and the commands (``tracer.commands``) and the timeout timer use the names, never bare numbers. This
 module must stay free of imports beyond the standard library.
 """
 

@@ -113,7 +113,7 @@ def hash_seed() -> int | None:
 class ExitGuard:
     """While a lecture runs: ``os._exit`` in its own process and thread unwinds it (``LectureExited``)
     instead of ending chalktrace without a trace. A forked child, or another thread (the timeout
-    watchdog), still exits for real."""
+    timer), still exits for real."""
 
     def __init__(self) -> None:
         self._real = os._exit

@@ -182,7 +182,7 @@ def run_lecture(
 
     ``options`` (or the same fields as keywords, ``settings``: ``seed=1, max_steps=...``) say how it
     is traced; ``on_session`` gets the session before it runs (the CLI's progress display and
-    timeout watchdog hold it), ``on_recorder`` its recorder (tests and the bench). Raises LectureError (one line, nothing written) when the lecture
+    timeout timer hold it), ``on_recorder`` its recorder (tests and the bench). Raises LectureError (one line, nothing written) when the lecture
     cannot be read, parsed, imported, or has no ``main()``. A lecture whose ``main()`` raises still
     yields a trace, with ``status == "error"`` and the failing step's ``error``.
     """

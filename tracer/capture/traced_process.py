@@ -9,7 +9,7 @@ descriptors 1 and 2, the lecture's signals and timers, ``multiprocessing``'s ``B
 and the tracer that was installed before (``sys.gettrace()`` at start: a debugger's or
 coverage's), which it puts back when it stops.
 Extensions (the ranks, ``tracer.capture.ranks``) plug in through :meth:`TracedProcess.add_extension` and
-:meth:`TracedProcess.on_process_start`; :meth:`TracedProcess.abort` is the handle the timeout watchdog (``watchdog``)
+:meth:`TracedProcess.on_process_start`; :meth:`TracedProcess.abort` is the handle the timeout timer (``progress_and_timeout``)
 calls. This module must not import the lecture, build the trace header (``header`` does) or write
 files (``runner`` and the ranks do).
 """
@@ -74,7 +74,7 @@ class Extension(Protocol):
 
     def start(self) -> None: ...  # just before the recorder starts
     def stop(self) -> None: ...  # just after it stops, however the traced function ended
-    def abort(self) -> tuple[str, str] | None: ...  # the watchdog: (where, what) of what held the run up
+    def abort(self) -> tuple[str, str] | None: ...  # the timeout timer: (where, what) of what held the run up
 
 
 class _Capture(io.TextIOBase):
@@ -255,7 +255,7 @@ class TracedProcess:
             yield
 
     def abort(self) -> tuple[str, str] | None:
-        """For the timeout watchdog (another thread): stop what the run started (its ranks); (where,
+        """For the timeout timer (another thread): stop what the run started (its ranks); (where,
         what) naming what held it up, or None."""
         for extension in self.extensions:
             try:

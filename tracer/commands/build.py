@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 from typing import Collection, Iterator
 
+from tracer.contract.paths import shown_path
 from tracer.commands.course import course_root
-from tracer.commands.freshness import course_lectures, course_skipped, freshness, rel
+from tracer.commands.freshness import course_lectures, course_skipped, freshness
 from tracer.commands.gpu_runs import cuda_guard
 from tracer.commands.retrace_status import RetraceStatus
 from tracer.commands.runner_batches import split, trace_batches
@@ -156,7 +157,7 @@ def build(
         # A run that raised wrote its error trace: the published traces' problems below name it.
         failed = [o for o in outcomes if not o.ok and o.returncode != ExitCode.LECTURE_FAILED]
         for outcome in failed:
-            print(outcome.message or f"{rel(outcome.lecture, project_root)}: exit {outcome.returncode}", file=sys.stderr)
+            print(outcome.message or f"{shown_path(outcome.lecture, project_root)}: exit {outcome.returncode}", file=sys.stderr)
         students_would_see = published_problems(project_root, lectures)
         for problem in students_would_see:
             print(problem, file=sys.stderr)
@@ -187,7 +188,7 @@ def site_config_problems(project_root: Path) -> tuple[list[str], Path | None]:
     """The problems of the MkDocs configuration the site is built with, each one line naming its
     key (checked before any lecture is traced), and the site folder it builds into."""
     config, _site_dir = mkdocs_config(quiet_layout_of(project_root))
-    return config_problems(config, rel(config, project_root))
+    return config_problems(config, shown_path(config, project_root))
 
 
 def build_site(
@@ -205,14 +206,14 @@ def build_site(
     if done.returncode:
         print("chalktrace: site build failed (see above)", file=sys.stderr)
         return done.returncode
-    traced = [(p.stem, rel(layout.trace_path(p), project_root)) for p in lectures if layout.trace_path(p).is_file()]
+    traced = [(p.stem, shown_path(layout.trace_path(p), project_root)) for p in lectures if layout.trace_path(p).is_file()]
     missing = missing_pages(resolved_site_dir or site_dir, traced)
     for line in missing:
         print(line, file=sys.stderr)
     if missing:
         print("chalktrace: site build failed (lectures without a page, see above)", file=sys.stderr)
         return ExitCode.LECTURE_FAILED
-    print(f"chalktrace: site built in {rel(site_dir, project_root)}/", file=sys.stderr)
+    print(f"chalktrace: site built in {shown_path(site_dir, project_root)}/", file=sys.stderr)
     return done.returncode
 
 

@@ -14,10 +14,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tracer.contract.paths import shown_path
 from tracer.commands.course import course_root
 from tracer.commands.drift import value_drift
 from tracer.commands.edtrace_names import unported_names
-from tracer.commands.freshness import course_lectures, course_skipped, freshness, rel
+from tracer.commands.freshness import course_lectures, course_skipped, freshness
 from tracer.commands.gpu_runs import gpu_run_problems
 from tracer.commands.runner_batches import split, trace_batches
 from tracer.commands.trace_problems import lenient_warnings, publish_problems
@@ -75,9 +76,9 @@ def check(
             done[outcome.lecture] = outcome
         outcomes = [done[p] for p in lectures]
         for lecture, output, outcome in zip(lectures, outputs, outcomes):
-            name = rel(lecture, project_root)
+            name = shown_path(lecture, project_root)
             committed = course_layout.trace_path(project_root, lecture)
-            committed_rel = rel(committed, project_root)
+            committed_rel = shown_path(committed, project_root)
             ran = _written_trace(output, outcome)
             if ran is not None:  # what students would see: an error, a name an @inspect did not find, a warning box
                 report.problems.extend(publish_problems(ran, project_root))
@@ -118,8 +119,8 @@ def check(
     known = {p.stem for p in lectures}
     for orphan in sorted(traces_dir.glob("*.json")):
         if orphan.stem not in known:
-            missing = rel(layout.lectures_dir / orphan.stem, project_root)
-            report.problems.append(f"{rel(orphan, project_root)}: no lecture {missing}.py for this trace")
+            missing = shown_path(layout.lectures_dir / orphan.stem, project_root)
+            report.problems.append(f"{shown_path(orphan, project_root)}: no lecture {missing}.py for this trace")
     return report
 
 
@@ -133,7 +134,7 @@ def unported_uses(project_root: Path, lectures_dir: Path, recursive: bool = True
             source = read_source(path)
         except (OSError, UnicodeDecodeError, SyntaxError):
             continue  # the lecture's own run reports it
-        found.extend(unported_names(rel(path, project_root), source))
+        found.extend(unported_names(shown_path(path, project_root), source))
     return found
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tracer.contract.paths import shown_path
 from tracer.commands.clock_values import course_clock_values
-from tracer.commands.freshness import rel
 from tracer.contract.trace_format import TraceError
 from tracer.contract.trace_reading import load_trace
 
@@ -27,7 +27,7 @@ def value_drift(committed: Path, fresh: Path, project_root: Path, lecture: Path)
     its memory figures, kernels and dtypes legitimately differ; the note says so."""
     from tracer.commands import trace_diff
 
-    shown = rel(committed, project_root)
+    shown = shown_path(committed, project_root)
     try:
         old, new = load_trace(committed, validate=False), load_trace(fresh, validate=False)
     except TraceError as exc:
@@ -50,7 +50,7 @@ def value_drift(committed: Path, fresh: Path, project_root: Path, lecture: Path)
     lines = [trace_diff.format_change(c, "committed", "now") for c in changes[:MAX_DRIFT_LINES]]
     if len(changes) > MAX_DRIFT_LINES:
         lines.append(f"{shown}: … and {len(changes) - MAX_DRIFT_LINES} more difference(s)")
-    lecture_rel = rel(lecture, project_root)
+    lecture_rel = shown_path(lecture, project_root)
     lines.append(
         f"{shown}: {len(changes)} value(s) drifted from the committed trace, its sources unchanged "
         f"(`chalktrace run {lecture_rel} -o NEW.json && chalktrace diff {shown} NEW.json` shows them all); "

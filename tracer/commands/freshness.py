@@ -100,10 +100,6 @@ def course_skipped(layout: CourseLayout) -> list[tuple[Path, str]]:
     return [] if layout.edtrace else skipped(layout.lectures_dir)
 
 
-def rel(path: Path, root: Path) -> str:
-    return paths.shown_path(path, root)
-
-
 def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None:
     """None when ``trace_file`` is a fresh trace of ``lecture``, else why it is not."""
     header = read_header(trace_file)
@@ -113,7 +109,7 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
         return f"schema_version {header.get('schema_version')!r}, current is {SCHEMA_VERSION}"
     if header.get("status") == "interrupted":  # cut short (Ctrl-C): half a lecture is never published as fresh
         return "interrupted (the run that made it was cut short)"
-    lecture_rel = rel(lecture, project_root)
+    lecture_rel = paths.shown_path(lecture, project_root)
     if lecture_rel not in (header.get("sources") or {}):
         return f"does not record {lecture_rel} among its sources"
     changed = stale_sources(header, project_root)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from tracer.commands.freshness import rel, stale_sources
+from tracer.contract.paths import shown_path
+from tracer.commands.freshness import stale_sources
 from tracer.contract import course_layout, paths
 from tracer.contract.files import write_atomic
 from tracer.contract.trace_format import TraceError
@@ -51,16 +52,16 @@ def cuda_guard(lecture: Path, output: Path | None, *, force: bool, has_cuda: boo
     if has_cuda:
         return None
     gpu = (header.get("environment") or {}).get("gpu_name") or "a GPU"
-    target = Path(rel(target, project_root))
+    target = Path(shown_path(target, project_root))
     changed = stale_sources(header, project_root)
     if not changed:
         return Refusal(f"{target}: kept: fresh trace made on CUDA ({gpu}); this machine has no GPU", skip=True)
     if force:
-        if target == Path(rel(course_layout.trace_path(project_root, lecture), project_root)):
+        if target == Path(shown_path(course_layout.trace_path(project_root, lecture), project_root)):
             kept = course_layout.gpu_run_path(project_root, lecture.stem)
             return Refusal(
                 f"{target}: --force: replacing the CUDA trace made on {gpu} with a CPU trace; the GPU run "
-                f"stays published, kept as {rel(kept, project_root)}",
+                f"stays published, kept as {shown_path(kept, project_root)}",
                 keep_gpu_run=(project_root / target, kept),
             )
         return Refusal(
@@ -103,7 +104,7 @@ def guarded_run(lecture: Path, output: Path | None, *, force: bool, trace: Calla
     after = read_header(target)
     if before is not None and before.get("status") == "ok" and after is not None and after.get("status") != "ok":
         print(
-            f"{rel(target, project_root)}: the previous good trace was replaced by this {after.get('status')} "
+            f"{shown_path(target, project_root)}: the previous good trace was replaced by this {after.get('status')} "
             "trace (so the page shows where it broke); fix the lecture and run it again, or restore the "
             "committed one (git restore)",
             file=sys.stderr,
@@ -131,7 +132,7 @@ def retire_gpu_run(project_root: Path, lecture: Path) -> str | None:
     kept = course_layout.gpu_run_path(project_root, lecture.stem)
     if kept.exists() and _is_cuda_trace(course_layout.trace_path(project_root, lecture)):
         kept.unlink()
-        return f"{rel(kept, project_root)}: removed; this GPU trace supersedes it"
+        return f"{shown_path(kept, project_root)}: removed; this GPU trace supersedes it"
     return None
 
 
@@ -147,16 +148,18 @@ def gpu_run_problems(project_root: Path, lectures: list[Path]) -> list[str]:
     layout = course_layout.quiet_layout_of(project_root)
     traces_dir = layout.traces_dir
     for kept in sorted((traces_dir / paths.GPU_RUNS_SUBDIR).glob("*.json")):
-        shown = rel(kept, project_root)
+        shown = shown_path(kept, project_root)
         try:
             trace = load_trace(kept)
         except TraceError as exc:
             problems.append(str(exc).replace(str(project_root) + os.sep, ""))
             continue
         if kept.stem not in names or trace["lecture"]["name"] != kept.stem:
-            problems.append(f"{shown}: kept GPU run of no lecture {rel(layout.lectures_dir / kept.stem, project_root)}.py")
+            problems.append(f"{shown}: kept GPU run of no lecture {shown_path(layout.lectures_dir / kept.stem, project_root)}.py")
         elif (trace.get("environment") or {}).get("device") != "cuda":
             problems.append(f"{shown}: not a CUDA trace; only GPU runs are kept here")
         elif _is_cuda_trace(traces_dir / f"{kept.stem}.json"):
-            problems.append(f"{shown}: superseded by the CUDA trace {rel(traces_dir / kept.stem, project_root)}.json; delete it")
+            problems.append(
+                f"{shown}: superseded by the CUDA trace {shown_path(traces_dir / kept.stem, project_root)}.json; delete it"
+            )
     return problems

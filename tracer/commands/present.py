@@ -19,9 +19,10 @@ import socket
 import sys
 from pathlib import Path
 
+from tracer.contract.paths import shown_path
 from tracer.commands.build import build, plan_build
 from tracer.commands.course import course_root
-from tracer.commands.freshness import course_lectures, rel
+from tracer.commands.freshness import course_lectures
 from tracer.commands.site_config import mkdocs_config
 from tracer.contract.course_layout import CourseLayout, quiet_layout_of
 from tracer.contract import paths
@@ -116,7 +117,7 @@ def present(
     layout = quiet_layout_of(project_root)
     start = lecture_path(layout, lecture)
     if start is None:
-        print(f"chalktrace present: no lecture {lecture!r} in {rel(layout.lectures_dir, project_root)}/", file=sys.stderr)
+        print(f"chalktrace present: no lecture {lecture!r} in {shown_path(layout.lectures_dir, project_root)}/", file=sys.stderr)
         return ExitCode.BAD_INPUT
     bind = "0.0.0.0" if lan else "127.0.0.1"
     busy = port_in_use(bind, port)
@@ -150,7 +151,7 @@ def present(
     )
     where = "on your network" if lan else "on this machine only (--lan lets phones and laptops in the room join)"
     ready = (
-        f"chalktrace present: serving {rel(site_dir, project_root)}/ {where}\n\n"
+        f"chalktrace present: serving {shown_path(site_dir, project_root)}/ {where}\n\n"
         f"  presenter (keep it to yourself: it moves the room and shows your notes):\n    {presenter_url}\n\n"
         f"  audience:\n    {audience_url}\n\n{terminal_qr(audience_url)}\nCtrl-C stops the room."
     )

@@ -1,7 +1,7 @@
 """``chalktrace run``: trace lectures into ``site/traces/NAME.json`` (or ``-o``), one at a time or as torchrun ranks.
 
 Each run goes through the kept-GPU-run protocol (``gpu_runs.guarded_run``), shows progress and
-answers to the timeout watchdog (``capture.watchdog``). This module must not record steps itself: the
+answers to the timeout timer (``capture.progress_and_timeout``). This module must not record steps itself: the
 runner does; it imports the capture side (and so torch) only inside the command.
 """
 
@@ -104,7 +104,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
     from tracer.capture.runner import LectureError, run_lecture
     from tracer.capture.traced_process import TraceOptions
     from tracer.capture.encoder_core import Limits
-    from tracer.capture.watchdog import show_progress, start_timeout
+    from tracer.capture.progress_and_timeout import show_progress, start_timeout
 
     box: list = []
     stop = threading.Event()

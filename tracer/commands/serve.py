@@ -19,10 +19,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tracer.contract.paths import shown_path
 from tracer.commands.build import build
 from tracer.commands.retrace_status import RetraceStatus
 from tracer.commands.course import course_root
-from tracer.commands.freshness import rel
 from tracer.commands.site_config import mkdocs_config
 from tracer.contract import paths
 from tracer.contract.course_layout import quiet_layout_of
@@ -94,7 +94,7 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
                 self._timer.start()
 
         def _retrace(self, changed: Path) -> None:
-            print(f"chalktrace: {rel(changed, project_root)} changed; re-tracing stale lectures", file=sys.stderr)
+            print(f"chalktrace: {shown_path(changed, project_root)} changed; re-tracing stale lectures", file=sys.stderr)
             build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, show=False, runner=runner, status=status)
 
     observer = Observer()

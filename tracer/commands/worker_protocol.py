@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tracer.commands.freshness import rel
+from tracer.contract.paths import shown_path
 from tracer.exit_codes import ExitCode
 
 
@@ -138,7 +138,7 @@ class _Display:
 def run_many(
     lectures: list[Path], outputs: list[Path], *, jobs: int, timeout: float, force: bool, project_root: Path, show: bool = True
 ) -> list[WorkerOutcome]:
-    names = [rel(p, project_root) for p in lectures]
+    names = [shown_path(p, project_root) for p in lectures]
     display = _Display(names, show)
 
     def work(index: int) -> WorkerOutcome:

@@ -150,16 +150,12 @@ def trace_batch(batch: Batch) -> list[WorkerOutcome]:
         return [_failed(batch, lecture, str(exc), started) for lecture in batch.lectures]
 
 
-def _shown(batch: Batch, lecture: Path) -> str:
-    return paths.shown_path(lecture, batch.project_root)
-
-
 def _failed(batch: Batch, lecture: Path, why: str, started: float, code: int = ExitCode.BAD_INPUT) -> WorkerOutcome:
     return WorkerOutcome(
         lecture,
         code,
         time.perf_counter() - started,
-        f"{_shown(batch, lecture)}: runner {batch.runner.where()}: {why}; the previous trace is kept",
+        f"{paths.shown_path(lecture, batch.project_root)}: runner {batch.runner.where()}: {why}; the previous trace is kept",
     )
 
 
@@ -261,7 +257,7 @@ def _trace_here(batch: Batch, started: float) -> list[WorkerOutcome]:
         if runner.chalktrace not in ("sent", "installed"):
             chalktrace_files(runner, run_dir)
             src = str(run_dir / "wheel")
-        names = [_shown(batch, p) for p in batch.lectures]
+        names = [paths.shown_path(p, batch.project_root) for p in batch.lectures]
         outs = [str(run_dir / f"{p.stem}.json") for p in batch.lectures]
         script = _launch_script(batch, names, outs, token=token, python=python, log_dir=str(run_dir / "logs"))
         if runner.setup:
@@ -319,7 +315,7 @@ def _trace_on_host(batch: Batch, started: float) -> list[WorkerOutcome]:
         )
         if sent.returncode:
             raise HostError(f"{runner.host}: could not store the lecture files: {sent.last_line()}")
-        names = [_shown(batch, p) for p in batch.lectures]
+        names = [paths.shown_path(p, batch.project_root) for p in batch.lectures]
         outs = [f"{WORK}/out/{p.stem}.json" for p in batch.lectures]
         python = runner.python
         src = f"$PWD/{WORK}/src" if runner.chalktrace != "installed" else None

@@ -11,8 +11,8 @@ writes the step viewer's ``data.js`` beside each page and the ``plot()`` charts'
 lecture's speaker notes to its notes file outside the site (``paths.notes_path``: never published);
 ``on_serve`` makes ``mkdocs serve`` watch the traces, templates and assets. A lecture's kept GPU run
 (``site/traces/gpu/NAME.json``) gets its own page at ``lectures/NAME/gpu/``, out of the nav, and the
-two pages link to each other (``tracer.site.gpu_run``). Glue only: this module must not decide how
-values look (``tracer.site.cards.render``) or what the document holds (``tracer.site.model.page_model``).
+two pages link to each other (``tracer.site.pages.kept_gpu_run``). Glue only: this module must not
+decide how values look (``tracer.site.cards.render``) or what the document holds (``tracer.site.model.page_model``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from tracer.contract import paths
 from tracer.contract.course_layout import CourseLayout, quiet_layout_of
 from tracer.site.cards.render import HtmlRenderer
 from tracer.site.cards.templates import template_env, template_macros
-from tracer.site.gpu_run import gpu_run_note, gpu_run_title, publishable
+from tracer.site.pages.kept_gpu_run import gpu_run_note, gpu_run_title, publishable
 from tracer.site.render_cache import Entry, RenderCache, renderer_version, settings_text
 from tracer.site.markdown_ext.sanitize import csp_meta
 from tracer.site.pages.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
@@ -157,12 +157,14 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         except Exception as exc:  # noqa: BLE001 (a kept run never takes its lecture's page down)
             log.info(
                 "chalktrace: %s: GPU run not published (%s)",
-                self._shown(path),
+                Path(paths.shown_path(path, self.project_root)),
                 str(exc).replace(str(self.project_root) + "/", ""),
             )
             return
         slug = paths.gpu_run_slug(lecture.name)
-        self.lectures[slug] = LecturePage(slug, trace, self._shown(path), renderer, gpu_run_of=lecture.name)
+        self.lectures[slug] = LecturePage(
+            slug, trace, Path(paths.shown_path(path, self.project_root)), renderer, gpu_run_of=lecture.name
+        )
         lecture.gpu_run = slug
 
     def _add_lecture(self, path: Path) -> None:
@@ -176,7 +178,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             loaded = load_trace(path, validate=cached is None)
             trace = expand_animations(loaded)  # step numbers on the site count @animate's parts
         except OSError as exc:
-            self._broken(fallback, path, f"{self._shown(path)}: cannot read ({exc.strerror})")
+            self._broken(fallback, path, f"{Path(paths.shown_path(path, self.project_root))}: cannot read ({exc.strerror})")
             return
         except TraceError as exc:
             # Name the trace as the course sees it, not by this machine's absolute path.
@@ -185,21 +187,25 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         name = trace["lecture"]["name"]
         problem = lecture_name_problem(name)
         if problem:
-            self._broken(fallback, path, f"{self._shown(path)}: lecture {problem}")
+            self._broken(fallback, path, f"{Path(paths.shown_path(path, self.project_root))}: lecture {problem}")
             return
         if name in self.lectures:
             self._broken(
                 fallback if fallback != name else name + "-duplicate",
                 path,
-                f"{self._shown(path)}: lecture {name!r} is also traced in {self.lectures[name].trace_path}",
+                f"{Path(paths.shown_path(path, self.project_root))}: lecture {name!r} is also traced in {self.lectures[name].trace_path}",
             )
             return
         try:
             renderer = HtmlRenderer(trace, self.env)
         except Exception as exc:  # noqa: BLE001 (any rendering bug stays on this lecture's page)
-            self._broken(name, path, f"{self._shown(path)}: cannot render ({type(exc).__name__}: {exc})")
+            self._broken(
+                name, path, f"{Path(paths.shown_path(path, self.project_root))}: cannot render ({type(exc).__name__}: {exc})"
+            )
             return
-        self.lectures[name] = LecturePage(name, trace, self._shown(path), renderer, cache_key=key, cached=cached)
+        self.lectures[name] = LecturePage(
+            name, trace, Path(paths.shown_path(path, self.project_root)), renderer, cache_key=key, cached=cached
+        )
 
     def _broken(self, name: str, path: Path, why: str) -> None:
         if name in self.lectures:
@@ -207,10 +213,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             self._no_page.append(f"{why} (no page: the name {name} is taken)")
             return
         log.info("chalktrace: %s; its page shows an error card", why)
-        self.lectures[name] = LecturePage(name, {}, self._shown(path), None, failure=why)  # type: ignore[typeddict-item]
-
-    def _shown(self, path: Path) -> Path:
-        return Path(paths.shown_path(path, self.project_root))
+        self.lectures[name] = LecturePage(name, {}, Path(paths.shown_path(path, self.project_root)), None, failure=why)  # type: ignore[typeddict-item]
 
     def _fail(self, lecture: LecturePage, what: str, exc: BaseException) -> None:
         lecture.failure = f"{lecture.trace_path}: {what} ({type(exc).__name__}: {exc})"

@@ -14,7 +14,7 @@ rank and ``file:line``, becomes the run's error line. While ranks run, a ``desyn
 thread compares the collectives they announce; ranks that disagree are stopped at once and the
 diagnosis (``desync``) becomes the run's error line, ahead of whatever the backend raised.
 
-``abort()`` (through ``TracedProcess.abort``) is the timeout watchdog's hook: it kills the ranks and says
+``abort()`` (through ``TracedProcess.abort``) is the timeout timer's hook: it kills the ranks and says
 which one hangs where, or never joined the group. This module must not format steps or merge
 shards itself (``worker``/``shards`` do), and must not import the runner.
 """
@@ -257,7 +257,7 @@ class SpawnRanks:
         _shorten_spawn_error(steps, launch.step, cause)
         return shards.failure_line(cause, record["world_size"])
 
-    # -- the timeout watchdog ------------------------------------------------------------------------
+    # -- the timeout timer ---------------------------------------------------------------------------
     def abort(self) -> tuple[str, str] | None:
         """Kill every live rank; (where, what) describing the ranks that held the lecture up."""
         hung = []

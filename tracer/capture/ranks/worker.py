@@ -284,7 +284,7 @@ class RankTracing:
         self.heartbeat.write()
 
     def abort(self) -> tuple[str, str] | None:
-        return None  # a rank's own watchdog is its launcher
+        return None  # a rank's own timeout timer is its launcher's
 
     def shard_info(self, status: str) -> dict[str, Any]:
         log = self.log

@@ -1,10 +1,10 @@
-"""What a lecture's page and its kept GPU run's page say about each other (tracer/site/gpu_run.py)."""
+"""What a lecture's page and its kept GPU run's page say about each other (tracer/site/pages/kept_gpu_run.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tracer.site.gpu_run import changed_lines, gpu_run_note, gpu_run_title, publishable
+from tracer.site.pages.kept_gpu_run import changed_lines, gpu_run_note, gpu_run_title, publishable
 
 
 def trace(device: str, source: str, path: str = "lectures/a.py", gpu_name: str | None = None) -> dict:

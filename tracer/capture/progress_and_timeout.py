@@ -1,7 +1,7 @@
-"""Watching a traced run from another thread: the progress line and the timeout watchdog.
+"""Watching a traced run from another thread: the progress line and the timeout timer.
 
 Both read the session's recorder (its step tuples and current location) while the lecture runs; the
-watchdog ends a run that passes its time limit through :meth:`TracedProcess.abort` (no orphan ranks) and
+timer ends a run that passes its time limit through :meth:`TracedProcess.abort` (no orphan ranks) and
 ``os._exit``, naming the last line reached. This module must not record steps itself.
 """
 
@@ -29,7 +29,7 @@ def show_progress(session_box: list, stop: threading.Event, label: str, stream: 
 
 
 def start_timeout(seconds: float | None, session_box: list, label: str) -> threading.Timer | None:
-    """A watchdog that ends a lecture running past ``seconds``, naming the last line reached (the
+    """A timer that ends a lecture running past ``seconds``, naming the last line reached (the
     run's session, once it exists, is ``session_box[0]``: its ``abort()`` stops the ranks)."""
     if not seconds:
         return None

@@ -167,7 +167,7 @@ def with_grids(
     tables: list[dict[str, Any]], shape: list[int] | None = None, whole: dict[str, Any] | None = None, integral: bool = False
 ) -> list[dict[str, Any]]:
     """Each table with its ruled grid and, for a 2-D block (a matrix or a slice's last two dims), its
-    heatmap (``site/heatmap.py``; None when there is nothing to draw). ``whole`` is the capture
+    heatmap (``site/cards/heatmap.py``; None when there is nothing to draw). ``whole`` is the capture
     side's heatmap record of the whole 2-D tensor: drawn in place of the preview's corners."""
     plane = (shape[-2], shape[-1]) if shape is not None and len(shape) >= 2 else None
     out = []

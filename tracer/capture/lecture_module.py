@@ -10,6 +10,7 @@ module must not trace or run ``main()`` (the runner does).
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -32,7 +33,8 @@ def load_lecture(path: Path) -> ModuleType:
 def lecture_attribute(path: str, qualname: str) -> Any:
     """``qualname`` in the lecture at ``path``, loading the lecture first in a process that has not (a rank's)."""
     module = sys.modules.get(LECTURE_MODULE)
-    if module is None or getattr(module, "__file__", None) != path:
+    loaded = getattr(module, "__file__", None)
+    if module is None or not loaded or os.path.realpath(loaded) != os.path.realpath(path):
         from tracer.capture import import_alias  # edtrace's names, as in the parent's run
 
         import_alias.install_for_process()
@@ -41,3 +43,23 @@ def lecture_attribute(path: str, qualname: str) -> Any:
     for part in qualname.split("."):
         value = getattr(value, part)
     return value
+
+
+def importer_source(path: Path) -> str:
+    """The text of a module named :data:`LECTURE_MODULE` that runs the lecture at ``path`` when a
+    process the lecture started imports it (to unpickle a function or class of the lecture)."""
+    return (
+        "# Written by chalktrace while a lecture runs: a process it starts imports the lecture by this name.\n"
+        f"from tracer.capture.lecture_module import run_in_module\nrun_in_module(__name__, {str(path)!r})\n"
+    )
+
+
+def run_in_module(name: str, path: str) -> None:
+    """Run the lecture file at ``path`` in the module ``name`` being imported (see importer_source),
+    with edtrace's names available as in the traced run."""
+    from tracer.capture import import_alias
+
+    import_alias.install_for_process()
+    module = sys.modules[name]
+    module.__file__ = path
+    exec(compile(Path(path).read_bytes(), path, "exec"), module.__dict__)  # noqa: S102 (the lecture's own code)

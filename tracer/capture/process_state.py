@@ -18,6 +18,7 @@ import importlib.abc
 import multiprocessing.process
 import os
 import random
+import shutil
 import signal
 import sys
 import tempfile
@@ -27,6 +28,7 @@ from types import ModuleType
 from typing import Any, Callable, Iterator, NoReturn
 
 from tracer.capture import audit
+from tracer.capture.lecture_module import LECTURE_MODULE, importer_source
 from tracer.capture.recorder import Recorder
 
 
@@ -344,12 +346,20 @@ def isolated_imports(path: Path, project_root: Path) -> Iterator[dict[str, Modul
     for name in lecture_modules(lecture_dir):
         del sys.modules[name]
     sys.path.insert(0, str(path.parent))
+    # Last on sys.path (shadowing nothing): the lecture's private module name, importable by the
+    # processes it spawns, which copy sys.path (lecture_module.importer_source).
+    importer = tempfile.mkdtemp(prefix="chalktrace-lecture-")
+    Path(importer, LECTURE_MODULE + ".py").write_text(importer_source(path.absolute()), encoding="utf-8")
+    sys.path.append(importer)
     cwd = os.getcwd()
     os.chdir(project_root)
     loaded: dict[str, ModuleType] = {}
     try:
         yield loaded
     finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(importer)
+        shutil.rmtree(importer, ignore_errors=True)
         with contextlib.suppress(ValueError):
             sys.path.remove(str(path.parent))
         with contextlib.suppress(OSError):

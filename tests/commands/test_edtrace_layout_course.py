@@ -116,7 +116,7 @@ def test_directives_read_as_edtrace_reads_them(built):
     assert all(s.get("clear") == ["scratch"] for s in scratch_steps)
 
 
-def test_check_passes_in_a_fresh_clone_offline(built, tmp_path):
+def test_build_and_check_pass_in_a_fresh_clone_offline(built, tmp_path):
     root, _before, done, _requests = built
     assert done.returncode == 0, done.stderr
     clone = tmp_path / "clone"
@@ -124,6 +124,10 @@ def test_check_passes_in_a_fresh_clone_offline(built, tmp_path):
     for name in ("vocabulary.txt", "vocabulary.svg", "timings.txt", "site", "chalktrace"):  # git ignores var/
         target = clone / "var" / name
         shutil.rmtree(target) if target.is_dir() else target.unlink()
+    rebuilt = chalktrace(clone, "build", "-q", CHALKTRACE_OFFLINE="1")  # lecture_01's page shows var/vocabulary.svg
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "re-tracing 1 of 2 lectures" in rebuilt.stderr and (clone / "var" / "vocabulary.svg").is_file()
+    (clone / "var" / "vocabulary.svg").unlink()
     checked = chalktrace(clone, "check", "-q", CHALKTRACE_OFFLINE="1")
     assert checked.returncode == 0, checked.stderr
     assert "2 lecture(s) run, every committed trace fresh and valid" in checked.stderr

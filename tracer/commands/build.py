@@ -29,6 +29,7 @@ from tracer.commands.trace_problems import publish_problems
 from tracer.commands.worker_protocol import WorkerOutcome, run_many
 from tracer.contract import course_layout, paths
 from tracer.contract.course_layout import CourseLayout, quiet_layout_of
+from tracer.contract.trace_access import local_images
 from tracer.contract.lecture_files import course_path
 from tracer.contract.trace_format import TraceError
 from tracer.contract.trace_reading import load_trace
@@ -74,11 +75,30 @@ def plan_build(
             notes.append(refusal.message)
             if refusal.skip:
                 continue
-        why = freshness(lecture, target, project_root)
+        why = freshness(lecture, target, project_root) or missing_drawings(target, project_root)
         if why is None and not (refusal is not None and force):
             continue
         todo.append(lecture)
     return todo, notes, problems
+
+
+def missing_drawings(trace_file: Path, project_root: Path) -> str | None:
+    """Why a fresh trace of an edtrace course must still be re-traced before its page is built: an
+    image it shows that the lecture drew into ``var/`` is gone (git ignores ``var/``: a fresh clone
+    has none), and only a run draws it again. None when nothing is missing, and for other courses."""
+    scratch = quiet_layout_of(project_root).scratch_dir
+    if scratch is None:
+        return None
+    try:
+        trace = load_trace(trace_file, validate=False)
+    except TraceError:
+        return None
+    gone = [
+        image
+        for image in local_images(trace)
+        if (project_root / image).resolve().is_relative_to(scratch.resolve()) and not (project_root / image).exists()
+    ]
+    return f"drawn by the lecture, gone: {', '.join(gone)}" if gone else None
 
 
 def build(

@@ -134,7 +134,7 @@ traces = "var/traces"   # where traces are kept (edtrace's viewer reads them the
 lenient = true          # as edtrace: an @inspect of a name that does not exist, and an image without
                         # alt text, are warnings, not `chalktrace check` failures
 
-# Alt text for images by path or URL (edtrace's image() takes no alt=; `# @alt ...` on the line works too):
+# Alt text for images, by the path or URL the lecture passes to image() (edtrace's image() takes no alt=):
 # [alt_text]
 # "images/diagram.png" = "What the diagram shows"
 """

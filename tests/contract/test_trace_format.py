@@ -6,7 +6,7 @@ import contextlib
 import io
 import json
 from pathlib import Path
-from typing import get_args
+from typing import NotRequired, get_args, get_origin, get_type_hints
 
 from tracer.contract.value_kinds import KINDS, VALUE_KINDS
 
@@ -149,10 +149,16 @@ def test_load_trace_missing_file(tmp_path):
 REPO = Path(__file__).resolve().parents[2]
 
 
+def optional_keys(typed_dict: type) -> frozenset[str]:
+    """Keys a TypedDict marks NotRequired (or all keys of a total=False one)."""
+    if not typed_dict.__total__:  # type: ignore[attr-defined]
+        return frozenset(typed_dict.__annotations__)
+    hints = get_type_hints(typed_dict, include_extras=True)
+    return frozenset(name for name, hint in hints.items() if get_origin(hint) is NotRequired)
+
+
 def typed_keys(typed_dict) -> tuple[set[str], set[str]]:
     """(all keys, required keys) of a TypedDict."""
-    from tracer.contract.trace_format import optional_keys
-
     keys = set(typed_dict.__annotations__)
     return keys, keys - optional_keys(typed_dict)
 

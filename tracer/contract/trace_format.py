@@ -13,7 +13,7 @@ Each kind of ``Value`` (its fields, and what the site does with it) is declared 
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict, get_args, get_origin, get_type_hints
+from typing import Any, Literal, NotRequired, TypedDict, get_args
 
 from tracer.contract.value_kinds import VALUE_KINDS
 
@@ -388,14 +388,6 @@ class Trace(TypedDict):
     steps: list[Step]  # the launching process's steps (torchrun: the lowest rank's)
     ranks: NotRequired[RanksInfo]  # present when the lecture started traced ranks
     shard: NotRequired[ShardInfo]  # only in a shard: the trace of one rank, before merging
-
-
-def optional_keys(typed_dict: type) -> frozenset[str]:
-    """Keys a TypedDict marks NotRequired (or all keys of a total=False one)."""
-    if not typed_dict.__total__:  # type: ignore[attr-defined]
-        return frozenset(typed_dict.__annotations__)
-    hints = get_type_hints(typed_dict, include_extras=True)
-    return frozenset(name for name, hint in hints.items() if get_origin(hint) is NotRequired)
 
 
 class TraceError(Exception):

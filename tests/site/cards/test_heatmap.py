@@ -7,7 +7,17 @@ import struct
 import zlib
 
 from tracer.contract import paths
-from tracer.site.cards.heatmap import DIVERGING_STOPS, SEQUENTIAL_STOPS, colour, css_gradient, heatmap
+from tracer.site.cards.heatmap import DIVERGING_STOPS, SEQUENTIAL_STOPS, colour, heatmap
+
+
+def css_gradient(stops: tuple[tuple[float, tuple[int, int, int]], ...]) -> str:
+    """The stops as a CSS ``linear-gradient`` (left to right), as site.css writes the legend bars."""
+    lo, hi = stops[0][0], stops[-1][0]
+    return (
+        "linear-gradient(to right, "
+        + ", ".join(f"rgb({c[0]} {c[1]} {c[2]}) {round(100 * (t - lo) / (hi - lo))}%" for t, c in stops)
+        + ")"
+    )
 
 
 def pixels(png: bytes) -> tuple[int, int, list[list[tuple[int, int, int, int]]]]:

@@ -10,18 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracer.site.cards.render import HtmlRenderer
-
 from tracer.site.cards.templates import template_env
-from tracer.site.pages.viewer_data import (
-    SNAPSHOT_EVERY,
-    accumulated_env,
-    build_viewer_data,
-    card_html,
-    navigation,
-    reveal_steps,
-    write_viewer_data,
-)
+from tracer.contract.files import write_atomic
+from tracer.site.pages.viewer_data import SNAPSHOT_EVERY, build_viewer_data, navigation, reveal_steps, viewer_data_text
 from helpers.traced import trace_all, trace_path, traced
+from helpers.viewer_data import accumulated_env, card_html
 
 NESTED = "tests/lectures/nested_calls.py"
 
@@ -221,7 +214,7 @@ def test_reveal_steps_follow_the_furthest_line():
 def test_write_viewer_data(tmp_path, nested):
     trace, data = nested
     out = tmp_path / "lectures" / "nested_calls" / "data.js"
-    write_viewer_data(trace, HtmlRenderer(trace, template_env()), out)
+    write_atomic(out, viewer_data_text(trace, HtmlRenderer(trace, template_env())))
     text = out.read_text(encoding="utf-8")
     prefix = "window.CHALKTRACE_DATA = "
     assert text.startswith(prefix) and text.endswith(";\n")

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 # ops whose payload must have the same dtype and shape on every rank (others: only the op is compared)
@@ -39,7 +38,6 @@ SIZED = (
     "scatter",
 )
 ROOTED = ("broadcast", "reduce", "gather", "scatter")
-POINT_TO_POINT = ("send", "recv", "isend", "irecv")
 
 
 @dataclass
@@ -76,14 +74,6 @@ def parse_lines(text: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]
         elif "op" in item:  # (the line saying which rank joined is for the reader of the file)
             entries.append(item)
     return entries, end
-
-
-def read_sequence(path: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return [], None
-    return parse_lines(text[: text.rfind("\n") + 1])
 
 
 def signature(entry: dict[str, Any]) -> tuple[Any, ...]:

@@ -88,16 +88,6 @@ def colour(t: float, stops: tuple[tuple[float, tuple[int, int, int]], ...]) -> t
     return stops[-1][1]
 
 
-def css_gradient(stops: tuple[tuple[float, tuple[int, int, int]], ...]) -> str:
-    """The stops as a CSS ``linear-gradient`` (left to right), as site.css writes the legend bars."""
-    lo, hi = stops[0][0], stops[-1][0]
-    return (
-        "linear-gradient(to right, "
-        + ", ".join(f"rgb({c[0]} {c[1]} {c[2]}) {round(100 * (t - lo) / (hi - lo))}%" for t, c in stops)
-        + ")"
-    )
-
-
 def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] | None:
     """The heatmap of one 2-D preview block (see the module docstring), or None when there is nothing
     to draw: not a 2-D block of real numbers (complex values are pairs), or every value the same."""

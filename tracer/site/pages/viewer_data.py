@@ -34,9 +34,7 @@ from __future__ import annotations
 import ast
 import bisect
 import json
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from tracer.site.model.animate import animation_part
@@ -46,7 +44,6 @@ from tracer.site.pages.quiz import choose_questions
 from tracer.site.pages.rank_viewer import add_rank_data, lay_out_ranks
 from tracer.contract.source_facts import header_end, source_facts
 from tracer.site.pages.speaker_notes import has_speaker_notes
-from tracer.contract.files import write_atomic
 from tracer.contract.trace_access import hidden_lines, source_text, step_frame
 from tracer.contract.trace_format import Trace
 
@@ -444,27 +441,6 @@ def _snapshots(
     return snapshots
 
 
-def card_html(data: dict[str, Any], card: int) -> str:
-    """The HTML of a value card, as viewer-values.js assembles it."""
-    return "\n".join(data["fragments"][k] for k in data["cards"][card])
-
-
-def accumulated_env(data: dict[str, Any], step: int) -> dict[str, int]:
-    """The variables panel at ``step``: name -> card index, as viewer-values.js computes it."""
-    chain: list[int] = []
-    cursor = step
-    while cursor >= 0 and str(cursor) not in data["snapshots"]:
-        chain.append(cursor)
-        cursor = data["steps"]["act_prev"][cursor]
-    state: dict[str, int] = {name: card for name, card in data["snapshots"].get(str(cursor), [])} if cursor >= 0 else {}
-    for index in reversed(chain):
-        for name in data["clear"].get(str(index), ()):
-            state.pop(name, None)
-        for name, card in data["env"].get(str(index), ()):
-            state[name] = card
-    return state
-
-
 def viewer_data_text(trace: Trace, renderer: Any, title: str | None = None) -> str:
     """The text of ``data.js`` (``window.CHALKTRACE_DATA = {...};``); ``title`` replaces the
     lecture's own in step mode's header (a kept GPU run names its GPU there)."""
@@ -472,10 +448,3 @@ def viewer_data_text(trace: Trace, renderer: Any, title: str | None = None) -> s
     if title is not None:
         data["lecture"]["title"] = title
     return "window.CHALKTRACE_DATA = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
-
-
-def write_viewer_data(trace: Trace, renderer: Any, out_path: Path, title: str | None = None) -> None:
-    """Write ``data.js`` (:func:`viewer_data_text`) atomically."""
-    text = viewer_data_text(trace, renderer, title)
-    write_atomic(Path(out_path), text)
-    os.chmod(out_path, 0o644)  # a web server must read it, whatever the umask of the build

@@ -185,6 +185,9 @@ def test_a_phone_over_the_cap_gets_the_room_full_page(browser, tmp_path_factory)
             first = context.new_page()
             first.goto(room.audience_url)
             first.wait_for_function("CHALKTRACE_VIEWER && CHALKTRACE_VIEWER.controllers.follow.role === 'audience'")
+            # no presenter yet: the read page says so beside "Step through"
+            assert first.inner_text("#lt-stepper .lt-v-room") == "waiting for the lecturer"
+            assert first.get_attribute("#lt-stepper .lt-v-room", "role") == "status"
             second = context.new_page()
             response = second.goto(room.audience_url)
             assert response.status == 503

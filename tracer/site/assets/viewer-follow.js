@@ -43,7 +43,8 @@
     this.lastSent = 0;
     this.audience = 0;          // how many follow (told to presenters)
     this.link = "";             // the audience link (told to presenters)
-    this.statusEl = null;
+    this.statusEl = null;       // the chip in step mode's bar
+    this.hostStatusEl = null;   // the same words on the read page, beside "Step through" (audience)
     this.panelEl = null;
     if (!this.url) return;
     v.addCommand("rejoin", function () { self.rejoin(); });
@@ -117,6 +118,11 @@
     if (buttons.rejoin) buttons.rejoin.hidden = this.role !== "audience";
     if (buttons.room) buttons.room.hidden = this.role !== "presenter";
     if (this.v.rootEl) this.v.rootEl.classList.toggle("lt-room-audience", this.role === "audience");
+    if (this.role === "audience" && !this.hostStatusEl) {
+      // the read page says it too: a student who opened the link before the lecture started sees why nothing moves
+      this.hostStatusEl = this.v.host.appendChild(el("span", "lt-v-room"));
+      this.hostStatusEl.setAttribute("role", "status");
+    }
   };
 
   // Show the room's step at the next frame: several messages within one frame cost one render.
@@ -201,10 +207,11 @@
   Follow.prototype.show = function (state) {
     this.state = state;
     var words = this.role === "presenter" ? (state === "reconnecting" ? WORDS.reconnecting : "presenting to the room") : WORDS[state];
-    if (this.statusEl) {
-      this.statusEl.textContent = words;
-      this.statusEl.setAttribute("data-state", state);
-    }
+    [this.statusEl, this.hostStatusEl].forEach(function (node) {
+      if (!node) return;
+      node.textContent = words;
+      node.setAttribute("data-state", state);
+    });
     var rejoin = this.v.controllers.bar.buttons.rejoin;
     if (rejoin) rejoin.disabled = !(this.role === "audience" && state === "paused");
   };

@@ -96,7 +96,7 @@ def test_a_table_cell_holding_a_5000_digit_int_is_shown_by_size_without_str(tmp_
 def test_decimal_digits_counts_exactly_at_every_power_of_ten():
     import sys
 
-    from tracer.capture.numeric import decimal_digits
+    from tracer.capture.shortest_floats import decimal_digits
 
     old = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)

@@ -423,7 +423,7 @@ def test_all_nan_counts_every_element_and_has_no_finite_four():
 def test_chunked_stats_merge_to_what_one_float64_reduction_gives():
     """Past one chunk (STATS_CHUNK_ELEMENTS) the chunks' moments are merged: the same figures as
     torch over the whole tensor, and exact NaN/Inf counts wherever they lie."""
-    from tracer.capture.numeric import STATS_CHUNK_ELEMENTS
+    from tracer.capture.element_stats import STATS_CHUNK_ELEMENTS
 
     n = 2 * STATS_CHUNK_ELEMENTS + 12_345
     x = torch.randn(n, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * 3 + 7
@@ -818,7 +818,7 @@ def test_statistics_are_written_in_the_tensors_own_precision_whatever_the_layout
 def test_heatmap_block_means_are_adaptive_pooling_to_the_bit(shape):
     import torch.nn.functional as F
 
-    from tracer.capture.numeric import HEATMAP_CELLS, _block_means
+    from tracer.capture.heatmap_codes import HEATMAP_CELLS, _block_means
 
     torch.manual_seed(1)
     x = torch.randn(*shape)

@@ -13,7 +13,9 @@ from functools import partial
 from typing import Any
 
 from tracer.capture.encoder_core import Encoding, insert_ellipses, json_float, safe_class_name, to_json_list
-from tracer.capture.numeric import array_heatmap, array_stats, shortest_array_floats
+from tracer.capture.element_stats import array_stats
+from tracer.capture.heatmap_codes import array_heatmap
+from tracer.capture.shortest_floats import shortest_array_floats
 
 
 def encode_numpy(enc: Encoding, value: Any) -> dict[str, Any] | None:

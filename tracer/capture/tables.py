@@ -16,7 +16,7 @@ import io
 import math
 from typing import Any
 
-from tracer.capture.numeric import decimal_digits
+from tracer.capture.shortest_floats import decimal_digits
 
 MAX_TABLE_ROWS = 50  # rows a table() keeps (the rendering says how many there were)
 MAX_TABLE_COLUMNS = 30
@@ -35,7 +35,7 @@ def _cell(value: Any) -> Any:
     if item is not None and type(value).__module__.split(".")[0] in ("numpy", "torch") and getattr(value, "ndim", 0) == 0:
         dtype = getattr(value, "dtype", None)
         if dtype is not None and getattr(dtype, "kind", "") == "f" and dtype.itemsize < 8:
-            from tracer.capture.numeric import shortest_array_floats
+            from tracer.capture.shortest_floats import shortest_array_floats
 
             return _cell(shortest_array_floats(value)[0])
         value = item()
@@ -62,7 +62,7 @@ def _array_rows(array: Any, max_rows: int) -> tuple[list[str], list[list[Any]], 
             if part.dim() == 2:
                 part = part[:, :MAX_TABLE_COLUMNS]
             if part.dtype.is_floating_point:
-                from tracer.capture.numeric import shortest_floats
+                from tracer.capture.shortest_floats import shortest_floats
 
                 flat = shortest_floats(part)
                 values = torch.tensor(flat, dtype=torch.float64).reshape(part.shape).tolist()
@@ -76,7 +76,7 @@ def _array_rows(array: Any, max_rows: int) -> tuple[list[str], list[list[Any]], 
         if part.ndim == 2:
             part = part[:, :MAX_TABLE_COLUMNS]
         if part.dtype.kind == "f" and part.dtype.itemsize < 8:
-            from tracer.capture.numeric import shortest_array_floats
+            from tracer.capture.shortest_floats import shortest_array_floats
 
             values = np.reshape(np.array(shortest_array_floats(part), dtype=np.float64), part.shape).tolist()
         else:

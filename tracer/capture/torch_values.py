@@ -13,7 +13,9 @@ import math
 from typing import Any
 
 from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, to_json_list
-from tracer.capture.numeric import shortest_floats, tensor_heatmap, tensor_stats
+from tracer.capture.element_stats import tensor_stats
+from tracer.capture.heatmap_codes import tensor_heatmap
+from tracer.capture.shortest_floats import shortest_floats
 
 
 def encode_torch(enc: Encoding, value: Any) -> dict[str, Any] | None:
@@ -255,7 +257,7 @@ def _quantization(t: Any) -> dict[str, Any]:
 
 def _host_values(t: Any) -> Any:
     """A Python nested list of ``t``'s values (complex as [re, im]); ``t`` is already small. Floats
-    are each the shortest decimal that round-trips in ``t``'s own dtype (``numeric.shortest_floats``)."""
+    are each the shortest decimal that round-trips in ``t``'s own dtype (``shortest_floats.shortest_floats``)."""
     import torch
 
     t = t.cpu()

@@ -30,7 +30,7 @@ from tracer.capture.encoder_core import (
     safe_class_name,
 )
 from tracer.capture.memory import StorageRegistry
-from tracer.capture.numeric import decimal_digits
+from tracer.capture.shortest_floats import decimal_digits
 from tracer.capture.numpy_values import encode_numpy
 from tracer.capture.torch_values import encode_tensor, encode_torch
 from tracer.contract.addresses import mask_addresses

@@ -1,6 +1,6 @@
 """How a trace writes a float element: the shortest decimal that reads back as the same element in
 its own dtype (float32 ``-2.1152194``), and a whole number below ``WHOLE_FLOAT_BELOW`` whole (float8's
-288 is ``288``, not the shorter ``3e+02`` that reads back as it). ``tracer.capture.numeric`` writes
+288 is ``288``, not the shorter ``3e+02`` that reads back as it). ``tracer.capture.shortest_floats`` writes
 them so; version 1 traces wrote float32 and float16 elements as the float64 they convert to
 (``-2.1152193546295166``), and ``shorten_values`` gives such a trace's tensors and arrays this form,
 in place, so an old trace reads like a new one.

@@ -151,7 +151,7 @@ HEATMAP_CODE_NAN, HEATMAP_CODE_POS_INF, HEATMAP_CODE_NEG_INF = 253, 254, 255
 
 
 class Heatmap(TypedDict):
-    """The whole of a 2-D tensor or array as at most 128 x 128 cells (``tracer.capture.numeric``)."""
+    """The whole of a 2-D tensor or array as at most 128 x 128 cells (``tracer.capture.heatmap_codes``)."""
 
     rows: int
     cols: int

@@ -195,7 +195,7 @@ def _decoded(record: dict[str, Any]) -> list[list[float]] | None:
 
 
 def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, Any] | None:
-    """The heatmap of a whole 2-D tensor from the capture side's record (``tracer.capture.numeric``):
+    """The heatmap of a whole 2-D tensor from the capture side's record (``tracer.capture.heatmap_codes``):
     one cell per element, or block means; the legend's min and max are the whole tensor's, and a
     pooled map says its block size and the whole tensor's max |x| (a mean hides a spike). None when
     the record cannot be read or every value is the same."""

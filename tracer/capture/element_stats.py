@@ -1,0 +1,161 @@
+"""NaN-aware statistics of a tensor or array (``tensor_stats``, ``array_stats``).
+
+Min, max, mean and std over every element, computed in float64 a chunk at a time and merged (finite
+data never overflows to inf: past float64's range the values are scaled first), as torch would
+compute them over every value (a NaN makes the mean NaN), plus the same four over the finite values
+alone (``finite``) when NaN or ±Inf are present, with their exact counts.
+
+Callers run these under the encoder's own warnings and numeric-error state. This module must not
+decide what is recorded (``values`` does) nor format text for a page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from tracer.capture.encoder_core import json_float
+
+# Statistics are taken over every element in chunks of this many (each chunk widened to float64 on
+# its own device), so the extra memory is one chunk, not a float64 copy of the tensor.
+STATS_CHUNK_ELEMENTS = 1 << 20
+# Past 2**500 the sum of squares could overflow float64: such a chunk is divided by a power of two
+# first (exact), and its moments carried with that scale.
+_SCALE_FROM = 2.0**500
+
+
+@dataclasses.dataclass
+class _Moments:
+    """One chunk's (or several chunks' merged) finite values: count, ends, mean and sum of squared
+    deviations (both divided by ``scale``), and the counts of NaN, +Inf and -Inf beside them."""
+
+    count: int = 0
+    lo: float = math.inf
+    hi: float = -math.inf
+    mean: float = 0.0
+    m2: float = 0.0
+    scale: float = 1.0
+    nan: int = 0
+    pos_inf: int = 0
+    neg_inf: int = 0
+
+    def merge(self, other: _Moments) -> None:
+        """Chan et al.'s pairwise update: the moments of both chunks together."""
+        self.nan, self.pos_inf, self.neg_inf = self.nan + other.nan, self.pos_inf + other.pos_inf, self.neg_inf + other.neg_inf
+        if other.count == 0:
+            return
+        if self.count == 0:
+            self.count, self.lo, self.hi, self.mean, self.m2, self.scale = (
+                other.count, other.lo, other.hi, other.mean, other.m2, other.scale
+            )  # fmt: skip
+            return
+        scale = max(self.scale, other.scale)
+        a_mean, a_m2 = self.mean * (self.scale / scale), self.m2 * (self.scale / scale) ** 2
+        b_mean, b_m2 = other.mean * (other.scale / scale), other.m2 * (other.scale / scale) ** 2
+        count = self.count + other.count
+        delta = b_mean - a_mean
+        self.mean = a_mean + delta * other.count / count
+        self.m2 = a_m2 + b_m2 + delta * delta * self.count * other.count / count
+        self.count, self.scale = count, scale
+        self.lo, self.hi = min(self.lo, other.lo), max(self.hi, other.hi)
+
+    def record(self) -> dict[str, Any]:
+        """The ``stats`` record: the four of every value as torch computes them (NaN when any is
+        NaN; ±Inf ends and mean, NaN std, when ±Inf are present), and when NaN or ±Inf are present,
+        the four of the finite values alone (``None`` each when there are none) with their count."""
+        if self.count:
+            std = math.sqrt(self.m2 / (self.count - 1)) * self.scale if self.count > 1 else 0.0
+            finite: dict[str, Any] = {
+                "min": json_float(self.lo),
+                "max": json_float(self.hi),
+                "mean": json_float(self.mean * self.scale),
+            }
+            finite["std"] = json_float(std)
+        else:
+            finite = {"min": None, "max": None, "mean": None, "std": None}
+        counts = {"nan_count": self.nan, "inf_count": self.pos_inf + self.neg_inf}
+        if not (self.nan or self.pos_inf or self.neg_inf):
+            return {**finite, **counts}
+        if self.nan:
+            four: dict[str, Any] = {"min": "nan", "max": "nan", "mean": "nan", "std": "nan"}
+        else:
+            four = {
+                "min": "-inf" if self.neg_inf else finite["min"],
+                "max": "inf" if self.pos_inf else finite["max"],
+                "mean": "nan" if self.pos_inf and self.neg_inf else ("inf" if self.pos_inf else "-inf"),
+                "std": "nan",
+            }
+        return {**four, **counts, "finite": {**finite, "count": self.count}}
+
+
+def _finite_moments(count: int, lo: float, hi: float, values: Any, np_mode: bool) -> _Moments:
+    """The moments of a float64 vector whose values are all finite (``lo``/``hi`` its ends)."""
+    top = max(abs(lo), abs(hi))
+    scale = 2.0 ** (math.frexp(top)[1] - 1) if top > _SCALE_FROM else 1.0  # values / scale within ±2
+    scaled = values / scale if scale != 1.0 else values
+    if np_mode:
+        mean, variance = float(scaled.mean()), float(scaled.var())
+    else:
+        import torch
+
+        variance_t, mean_t = torch.var_mean(scaled, correction=0)
+        mean, variance = float(mean_t), float(variance_t)
+    return _Moments(count, lo, hi, mean, variance * count, scale)
+
+
+def _chunk_moments(chunk: Any, np_mode: bool) -> _Moments:
+    """The moments of one flat chunk (any floating dtype), widened to float64."""
+    if np_mode:
+        import numpy as np
+
+        x = np.asarray(chunk, dtype=np.float64)
+        if x.size == 0:
+            return _Moments()
+        lo, hi = float(x.min()), float(x.max())
+        if math.isfinite(lo) and math.isfinite(hi):
+            return _finite_moments(int(x.size), lo, hi, x, True)
+        finite = np.isfinite(x)
+        kept = x[finite]
+        specials = _Moments(nan=int(np.isnan(x).sum()), pos_inf=int(np.isposinf(x).sum()), neg_inf=int(np.isneginf(x).sum()))
+        if kept.size:
+            specials.merge(_finite_moments(int(kept.size), float(kept.min()), float(kept.max()), kept, True))
+        return specials
+    import torch
+
+    x = chunk.to(torch.float64)
+    if x.numel() == 0:
+        return _Moments()
+    lo_t, hi_t = torch.aminmax(x)
+    lo, hi = float(lo_t), float(hi_t)
+    if math.isfinite(lo) and math.isfinite(hi):
+        return _finite_moments(int(x.numel()), lo, hi, x, False)
+    kept = x[torch.isfinite(x)]
+    specials = _Moments(nan=int(torch.isnan(x).sum()), pos_inf=int(torch.isposinf(x).sum()), neg_inf=int(torch.isneginf(x).sum()))
+    if kept.numel():
+        lo_t, hi_t = torch.aminmax(kept)
+        specials.merge(_finite_moments(int(kept.numel()), float(lo_t), float(hi_t), kept, False))
+    return specials
+
+
+def tensor_stats(t: Any) -> dict[str, Any]:
+    """The ``stats`` record of a floating tensor, over every element (a chunk at a time)."""
+    import torch
+
+    with torch.no_grad():
+        flat = t.detach().reshape(-1)
+        total = _Moments()
+        for start in range(0, flat.numel(), STATS_CHUNK_ELEMENTS):
+            total.merge(_chunk_moments(flat[start : start + STATS_CHUNK_ELEMENTS], False))
+    return total.record()
+
+
+def array_stats(a: Any) -> dict[str, Any]:
+    """``tensor_stats`` for a numpy float array (numpy alone: a numpy lecture never imports torch)."""
+    import numpy as np
+
+    flat = np.ravel(a)
+    total = _Moments()
+    for start in range(0, flat.size, STATS_CHUNK_ELEMENTS):
+        total.merge(_chunk_moments(flat[start : start + STATS_CHUNK_ELEMENTS], True))
+    return total.record()

@@ -28,7 +28,8 @@ SCHEMES = ["light", "dark"]
 def site(tmp_path_factory):
     trace_all("quiz_demo")
     traces = [REPO / "site" / "traces" / f"{name}.json" for name in ("lecture_02", "collectives", "hello")]
-    with serve(build_site(tmp_path_factory.mktemp("site"), [*traces, trace_path("quiz_demo")])) as url:
+    gpu_run = REPO / "site" / "traces" / "gpu" / "lecture_02.json"  # its page links to it from a sentence
+    with serve(build_site(tmp_path_factory.mktemp("site"), [*traces, trace_path("quiz_demo")], gpu_runs=[gpu_run])) as url:
         yield url
 
 
@@ -76,8 +77,19 @@ def open_ranks_step(page: Any, site: str) -> None:
 
 
 def open_read(page: Any, site: str, lecture: str) -> None:
+    """The read page as a reader leaves it: scrolled through to the end (every lazy card in place,
+    laid out at this width), then back at the top."""
     page.goto(f"{site}lectures/{lecture}/")
     wait_ready(page)
+    height = page.viewport_size["height"]
+    y = 0
+    while y < page.evaluate("document.documentElement.scrollHeight"):
+        page.evaluate(f"window.scrollTo(0, {y})")
+        page.wait_for_timeout(20)
+        y += height
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(200)
+    assert page.evaluate("document.querySelectorAll('.lt-lazy').length") == 0
 
 
 def open_quiz_question(page: Any, site: str) -> None:
@@ -134,3 +146,26 @@ def test_no_serious_or_critical_violation_on_any_page_or_mode(browser, site, wid
                 failures[name] = summary(found)
             page.close()
     assert not failures, "\n".join(f"{name}: {text}" for name, text in failures.items())
+
+
+def test_a_value_grid_that_scrolls_sideways_is_one_tab_stop_and_one_that_fits_is_none(browser, site):
+    """Read mode on a phone: each value grid wider than its box takes one Tab stop (the arrow keys
+    then scroll it); a grid that fits takes none, so the Tab order is not flooded."""
+    with viewer_context(browser, viewport=VIEWPORTS["phone"]) as context:
+        page = context.new_page()
+        open_read(page, site, "collectives")
+        grids = page.evaluate("""() => [...document.querySelectorAll('.lt-read .lt-values')].map(b =>
+            [b.scrollWidth > b.clientWidth + 1, b.getAttribute('tabindex'), !!b.querySelector('[tabindex]')])""")
+        scrolling = [g for g in grids if g[0] and not g[2]]
+        assert scrolling and all(tabindex == "0" for _, tabindex, _ in scrolling)
+        assert all(tabindex is None for scrolls, tabindex, _ in grids if not scrolls)
+        assert len(scrolling) < len(grids)
+        box = page.locator(".lt-read .lt-values[data-lt-scroll-stop]").first
+        box.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("document.activeElement.scrollLeft > 0")
+        # after a resize, the stops are again exactly the grids that scroll
+        page.set_viewport_size(VIEWPORTS["desktop"])
+        page.wait_for_timeout(300)
+        assert page.evaluate("""() => [...document.querySelectorAll('.lt-read .lt-values')].every(b =>
+            (b.scrollWidth > b.clientWidth + 1 && !b.querySelector('[tabindex]')) === b.hasAttribute('data-lt-scroll-stop'))""")

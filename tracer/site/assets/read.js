@@ -33,6 +33,38 @@
   boxes.forEach(function (box) { observer.observe(box.parentNode); });
 })();
 
+// Value grids that scroll sideways take one Tab stop each, so a keyboard reaches what is off to the
+// right (arrow keys scroll a focused box); a grid that fits, or holds its own focusable grid, takes
+// none. Asked again when lazy bodies arrive and when the window is resized.
+(function () {
+  "use strict";
+  var read = document.querySelector(".lt-read");
+  if (!read) return;
+  var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+  function mark() {
+    read.querySelectorAll(".lt-values").forEach(function (box) {
+      var ours = box.hasAttribute("data-lt-scroll-stop");
+      var scrolls = box.scrollWidth > box.clientWidth + 1;
+      if (scrolls && !ours && !box.hasAttribute("tabindex") && !box.querySelector(FOCUSABLE)) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("data-lt-scroll-stop", "");
+      } else if (!scrolls && ours) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("data-lt-scroll-stop");
+      }
+    });
+  }
+  var queued = false;
+  function later() {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(function () { queued = false; mark(); });
+  }
+  mark();
+  new MutationObserver(later).observe(read, { childList: true, subtree: true });
+  window.addEventListener("resize", later);
+})();
+
 // Printing: a handout shows every card expanded. Closed <details> (a repr, a chart's spec, the memory
 // timeline) open for printing and close again afterwards.
 (function () {

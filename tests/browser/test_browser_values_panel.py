@@ -34,7 +34,7 @@ IN_VIEW = """() => {
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    with served_fixture_site(tmp_path_factory.mktemp("site"), "many_variables", "attention_view") as url:
+    with served_fixture_site(tmp_path_factory.mktemp("site"), "many_variables", "attention_view", "step_bar") as url:
         yield url
 
 
@@ -309,5 +309,34 @@ def test_whole_tensor_heatmaps_name_the_element_or_block_under_the_pointer(brows
             page.wait_for_selector(".lt-hm-tip:not([hidden])")
             assert page.inner_text(".lt-hm-tip") == expected
             page.mouse.move(0, 0)
+    finally:
+        context.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("width,height", VIEWPORTS)
+def test_the_step_bar_keeps_one_height_while_stepping(browser, site, width, height):
+    """A long section name, the "calling" badge and a growing step counter never wrap the bar (the
+    panels under it would jump); on a phone it is at most 15% of the screen with one row of buttons."""
+    context, page = open_page(browser, site, "step_bar", "#step=0", width, height)
+    try:
+        heights: dict[int, int] = {}
+        calling = False
+        for step in range(page.evaluate("CHALKTRACE_VIEWER.count")):
+            page.evaluate(f"location.hash = '#step={step}'")
+            page.wait_for_function(f"CHALKTRACE_VIEWER.cur === {step}")
+            bar = page.query_selector(".lt-v-bar").bounding_box()
+            heights.setdefault(round(bar["height"]), step)
+            calling = calling or page.is_visible(".lt-v-call")
+        assert calling and page.evaluate("CHALKTRACE_VIEWER.count") >= 100  # the bar's contents did change
+        assert len(heights) == 1, heights
+        tops = page.evaluate(
+            "[...document.querySelectorAll('.lt-v-btn')].filter(b => b.getClientRects().length)"
+            ".map(b => Math.round(b.getBoundingClientRect().top))"
+        )
+        assert len(set(tops)) == 1  # one row of buttons (it scrolls sideways when the window is narrow)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        if width < 600:
+            progress = page.query_selector(".lt-v-progress").bounding_box()
+            assert bar["height"] + progress["height"] <= 0.15 * height
     finally:
         context.__exit__(None, None, None)

@@ -1,4 +1,4 @@
-"""Regeneration (tracer/commands/: build, check, freshness, gpu_runs, worker_protocol): staleness by content hash, incremental and parallel builds,
+"""Regeneration (tracer/commands/: build, check, freshness, gpu_runs, run_protocol): staleness by content hash, incremental and parallel builds,
 CUDA-trace protection, timeouts, missing modules, and `check` never touching site/traces/.
 
 Each test builds a tiny throwaway project (a pyproject.toml marker, lectures/, site/traces/) in
@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 
-from tracer.commands import build as build_command, check, freshness, gpu_runs, worker_protocol
+from tracer.commands import build as build_command, check, freshness, gpu_runs, run_protocol
 from helpers.projects import LECTURE_A, LECTURE_B, SHARED, make_project
 from tracer.contract.trace_reading import load_trace
 
@@ -275,8 +275,8 @@ def test_the_run_command_is_what_chalktrace_run_parses_and_the_outcome_reads_it_
     from tracer import cli
     from tracer.exit_codes import ExitCode
 
-    request = worker_protocol.RunRequest(Path("lectures/b.py"), tmp_path / "b.json", timeout=12.5, force=True, seed=3)
-    command = worker_protocol.run_command(request)
+    request = run_protocol.RunRequest(Path("lectures/b.py"), tmp_path / "b.json", timeout=12.5, force=True, seed=3)
+    command = run_protocol.run_command(request)
     assert command[:3] == [sys.executable, "-m", "tracer"]
     args = cli.build_parser().parse_args(command[3:])  # a renamed option of `run` fails here, not in a build
     assert (args.command, args.lectures, args.output, args.timeout, args.force, args.seed, args.quiet) == (
@@ -288,11 +288,11 @@ def test_the_run_command_is_what_chalktrace_run_parses_and_the_outcome_reads_it_
         3,
         True,
     )
-    assert "--force" not in worker_protocol.run_command(worker_protocol.RunRequest(Path("b.py"), tmp_path / "b.json", timeout=1))
+    assert "--force" not in run_protocol.run_command(run_protocol.RunRequest(Path("b.py"), tmp_path / "b.json", timeout=1))
 
-    killed = worker_protocol.read_outcome(request, None, "", 72.6)
+    killed = run_protocol.read_outcome(request, None, "", 72.6)
     assert (killed.returncode, killed.message) == (ExitCode.TIMEOUT, "lectures/b.py: timeout: killed after 72.5s")
-    failed = worker_protocol.read_outcome(
+    failed = run_protocol.read_outcome(
         request, ExitCode.LECTURE_FAILED, "chalktrace: warning: slow\none\n\ntwo\nthree\nfour\n", 1.0
     )
     assert not failed.ok and failed.message == "two\nthree\nfour"  # the last three lines, warnings left out

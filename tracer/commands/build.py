@@ -1,7 +1,7 @@
 """``chalktrace build``: re-trace the lectures whose traces are not fresh (in parallel), then build the site.
 
 The plan (``plan_build``) asks the CUDA guard (``gpu_runs``) and freshness (``freshness``) per
-lecture; the lectures are traced through the worker protocol; one build runs at a time per project
+lecture; the lectures are traced through the run protocol (a ``chalktrace run`` process each); one build runs at a time per project
 (``build_lock``). This module must not record steps or render pages: MkDocs builds the site.
 """
 
@@ -26,7 +26,7 @@ from tracer.commands.runner_batches import split, trace_batches
 from tracer.commands.site_check import config_problems, missing_pages
 from tracer.commands.site_config import mkdocs_config
 from tracer.commands.trace_problems import publish_problems
-from tracer.commands.worker_protocol import WorkerOutcome, run_many
+from tracer.commands.run_protocol import RunOutcome, run_many
 from tracer.contract import course_layout, paths
 from tracer.contract.course_layout import CourseLayout, quiet_layout_of
 from tracer.contract.trace_access import local_images
@@ -136,7 +136,7 @@ def build(
             print(note, file=sys.stderr)
         if not todo:
             print(f"chalktrace: all {len(lectures)} traces fresh; nothing to re-trace", file=sys.stderr)
-            outcomes: list[WorkerOutcome] = []
+            outcomes: list[RunOutcome] = []
         else:
             print(
                 f"chalktrace: re-tracing {len(todo)} of {len(lectures)} lectures with {min(jobs, len(todo))} process(es)",
@@ -146,8 +146,8 @@ def build(
             here = [p for p in todo if p not in on_runners]
             remote = [(r, [p for p in some if p in todo]) for r, some in batches]
             # this machine's lectures trace meanwhile; Ctrl-C lands here, where the runners' jobs are cancelled
-            local: list[WorkerOutcome] = []
-            worker = threading.Thread(
+            local: list[RunOutcome] = []
+            retracing = threading.Thread(
                 target=lambda: local.extend(
                     run_many(
                         here,
@@ -161,7 +161,7 @@ def build(
                 ),
                 daemon=True,
             )
-            worker.start()
+            retracing.start()
             outcomes = trace_batches(
                 [(r, some) for r, some in remote if some],
                 lambda p: course_layout.trace_path(project_root, p),
@@ -171,7 +171,7 @@ def build(
                 show=show,
                 status=status,
             )
-            worker.join()
+            retracing.join()
             outcomes = local + outcomes
             print(f"chalktrace: re-tracing finished in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         # A run that raised wrote its error trace: the published traces' problems below name it.

@@ -22,7 +22,7 @@ from tracer.commands.freshness import course_lectures, course_skipped, freshness
 from tracer.commands.gpu_runs import gpu_run_problems
 from tracer.commands.runner_batches import split, trace_batches
 from tracer.commands.trace_problems import lenient_warnings, publish_problems
-from tracer.commands.worker_protocol import WorkerOutcome, run_many
+from tracer.commands.run_protocol import RunOutcome, run_many
 from tracer.contract import course_layout
 from tracer.contract.course_layout import quiet_layout_of
 from tracer.contract.lecture_files import course_path
@@ -41,7 +41,7 @@ class CheckReport:
     notes: list[str] = field(default_factory=list)  # what was not checked, and why
 
 
-def _written_trace(output: Path, outcome: WorkerOutcome) -> Trace | None:
+def _written_trace(output: Path, outcome: RunOutcome) -> Trace | None:
     """The trace a run wrote (it completed, or main() raised and its error trace was written), else None."""
     if not (outcome.ok or outcome.returncode == ExitCode.LECTURE_FAILED) or not output.exists():
         return None

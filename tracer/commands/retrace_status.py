@@ -14,7 +14,7 @@ import json
 import threading
 from pathlib import Path
 
-from tracer.commands.worker_protocol import WorkerOutcome
+from tracer.commands.run_protocol import RunOutcome
 from tracer.contract.files import write_atomic
 from tracer.runners.config import Runner
 
@@ -42,7 +42,7 @@ class RetraceStatus:
                     self._lectures[lecture.stem]["job"] = job
             self._write()
 
-    def finished(self, outcome: WorkerOutcome) -> None:
+    def finished(self, outcome: RunOutcome) -> None:
         """The lecture's trace is back (dropped: the page reloads on the new trace), or it failed (said)."""
         with self._lock:
             entry = self._lectures.pop(outcome.lecture.stem, None)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from tracer.commands.retrace_status import RetraceStatus
-from tracer.commands.worker_protocol import WorkerOutcome
+from tracer.commands.run_protocol import RunOutcome
 from tracer.contract import paths
 from tracer.runners.config import Runner, load_runners, runner_for
 
@@ -48,12 +48,12 @@ def trace_batches(
     run_options: list[str] | None = None,
     show: bool = True,
     status: RetraceStatus | None = None,
-) -> list[WorkerOutcome]:
+) -> list[RunOutcome]:
     """Trace each batch through its runner, one runner after another (Slurm fans a batch out);
     ``status`` (serve's) is told when each starts, gets its Slurm job, and ends."""
     from tracer.runners.dispatch import Batch, trace_batch
 
-    outcomes: list[WorkerOutcome] = []
+    outcomes: list[RunOutcome] = []
     for runner, lectures in batches:
         names = ", ".join(paths.shown_path(p, project_root) for p in lectures)
         if show:

@@ -5,7 +5,7 @@ template runs here (``srun`` on a login node whose file system the nodes share, 
 and the traces are written in the course's work folder, ``build/.chalktrace-runs/TOKEN/``; with a ``host``,
 the files the lectures need go there over ssh (``ssh.Host``) and the traces come back. One lecture is
 one launch; several lectures of an ``srun`` runner are one ``sbatch --wait`` job array, so Slurm fans
-them out. Each lecture ends as a ``WorkerOutcome``: accepted (``bring_back``), or a one-line reason
+them out. Each lecture ends as a ``RunOutcome``: accepted (``bring_back``), or a one-line reason
 naming the lecture and the job, the committed trace untouched. This module must not parse command
 lines or build the site.
 """
@@ -27,7 +27,7 @@ from typing import Callable
 
 from tracer import __version__
 from tracer.capture.remote import CACHE_DIR
-from tracer.commands.worker_protocol import WorkerOutcome
+from tracer.commands.run_protocol import RunOutcome
 from tracer.contract import paths
 from tracer.contract.course_layout import quiet_layout_of
 from tracer.contract.trace_reading import read_header
@@ -139,7 +139,7 @@ def _launch_script(batch: Batch, lectures: list[str], outputs: list[str], *, tok
     return "; ".join(runner.launch.replace("{command}", line) for line in lines)
 
 
-def trace_batch(batch: Batch) -> list[WorkerOutcome]:
+def trace_batch(batch: Batch) -> list[RunOutcome]:
     """Trace ``batch.lectures`` through ``batch.runner``; an outcome per lecture, in order."""
     started = time.perf_counter()
     try:
@@ -150,8 +150,8 @@ def trace_batch(batch: Batch) -> list[WorkerOutcome]:
         return [_failed(batch, lecture, str(exc), started) for lecture in batch.lectures]
 
 
-def _failed(batch: Batch, lecture: Path, why: str, started: float, code: int = ExitCode.BAD_INPUT) -> WorkerOutcome:
-    return WorkerOutcome(
+def _failed(batch: Batch, lecture: Path, why: str, started: float, code: int = ExitCode.BAD_INPUT) -> RunOutcome:
+    return RunOutcome(
         lecture,
         code,
         time.perf_counter() - started,
@@ -205,7 +205,7 @@ def _settle(
     logs: Path,
     ask: Callable[[str], str],
     started: float,
-) -> list[WorkerOutcome]:
+) -> list[RunOutcome]:
     """Accept or refuse each lecture's returned trace; name the job of those that came back with none."""
     missing = any(not trace.exists() for trace in returned.values())
     states = _final_states(ask, token) if batch.runner.uses_slurm and missing else []
@@ -240,11 +240,11 @@ def _settle(
         status = (read_header(output) or {}).get("status")
         code = ExitCode.OK if status == "ok" else ExitCode.LECTURE_FAILED
         message = finished.last_line() if code else ""
-        outcomes.append(WorkerOutcome(lecture, code, time.perf_counter() - started, message))
+        outcomes.append(RunOutcome(lecture, code, time.perf_counter() - started, message))
     return outcomes
 
 
-def _trace_here(batch: Batch, started: float) -> list[WorkerOutcome]:
+def _trace_here(batch: Batch, started: float) -> list[RunOutcome]:
     """Run the launch template on this machine, in the course folder (shared with the nodes)."""
     root = batch.project_root
     token = secrets.token_hex(6)
@@ -283,7 +283,7 @@ def _trace_here(batch: Batch, started: float) -> list[WorkerOutcome]:
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def _trace_on_host(batch: Batch, started: float) -> list[WorkerOutcome]:
+def _trace_on_host(batch: Batch, started: float) -> list[RunOutcome]:
     """Send what the lectures need to the host, run the launch there, bring the traces back."""
     runner = batch.runner
     token = secrets.token_hex(6)

@@ -1,7 +1,7 @@
-"""The worker-process protocol: how ``build`` and ``check`` trace each lecture in a fresh interpreter.
+"""The run protocol: how ``build`` and ``check`` trace each lecture in a fresh ``chalktrace run`` process.
 
 The whole contract between them and the traced subprocess is a :class:`RunRequest`, the command
-:func:`run_command` makes of it (``chalktrace run``) and the :class:`WorkerOutcome` :func:`read_outcome`
+:func:`run_command` makes of it (``chalktrace run``) and the :class:`RunOutcome` :func:`read_outcome`
 makes of the exit code and error lines; :func:`run_many` runs several at once with a progress
 display. This module must not record steps, render pages or parse command lines.
 """
@@ -22,11 +22,11 @@ from tracer.exit_codes import ExitCode
 
 
 @dataclass
-class WorkerOutcome:
+class RunOutcome:
     lecture: Path
     returncode: int
     seconds: float
-    message: str = ""  # the worker's error line(s), if any
+    message: str = ""  # the run's error line(s), if any
 
     @property
     def ok(self) -> bool:
@@ -70,21 +70,21 @@ def run_command(request: RunRequest) -> list[str]:
     return command
 
 
-def read_outcome(request: RunRequest, returncode: int | None, stderr: str, seconds: float) -> WorkerOutcome:
+def read_outcome(request: RunRequest, returncode: int | None, stderr: str, seconds: float) -> RunOutcome:
     """What a run of ``request`` came to: its exit code (None: it was killed after its timeout and the
     grace) and its last three error lines (warnings left out)."""
     if returncode is None:
-        return WorkerOutcome(
+        return RunOutcome(
             request.lecture,
             ExitCode.TIMEOUT,
             seconds,
             f"{request.lecture}: timeout: killed after {request.timeout + KILL_GRACE_SECONDS:g}s",
         )
     lines = [line for line in stderr.splitlines() if line.strip() and not line.startswith("chalktrace: warning")]
-    return WorkerOutcome(request.lecture, returncode, seconds, "\n".join(lines[-3:]))
+    return RunOutcome(request.lecture, returncode, seconds, "\n".join(lines[-3:]))
 
 
-def trace_in_subprocess(request: RunRequest) -> WorkerOutcome:
+def trace_in_subprocess(request: RunRequest) -> RunOutcome:
     """Trace one lecture in a fresh interpreter."""
     started = time.perf_counter()
     env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -137,11 +137,11 @@ class _Display:
 
 def run_many(
     lectures: list[Path], outputs: list[Path], *, jobs: int, timeout: float, force: bool, project_root: Path, show: bool = True
-) -> list[WorkerOutcome]:
+) -> list[RunOutcome]:
     names = [shown_path(p, project_root) for p in lectures]
     display = _Display(names, show)
 
-    def work(index: int) -> WorkerOutcome:
+    def work(index: int) -> RunOutcome:
         display.update(names[index], "tracing…")
         outcome = trace_in_subprocess(RunRequest(lectures[index], outputs[index], timeout=timeout, force=force))
         last = outcome.message.splitlines()[-1] if outcome.message else outcome.returncode

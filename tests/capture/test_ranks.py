@@ -131,9 +131,9 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
         traced = SimpleNamespace(
             recorder=None, lecture=Path("l.py"), project_root=tmp_path, options=TraceOptions(), on_process_start=lambda hook: None
         )
-        session = SpawnRanks(traced)
-        session._dir = directory
-        session.launches = [SpawnLaunch(0, 0, None, 0.0, 1, [(0, SimpleNamespace(exitcode=0)), (1, SimpleNamespace(exitcode=1))])]
+        traced = SpawnRanks(traced)
+        traced._dir = directory
+        traced.launches = [SpawnLaunch(0, 0, None, 0.0, 1, [(0, SimpleNamespace(exitcode=0)), (1, SimpleNamespace(exitcode=1))])]
         header = {"status": "error" if escaped else "ok"}
         step = (
             (),
@@ -142,7 +142,7 @@ def test_a_failed_rank_fails_the_run_only_when_the_lecture_did_not_handle_it(tmp
             {"error": {"type": "ProcessRaisedException", "message": "long"}} if escaped else None,
             (0, 0),
         )
-        return session.finish(header, [step], escaped), header
+        return traced.finish(header, [step], escaped), header
 
     line, header = finish(tmp_path / "handled", None)
     assert line is None and header["status"] == "ok" and header["ranks"]["launches"][0]["streams"][1]["status"] == "error"

@@ -66,7 +66,7 @@ def test_process_state_is_as_before_after_a_run(tmp_path):
         sys.gettrace(),
     )
     seen = []
-    run_lecture(LECTURES / "uses_helper.py", write=False, on_session=seen.append)
+    run_lecture(LECTURES / "uses_helper.py", write=False, on_process=seen.append)
     assert (multiprocessing.process.BaseProcess.start, os._exit, sys.stdout, sys.stderr, sys.gettrace()) == (
         start,
         exit_,
@@ -74,5 +74,5 @@ def test_process_state_is_as_before_after_a_run(tmp_path):
         stderr,
         trace,
     )
-    session = seen[0]
-    assert session.recorder.steps and session.abort() is None  # no ranks: nothing to abort
+    traced = seen[0]
+    assert traced.recorder.steps and traced.abort() is None  # no ranks: nothing to abort

@@ -4,8 +4,8 @@ The authoring API (``api``), directive parsing (``directives``), the ``sys.settr
 (``recorder``), value encoding (``values``), memory and compute accounting (``memory``, ``compute``,
 ``peaks``), step serialization (``trace_writer``), the owner of one traced process (``traced_process``),
 the trace header (``header``), the run of one lecture (``runner``), the progress line and timeout timer
-that watch a running session (``progress_and_timeout``) and distributed lectures (``ranks``, on top of the
-session). This side
+that watch a running traced process (``progress_and_timeout``) and distributed lectures (``ranks``, on top of the
+traced). This side
 produces traces; it must never import the site side (``tracer.site``), Jinja2 or MkDocs
 (``tests/test_layering.py`` enforces it).
 """

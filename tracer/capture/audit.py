@@ -1,7 +1,7 @@
 """One process-wide audit hook (``sys.addaudithook``) that hands events to whoever listens now.
 
 Audit hooks cannot be removed once added, so chalktrace adds one, the first time something listens,
-and it does nothing while nobody does. Listeners (the session's descriptor capture, the record of
+and it does nothing while nobody does. Listeners (the traced process's descriptor capture, the record of
 files a lecture reads) register for the length of a run with :func:`listening`, naming the events
 they want. Every ``id()`` call and every ``frame.f_code`` read raises an audit event too (the
 recorder does both once per traced call), so the hook answers any other event with one set lookup.

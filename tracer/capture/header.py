@@ -86,10 +86,10 @@ def lecture_title(steps: list[RecordedStep], doc: str | None, name: str) -> str:
     return doc.splitlines()[0] if doc else name
 
 
-def loaded_files(session: TracedProcess, module_files: Iterable[str]) -> list[LectureFile]:
+def loaded_files(traced: TracedProcess, module_files: Iterable[str]) -> list[LectureFile]:
     """Every lecture file of the run: those the recorder traced, and the other modules it loaded
     from the project (``module_files``: their ``__file__``), sorted by path."""
-    recorder = session.recorder
+    recorder = traced.recorder
     files = list(recorder.files.values())
     for module_file in module_files:
         if module_file and module_file not in recorder.files and module_file.endswith(".py"):
@@ -101,7 +101,7 @@ def loaded_files(session: TracedProcess, module_files: Iterable[str]) -> list[Le
 
 
 def trace_header(
-    session: TracedProcess,
+    traced: TracedProcess,
     steps: list[RecordedStep],
     *,
     status: Status,
@@ -110,10 +110,10 @@ def trace_header(
     error: ErrorInfo | None = None,
     reads: Iterable[str] = (),
 ) -> Trace:
-    """The header of ``session``'s trace (its ``steps`` field is empty: the writer adds the steps).
+    """The header of ``traced``'s trace (its ``steps`` field is empty: the writer adds the steps).
     ``reads``: other project files the run read (``file_reads``), hashed into ``sources`` too."""
-    shown = session.shown
-    project_root = session.project_root
+    shown = traced.shown
+    project_root = traced.project_root
     with_steps = {step[KEY][0] for step in steps}
     sources = {f.path: sha256_file(project_root / f.path) for f in files}
     for read in reads:
@@ -123,25 +123,25 @@ def trace_header(
             except OSError:
                 pass  # gone again since: nothing to compare later
     scratch = course_layout.quiet_layout_of(project_root).scratch_dir
-    for image in sorted(session.sink.images):
+    for image in sorted(traced.sink.images):
         if scratch is not None and (project_root / image).resolve().is_relative_to(scratch.resolve()):
             continue  # an image the lecture drew into var/ is its output, not an input of freshness
         try:
             sources[image] = sha256_file(project_root / image)
         except OSError:
             pass  # api.image() already warned about a missing image
-    patterns = session.options.trace_helpers
+    patterns = traced.options.trace_helpers
     header: Trace = {
         "schema_version": SCHEMA_VERSION,
-        "lecture": {"name": session.lecture.stem, "path": shown, "title": title},
+        "lecture": {"name": traced.lecture.stem, "path": shown, "title": title},
         "sources": dict(sorted(sources.items())),
         "files": {f.path: f.source for f in files if f.path in with_steps},
         "hidden_lines": {f.path: f.parsed.hidden_lines for f in files if f.parsed.hidden_lines and f.path in with_steps},
         "stepped_helpers": sorted(f.path for f in files if f.path != shown and opted_in(f.path, f.source, patterns)),
-        "environment": environment(session.options.seed, session.probe.source),
+        "environment": environment(traced.options.seed, traced.probe.source),
         "status": status,
-        "truncated": session.truncated() or None,
-        "warnings": session.recorder.warnings,
+        "truncated": traced.truncated() or None,
+        "warnings": traced.recorder.warnings,
         "frames": [],  # written by trace_writer from the positions the steps name
         "steps": [],
     }

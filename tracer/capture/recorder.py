@@ -261,7 +261,7 @@ class Recorder:
         self._stderr: list[str] = []
         self._pending = False  # renderings or stdout wait for the current line's step
         # Reads what reached file descriptors 1 and 2 since the last call into write_stdout/write_stderr
-        # (the session's descriptor capture); called off the per-line path: when a line already takes
+        # (the traced process's descriptor capture); called off the per-line path: when a line already takes
         # the slow path, and when the outermost traced frame returns.
         self.drain: Callable[..., None] | None = None
         self._active = False

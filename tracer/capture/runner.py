@@ -1,4 +1,4 @@
-"""Run one lecture under a capture session and write its trace (the collector: owns the lifecycle).
+"""Run one lecture in a traced process and write its trace (the collector: owns the lifecycle).
 
 ``run_lecture`` checks the file, imports the lecture module untraced (its directory first on
 ``sys.path``, its modules isolated from any earlier run, edtrace's names served by chalktrace's
@@ -174,14 +174,14 @@ def run_lecture(
     write: bool = True,
     shard_dir: str | os.PathLike[str] | None = None,
     options: TraceOptions | None = None,
-    on_session: Callable[[TracedProcess], None] | None = None,
+    on_process: Callable[[TracedProcess], None] | None = None,
     on_recorder: Callable[[Recorder], None] | None = None,
     **settings: Any,
 ) -> RunResult:
     """Trace ``lecture``'s ``main()``; write the trace (atomically) unless ``write`` is False.
 
     ``options`` (or the same fields as keywords, ``settings``: ``seed=1, max_steps=...``) say how it
-    is traced; ``on_session`` gets the session before it runs (the CLI's progress display and
+    is traced; ``on_process`` gets the TracedProcess before it runs (the CLI's progress display and
     timeout timer hold it), ``on_recorder`` its recorder (tests and the bench). Raises LectureError (one line, nothing written) when the lecture
     cannot be read, parsed, imported, or has no ``main()``. A lecture whose ``main()`` raises still
     yields a trace, with ``status == "error"`` and the failing step's ``error``.
@@ -207,22 +207,22 @@ def run_lecture(
         # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
         # Seeded before the import (not again now): the lecture's own module-level seeding wins.
         options.seed_at_run = False
-        session = TracedProcess(path, project_root, options)
-        _pass_on_warnings(fetcher, session)
-        followed = ranks.follow(session, shard_dir)  # ranks the lecture starts are traced too
-        if on_session is not None:
-            on_session(session)
+        traced = TracedProcess(path, project_root, options)
+        _pass_on_warnings(fetcher, traced)
+        followed = ranks.follow(traced, shard_dir)  # ranks the lecture starts are traced too
+        if on_process is not None:
+            on_process(traced)
         if on_recorder is not None:
-            on_recorder(session.recorder)
-        outcome = session.run(main)
-    steps = session.recorder.steps
+            on_recorder(traced.recorder)
+        outcome = traced.run(main)
+    steps = traced.recorder.steps
     reads.add_modules([vars(module), *(vars(m) for m in loaded.values())])
     trace, error_line = _lecture_trace(
-        session, outcome, module.__doc__, loaded.values(), reads.project_files(exclude=(out_path, path.parent / remote.CACHE_DIR))
+        traced, outcome, module.__doc__, loaded.values(), reads.project_files(exclude=(out_path, path.parent / remote.CACHE_DIR))
     )
     error_line = followed.finish(trace, steps, outcome.escaped) or error_line
     out_path = followed.shard_path or out_path
-    text = _trace_text(session, trace)
+    text = _trace_text(traced, trace)
     if write:
         check_output(out_path, path, shown, out_shown)  # again: the lecture itself may have made that file
         try:
@@ -237,17 +237,17 @@ def run_lecture(
         status=trace["status"],
         steps=len(steps),
         error_line=error_line,
-        warnings=list(session.recorder.warnings),
+        warnings=list(traced.recorder.warnings),
         trace_text=text,
     )
 
 
-def _pass_on_warnings(fetcher: remote.Remote, session: TracedProcess) -> None:
+def _pass_on_warnings(fetcher: remote.Remote, traced: TracedProcess) -> None:
     """What fetching said while the lecture was imported (a references.py of arXiv papers) goes to
     the run's warnings, and so does all it says from now on."""
     for message in fetcher.warnings:
-        session.recorder.warn_once(message)
-    fetcher.warn_hook = session.recorder.warn_once
+        traced.recorder.warn_once(message)
+    fetcher.warn_hook = traced.recorder.warn_once
 
 
 def _locate(lecture: str | os.PathLike[str]) -> tuple[Path, Path, str]:
@@ -288,37 +288,37 @@ def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tu
 
 
 def _lecture_trace(
-    session: TracedProcess, outcome: CallOutcome, doc: str | None, modules: Iterable[ModuleType], reads: Iterable[str] = ()
+    traced: TracedProcess, outcome: CallOutcome, doc: str | None, modules: Iterable[ModuleType], reads: Iterable[str] = ()
 ) -> tuple[Trace, str | None]:
     """The lecture's trace header, and the run's error line (``path:line: Type: message``) if it failed."""
-    recorder, shown, escaped = session.recorder, session.shown, outcome.escaped
+    recorder, shown, escaped = traced.recorder, traced.shown, outcome.escaped
     steps = recorder.steps
     if not steps and escaped is None:
         recorder.warn_once(
             f"{shown}: main() ran but recorded no step (is it defined in a helper module that is "
             "not traced? see [tool.chalktrace] trace_helpers)"
         )
-    session.finish_output(shown)  # before mark_error below copies a step's extras
+    traced.finish_output(shown)  # before mark_error below copies a step's extras
     error, error_line = None, None
     if escaped is not None:
-        error = session.error_info(escaped)
+        error = traced.error_info(escaped)
         frames = error["traceback"]
         where = f"{frames[-1]['path']}:{frames[-1]['line']}" if frames else f"{shown}:1"
         raised = recorder.raised_at(escaped)
         if raised is not None and raised[2]:  # the line that raised it last (a kept exception raised again)
             where = f"{raised[1][0]}:{raised[2]}"
-        where = authoring_call_site(escaped, session.project_root) or where
+        where = authoring_call_site(escaped, traced.project_root) or where
         error_line = f"{where}: {error['type']}: {error['message']}".splitlines()[0]
         if isinstance(escaped, api.ImageOutsideProject):  # bad input: no trace, the previous one kept
             raise LectureError(f"{where}: {error['message']}")
-        mark_error(steps, escaped, error, session.recorder.raised_at(escaped))
-    files = loaded_files(session, [getattr(module, "__file__", None) or "" for module in modules])
+        mark_error(steps, escaped, error, traced.recorder.raised_at(escaped))
+    files = loaded_files(traced, [getattr(module, "__file__", None) or "" for module in modules])
     trace = trace_header(
-        session,
+        traced,
         steps,
         status=_status(escaped),
         files=files,
-        title=lecture_title(steps, doc, session.lecture.stem),
+        title=lecture_title(steps, doc, traced.lecture.stem),
         error=error,
         reads=reads,
     )
@@ -343,11 +343,11 @@ def authoring_call_site(escaped: BaseException, project_root: Path) -> str | Non
     return f"{relative}:{site[1]}" if relative else None
 
 
-def _trace_text(session: TracedProcess, trace: Trace) -> str:
+def _trace_text(traced: TracedProcess, trace: Trace) -> str:
     """The trace as JSON text, lone surrogates shown as U+FFFD (and warned about)."""
-    steps = session.recorder.steps
+    steps = traced.recorder.steps
     text, surrogates = replace_surrogates(trace_json(trace, steps))
     if surrogates:  # a last net: the encoder repairs the texts it sees, renderings may hold more
-        session.recorder.warn_once(f"{session.shown}: {surrogates} lone surrogate(s) in lecture text shown as U+FFFD")
+        traced.recorder.warn_once(f"{traced.shown}: {surrogates} lone surrogate(s) in lecture text shown as U+FFFD")
         text, _ = replace_surrogates(trace_json(trace, steps))  # trace["warnings"] is that same list
     return text

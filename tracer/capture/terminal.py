@@ -2,7 +2,7 @@
 
 ``save()`` is called when a command starts and before a lecture is imported; it keeps the stderr of
 that moment (a duplicate of its file descriptor when it has one, so that a lecture that closes,
-replaces or redirects its stderr, and the session's own capture of fd 2, cannot swallow chalktrace's
+replaces or redirects its stderr, and the traced process's own capture of fd 2, cannot swallow chalktrace's
 messages). ``say()`` writes one message there with ``write``, never ``print`` (which a lecture may
 patch). This module must stay free of imports beyond the standard library and must not capture the
 lecture's output (``traced_process`` does).

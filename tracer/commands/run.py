@@ -129,7 +129,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
             output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
             max_plot_points=args.max_plot_points,
         )
-        result = run_lecture(lecture, output=args.output, shard_dir=args.shard_dir, options=options, on_session=box.append)
+        result = run_lecture(lecture, output=args.output, shard_dir=args.shard_dir, options=options, on_process=box.append)
     except LectureError as exc:
         say(str(exc))
         return ExitCode.BAD_INPUT

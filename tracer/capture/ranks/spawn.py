@@ -1,14 +1,14 @@
 """The launcher side of distributed tracing: follow the ranks a traced lecture starts, merge their shards.
 
-While a lecture's ``main()`` is traced, :class:`SpawnRanks` is the session's process-start hook
-(``TracedProcess.on_process_start``: the session patches ``multiprocessing``'s ``BaseProcess.start`` for
+While a lecture's ``main()`` is traced, :class:`SpawnRanks` is the traced process's process-start hook
+(``TracedProcess.on_process_start``: it patches ``multiprocessing``'s ``BaseProcess.start`` for
 as long as it runs, and nothing else: the per-line hot path is untouched, so lectures that start no
 processes pay nothing). A process whose target is
 ``torch.multiprocessing.spawn``'s wrapper, or a function defined in the lecture's directory, gets
 its function replaced by a picklable ``worker.RankTarget`` that traces it in the child and
 writes a shard. Processes started from the same line at the same step form one *launch*, which
 gets a free port for its env:// rendezvous (two traced lectures never meet on one port) and a
-shared clock. When the lecture is done the session reaps every child (no orphans), reads the
+shared clock. When the lecture is done the traced reaps every child (no orphans), reads the
 shards and adds the launch to the trace (``shards.add_launch``); a failed rank's error, with its
 rank and ``file:line``, becomes the run's error line. While ranks run, a ``desync_watch.DesyncWatch``
 thread compares the collectives they announce; ranks that disagree are stopped at once and the
@@ -64,15 +64,15 @@ class SpawnLaunch:
 
 
 class SpawnRanks:
-    """The ranks a traced lecture starts with ``multiprocessing`` (a session extension)."""
+    """The ranks a traced lecture starts with ``multiprocessing`` (a TracedProcess extension)."""
 
     shard_path: Path | None = None  # the launcher writes the trace, not a shard
 
-    def __init__(self, session: TracedProcess) -> None:
-        self.session = session
-        self.recorder = session.recorder
-        self.lecture = Path(session.lecture)
-        options = session.options
+    def __init__(self, traced: TracedProcess) -> None:
+        self.traced = traced
+        self.recorder = traced.recorder
+        self.lecture = Path(traced.lecture)
+        options = traced.options
         self.options: dict[str, Any] = dict(
             seed=options.seed,
             inspect_all=options.inspect_all,
@@ -84,7 +84,7 @@ class SpawnRanks:
         self._dir: Path | None = None
         self._lecture_dir = str(self.lecture.parent.resolve()) + os.sep
         self._watch: DesyncWatch | None = None
-        session.on_process_start(self.adopt)
+        traced.on_process_start(self.adopt)
 
     # -- lifecycle (TracedProcess extension) -------------------------------------------------------------
     def start(self) -> None:
@@ -96,7 +96,7 @@ class SpawnRanks:
             self._watch.stop()
 
     def reap(self, seconds: float = REAP_SECONDS) -> None:
-        """Wait for every rank this session started; kill the ones still running after ``seconds``."""
+        """Wait for every rank this traced process started; kill the ones still running after ``seconds``."""
         deadline = time.monotonic() + seconds
         for launch in self.launches:
             for _index, process in launch.processes:
@@ -194,7 +194,7 @@ class SpawnRanks:
         assert self._dir is not None
         return RankConfig(
             lecture=str(self.lecture),
-            project_root=str(self.session.project_root),
+            project_root=str(self.traced.project_root),
             shard_path=str(self._dir / f"launch{launch.number}-{index}.json"),
             t0=launch.t0,
             port=launch.port,

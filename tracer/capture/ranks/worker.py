@@ -212,14 +212,14 @@ def stopped_step(recorder: Recorder, message: str) -> RecordedStep | None:
 
 
 class RankTracing:
-    """One traced rank's extras around its session: the collective log, the heartbeat and the shard.
+    """One traced rank's extras around its traced process: the collective log, the heartbeat and the shard.
 
-    A session extension, used by spawned ranks (``trace_rank``) and, as :class:`TorchrunRank`, by
+    A TracedProcess extension, used by spawned ranks (``trace_rank``) and, as :class:`TorchrunRank`, by
     torchrun-style ranks."""
 
     def __init__(
         self,
-        session: TracedProcess,
+        traced: TracedProcess,
         shard_path: Path,
         *,
         index: int,
@@ -230,8 +230,8 @@ class RankTracing:
     ) -> None:
         from tracer.capture.ranks.collectives import CollectiveLog
 
-        self.session = session
-        self.recorder = session.recorder
+        self.traced = traced
+        self.recorder = traced.recorder
         self.shard_path = shard_path
         self.index, self.launch = index, launch
         self._lock = threading.Lock()
@@ -243,7 +243,7 @@ class RankTracing:
             t0,
             on_event=self._event,
             port=port,
-            modules=list(lecture_modules(str(session.lecture.parent) + os.sep).values()),
+            modules=list(lecture_modules(str(traced.lecture.parent) + os.sep).values()),
             announce=self.sequence.announce,
         )
 
@@ -259,7 +259,7 @@ class RankTracing:
             self.sequence.end("returned")
             return
         try:
-            frames = self.session.lecture_traceback(escaped.__traceback__)
+            frames = self.traced.lecture_traceback(escaped.__traceback__)
         except Exception:
             frames = []
         first = (str(escaped).splitlines() or [""])[0]
@@ -307,14 +307,14 @@ class RankTracing:
             if self._written:
                 return
             self._written = True
-            session = self.session
+            traced = self.traced
             error: ErrorInfo | None = None
-            session.finish_output(self._label())
+            traced.finish_output(self._label())
             if escaped is not None:
                 error = {
                     "type": type(escaped).__name__,
-                    "message": session.encoder.scrub(str(escaped)),
-                    "traceback": session.lecture_traceback(escaped.__traceback__),
+                    "message": traced.encoder.scrub(str(escaped)),
+                    "traceback": traced.lecture_traceback(escaped.__traceback__),
                 }
                 mark_error(steps, escaped, error, self.recorder.raised_at(escaped))
             elif status == "stopped":
@@ -328,13 +328,13 @@ class RankTracing:
                     steps.append(last)
                     error = last[EXTRAS]["error"] if last[EXTRAS] else None
             attach_collectives(steps, [dict(r) for r in self.log.records])
-            modules = lecture_modules(str(session.lecture.parent) + os.sep).values()
+            modules = lecture_modules(str(traced.lecture.parent) + os.sep).values()
             header = trace_header(
-                session,
+                traced,
                 steps,
                 status="ok" if status == "ok" else "error",
-                files=loaded_files(session, [getattr(m, "__file__", None) or "" for m in modules]),
-                title=session.lecture.stem,
+                files=loaded_files(traced, [getattr(m, "__file__", None) or "" for m in modules]),
+                title=traced.lecture.stem,
                 error=error,
             )
             header["warnings"] = list(header["warnings"])
@@ -344,7 +344,7 @@ class RankTracing:
     def _label(self) -> str:
         """``lecture.py: rank R`` for this rank's warnings (the terminal gets every rank's)."""
         rank = self.log.rank if self.log.rank is not None else _env_int("RANK", self.index)
-        return f"{self.session.shown}: rank {rank}"
+        return f"{self.traced.shown}: rank {rank}"
 
     def _on_stop(self) -> None:
         self.recorder.halt()
@@ -359,10 +359,10 @@ class TorchrunRank(RankTracing):
     """This process as one rank of a torchrun launch (``chalktrace run --shard-dir``): the runner traces
     ``main()`` as for any lecture and writes the shard (``shard_path``) in place of the trace."""
 
-    def __init__(self, session: TracedProcess, shard_dir: Path) -> None:
+    def __init__(self, traced: TracedProcess, shard_dir: Path) -> None:
         index = int(os.environ.get("RANK", "0"))
         super().__init__(
-            session,
+            traced,
             shard_dir / f"rank-{index}.json",
             index=index,
             t0=float(os.environ.get("CHALKTRACE_T0", time.time())),
@@ -412,9 +412,9 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
         guard_exit=False,
         capture_fds=False,
     )
-    session = TracedProcess(lecture, project_root, options)
+    traced = TracedProcess(lecture, project_root, options)
     rank = RankTracing(
-        session,
+        traced,
         Path(config.shard_path),
         index=config.index,
         t0=config.t0,
@@ -422,13 +422,13 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
         parent_pid=config.parent_pid,
         launch=config.launch,
     )
-    session.add_extension(rank)
+    traced.add_extension(rank)
     # stdout, stderr and warnings go to the rank's steps, as the launcher's go to its own
-    outcome = session.run(fn, *args, **kwargs)
+    outcome = traced.run(fn, *args, **kwargs)
     escaped = outcome.escaped
     rank.announce_end(escaped)
     quiet_exit = isinstance(escaped, SystemExit) and escaped.code in (None, 0)
-    rank.write("ok" if escaped is None or quiet_exit else "error", None if quiet_exit else escaped, list(session.recorder.steps))
+    rank.write("ok" if escaped is None or quiet_exit else "error", None if quiet_exit else escaped, list(traced.recorder.steps))
     if escaped is not None:
         raise escaped
     return outcome.value

@@ -429,3 +429,35 @@ def test_run_says_that_it_replaced_the_previous_good_trace(tmp_path):
     assert done.returncode == 1
     assert "site/traces/a.json: the previous good trace was replaced by this error trace" in done.stderr
     assert load_trace(root / "site" / "traces" / "a.json")["status"] == "error"
+
+
+def test_a_renamed_lecture_s_old_trace_and_page_are_removed_by_build_and_named_by_check(tmp_path):
+    """``git mv lectures/bpe.py lectures/tokenization.py``: check names the old trace to delete; build
+    deletes it (and its kept GPU run), so the site lists the lecture once; a lecture that exists but
+    is skipped (a syntax error while editing) keeps its trace."""
+    course = tmp_path / "course"
+    assert chalktrace(tmp_path, "init", str(course), "-q").returncode == 0
+    (course / "lectures" / "bpe.py").write_text(textwrap.dedent(LECTURE_B))
+    assert chalktrace(course, "build", "-q").returncode == 0
+    assert (course / "build" / "site" / "lectures" / "bpe" / "index.html").is_file()
+    (course / "site" / "traces" / "gpu").mkdir()
+    (course / "site" / "traces" / "gpu" / "bpe.json").write_bytes((course / "site" / "traces" / "bpe.json").read_bytes())
+    (course / "lectures" / "bpe.py").rename(course / "lectures" / "tokenization.py")
+    checked = chalktrace(course, "check", "-q")
+    assert checked.returncode == 3
+    assert (
+        "site/traces/bpe.json: no lecture lectures/bpe.py for this trace; delete it (`git rm site/traces/bpe.json`, "
+        "or `chalktrace build` removes it)" in checked.stderr
+    )
+    built = chalktrace(course, "build")
+    assert built.returncode == 0, built.stderr
+    assert "site/traces/bpe.json: removed (its lecture lectures/bpe.py is gone); commit the deletion" in built.stderr
+    assert "site/traces/gpu/bpe.json: removed" in built.stderr
+    assert sorted(p.name for p in (course / "site" / "traces").rglob("*.json")) == ["hello.json", "tokenization.json"]
+    site = course / "build" / "site"
+    assert not (site / "lectures" / "bpe").exists() and (site / "lectures" / "tokenization" / "index.html").is_file()
+    assert (site / "index.html").read_text(encoding="utf-8").count('href="lectures/tokenization/"') == 1
+    assert chalktrace(course, "check", "-q").returncode == 0
+    (course / "lectures" / "tokenization.py").write_text("def main(:\n")  # mid-edit
+    chalktrace(course, "build", "--no-site", "-q")
+    assert (course / "site" / "traces" / "tokenization.json").is_file()

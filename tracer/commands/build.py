@@ -134,6 +134,8 @@ def build(
                 print(f"{course_path(path, project_root)}: skipped: {why}", file=sys.stderr)
         for note in notes:
             print(note, file=sys.stderr)
+        for removed in remove_orphan_traces(layout, project_root):
+            print(removed, file=sys.stderr)
         if not todo:
             print(f"chalktrace: all {len(lectures)} traces fresh; nothing to re-trace", file=sys.stderr)
             outcomes: list[RunOutcome] = []
@@ -188,6 +190,26 @@ def build(
             if code:
                 return code
         return ExitCode.LECTURE_FAILED if (failed or problems or students_would_see) else ExitCode.OK
+
+
+def remove_orphan_traces(layout: CourseLayout, project_root: Path) -> list[str]:
+    """Delete each trace (and kept GPU run) whose lecture file is gone (renamed or deleted), so its
+    page is not published; one line each saying so. A lecture that exists but is skipped (being
+    edited, say) keeps its trace. Git still holds what was committed."""
+    said = []
+    for trace in sorted(layout.traces_dir.glob("*.json")):
+        lecture = layout.lectures_dir / f"{trace.stem}.py"
+        if lecture.exists():
+            continue
+        gpu_run = layout.traces_dir / paths.GPU_RUNS_SUBDIR / trace.name
+        for gone in (trace, gpu_run):
+            if gone.exists():
+                gone.unlink()
+                said.append(
+                    f"{shown_path(gone, project_root)}: removed (its lecture {shown_path(lecture, project_root)} is gone); "
+                    "commit the deletion"
+                )
+    return said
 
 
 def published_problems(project_root: Path, lectures: list[Path]) -> list[str]:

@@ -120,7 +120,10 @@ def check(
     for orphan in sorted(traces_dir.glob("*.json")):
         if orphan.stem not in known:
             missing = shown_path(layout.lectures_dir / orphan.stem, project_root)
-            report.problems.append(f"{shown_path(orphan, project_root)}: no lecture {missing}.py for this trace")
+            trace = shown_path(orphan, project_root)
+            report.problems.append(
+                f"{trace}: no lecture {missing}.py for this trace; delete it (`git rm {trace}`, or `chalktrace build` removes it)"
+            )
     return report
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import re
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Iterator
@@ -32,6 +31,7 @@ from tracer.commands.run_dependent import (
 )
 from tracer.contract.addresses import mask_addresses
 from tracer.contract.trace_format import Step, Trace
+from tracer.commands.diff_text import show
 from tracer.site.cards import value_families
 
 CHANGED, ADDED, REMOVED = "changed", "added", "removed"
@@ -402,48 +402,7 @@ def drift(changes: Iterable[Change]) -> list[Change]:
     return [c for c in changes if not c.run_dependent and c.kind != "environment"]
 
 
-# -- text ------------------------------------------------------------------------------------------
-def show_number(value: int | float) -> str:
-    """``151008000`` as ``151,008,000``; floats as Python writes them (exact), grouped when integral."""
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int):
-        return f"{value:,}"
-    if math.isfinite(value) and value == int(value) and abs(value) < 1e15:
-        return f"{value:,.1f}"
-    return repr(value)
-
-
-def show(value: Any, limit: int = 60) -> str:
-    """A Value (or plain trace data) as short text."""
-    text = _show(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, (int, float)):
-        return show_number(value)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "[" + ", ".join(_show(v) for v in value) + "]"
-    if not isinstance(value, dict):
-        return json.dumps(value)
-    shown = value_families.diff_text(value, _show)
-    if shown is not None:
-        return shown
-    kind = value.get("type")
-    if kind == "table":
-        return f"table {show_number(value.get('total_rows') or 0)} rows"
-    if kind in ("markdown", "note"):
-        return f"{kind} {value.get('data')!r}"
-    if kind in ("image", "link", "plot"):
-        return f"{kind} {value.get('url') or value.get('title') or value.get('data') or ''}".rstrip()
-    if "repr" in value:
-        return str(value.get("repr"))
-    return kind or json.dumps(value, sort_keys=True)
+# -- text (values: diff_text.show) ---------------------------------------------------------------
 
 
 def location(change: Change) -> str:

@@ -481,7 +481,7 @@ def test_other_format_warns_about_unknown_directives_only(other_format):
     _, trace, stderr = other_format
     where_ = f"{OTHER}:{other_line('@inpsect')}"
     assert trace["warnings"][0] == (
-        f"{where_}: unknown directive @inpsect (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate, @accept)"
+        f"{where_}: unknown directive @inpsect (known: @inspect, @clear, @stepover, @hide, @flops, @ask, @noask, @raises, @animate, @accept, @varies)"
     )
     # the other one: tests run offline, and the course keeps no arXiv cache (said once)
     assert len(trace["warnings"]) == 2 and trace["warnings"][1].startswith(f"{OTHER}:")

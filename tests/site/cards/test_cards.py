@@ -750,3 +750,32 @@ def test_a_pandas_series_card_shows_its_name_dtype_index_and_values():
     assert long["truncated"] and len(long["index"]) == len(long["values"]) == 50 and long["length"] == 60
     assert "… 10 more" in _card(pandas.Series(range(60)))[0]
     assert summary_view(long) == {"kind": "Series", "dtype": "int64", "shape": "len 60", "text": "0: 0, 1: 1, 2: 2, …"}
+
+
+def test_a_zero_d_tensor_or_array_and_a_numpy_scalar_are_one_line_cards():
+    """A loss shows its dtype, value and grad on one line: no shape (), stride (), storage offset,
+    one-cell storage drawing or statistics of a single element."""
+    from helpers.traced import traced
+
+    trace = traced("zero_d_values")
+    renderer = HtmlRenderer(trace, template_env())
+    found = {}
+    for index, step in enumerate(trace["steps"]):
+        for name, value in (step.get("env") or {}).items():
+            found[name] = str(renderer.value(name, value, step_index=index))
+    assert set(found) == {"loss", "lr", "scale"}
+    for name, html in found.items():
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+        assert "stride" not in text and "storage" not in text and "std" not in text and "mean" not in text, (name, text)
+        assert "<svg" not in html and "lt-values" not in html, name
+    assert re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", found["loss"])).split() == [
+        "loss",
+        "tensor",
+        "float32",
+        "36.0",
+        "cpu",
+        "requires_grad",
+        "PowBackward0",
+    ]
+    assert "float64" in found["scale"] and "3.0" in found["scale"] and "ndarray" in found["scale"]
+    assert "0.5" in found["lr"] and "float32" in found["lr"]

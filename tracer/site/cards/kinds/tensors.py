@@ -25,10 +25,21 @@ PREVIEW_ELEMENTS = 4  # a tensor's short value: its first elements, in order
 COMPARED_FIELDS = ("dtype", "shape", "stride", "storage_offset", "device", "requires_grad", "grad_fn")
 
 
+def zero_d_text(value: dict[str, Any]) -> str | None:
+    """The one value of a 0-d tensor or array, exactly as recorded (its card is then one line: no
+    anatomy, grid or statistics of a single element); None for any other shape."""
+    if value.get("shape") != [] or value.get("values") is None:
+        return None
+    element = value["values"]
+    if isinstance(element, list):  # a complex number: [re, im]
+        return f"{element[0]}{'+' if not str(element[1]).startswith('-') else ''}{element[1]}j"
+    return "True" if element is True else "False" if element is False else str(element)
+
+
 def tensor_view(
     value: dict[str, Any], *, dims: list[tuple[str, str]] | None = None, shares: list[str] | None = None
 ) -> dict[str, Any]:
-    """Plain data for a tensor anatomy card."""
+    """Plain data for a tensor anatomy card (a 0-d tensor's: one line, ``zero_d``)."""
     element_size = value["element_size"] or 1
     storage_numel = value["storage_nbytes"] // element_size
     diagram = stride_diagram(
@@ -36,6 +47,7 @@ def tensor_view(
     )
     return {
         "kind": "tensor",
+        "zero_d": zero_d_text(value),
         "dtype": value["dtype"],
         "shape": shape_text(value["shape"]),
         "device": value["device"],
@@ -145,6 +157,7 @@ def ndarray_view(value: dict[str, Any]) -> dict[str, Any]:
     shape = value.get("shape", [])
     return {
         "kind": "ndarray",
+        "zero_d": zero_d_text(value),
         "dtype": value.get("dtype"),
         "shape": shape_text(shape),
         "tables": with_grids(

@@ -314,3 +314,28 @@ def test_a_bare_inspect_asks_for_every_local_and_a_refused_name_does_not():
     parsed = parse_source("def f(a):  # @inspect\n    b = a  # @inspect\n    c = b  # @inspect 3x\n    return c\n")
     assert parsed.by_line[2].all_locals and not parsed.by_line[3].all_locals
     assert parsed.entries[1] == (1, ("*",))
+
+
+def test_inspect_reads_subscripts_without_running_code():
+    """``@inspect vocab[new_id] history[-1] d['k'] obj.attr[i]``: each recorded under its own name; a
+    subscript of an object that is not a built-in container, tensor or array is refused (its
+    __getitem__ is never run), with a clear message."""
+    from helpers.traced import traced
+
+    trace = traced("inspect_subscripts")
+    env = {name: value for step in trace["steps"] for name, value in (step.get("env") or {}).items()}
+    assert env["vocab[new_id]"] == {"type": "int", "value": 1}
+    assert env["history[-1]"] == {"type": "float", "value": 0.25} and env["history[0]"]["value"] == 0.9
+    assert env["vocab['the']"] == {"type": "int", "value": 0}
+    assert env["model.layers[i]"]["value"] == "attend"
+    assert env["counted[3]"]["type"] == "missing" and "could run its code" in env["counted[3]"]["message"]
+    assert env["seen"] == {"type": "int", "value": 0}  # Counting.__getitem__ never ran
+    assert not [w for w in trace["warnings"] if "takes names" in w]
+
+
+def test_inspect_refuses_calls_and_expressions_in_subscripts():
+    parsed = parse_source("def main():\n    x = [1]  # @inspect x[f()] x[0]\n")
+    assert parsed.by_line[2].inspect == ("x[0]",)
+    assert parsed.warnings == [
+        (2, "@inspect/@clear takes names, dotted paths or subscripts (x[0], d['k'], obj.attr[i]), not 'x[f()]'")
+    ]

@@ -30,11 +30,11 @@ import tokenize
 from dataclasses import dataclass, field
 
 from tracer.contract.publish_policy import KINDS as WARNING_KINDS
-from tracer.contract.source_facts import DIRECTIVE_NAMES, NAME_PATH, parse_ask, parse_directive_comment, source_facts
+from tracer.contract.source_facts import DIRECTIVE_NAMES, INSPECT_PATH, parse_ask, parse_directive_comment, source_facts
 
 ALL_LOCALS = "*"  # in ``FileDirectives.entries``: a bare ``@inspect`` on a def line (every argument)
 KNOWN = DIRECTIVE_NAMES  # one list for both sides (tracer.contract.source_facts)
-_NAME = NAME_PATH
+_NAME = INSPECT_PATH  # names, dotted paths, subscripts
 # One way to split a comment into directives and arguments, for both sides (the site reads @ask).
 parse_comment = parse_directive_comment
 
@@ -151,7 +151,9 @@ def parse_source(source: str) -> FileDirectives:
             continue
         for name in found.get("inspect", []) + found.get("clear", []):
             if not _NAME.match(name):
-                result.warnings.append((line, f"@inspect/@clear takes names or dotted paths, not {name!r}"))
+                result.warnings.append(
+                    (line, f"@inspect/@clear takes names, dotted paths or subscripts (x[0], d['k'], obj.attr[i]), not {name!r}")
+                )
         for kind in found.get("accept", []):
             if kind not in WARNING_KINDS:
                 result.warnings.append((line, f"@accept takes warning kinds ({', '.join(WARNING_KINDS)}), not {kind!r}"))

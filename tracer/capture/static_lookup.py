@@ -1,4 +1,5 @@
-"""Finding what an ``@inspect`` names without running the lecture's code: a dotted name read from a
+"""Finding what an ``@inspect`` names without running the lecture's code: a dotted or subscripted name (``x[0]``,
+``d['k']``, ``obj.attr[i]``: built-in containers, tensors and arrays only) read from a
 frame's locals and globals, each attribute read statically (no property, no ``__getattr__``).
 
 This module must not encode values nor decide when to record.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import re
 import sys
 import types
 from typing import Any, Container
@@ -78,12 +80,31 @@ def static_attribute(obj: Any, attr: str) -> Any:
     )
 
 
+# one part of an inspected path: ``.attr`` or ``[key]`` (key: an int, a quoted string, or a name path)
+_PART = re.compile(r"\.([A-Za-z_]\w*)|\[(-?\d+|'[^'\[\]]*'|\"[^\"\[\]]*\"|[A-Za-z_][\w.]*)\]")
+_HEAD = re.compile(r"[A-Za-z_]\w*")
+# Subscripting runs the container's __getitem__: only containers whose indexing has no side effect.
+_SUBSCRIPTABLE = (list, tuple, dict, str, bytes, range, types.MappingProxyType)
+_SUBSCRIPTABLE_MODULES = ("torch", "numpy", "collections")
+
+
+def _subscript(obj: Any, key: Any, shown: str) -> Any:
+    kind = type(obj)
+    if not (isinstance(obj, _SUBSCRIPTABLE) or kind.__module__.split(".")[0] in _SUBSCRIPTABLE_MODULES):
+        raise TypeError(f"{shown}: indexing a {safe_class_name(obj)} could run its code; inspect the object itself")
+    return obj[key]
+
+
 def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any], local_names: Container[str] = ()) -> Any:
-    """Resolve a (dotted) name in a frame; raises NameError/AttributeError when it does not exist.
-    Attributes are read with ``static_attribute``: inspecting never runs a property again.
+    """Resolve a name, dotted path or subscripted path (``x[0]``, ``d['k']``, ``h[-1]``,
+    ``obj.attr[i]``) in a frame; raises NameError/AttributeError/KeyError/IndexError/TypeError when
+    it does not exist or cannot be read without running code. Attributes are read with
+    ``static_attribute`` (inspecting never runs a property again); subscripts only index built-in
+    containers, tensors and arrays, with a literal key or one read the same way (no call).
     ``local_names``: the function's own variables. One of them without a value (deleted with
     ``del``, or not yet assigned) is unbound, as Python says, never a global of the same name."""
-    head, *rest = name.split(".")
+    head_match = _HEAD.match(name)
+    head = head_match.group(0) if head_match else name
     if head in f_locals:
         obj = f_locals[head]
     elif head in local_names:
@@ -96,6 +117,21 @@ def lookup(name: str, f_locals: dict[str, Any], f_globals: dict[str, Any], local
         close = difflib.get_close_matches(head, [*f_locals, *f_globals], n=1)
         hint = f". Did you mean: {close[0]!r}?" if close else ""  # as Python's own NameError suggests
         raise NameError(f"name {head!r} is not defined{hint}")
-    for attr in rest:
-        obj = static_attribute(obj, attr)
+    at = len(head)
+    while at < len(name):
+        part = _PART.match(name, at)
+        if part is None:
+            raise SyntaxError(f"cannot read {name!r} at {name[at:]!r}")
+        if part.group(1) is not None:
+            obj = static_attribute(obj, part.group(1))
+        else:
+            raw = part.group(2)
+            if raw[0] in "'\"":
+                key: Any = raw[1:-1]
+            elif raw.lstrip("-").isdigit():
+                key = int(raw)
+            else:
+                key = lookup(raw, f_locals, f_globals, local_names)
+            obj = _subscript(obj, key, name[: part.end()])
+        at = part.end()
     return obj

@@ -40,6 +40,10 @@ DIRECTIVE_TOKEN = re.compile(r"(?<![^\s,])@([A-Za-z_]\w*)(?![\w.(`])")
 # part of the arguments.
 _ARG_PUNCTUATION = ".,;:!?)"
 NAME_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")  # a name or dotted path (``model.weight``)
+# What ``@inspect``/``@clear`` take: a name or dotted path, each part optionally subscripted by an
+# int, a quoted string or a name/dotted path (``x[0]``, ``d['k']``, ``h[-1]``, ``obj.attr[i]``).
+_SUBSCRIPT = r"\[(?:-?\d+|'[^'\[\]]*'|\"[^\"\[\]]*\"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\]"
+INSPECT_PATH = re.compile(rf"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|{_SUBSCRIPT})*$")
 
 # The facts ``@ask`` can ask about a value (``@ask x.shape``, ``@ask z shares x``) or a line
 # (``@ask flops``: the line's @flops count; ``@ask bytes``: the bytes its collective sends per rank).

@@ -312,3 +312,23 @@ def test_floats_rounded_differently_are_run_dependent_and_real_changes_are_drift
     other, other_far = load_like(elsewhere, tmp_path, "other"), load_like(moved_far, tmp_path, "other_far")
     assert {c.name for c in trace_diff.drift(trace_diff.diff_traces(base, other))} == {"big"}
     assert {c.name for c in trace_diff.drift(trace_diff.diff_traces(base, other_far))} == {"loss", "big"}
+
+
+@pytest.mark.parametrize("form", [[], ["--json"]])
+def test_diff_into_a_pipe_closed_early_still_exits_with_its_answer(form):
+    """``chalktrace diff A B | head -1``: the reader closes the pipe; the exit code is still 1
+    (different), not 2 (an unreadable trace), and nothing is said on stderr about the pipe."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    traces = [str(repo / "site" / "traces" / f"{name}.json") for name in ("collectives", "lecture_02")]
+    diff = subprocess.Popen(
+        [sys.executable, "-m", "tracer", "diff", "--all", *form, *traces], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert diff.stdout is not None and diff.stderr is not None
+    diff.stdout.readline()
+    diff.stdout.close()  # as head does after its first line
+    errors = diff.stderr.read().decode()
+    assert diff.wait(120) == 1, errors
+    assert "Broken pipe" not in errors and "nothing written" not in errors

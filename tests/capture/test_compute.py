@@ -11,7 +11,8 @@ from helpers.site import trace_ok
 import torch
 from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-from tracer.capture.compute import LineMeter, is_pure_expression_assignment
+from tracer.capture.compute import LineMeter
+from tracer.capture.replay_safety import is_pure_expression_assignment
 
 FIXTURE = Path(__file__).resolve().parents[1] / "lectures" / "flops_lines.py"
 

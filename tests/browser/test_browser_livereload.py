@@ -100,6 +100,20 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
         wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 3", 10)
         assert page.evaluate("document.documentElement.classList.contains('lt-stepping')")
         assert page.evaluate("location.hash").startswith("#step=3")
+
+        # past the end of an error trace: the viewer shows its last step, the URL keeps step 50, and
+        # the fixed lecture reopens at step 50 (not at the error trace's last step)
+        page.goto(url + "#step=50")
+        wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 50")
+        source.write_text(
+            lecture("four").replace('    text("Version four")\n', '    text("Version four")\n    raise ValueError("a draft")\n')
+        )
+        wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.count < 10")
+        assert page.evaluate("location.hash").startswith("#step=50")
+        source.write_text(lecture("five"), encoding="utf-8")
+        wait_for(page, "JSON.stringify(window.CHALKTRACE_DATA || {}).includes('Version five')")
+        wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 50", 10)
+        assert page.evaluate("location.hash").startswith("#step=50")
         context.close()
         assert refused == []
 

@@ -14,8 +14,11 @@
   function keepPlace() {
     var viewer = window.CHALKTRACE_VIEWER;
     if (viewer && viewer.active) {  // the step may not be in the URL yet (the viewer writes it after a burst)
-      var hash = /^#step=\d+/.test(location.hash) ? location.hash.replace(/^#step=\d+/, "#step=" + viewer.cur)
-                                                   : "#step=" + viewer.cur;
+      var asked = /^#step=(\d+)/.exec(location.hash);
+      // The URL's step shows as this one (past the end of an error trace, say, it shows the last step):
+      // keep the URL's, so the page returns to it once the lecture runs that far again.
+      if (asked && viewer.nearestVisible(+asked[1]) === viewer.cur) return;
+      var hash = asked ? location.hash.replace(/^#step=\d+/, "#step=" + viewer.cur) : "#step=" + viewer.cur;
       history.replaceState(null, "", location.pathname + location.search + hash);
     } else {
       try { sessionStorage.setItem(KEY, String(window.scrollY)); } catch (e) { /* storage off: reload anyway */ }

@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from helpers.cluster import course, pgrep_lecture, stop_server
 
 PYTHON = sys.executable
@@ -325,3 +327,31 @@ def test_a_dropped_connection_is_one_line_and_ends_the_remote_run(tmp_path, sshd
         assert time.monotonic() < deadline, pgrep_lecture(root / "lectures/gpu_long.py")
         time.sleep(0.2)
     assert not (root / "site/traces/gpu_long.json").exists()
+
+
+# What the job leaves where the trace should be: cut short mid-JSON, or JSON the trace schema refuses.
+TRUNCATES = "truncate -s 200 build/.chalktrace-runs/*/gpu_bad.json"
+BREAKS_SCHEMA = (
+    f'{PYTHON} -c \'import glob, json; p = glob.glob("build/.chalktrace-runs/*/gpu_bad.json")[0]; '
+    't = json.load(open(p)); t["status"] = 42; json.dump(t, open(p, "w"))\''
+)
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "said"), [(TRUNCATES, "not valid JSON"), (BREAKS_SCHEMA, "status")], ids=["truncated", "schema"]
+)
+def test_a_trace_that_comes_back_invalid_is_refused_in_one_line_and_the_previous_trace_kept(tmp_path, slurm, corrupt, said):
+    # the job itself succeeds; what it wrote is damaged after the run, as a full disk or a bad copy would
+    launch = f"launch = '''srun --time=00:05:00 {{command}} && {corrupt}'''\nlectures = [\"lectures/gpu_*.py\"]"
+    root = course(tmp_path, launch, {"gpu_bad.py": LISTS})
+    assert chalktrace("run", "lectures/gpu_bad.py", "--runner", "local", cwd=root, env=slurm.env).returncode == 0
+    before = (root / "site/traces/gpu_bad.json").read_bytes()
+    (root / "lectures/gpu_bad.py").write_text(LISTS.replace("len(words)", "len(words) + 1"))
+    done = chalktrace("run", "lectures/gpu_bad.py", cwd=root, env=slurm.env)
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    line = lines[-1]
+    assert line.startswith("lectures/gpu_bad.py: runner cluster: the trace (Slurm job "), done.stderr
+    assert ") came back invalid: " in line and said in line and line.endswith("; the previous trace is kept"), line
+    assert "Traceback" not in done.stderr and sum("lectures/gpu_bad.py: " in entry for entry in lines) == 1, done.stderr
+    assert (root / "site/traces/gpu_bad.json").read_bytes() == before

@@ -339,3 +339,17 @@ def test_inspect_refuses_calls_and_expressions_in_subscripts():
     assert parsed.warnings == [
         (2, "@inspect/@clear takes names, dotted paths or subscripts (x[0], d['k'], obj.attr[i]), not 'x[f()]'")
     ]
+
+
+def test_an_invalid_escape_is_reported_at_its_file_and_line():
+    """``text("\\m")`` is warned about by Python while parsing (as File "<unknown>"); the tracer
+    names the lecture's line instead, and the parse itself prints nothing."""
+    import warnings
+
+    source = 'def main():\n    x = 1\n    y = "\\\\m and \\\\d"\n'.replace("\\\\", "\\")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning escaping the parse would raise here
+        parsed = parse_source(source)
+    assert parsed.warnings == [
+        (3, "invalid escape sequence '\\m' (use a raw string, r\"...\", or double the backslash)"),
+    ]

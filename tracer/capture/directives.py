@@ -141,6 +141,8 @@ def parse_source(source: str) -> FileDirectives:
         raise facts.error
     owner, statements, strings = facts.owner, facts.statements, list(facts.strings)
     result = FileDirectives()
+    for line, message in facts.parse_warnings:  # "invalid escape sequence '\\m'": say where
+        result.warnings.append((line, f'{message} (use a raw string, r"...", or double the backslash)'))
     collected: dict[int, dict[str, list[str]]] = {}
     bare: set[int] = set()
     for line, comment in _comments(source, strings):

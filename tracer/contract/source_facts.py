@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import warnings
 import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
@@ -145,6 +146,7 @@ class SourceFacts:
     annotations: dict[tuple[int, str], str]  # (statement line, target) -> jaxtyping dims string
     class_lines: dict[str, int]  # qualified class name (as __qualname__) -> line of its `class`
     speaker_note_lines: frozenset[int]  # every line of a statement that is only a speaker_note(...) call
+    parse_warnings: tuple[tuple[int, str], ...] = ()  # (line, message) Python warned about while parsing
 
 
 def header_end(node: ast.stmt) -> int:
@@ -205,11 +207,18 @@ def _jaxtyping_dims(node: ast.AnnAssign) -> tuple[str, str] | None:
 def source_facts(source: str) -> SourceFacts:
     """The facts of ``source`` (cached by its text). A source that does not parse gives an empty
     map with ``error`` set; callers that must refuse it (the tracer) raise that error."""
-    try:
-        tree = ast.parse(source)
-        error = None
-    except SyntaxError as exc:
-        tree, error = ast.Module(body=[], type_ignores=[]), exc
+    # What Python warns about while parsing ("invalid escape sequence '\\m'"): kept with its line for
+    # the tracer to report as file:line, never printed by the parse as File "<unknown>"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            tree = ast.parse(source)
+            error = None
+        except SyntaxError as exc:
+            tree, error = ast.Module(body=[], type_ignores=[]), exc
+    parse_warnings = tuple(
+        (w.lineno, str(w.message)) for w in caught if issubclass(w.category, (SyntaxWarning, DeprecationWarning))
+    )
     stmts: list[ast.stmt] = []
     statements: dict[int, ast.stmt] = {}
     handlers: dict[int, ast.ExceptHandler] = {}
@@ -252,6 +261,7 @@ def source_facts(source: str) -> SourceFacts:
             if dims is not None:
                 annotations[(node.lineno, dims[0])] = dims[1]
     return SourceFacts(
+        parse_warnings=parse_warnings,
         source=source,
         tree=tree,
         error=error,

@@ -316,6 +316,19 @@ def test_missing_image_is_a_clear_error_naming_the_line(tmp_path):
     assert trace["steps"][-1]["error"]["traceback"][-1]["line"] == line
 
 
+def test_a_missing_image_with_a_close_name_beside_it_is_suggested(tmp_path):
+    from helpers.projects import make_project
+
+    root = make_project(tmp_path, {"bpe.py": 'from tracer import image\n\n\ndef main():\n    image("images/bpe_merge.png")\n'})
+    (root / "lectures" / "images").mkdir()
+    (root / "lectures" / "images" / "bpe_merges.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (root / "lectures" / "images" / "loss_curve.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    result = run_lecture(root / "lectures" / "bpe.py", output=tmp_path / "t.json")
+    assert result.error_line == (
+        "lectures/bpe.py:5: FileNotFoundError: image not found: images/bpe_merge.png; did you mean bpe_merges.png?"
+    )
+
+
 # -- step cap -----------------------------------------------------------------------------------------
 def test_step_cap_stops_recording_but_the_lecture_finishes(tmp_path, monkeypatch):
     marker = tmp_path / "finished.txt"

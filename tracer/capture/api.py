@@ -178,6 +178,18 @@ def _caller_dir() -> Path:
     return Path(frame.f_code.co_filename).resolve().parent if frame else Path.cwd()
 
 
+def _did_you_mean(missing: Path) -> str:
+    """``; did you mean bpe_merges.png?`` when a file of its folder has a close name (else "")."""
+    import difflib
+
+    try:
+        names = [p.name for p in missing.parent.iterdir() if p.is_file()]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(missing.name, names, n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 def _local_file(target: str, what: str) -> tuple[Path, str | None]:
     """A local image or video: the file (relative to the calling lecture, then the project root)
     and its project-relative path (None outside a run)."""
@@ -186,7 +198,7 @@ def _local_file(target: str, what: str) -> tuple[Path, str | None]:
         candidates.append(_sink.project_root / target)
     found = next((c for c in candidates if c.is_file()), None)
     if found is None:
-        raise FileNotFoundError(f"{what} not found: {target}")
+        raise FileNotFoundError(f"{what} not found: {target}{_did_you_mean(candidates[0])}")
     relative = _sink.relpath(found) if _sink is not None else None
     if _sink is not None and relative is None:
         # The site publishes files from the project only; say so now, not at build time.

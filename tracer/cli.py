@@ -104,6 +104,12 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
         help="the lecture is a torchrun script: launch N ranks with torchrun, trace each, merge them",
     )
     run.add_argument(
+        "--nodes",
+        type=_positive_int,
+        metavar="M",
+        help="with --nproc-per-node N: start the ranks through the lecture's Slurm runner, srun --nodes=M --ntasks-per-node=N",
+    )
+    run.add_argument(
         "--shard-dir",
         metavar="DIR",
         help="as one rank under torchrun: write this rank's shard into DIR (then `chalktrace merge DIR`)",

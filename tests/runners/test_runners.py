@@ -355,3 +355,41 @@ def test_a_trace_that_comes_back_invalid_is_refused_in_one_line_and_the_previous
     assert ") came back invalid: " in line and said in line and line.endswith("; the previous trace is kept"), line
     assert "Traceback" not in done.stderr and sum("lectures/gpu_bad.py: " in entry for entry in lines) == 1, done.stderr
     assert (root / "site/traces/gpu_bad.json").read_bytes() == before
+
+
+def rank_values(trace: dict) -> list[list[tuple[int, dict, str, list]]]:
+    """Each rank's steps as (line, recorded values, output, collectives): what a reader sees, no timings."""
+    return [
+        [
+            (step["stack"][-1]["line"], step["env"], step["stdout"], [c["op"] for c in step.get("collectives", [])])
+            for step in stream["steps"]
+        ]
+        for stream in trace["ranks"]["launches"][0]["streams"]
+    ]
+
+
+def test_a_two_rank_lecture_started_through_srun_merges_to_the_same_trace_as_a_local_launch(tmp_path, slurm):
+    from tracer.contract.trace_reading import load_trace
+
+    allreduce = (Path(__file__).parents[1] / "lectures/torchrun_allreduce.py").read_text()
+    root = course(
+        tmp_path, 'launch = "srun --time=00:05:00 {command}"\nlectures = ["lectures/gpu_*.py"]', {"gpu_allreduce.py": allreduce}
+    )
+    here = chalktrace(
+        "run", "--nproc-per-node", "2", "lectures/gpu_allreduce.py", "-o", "local.json", cwd=root, env=slurm.env, timeout=200
+    )
+    assert here.returncode == 0, here.stderr[-2000:]
+    done = chalktrace(
+        "run", "--nodes", "1", "--nproc-per-node", "2", "lectures/gpu_allreduce.py", cwd=root, env=slurm.env, timeout=200
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    through_slurm, local = load_trace(root / "site/traces/gpu_allreduce.json"), load_trace(root / "local.json")
+    launch = through_slurm["ranks"]["launches"][0]
+    assert launch["world_size"] == 2 and len(launch["streams"]) == 2
+    assert rank_values(through_slurm) == rank_values(local)
+    assert [step[1]["x"]["values"] for step in rank_values(through_slurm)[1] if "x" in step[1]][-1] == [
+        3.0,
+        3.0,
+    ]  # rank 1 after the all-reduce of 1s and 2s
+    assert not slurm.squeue()
+    assert not any((root / "build/.chalktrace-runs").glob("ranks-*"))

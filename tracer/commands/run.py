@@ -34,6 +34,9 @@ def main(args: argparse.Namespace) -> int:
     worst: int = ExitCode.OK
     from tracer.commands import gpu_runs
 
+    if args.nodes and not args.nproc_per_node:
+        say("chalktrace: --nodes needs --nproc-per-node (the ranks per node)")
+        return ExitCode.BAD_INPUT
     if args.nproc_per_node:
         return _run_torchrun(args)
     lectures, through_runners = _runner_split(args)
@@ -188,10 +191,33 @@ def _say_student_warnings(lecture: str, output: Path | None) -> None:
         )
 
 
+def _ranks_through_slurm(args: argparse.Namespace, lecture: Path, output: Path | None, extra: list[str]):
+    """``run --nodes M --nproc-per-node N``: the ranks start through the lecture's Slurm runner."""
+    from tracer.contract import paths
+    from tracer.runners.config import RunnerError, load_runners, runner_for
+    from tracer.runners.ranks import run_ranks
+
+    root = paths.find_project_root(lecture.absolute().parent)
+    runner = runner_for(lecture.absolute(), root, load_runners(root), args.runner)
+    if runner is None:
+        raise RunnerError(f"{lecture}: --nodes needs a Slurm runner (--runner NAME, or one whose lectures match it)")
+    return run_ranks(
+        lecture,
+        runner,
+        nodes=args.nodes,
+        tasks_per_node=args.nproc_per_node,
+        output=output,
+        seed=args.seed,
+        timeout=args.timeout,
+        extra=extra,
+    )
+
+
 def _run_torchrun(args: argparse.Namespace) -> int:
     """``run --nproc-per-node N``: the lecture is a torchrun script; trace every rank and merge them."""
     from tracer.capture.ranks.torchrun import run_torchrun
     from tracer.capture.ranks.shards import ShardError
+    from tracer.runners.config import RunnerError
 
     if len(args.lectures) > 1:
         say("chalktrace: --nproc-per-node takes a single lecture")
@@ -203,18 +229,18 @@ def _run_torchrun(args: argparse.Namespace) -> int:
     extra = (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if args.no_flops else [])
     extra += ["--max-steps", str(args.max_steps)]
     started = time.perf_counter()
+    output = Path(args.output) if args.output else None
     try:
-        result = run_torchrun(
-            lecture,
-            args.nproc_per_node,
-            output=Path(args.output) if args.output else None,
-            seed=args.seed,
-            timeout=args.timeout,
-            extra=extra,
-        )
+        if args.nodes:
+            result = _ranks_through_slurm(args, lecture, output, extra)
+        else:
+            result = run_torchrun(lecture, args.nproc_per_node, output=output, seed=args.seed, timeout=args.timeout, extra=extra)
     except ShardError as exc:
         say(str(exc))
         return ExitCode.LECTURE_FAILED
+    except RunnerError as exc:
+        say(f"chalktrace: {exc}")
+        return ExitCode.BAD_INPUT
     if result.message:
         say(result.message)
     if result.status == "timeout":

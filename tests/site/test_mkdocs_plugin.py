@@ -398,3 +398,29 @@ def test_a_kept_gpu_run_that_cannot_be_published_is_logged_and_left_out(gpu_run_
     assert not (site / "lectures" / "site_error" / "gpu").exists()
     assert not (site / "lectures" / "nothing").exists()
     assert "Traceback" not in log
+
+
+def test_the_home_page_lists_lectures_in_the_nav_s_order(tmp_path):
+    """mkdocs.yml ``nav:`` orders the lectures on the home page too (without it, file names do)."""
+    import subprocess
+    import sys
+
+    course = tmp_path / "course"
+    subprocess.run([sys.executable, "-m", "tracer", "init", str(course), "-q"], check=True)
+    (course / "lectures" / "hello.py").unlink()
+    for name, title in (("alpha", "Alpha"), ("zeta", "Zeta")):
+        (course / "lectures" / f"{name}.py").write_text(f'from tracer import text\n\n\ndef main():\n    text("# {title}")\n')
+    config = course / "mkdocs.yml"
+    done = subprocess.run([sys.executable, "-m", "tracer", "build", "-q"], cwd=course, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    home = (course / "build" / "site" / "index.html").read_text(encoding="utf-8")
+    assert home.index("lectures/alpha/") < home.index("lectures/zeta/")  # by file name
+    config.write_text(
+        config.read_text(encoding="utf-8") + "\nnav:\n  - index.md\n  - lectures/zeta.md\n  - lectures/alpha.md\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run([sys.executable, "-m", "tracer", "build", "-q"], cwd=course, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    home = (course / "build" / "site" / "index.html").read_text(encoding="utf-8")
+    listing = home.split('class="md-content"', 1)[1]
+    assert listing.index("lectures/zeta/") < listing.index("lectures/alpha/")

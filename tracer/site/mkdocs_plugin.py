@@ -137,6 +137,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.settings = f"{config['site_name']}\0step_mode={self.config.step_mode}\0{settings_text(config)}"
         self.lectures: dict[str, LecturePage] = {}
         self._no_page: list[str] = []  # traces that got no page at all (not even an error card)
+        self._nav_order: dict[str, int] = {}  # lecture name -> its place in the nav (on_nav)
         for path in sorted(self.traces_dir.glob("*.json")):
             self._add_lecture(path)
         for path in sorted((self.traces_dir / paths.GPU_RUNS_SUBDIR).glob("*.json")):
@@ -379,9 +380,21 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             page.edit_url = root_for(page.url) + paths.source_url(lecture.name)
         return context
 
+    def on_nav(self, nav: Any, config: Any, files: Files) -> Any:
+        # The home page lists lectures in the nav's order (mkdocs.yml `nav:`; without one, MkDocs
+        # orders them by file name); lectures the nav leaves out follow, by file name.
+        self._nav_order.clear()
+        for page in nav.pages:
+            lecture = self._lecture_of(page)
+            if lecture is not None and lecture.name not in self._nav_order:
+                self._nav_order[lecture.name] = len(self._nav_order)
+        return nav
+
     def _home_listing(self, root: str) -> str:
         lectures = []
-        for lecture in self.lectures.values():
+        order = self._nav_order
+        listed = sorted(self.lectures.values(), key=lambda lecture: (order.get(lecture.name, len(order)), lecture.name))
+        for lecture in listed:
             if lecture.gpu_run_of is not None:
                 continue  # listed with its lecture
             entry = listed_lecture(lecture.title, lecture.name, root, broken=lecture.failure is not None)

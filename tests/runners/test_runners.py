@@ -393,3 +393,42 @@ def test_a_two_rank_lecture_started_through_srun_merges_to_the_same_trace_as_a_l
     ]  # rank 1 after the all-reduce of 1s and 2s
     assert not slurm.squeue()
     assert not any((root / "build/.chalktrace-runs").glob("ranks-*"))
+
+
+RANKS_SLEEP = """
+import time
+
+import torch.distributed as dist
+
+
+def main():
+    dist.init_process_group("gloo")
+    time.sleep(60)  # both ranks are still running when the launch is interrupted
+"""
+
+
+def test_ctrl_c_cancels_a_rank_launch_through_srun_and_leaves_no_rank_behind(tmp_path, slurm):
+    root = course(
+        tmp_path, 'launch = "srun --time=00:05:00 {command}"\nlectures = ["lectures/gpu_*.py"]', {"gpu_ranks.py": RANKS_SLEEP}
+    )
+    process = subprocess.Popen(
+        [PYTHON, "-m", "tracer", "run", "--nodes", "1", "--nproc-per-node", "2", "lectures/gpu_ranks.py"],
+        cwd=root,
+        env=slurm.env,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 90
+    while len([p for p in pgrep_lecture(root / "lectures/gpu_ranks.py") if "--shard-dir" in p and "bash" not in p]) < 2:
+        assert time.monotonic() < deadline and process.poll() is None, "the ranks never ran"
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)  # as the terminal's Ctrl-C does
+    _out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    deadline = time.monotonic() + 30
+    while slurm.squeue() or pgrep_lecture(root / "lectures/gpu_ranks.py"):
+        assert time.monotonic() < deadline, f"left behind: {slurm.squeue()} {pgrep_lecture(root / 'lectures/gpu_ranks.py')}"
+        time.sleep(0.2)
+    assert not (root / "site/traces/gpu_ranks.json").exists()
+    assert not any((root / "build/.chalktrace-runs").glob("ranks-*"))

@@ -66,9 +66,9 @@ def traced_seconds(path: Path, measure_flops: bool = True) -> tuple[float, int]:
     def hook(recorder):
         start, stop = recorder.start, recorder.stop
 
-        def timed_start(*args, **kwargs):  # Recorder.start(resume=...): the tracer to put back at stop
+        def timed_start(*args, **kwargs):  # Recorder.start(resume=...) returns the trace guard
             box.append(time.perf_counter())
-            start(*args, **kwargs)
+            return start(*args, **kwargs)  # the trace guard, which the traced process enters
 
         def timed_stop():
             stop()
@@ -201,7 +201,7 @@ def gated_probe_figures(read_seconds: float = 22.9e-6) -> None:
 
             def timed_start(*args, **kwargs):
                 box.append(time.perf_counter())
-                start(*args, **kwargs)
+                return start(*args, **kwargs)  # the trace guard, which the traced process enters
 
             def timed_stop():
                 stop()

@@ -16,6 +16,7 @@ import pytest
 
 from tracer.capture.ranks.collectives import LIFECYCLE, OPS
 from tracer.capture.runner import run_lecture
+from tracer.capture.traced_process import TracedProcess, TraceOptions
 
 LECTURES = Path(__file__).parents[1] / "lectures"
 
@@ -111,9 +112,10 @@ def test_a_ranks_distributed_patches_are_undone_where_they_were_made():
     lecture_module.all_reduce = dist.all_reduce
     before = process_state()
     log = CollectiveLog(lambda: (0, "lecture.py", 1), t0=0.0, modules=[lecture_module])
-    log.install()
-    patched = process_state()["torch.distributed"]
-    assert lecture_module.all_reduce is dist.all_reduce and patched != before["torch.distributed"]
-    log.uninstall()
+    traced = TracedProcess(LECTURES / "uses_helper.py", LECTURES.parent, TraceOptions(capture_fds=False))
+    traced.add_process_state(log.installed())  # as a rank's worker hands it over
+    outcome = traced.run(lambda: (process_state()["torch.distributed"], lecture_module.all_reduce))
+    patched, bound = outcome.value
+    assert outcome.escaped is None and patched != before["torch.distributed"] and bound is patched["all_reduce"]
     assert process_state() == before
     assert lecture_module.all_reduce is before["torch.distributed"]["all_reduce"]

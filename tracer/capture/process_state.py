@@ -3,11 +3,11 @@
 Seeding (the generators, and numpy and torch as they are imported), the ``os._exit`` guard, the
 capture of file descriptors 1 and 2, the lecture's signal handlers and timers, ``multiprocessing``'s
 process-start hooks, and the lecture's import (its directory on ``sys.path``, its modules out of
-``sys.modules`` before and after, the course root as working directory). ``TracedProcess.run``
-enters the ones around a run in one ExitStack; ``runner`` enters the import's before the process
-is built (its probe depends on what the lecture imported). Nothing else in chalktrace patches
-process state for a run except the trace guard (``trace_guard``, installed by the recorder) and the
-distributed patches (``ranks/collectives.py``). This module must not record steps nor write files.
+``sys.modules`` before and after, the course root as working directory). ``TracedProcess``
+(``traced_process``) enters every one, and the other changes a run makes: the trace guard
+(``trace_guard``, handed over by the recorder), the fetcher and the record of files read (``remote``,
+``file_reads``) and a rank's ``torch.distributed`` wrappers (``ranks/collectives.py``); nothing
+else in chalktrace enters them. This module must not record steps nor write files.
 """
 
 from __future__ import annotations

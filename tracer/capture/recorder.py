@@ -280,9 +280,11 @@ class Recorder:
         self._collected = collected
 
     # -- lifecycle -----------------------------------------------------------------------------
-    def start(self, resume: Any = None) -> None:
-        """Install the tracer. ``resume`` is the tracer that was installed before (a debugger's,
-        coverage's): ``stop()`` and the step cap put it back rather than switching tracing off."""
+    def start(self, resume: Any = None) -> TraceGuard:
+        """Get ready to record; the trace guard it returns installs the tracer when entered (the
+        traced process enters it) and uninstalls it when left. ``resume`` is the tracer that was
+        installed before (a debugger's, coverage's): leaving the guard and the step cap put it back
+        rather than switching tracing off. ``stop()`` comes after the guard is left."""
         # Objects that exist before the lecture (torch alone brings hundreds of thousands) are
         # frozen out of the collector: otherwise every full collection rescans them while the
         # step list grows, which costs more than the tracing itself.
@@ -293,11 +295,9 @@ class Recorder:
         # The guard stands in for sys.settrace while recording: a tracer switched off or replaced,
         # and threads the lecture starts, are reported (tracer.capture.trace_guard).
         global_trace, self._local_trace = self._make_tracers()
-        self._guard = TraceGuard(self, global_trace, self._local_trace)
-        self._guard.install()
+        return TraceGuard(self, global_trace, self._local_trace, resume)
 
     def stop(self) -> None:
-        self._guard.uninstall(resume=self._resume)
         if self._active:
             self._flush_suspended()
         self._active = False

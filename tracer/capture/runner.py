@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import functools
 import inspect
 import os
 import traceback
@@ -24,12 +25,12 @@ from types import ModuleType, TracebackType
 from typing import Any, Callable, Iterable
 
 from tracer.contract import course_layout, paths
-from tracer.capture import api, arxiv, import_alias, ranks, remote
+from tracer.capture import api, arxiv, ranks, remote
 from tracer.capture.lecture_module import load_lecture
 from tracer.capture.file_reads import FileReads
 from tracer.capture.header import lecture_title, loaded_files, trace_header
 from tracer.capture.recorder import Recorder, mark_error
-from tracer.capture.process_state import LectureExited, isolated_imports, seeded_imports
+from tracer.capture.process_state import LectureExited
 from tracer.capture.traced_process import AUTHORING_CALL, CallOutcome, TracedProcess, TraceOptions
 from tracer.capture.terminal import save as save_own_stderr
 from tracer.capture.trace_writer import trace_json
@@ -202,12 +203,11 @@ def run_lecture(
     reads = FileReads(project_root)
     _make_scratch(project_root)
     arxiv.prefetch(path.parent, fetcher)  # every paper the course cites, in a few paced queries
-    with isolated_imports(path, project_root) as loaded, import_alias.installed(), remote.opened(fetcher), reads.recording():
-        main, module = _import_lecture(path, project_root, shown, options.seed)
-        # Built after the import, so that the probe knows whether the lecture uses torch (and CUDA).
-        # Seeded before the import (not again now): the lecture's own module-level seeding wins.
-        options.seed_at_run = False
-        traced = TracedProcess(path, project_root, options)
+    load = functools.partial(_import_lecture, path, project_root, shown)
+    with TracedProcess.importing(path, project_root, options, load, (remote.opened(fetcher), reads.recording())) as (
+        traced,
+        (main, module),
+    ):
         _pass_on_warnings(fetcher, traced)
         followed = ranks.follow(traced, shard_dir)  # ranks the lecture starts are traced too
         if on_process is not None:
@@ -215,6 +215,7 @@ def run_lecture(
         if on_recorder is not None:
             on_recorder(traced.recorder)
         outcome = traced.run(main)
+    loaded = traced.loaded
     steps = traced.recorder.steps
     reads.add_modules([vars(module), *(vars(m) for m in loaded.values())])
     trace, error_line = _lecture_trace(
@@ -276,12 +277,11 @@ def _make_scratch(project_root: Path) -> None:
         layout.traces_dir.mkdir(parents=True, exist_ok=True)
 
 
-def _import_lecture(path: Path, project_root: Path, shown: str, seed: int) -> tuple[Callable[[], Any], ModuleType]:
-    """Import the lecture module untraced, seeded first (numpy and torch as soon as they load), so that
-    its own seeding comes after chalktrace's; its ``main`` and the module."""
+def _import_lecture(path: Path, project_root: Path, shown: str) -> tuple[Callable[[], Any], ModuleType]:
+    """Import the lecture module untraced (``TracedProcess.importing`` seeds and isolates it); its
+    ``main`` and the module."""
     try:
-        with seeded_imports(seed):
-            module = load_lecture(path)
+        module = load_lecture(path)
     except (Exception, SystemExit) as exc:
         raise LectureError(_import_error_line(exc, exc.__traceback__, project_root, default=shown)) from None
     return _check_main(module, path, shown), module

@@ -58,8 +58,11 @@ class GuardedRecorder(Protocol):
 
 
 class TraceGuard:
-    def __init__(self, recorder: GuardedRecorder, global_trace: Callable[..., Any], local_trace: Callable[..., Any]) -> None:
+    def __init__(
+        self, recorder: GuardedRecorder, global_trace: Callable[..., Any], local_trace: Callable[..., Any], resume: Any = None
+    ) -> None:
         self.recorder = recorder
+        self.resume = resume  # the tracer installed before recording: put back when the guard is left
         self.global_trace = global_trace
         self.local_trace = local_trace
         self.thread = threading.get_ident()
@@ -73,6 +76,13 @@ class TraceGuard:
         self._real_thread_start = _THREAD_START
 
     # -- installing -------------------------------------------------------------------------------
+    def __enter__(self) -> "TraceGuard":
+        self.install()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.uninstall(resume=self.resume)
+
     def install(self) -> None:
         sys.settrace = self.settrace
         guard = self

@@ -1,13 +1,17 @@
 """One traced process (a lecture, or one rank of it): what owns everything a run changes.
 
-A :class:`TracedProcess` builds the recorder, the value encoder and the memory probe, and while it runs a
-function it owns every piece of process-wide state tracing needs, entering each change (a context
-manager of ``process_state``) in one ExitStack: the authoring API's rendering sink, the stdout,
-stderr and warnings capture, the seeded random generators, the ``os._exit`` guard, file
-descriptors 1 and 2, the lecture's signals and timers, ``multiprocessing``'s ``BaseProcess.start``
-(patched only while a process-start hook is registered, the way coverage.py follows subprocesses),
-and the tracer that was installed before (``sys.gettrace()`` at start: a debugger's or
-coverage's), which it puts back when it stops.
+A :class:`TracedProcess` builds the recorder, the value encoder and the memory probe, and it owns every
+piece of process-wide state tracing changes, each a context manager (most in ``process_state``).
+:meth:`TracedProcess.importing` enters the import's: the lecture's import isolation, edtrace's
+names, the run's fetcher and file-read listener, seeding; it builds the process after the import
+(the probe depends on whether the lecture imported torch). :meth:`TracedProcess.run` enters the
+run's in one ExitStack: the authoring API's rendering sink, the stdout, stderr and warnings capture,
+the ``os._exit`` guard, file descriptors 1 and 2, the lecture's signals and timers,
+``multiprocessing``'s ``BaseProcess.start`` (patched only while a process-start hook is registered,
+the way coverage.py follows subprocesses), what extensions hand it (:meth:`add_process_state`: a
+rank's ``torch.distributed`` wrappers), and the recorder's trace guard (``sys.settrace`` and
+``Thread.start`` while recording), which puts back the tracer that was installed before
+(``sys.gettrace()`` at start: a debugger's or coverage's).
 Extensions (the ranks, ``tracer.capture.ranks``) plug in through :meth:`TracedProcess.add_extension` and
 :meth:`TracedProcess.on_process_start`; :meth:`TracedProcess.abort` is the handle the timeout timer (``progress_and_timeout``)
 calls. This module must not import the lecture, build the trace header (``header`` does) or write
@@ -25,11 +29,11 @@ import traceback
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Callable, Iterator, Protocol
+from types import ModuleType, TracebackType
+from typing import Any, Callable, ContextManager, Iterable, Iterator, Protocol, TypeVar
 
 from tracer.contract import paths
-from tracer.capture import api
+from tracer.capture import api, import_alias
 from tracer.capture.compute import LineMeter
 from tracer.capture.memory import Probe, StorageRegistry, choose_probe
 from tracer.capture.lecture_module import LECTURE_MODULE
@@ -40,15 +44,20 @@ from tracer.capture.process_state import (
     FdCapture,
     LectureExited,
     hold_timer_signals,
+    isolated_imports,
     lecture_signals,
     process_start_hooks,
     seed_generators,
+    seeded_imports,
 )
 from tracer.capture.recorder import Recorder
 from tracer.capture.terminal import stderr as own_stderr
 from tracer.capture.encoder_core import Limits
 from tracer.capture.values import ValueEncoder
 from tracer.contract.trace_format import ErrorInfo, Frame
+
+
+Loaded = TypeVar("Loaded")
 
 
 @dataclass
@@ -190,7 +199,38 @@ class TracedProcess:
         self.extensions: list[Extension] = []
         self.previous_tracer: Any = None  # sys.gettrace() when the run started; restored when it stops
         self._start_hooks: list[Callable[[Any], None]] = []
+        self._process_state: list[ContextManager[Any]] = []
         self._guard: ExitGuard | None = None
+        self.loaded: dict[str, ModuleType] = {}  # modules the lecture's import loaded from its directory (``importing``)
+
+    @classmethod
+    @contextlib.contextmanager
+    def importing(
+        cls,
+        lecture: Path,
+        project_root: Path,
+        options: TraceOptions,
+        load: Callable[[], Loaded],
+        around: Iterable[ContextManager[Any]] = (),
+    ) -> Iterator[tuple["TracedProcess", Loaded]]:
+        """Import the lecture and build its traced process, the import's state in force while the
+        block runs (``run`` inside it): the lecture's import isolation (``isolated_imports``; the
+        modules it loaded are ``loaded`` afterwards), edtrace's names (``import_alias``), each of
+        ``around`` (the run's fetcher, the record of files it reads), and seeding (``seeded_imports``:
+        the lecture's own module-level seeding comes after ours, so it is not seeded again at run).
+        ``load()`` imports it; the process is built after it, so that the memory probe knows
+        whether the lecture uses torch (and CUDA). What ``load`` raises leaves nothing changed."""
+        with contextlib.ExitStack() as stack:
+            loaded = stack.enter_context(isolated_imports(lecture, project_root))
+            stack.enter_context(import_alias.installed())
+            for manager in around:
+                stack.enter_context(manager)
+            with seeded_imports(options.seed):
+                result = load()
+            options.seed_at_run = False
+            traced = cls(lecture, project_root, options)
+            traced.loaded = loaded
+            yield traced, result
 
     def _show_warning(
         self, message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: str | None = None
@@ -200,6 +240,11 @@ class TracedProcess:
 
     def add_extension(self, extension: Extension) -> None:
         self.extensions.append(extension)
+
+    def add_process_state(self, manager: ContextManager[Any]) -> None:
+        """Enter ``manager`` while the traced function runs (after the extensions start, exited before
+        they stop): an extension's patch of process-wide state (a rank's ``torch.distributed``)."""
+        self._process_state.append(manager)
 
     def on_process_start(self, hook: Callable[[Any], None]) -> None:
         """Call ``hook(process)`` whenever the traced function starts a ``multiprocessing`` process."""
@@ -234,11 +279,15 @@ class TracedProcess:
                 hooks = self._start_hooks + ([fds.child_starting] if fds is not None else [])
                 with process_start_hooks(hooks), self._extensions_running():
                     self.previous_tracer = sys.gettrace()
-                    recorder.start(resume=self.previous_tracer)
+                    # The trace guard (sys.settrace and Thread.start while recording, trace_guard)
+                    # installs the tracer; leaving it puts back the one found at start.
                     try:
-                        outcome.value = fn(*args, **kwargs)
+                        with recorder.start(resume=self.previous_tracer):
+                            try:
+                                outcome.value = fn(*args, **kwargs)
+                            finally:
+                                hold_timer_signals()  # from here on, the lecture's timers wait (then are dropped)
                     finally:
-                        hold_timer_signals()  # from here on, the lecture's timers wait (then are dropped)
                         recorder.stop()
             except BaseException as exc:  # SystemExit, KeyboardInterrupt and os._exit too: each is a status
                 outcome.escaped = exc
@@ -252,6 +301,8 @@ class TracedProcess:
             for extension in self.extensions:
                 extension.start()
                 stack.callback(extension.stop)
+            for manager in self._process_state:
+                stack.enter_context(manager)
             yield
 
     def abort(self) -> tuple[str, str] | None:

@@ -1,8 +1,8 @@
 """Record the torch.distributed collectives a traced rank calls: op, sizes, modelled bytes, wall time.
 
-``CollectiveLog.install()`` replaces the collective functions of ``torch.distributed`` (and any
-lecture-module global bound to one of them) with thin wrappers for as long as a rank is traced;
-``uninstall()`` puts the originals back. Each call appends one record: the op, the tensor's dtype,
+``CollectiveLog.installed()`` (a context manager the rank's traced process enters around its run)
+replaces the collective functions of ``torch.distributed`` (and any lecture-module global bound to
+one of them) with thin wrappers for as long as a rank is traced, and puts the originals back. Each call appends one record: the op, the tensor's dtype,
 shape and ``nbytes`` (the per-rank payload), the bytes this rank sends and receives under the
 algorithm the backend uses (``traffic``), its wall time, and where the lecture called it (the step
 it belongs to). Records are attached to steps by the rank worker; this module must not write files
@@ -57,9 +57,10 @@ ranks' records are merged (``bandwidth``), since they need every rank's entry ti
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 # op name -> (kind of call signature, default algorithm name)
 OPS = (
@@ -348,6 +349,15 @@ class CollectiveLog:
         for owner, name, original in reversed(self._saved):
             setattr(owner, name, original)
         self._saved.clear()
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        """The wrappers in place while the block runs (the traced process enters it around its run)."""
+        self.install()
+        try:
+            yield
+        finally:
+            self.uninstall()
 
     # -- wrappers ---------------------------------------------------------------------------------
     def _lifecycle(self, name: str, original: Callable[..., Any]) -> Callable[..., Any]:

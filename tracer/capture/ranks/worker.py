@@ -277,10 +277,8 @@ class RankTracing:
 
     def start(self) -> None:
         self.heartbeat.start()
-        self.log.install()
 
     def stop(self) -> None:
-        self.log.uninstall()
         self.heartbeat.write()
 
     def abort(self) -> tuple[str, str] | None:
@@ -423,6 +421,7 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
         launch=config.launch,
     )
     traced.add_extension(rank)
+    traced.add_process_state(rank.log.installed())  # torch.distributed wrapped while the rank runs
     # stdout, stderr and warnings go to the rank's steps, as the launcher's go to its own
     outcome = traced.run(fn, *args, **kwargs)
     escaped = outcome.escaped

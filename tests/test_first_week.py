@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -133,6 +134,13 @@ def test_a_new_lecturer_s_first_week(tmp_path, browser):
     trace_text = (course / "site" / "traces" / "first.json").read_text(encoding="utf-8")
     assert "<site-packages>/tracer/__init__.py" in trace_text and "<stdlib>/json/__init__.py" in trace_text
     assert str(tmp_path) not in trace_text
+    # the documented install ([torch] brings numpy): the tensor's card shows its values, and no
+    # warning box reaches students (build would have failed on one)
+    assert "cannot encode" not in built.stderr and "warning box" not in built.stderr
+    page = (course / "build" / "site" / "lectures" / "first" / "index.html").read_text(encoding="utf-8")
+    assert 'data-name="w_k"' in page and "lt-kind-tensor" in page and "Trace warning" not in page
+    card = re.sub(r"<[^>]+>", " ", page[page.index('data-name="w_k"') :][:20000])
+    assert re.search(r"\b0\s+2\s+4\s+6\s+8\s+10\b", card), card[:600]  # draft 2: arange(6) * 2
 
     # 5. another machine: a clone at another path, an environment at another path
     clone = tmp_path / "ci" / "checkout"

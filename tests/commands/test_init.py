@@ -151,3 +151,18 @@ def test_the_workflow_runs_the_readme_commands_and_the_ci_script(tmp_path):
     assert jobs["build"]["needs"] == "check" and jobs["deploy"]["needs"] == "build"
     assert any("deploy-pages" in s.get("uses", "") for s in jobs["deploy"]["steps"])
     assert jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+
+
+def test_init_makes_the_course_a_git_repository_unless_it_is_inside_one(tmp_path):
+    import subprocess
+    import sys
+
+    def init(where, *args):
+        return subprocess.run([sys.executable, "-m", "tracer", "init", *args], cwd=where, capture_output=True, text=True)
+
+    done = init(tmp_path, "course")
+    assert done.returncode == 0 and (tmp_path / "course" / ".git").is_dir()
+    assert "initialised a git repository in course/" in done.stderr
+    # a course made inside an existing repository stays part of it: no repository nested in it
+    assert init(tmp_path / "course", "inner", "-q").returncode == 0
+    assert (tmp_path / "course" / "inner" / "README.md").is_file() and not (tmp_path / "course" / "inner" / ".git").exists()

@@ -175,6 +175,26 @@ def main(args: argparse.Namespace) -> int:
     except OSError as exc:  # a folder that cannot be made or written (permissions, a full disk)
         print(f"chalktrace: {exc.filename or args.directory}: cannot create the course ({exc.strerror or exc})", file=sys.stderr)
         return ExitCode.BAD_INPUT
+    git = git_init(Path(args.directory))
     if not args.quiet:
         print(f"chalktrace: created {args.directory}/ ({', '.join(written)}); next: see its README.md", file=sys.stderr)
+        if git:
+            print(f"chalktrace: {git}", file=sys.stderr)
     return ExitCode.OK
+
+
+def git_init(directory: Path) -> str | None:
+    """Make the new course a git repository (its CI and Pages workflow need one), unless it already
+    lies inside one or git is missing; what was done, or why not, as a sentence (None: nothing to say)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        return "git not found: run `git init` in the course before its first commit"
+    inside = subprocess.run(["git", "-C", str(directory), "rev-parse", "--is-inside-work-tree"], capture_output=True, text=True)
+    if inside.returncode == 0 and inside.stdout.strip() == "true":
+        return None  # a course inside an existing repository is part of it
+    done = subprocess.run(["git", "init", "-q", str(directory)], capture_output=True, text=True)
+    if done.returncode != 0:
+        return f"git init failed ({done.stderr.strip()}); run it in the course before its first commit"
+    return f"initialised a git repository in {directory}/"

@@ -30,7 +30,14 @@ import tokenize
 from dataclasses import dataclass, field
 
 from tracer.contract.publish_policy import KINDS as WARNING_KINDS
-from tracer.contract.source_facts import DIRECTIVE_NAMES, INSPECT_PATH, parse_ask, parse_directive_comment, source_facts
+from tracer.contract.source_facts import (
+    DIRECTIVE_NAMES,
+    INSPECT_PATH,
+    is_speaker_note,
+    parse_ask,
+    parse_directive_comment,
+    source_facts,
+)
 
 ALL_LOCALS = "*"  # in ``FileDirectives.entries``: a bare ``@inspect`` on a def line (every argument)
 KNOWN = DIRECTIVE_NAMES  # one list for both sides (tracer.contract.source_facts)
@@ -125,15 +132,6 @@ def _comments(source: str, strings: list[tuple[int, int]]) -> list[tuple[int, st
     return found
 
 
-def _is_speaker_note(node: ast.stmt) -> bool:
-    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
-        return False
-    func = node.value.func
-    return (isinstance(func, ast.Name) and func.id == "speaker_note") or (
-        isinstance(func, ast.Attribute) and func.attr == "speaker_note"
-    )
-
-
 def parse_source(source: str) -> FileDirectives:
     """Parse a whole file's directives. Raises SyntaxError for source Python cannot parse."""
     facts = source_facts(source)  # the one parse of this text, shared with the site side
@@ -209,7 +207,7 @@ def parse_source(source: str) -> FileDirectives:
             result.statements[start] = statements[start]
     # A statement that is only a speaker_note(...) call takes no room in the page's code.
     for start, node in statements.items():
-        if _is_speaker_note(node):
+        if is_speaker_note(node):
             result.hidden_lines.extend(range(start, (node.end_lineno or start) + 1))
     result.hidden_lines = sorted(set(result.hidden_lines))
     result.starts = {line: start for line, start in owner.items() if line != start}

@@ -250,7 +250,7 @@ def source_facts(source: str) -> SourceFacts:
         else:
             for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
                 owner[line] = node.lineno
-        if _is_speaker_note(node):
+        if is_speaker_note(node):
             note_lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
         if isinstance(node, ast.Return):
             returns.add(node.lineno)
@@ -278,7 +278,7 @@ def source_facts(source: str) -> SourceFacts:
     )
 
 
-def _is_speaker_note(node: ast.stmt) -> bool:
+def is_speaker_note(node: ast.stmt) -> bool:
     """A statement made only of a ``speaker_note(...)`` (or ``tracer.speaker_note(...)``) call."""
     if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
         return False

@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +38,10 @@ from tracer.contract import paths
 from tracer.contract.course_layout import CourseLayout, quiet_layout_of
 from tracer.site.cards.render import HtmlRenderer
 from tracer.site.cards.templates import template_env, template_macros
-from tracer.site.pages.kept_gpu_run import gpu_run_note, gpu_run_title, publishable
+from tracer.site.pages.kept_gpu_run import gpu_run_note, publishable
 from tracer.site.render_cache import Entry, RenderCache, renderer_version, settings_text
 from tracer.site.markdown_ext.sanitize import csp_meta
-from tracer.site.pages.read_page import ReadPage, build_read_page, compact_whitespace, fill_slots, root_for
+from tracer.site.pages.read_page import build_read_page, compact_whitespace, fill_slots, root_for
 from tracer.site.model.animate import expand_animations
 from tracer.contract.lecture_files import lecture_name_problem, url_safe
 from tracer.contract.trace_format import Trace, TraceError
@@ -54,6 +53,7 @@ from tracer.site.pages.viewer_data import viewer_data_text
 from tracer.site.built_files import link_retrace_status, published_images, write_notes, write_rendered
 from tracer.site.pages.home import lecture_listing, listed_lecture
 from tracer.site.pages.lecture_page import lecture_page_parts
+from tracer.site.plugin_lecture import LecturePage
 from tracer.site.viewer_assets import (
     LIVERELOAD_ASSET,
     STYLESHEETS,
@@ -79,31 +79,6 @@ class ChalktraceConfig(Config):
     # A lecture page that could not be built fails the build (it always shows an error card); also
     # when the environment names paths.FAIL_ON_BROKEN_PAGES_ENV, as `chalktrace build` does.
     fail_on_broken_pages = c.Type(bool, default=False)
-
-
-@dataclass
-class LecturePage:
-    name: str
-    trace: Trace
-    trace_path: Path
-    renderer: HtmlRenderer | None
-    page: ReadPage | None = None
-    failure: str | None = None  # why this lecture's page shows an error card instead of the lecture
-    gpu_run: str | None = None  # the page name of this lecture's kept GPU run, if it has one
-    gpu_run_of: str | None = None  # on a kept GPU run: the lecture it belongs to
-    cache_key: str | None = None  # its rendering cache entry's key (None: not cached, a kept GPU run)
-    cached: Entry | None = None  # what an earlier build rendered of this very trace (tracer.site.render_cache)
-
-    @property
-    def title(self) -> str:
-        title = (self.trace.get("lecture") or {}).get("title") if self.failure is None else None
-        if title and self.gpu_run_of is not None:
-            return gpu_run_title(title, self.trace)
-        return title or self.name
-
-    @property
-    def src_uri(self) -> str:
-        return paths.lecture_src_uri(self.name)
 
 
 class ChalktracePlugin(BasePlugin[ChalktraceConfig]):

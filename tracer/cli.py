@@ -62,10 +62,15 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="trace lectures into site/traces/NAME.json")
     run.add_argument("lectures", nargs="+", metavar="LECTURE", help="lecture file(s), e.g. lectures/hello.py")
     run.add_argument("-o", "--output", help="trace path (default: site/traces/NAME.json)")
-    run.add_argument("--seed", type=int, default=0, help="seed for random, numpy and torch (default 0)")
+    run.add_argument(
+        "--seed", type=int, default=None, help="seed for random, numpy and torch (default: [tool.chalktrace] seed, else 0)"
+    )
     run.add_argument("--inspect-all", action="store_true", help="record every local variable at every step")
     run.add_argument(
-        "--max-steps", type=_positive_int, default=paths.DEFAULT_MAX_STEPS, help="stop recording after this many steps"
+        "--max-steps",
+        type=_positive_int,
+        default=None,
+        help=f"stop recording after this many steps (default: [tool.chalktrace] max_steps, else {paths.DEFAULT_MAX_STEPS:,})",
     )
     run.add_argument(
         "--timeout", type=_seconds, default=None, help="give up on a lecture after this many seconds (above 0; default: no limit)"
@@ -73,17 +78,17 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
     run.add_argument(
         "--max-output-chars",
         type=_whole_number,
-        default=HEAD_CHARS,
+        default=None,
         metavar="N",
         help=f"printed output (stdout, and stderr) kept per lecture: the first N and the last N characters "
-        f"(default {HEAD_CHARS:,}; the trace notes what was left out)",
+        f"(default: [tool.chalktrace] max_output_chars, else {HEAD_CHARS:,}; the trace notes what was left out)",
     )
     run.add_argument(
         "--preview-elements",
         type=_positive_int,
-        default=Limits.tensor_elements,
+        default=None,
         metavar="N",
-        help=f"values kept per tensor/array preview (default {Limits.tensor_elements})",
+        help=f"values kept per tensor/array preview (default: [tool.chalktrace] preview_elements, else {Limits.tensor_elements})",
     )
     run.add_argument(
         "--max-plot-points",
@@ -93,7 +98,12 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
         help=f"data points kept per plot(): an even sample of N (default {PLOT_DATA_POINTS:,}; "
         "the trace notes when a plot was sampled)",
     )
-    run.add_argument("--no-flops", action="store_true", help="skip @flops measurement (quicker drafts)")
+    run.add_argument(
+        "--flops",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="measure @flops; --no-flops skips it (quicker drafts; default: [tool.chalktrace] flops, else measured)",
+    )
     run.add_argument("--force", action="store_true", help="replace a trace made on CUDA even on a CPU-only machine")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress or summary output")
     _add_runner(run)

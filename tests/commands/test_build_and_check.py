@@ -275,7 +275,9 @@ def test_the_run_command_is_what_chalktrace_run_parses_and_the_outcome_reads_it_
     from tracer import cli
     from tracer.exit_codes import ExitCode
 
-    request = run_protocol.RunRequest(Path("lectures/b.py"), tmp_path / "b.json", timeout=12.5, force=True, seed=3)
+    request = run_protocol.RunRequest(
+        Path("lectures/b.py"), tmp_path / "b.json", timeout=12.5, force=True, options=("--seed", "3")
+    )
     command = run_protocol.run_command(request)
     assert command[:3] == [sys.executable, "-m", "tracer"]
     args = cli.build_parser().parse_args(command[3:])  # a renamed option of `run` fails here, not in a build

@@ -25,7 +25,7 @@ from tracer.contract import course_layout, paths
 from tracer.contract.helper_files import opted_in
 from tracer.contract.source_facts import read_source
 from tracer.contract.files import sha256_file
-from tracer.contract.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, RanOn, Status, Trace
+from tracer.contract.trace_format import SCHEMA_VERSION, Environment, ErrorInfo, RanOn, Status, Trace, TraceOptionsRecord
 
 
 def cpu_arithmetic() -> str:
@@ -63,6 +63,20 @@ def environment(seed: int, memory_source: str) -> Environment:
             props = torch.cuda.get_device_properties(0)
             env.update(device="cuda", gpu_name=props.name, gpu_total_memory_nbytes=int(props.total_memory))
     return env  # type: ignore[return-value]
+
+
+def trace_options(options: Any) -> TraceOptionsRecord:
+    """The ``chalktrace run`` options the trace was made with (``check`` re-traces with them); the seed
+    is ``environment.seed``."""
+    from tracer.capture.encoder_core import Limits
+    from tracer.capture.output_budget import HEAD_CHARS
+
+    return {
+        "preview_elements": (options.limits or Limits()).tensor_elements,
+        "max_steps": options.max_steps,
+        "max_output_chars": options.output_budget.head_chars if options.output_budget else HEAD_CHARS,
+        "flops": options.measure_flops,
+    }
 
 
 def ran_on() -> RanOn | None:
@@ -139,6 +153,7 @@ def trace_header(
         "hidden_lines": {f.path: f.parsed.hidden_lines for f in files if f.parsed.hidden_lines and f.path in with_steps},
         "stepped_helpers": sorted(f.path for f in files if f.path != shown and opted_in(f.path, f.source, patterns)),
         "environment": environment(traced.options.seed, traced.probe.source),
+        "options": trace_options(traced.options),
         "status": status,
         "truncated": traced.truncated() or None,
         "warnings": traced.recorder.warnings,

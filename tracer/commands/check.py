@@ -28,6 +28,7 @@ from tracer.contract.course_layout import quiet_layout_of
 from tracer.contract.lecture_files import course_path
 from tracer.contract.source_facts import read_source
 from tracer.contract.trace_format import Trace, TraceError
+from tracer.contract.trace_settings import recorded_options, run_arguments
 from tracer.contract.trace_reading import load_trace, read_header
 from tracer.exit_codes import ExitCode
 from tracer.runners.config import RunnerError
@@ -51,6 +52,14 @@ def _written_trace(output: Path, outcome: RunOutcome) -> Trace | None:
         return None
 
 
+def _committed_options(lecture: Path, project_root: Path) -> tuple[str, ...]:
+    """The run options the committed trace of ``lecture`` was made with (none recorded, or no trace: the
+    course's [tool.chalktrace] and the defaults), so that a trace made with `run --preview-elements 64` is
+    re-traced alike rather than reported as drift."""
+    header = read_header(course_layout.trace_path(project_root, lecture))
+    return tuple(run_arguments(recorded_options(header))) if header is not None else ()
+
+
 def check(
     project_root: Path, *, jobs: int, timeout: float, show: bool = True, retrace: bool = False, runner: str | None = None
 ) -> CheckReport:
@@ -69,7 +78,14 @@ def check(
         on_runners = {p for _runner, some in batches for p in some}
         here = [p for p in lectures if p not in on_runners]
         traced = run_many(
-            here, [output_of[p] for p in here], jobs=jobs, timeout=timeout, force=True, project_root=project_root, show=show
+            here,
+            [output_of[p] for p in here],
+            jobs=jobs,
+            timeout=timeout,
+            force=True,
+            project_root=project_root,
+            show=show,
+            options=[_committed_options(p, project_root) for p in here],
         )
         done = dict(zip(here, traced))
         for outcome in trace_batches(batches, output_of.__getitem__, project_root, timeout=timeout, force=True, show=show):

@@ -15,6 +15,7 @@ from typing import Any
 
 from tracer.contract import paths
 from tracer.contract.course_layout import CourseLayout
+from tracer.contract.trace_settings import changed_settings, course_trace_settings
 from tracer.contract.helper_files import SettingsError, changed_decisions
 from tracer.contract.lecture_files import SUBFOLDER_REASON, outside_target, subfolder_files
 from tracer.contract.source_facts import read_source, source_facts
@@ -122,4 +123,10 @@ def freshness(lecture: Path, trace_file: Path, project_root: Path) -> str | None
             return str(exc)
         if decisions:
             return "stale ([tool.chalktrace] trace_helpers: " + ", ".join(decisions) + ")"
+    try:
+        settings = changed_settings(header, course_trace_settings(project_root))
+    except SettingsError as exc:
+        return str(exc)
+    if settings:
+        return "stale ([tool.chalktrace] " + ", ".join(settings) + ")"
     return None

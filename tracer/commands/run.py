@@ -34,6 +34,9 @@ def main(args: argparse.Namespace) -> int:
     worst: int = ExitCode.OK
     from tracer.commands import gpu_runs
 
+    if not _course_defaults(args):
+        return ExitCode.BAD_INPUT
+
     if args.nodes and not args.nproc_per_node:
         say("chalktrace: --nodes needs --nproc-per-node (the ranks per node)")
         return ExitCode.BAD_INPUT
@@ -55,6 +58,33 @@ def main(args: argparse.Namespace) -> int:
             ),
         )
     return worst
+
+
+def _course_defaults(args: argparse.Namespace) -> bool:
+    """Fill the trace options left off the command line from the course's ``[tool.chalktrace]``, else the
+    built-in defaults; False after saying why the course's settings cannot be used."""
+    from tracer.capture.encoder_core import Limits
+    from tracer.capture.output_budget import HEAD_CHARS
+    from tracer.contract import paths
+    from tracer.contract.helper_files import SettingsError
+    from tracer.contract.trace_settings import course_trace_settings
+
+    try:
+        course = course_trace_settings(paths.find_project_root(Path(args.lectures[0]).absolute().parent))
+    except SettingsError as exc:
+        say(f"chalktrace: {exc}")
+        return False
+    builtin = {
+        "preview_elements": Limits.tensor_elements,
+        "max_steps": paths.DEFAULT_MAX_STEPS,
+        "max_output_chars": HEAD_CHARS,
+        "flops": True,
+        "seed": 0,
+    }
+    for key, value in builtin.items():
+        if getattr(args, key) is None:
+            setattr(args, key, course.get(key, value))
+    return True
 
 
 def _runner_split(args: argparse.Namespace) -> tuple[list[str] | None, list]:
@@ -84,7 +114,7 @@ def _run_on_runners(args: argparse.Namespace, batches: list) -> int:
     root = paths.find_project_root(Path(batches[0][1][0]).absolute().parent)
     options = ["--max-steps", str(args.max_steps), "--max-output-chars", str(args.max_output_chars)]
     options += ["--preview-elements", str(args.preview_elements), "--max-plot-points", str(args.max_plot_points)]
-    options += (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if args.no_flops else [])
+    options += (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if not args.flops else [])
     outcomes = trace_batches(
         batches,
         lambda lecture: Path(args.output) if args.output else course_layout.trace_path(root, lecture.absolute()),
@@ -127,7 +157,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
             seed=args.seed,
             inspect_all=args.inspect_all,
             max_steps=args.max_steps,
-            measure_flops=not args.no_flops,
+            measure_flops=args.flops,
             limits=Limits(tensor_elements=args.preview_elements),
             output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
             max_plot_points=args.max_plot_points,
@@ -226,7 +256,7 @@ def _run_torchrun(args: argparse.Namespace) -> int:
     if not lecture.is_file():
         say(f"{lecture}: no such lecture file")
         return ExitCode.BAD_INPUT
-    extra = (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if args.no_flops else [])
+    extra = (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if not args.flops else [])
     extra += ["--max-steps", str(args.max_steps)]
     started = time.perf_counter()
     output = Path(args.output) if args.output else None

@@ -43,7 +43,7 @@ class RunRequest:
     output: Path
     timeout: float  # seconds the run may take; the interpreter is killed KILL_GRACE_SECONDS after that
     force: bool = False
-    seed: int = 0
+    options: tuple[str, ...] = ()  # further run options (a committed trace's, trace_settings.run_arguments)
 
 
 KILL_GRACE_SECONDS = 60  # beyond the run's own --timeout, for start-up and writing the trace
@@ -62,8 +62,7 @@ def run_command(request: RunRequest) -> list[str]:
         "-q",
         "--timeout",
         str(request.timeout),
-        "--seed",
-        str(request.seed),
+        *request.options,
     ]
     if request.force:
         command.append("--force")
@@ -136,14 +135,26 @@ class _Display:
 
 
 def run_many(
-    lectures: list[Path], outputs: list[Path], *, jobs: int, timeout: float, force: bool, project_root: Path, show: bool = True
+    lectures: list[Path],
+    outputs: list[Path],
+    *,
+    jobs: int,
+    timeout: float,
+    force: bool,
+    project_root: Path,
+    show: bool = True,
+    options: list[tuple[str, ...]] | None = None,
 ) -> list[RunOutcome]:
+    """Trace ``lectures`` into ``outputs``, ``jobs`` at a time; ``options``: each lecture's further run
+    options (none: the course's [tool.chalktrace] and the built-in defaults)."""
     names = [shown_path(p, project_root) for p in lectures]
     display = _Display(names, show)
 
     def work(index: int) -> RunOutcome:
         display.update(names[index], "tracing…")
-        outcome = trace_in_subprocess(RunRequest(lectures[index], outputs[index], timeout=timeout, force=force))
+        outcome = trace_in_subprocess(
+            RunRequest(lectures[index], outputs[index], timeout=timeout, force=force, options=options[index] if options else ())
+        )
         last = outcome.message.splitlines()[-1] if outcome.message else outcome.returncode
         status = (
             f"traced in {outcome.seconds:.1f}s"

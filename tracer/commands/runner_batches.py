@@ -44,7 +44,7 @@ def trace_batches(
     *,
     timeout: float,
     force: bool,
-    seed: int = 0,
+    seed: int | None = None,  # None: the course's [tool.chalktrace] seed, else 0
     run_options: list[str] | None = None,
     show: bool = True,
     status: RetraceStatus | None = None,

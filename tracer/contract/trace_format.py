@@ -366,6 +366,15 @@ class RanOn(TypedDict):
     slurm_job_id: str | None  # "812345", or "812345_2" for task 2 of a job array; null outside Slurm
 
 
+class TraceOptionsRecord(TypedDict):
+    """The ``chalktrace run`` options a trace was made with (``Trace.options``)."""
+
+    preview_elements: int
+    max_steps: int
+    max_output_chars: int
+    flops: bool
+
+
 class Trace(TypedDict):
     schema_version: int
     lecture: Lecture
@@ -376,6 +385,9 @@ class Trace(TypedDict):
     # freshness re-decides them, so a changed setting makes the trace stale. Absent in older traces.
     stepped_helpers: NotRequired[list[str]]
     environment: Environment
+    # the `chalktrace run` options the trace was made with ([tool.chalktrace] or the command line; the
+    # seed is environment.seed): `check` re-traces with them. Absent in older traces.
+    options: NotRequired[TraceOptionsRecord]
     ran_on: NotRequired[RanOn]  # present when a runner traced the lecture (absent for a run on this machine)
     status: Status
     error: NotRequired[ErrorInfo]

@@ -50,7 +50,7 @@ class Batch:
     project_root: Path
     timeout: float  # chalktrace run --timeout of each lecture (the job's own limit is Slurm's)
     force: bool = False
-    seed: int = 0
+    seed: int | None = None  # None: the course's [tool.chalktrace] seed, else 0
     run_options: list[str] = field(default_factory=list)  # more `chalktrace run` options, passed on
     on_job: Callable[[str], None] | None = None  # told the Slurm job id once Slurm has one
 
@@ -115,7 +115,7 @@ def chalktrace_files(runner: Runner, scratch: Path) -> dict[str, Path]:
 def _run_line(batch: Batch, lecture: str, output: str, python: str) -> str:
     """The ``chalktrace run`` of one lecture, as a shell command."""
     command = [python, "-m", "tracer", "run", lecture, "-o", output, "-q", "--timeout", f"{batch.timeout:g}"]
-    command += ["--seed", str(batch.seed), *batch.run_options]
+    command += (["--seed", str(batch.seed)] if batch.seed is not None else []) + batch.run_options
     if batch.force:
         command.append("--force")
     return shlex.join(command)

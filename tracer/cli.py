@@ -250,16 +250,17 @@ def add_init(sub: Any) -> argparse.ArgumentParser:
         help="use the course in this folder as it is (an edtrace course: lectures at the root, traces in "
         "var/traces/): writes chalktrace.toml and touches nothing else",
     )
-    init.add_argument("--name", help="the course's name (default: from DIR)")
+    init.add_argument(
+        "--title", "--name", dest="name", help="the course's title, written once as mkdocs.yml's site_name (default: from DIR)"
+    )
     init.add_argument(
         "--requirement",
         default=None,
         metavar="SPEC",
-        help="what requirements.txt installs chalktrace from: a version spec, a wheel path/URL "
-        "('chalktrace[torch] @ file:///path/chalktrace-0.1.0-py3-none-any.whl') or a VCS URL "
-        "(default: the source this chalktrace was installed from, pinned: a VCS URL at its commit "
-        "or the wheel's path; `chalktrace==X.Y` once released); "
-        "requirements-site.txt gets it without extras",
+        help="what requirements.txt installs chalktrace from: a VCS URL at a commit "
+        "('chalktrace[torch] @ git+https://HOST/OWNER/chalktrace@COMMIT') or a version spec, never a local path "
+        "(default: the git checkout or VCS URL this chalktrace was installed from, at its commit, else "
+        "chalktrace[torch]>=VERSION); requirements-site.txt gets it without extras",
     )
     init.add_argument("-q", "--quiet", action="store_true")
     return init

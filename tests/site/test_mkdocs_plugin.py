@@ -406,7 +406,7 @@ def test_the_home_page_lists_lectures_in_the_nav_s_order(tmp_path):
     import sys
 
     course = tmp_path / "course"
-    subprocess.run([sys.executable, "-m", "tracer", "init", str(course), "-q"], check=True)
+    subprocess.run([sys.executable, "-m", "tracer", "init", str(course), "--title", "Systems: week one", "-q"], check=True)
     (course / "lectures" / "hello.py").unlink()
     for name, title in (("alpha", "Alpha"), ("zeta", "Zeta")):
         (course / "lectures" / f"{name}.py").write_text(f'from tracer import text\n\n\ndef main():\n    text("# {title}")\n')
@@ -415,6 +415,9 @@ def test_the_home_page_lists_lectures_in_the_nav_s_order(tmp_path):
     assert done.returncode == 0, done.stderr
     home = (course / "build" / "site" / "index.html").read_text(encoding="utf-8")
     assert home.index("lectures/alpha/") < home.index("lectures/zeta/")  # by file name
+    # The title, written once as site_name, heads the home page (not MkDocs' "Home") and names its tab.
+    assert re.search(r"<h1[^>]*>Systems: week one</h1>", home) and "<title>Systems: week one</title>" in home
+    assert "Home" not in re.findall(r"<h1[^>]*>(.*?)</h1>", home)
     config.write_text(
         config.read_text(encoding="utf-8") + "\nnav:\n  - index.md\n  - lectures/zeta.md\n  - lectures/alpha.md\n",
         encoding="utf-8",

@@ -280,6 +280,10 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
     def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
         root = root_for(page.url)
         if page.file.src_uri == "index.md":
+            if "<h1" not in html and "title" not in page.meta:
+                # A course's title lives once, as site_name: the home page's heading (Material's <h1>
+                # when the page has none) and its <title> read it instead of MkDocs' "Home".
+                page.title = config["site_name"]
             listing = self._home_listing(root)
             return html.replace(HOME_MARKER, listing) if HOME_MARKER in html else html + listing
         cached = self._cached_content(page)

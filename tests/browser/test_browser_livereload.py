@@ -114,6 +114,24 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
         wait_for(page, "JSON.stringify(window.CHALKTRACE_DATA || {}).includes('Version five')")
         wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 50", 10)
         assert page.evaluate("location.hash").startswith("#step=50")
+
+        # a syntax error writes no trace (so nothing reloads): the open page says where it is, and
+        # the fix reloads it into the fixed lecture
+        broken = lecture("six").replace('    text("The end.")\n', '    text("The end."\n')
+        line = broken.splitlines().index('    text("The end."') + 1
+        source.write_text(broken, encoding="utf-8")
+        failed = "document.querySelector('.lt-retracing-failed:not([hidden])')"
+        wait_for(page, f"{failed} && {failed}.textContent")
+        said = page.evaluate(f"{failed}.textContent")
+        assert said == f"lectures/live.py:{line}: SyntaxError: '(' was never closed"
+        # in sight over the step viewer: the element at its middle is the line itself
+        assert page.evaluate(
+            f"(() => {{ const r = {failed}.getBoundingClientRect(); return r.bottom <= innerHeight && r.height > 0 &&"
+            f" document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === {failed}; }})()"
+        )
+        source.write_text(lecture("six"), encoding="utf-8")
+        wait_for(page, "JSON.stringify(window.CHALKTRACE_DATA || {}).includes('Version six')")
+        wait_for(page, "!document.querySelector('.lt-retracing:not([hidden])')", 10)
         context.close()
         assert refused == []
 

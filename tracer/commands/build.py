@@ -174,6 +174,8 @@ def build(
                 status=status,
             )
             retracing.join()
+            if status is not None:  # the open page says what this machine could not trace (serve)
+                status.traced_here(local)
             outcomes = local + outcomes
             print(f"chalktrace: re-tracing finished in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         # A run that raised wrote its error trace: the published traces' problems below name it.

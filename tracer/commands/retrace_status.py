@@ -3,9 +3,11 @@
 While serving, a lecture that a runner traces is away for a while (a queue, a GPU node): the
 development server publishes ``RetraceStatus``'s file (the plugin links it into the served site as
 ``paths.RETRACE_STATUS_URL``) and the page's reload script shows "re-tracing on gpu (job 812345)",
-or the one-line failure, until the new trace arrives and the page reloads. The file maps each
-lecture's name to ``{"runner", "job", "state": "running" | "failed", "message"}``; a lecture is
-dropped from it when its trace is back. This module only writes that file; it must not trace.
+or the one-line failure, until the new trace arrives and the page reloads. A lecture this machine
+could not trace at all (a syntax error mid-edit: no trace is written, so no reload comes) is said
+the same way, with runner ``""``, until a run of it succeeds. The file maps each lecture's name to
+``{"runner", "job", "state": "running" | "failed", "message"}``; a lecture is dropped from it when
+its trace is back. This module only writes that file; it must not trace.
 """
 
 from __future__ import annotations
@@ -48,4 +50,17 @@ class RetraceStatus:
             entry = self._lectures.pop(outcome.lecture.stem, None)
             if entry is not None and outcome.returncode not in (0, 1):  # 1: the lecture raised; its trace is back
                 self._lectures[outcome.lecture.stem] = {**entry, "state": "failed", "message": outcome.message}
+            self._write()
+
+    def traced_here(self, outcomes: list[RunOutcome]) -> None:
+        """This machine's runs: one that wrote no trace (exit 2: a syntax error, an import that failed)
+        is said on the open page, since no new trace will reload it; one that wrote a trace is dropped."""
+        with self._lock:
+            for outcome in outcomes:
+                name = outcome.lecture.stem
+                if outcome.returncode not in (0, 1):  # 1: the lecture raised; its error trace reloads the page
+                    message = (outcome.message or f"{name}: exit {outcome.returncode}").splitlines()[0]
+                    self._lectures[name] = {"runner": "", "job": "", "state": "failed", "message": message}
+                elif name in self._lectures and not self._lectures[name]["runner"]:
+                    del self._lectures[name]
             self._write()

@@ -56,7 +56,7 @@
   // new trace arrives and the poll above reloads the page.
   var statusUrl = me.getAttribute("data-retrace-status");
   var lecture = (/\/lectures\/([^\/]+)\/(?:index\.html)?$/.exec(location.pathname) || [])[1];
-  var line = null, statusTimer = null;
+  var line = null, info = null, statusTimer = null;
 
   function statusText(entry) {
     var where = "re-tracing on " + entry.runner + (entry.job ? " (job " + entry.job + ")" : "");
@@ -71,7 +71,11 @@
       var text = entry ? statusText(entry) : "";
       if (line.textContent !== text) line.textContent = text;
       line.hidden = !text;
-      line.classList.toggle("lt-retracing-failed", Boolean(entry && entry.state === "failed"));
+      var failed = Boolean(entry && entry.state === "failed");
+      line.classList.toggle("lt-retracing-failed", failed);
+      // a failure stays in sight at the window's foot, over the step viewer too (which covers the article)
+      if (failed && line.parentNode !== document.body) document.body.appendChild(line);
+      else if (!failed && line.parentNode === document.body) info.insertAdjacentElement("afterend", line);
       statusTimer = setTimeout(pollStatus, 1000);
     };
     ask.open("GET", statusUrl + "?" + Date.now());
@@ -79,7 +83,7 @@
   }
 
   function startStatus() {
-    var info = document.querySelector(".lt-page-info");
+    info = document.querySelector(".lt-page-info");
     if (!statusUrl || !lecture || !info) return;
     line = document.createElement("p");
     line.className = "lt-retracing";

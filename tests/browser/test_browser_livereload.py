@@ -129,6 +129,11 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
             f"(() => {{ const r = {failed}.getBoundingClientRect(); return r.bottom <= innerHeight && r.height > 0 &&"
             f" document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === {failed}; }})()"
         )
+        # undone (the traced bytes again: nothing to re-trace, so nothing reloads): the line goes
+        source.write_text(lecture("five"), encoding="utf-8")
+        wait_for(page, "!document.querySelector('.lt-retracing:not([hidden])')", 60)
+        source.write_text(broken, encoding="utf-8")
+        wait_for(page, f"{failed} && {failed}.textContent")
         source.write_text(lecture("six"), encoding="utf-8")
         wait_for(page, "JSON.stringify(window.CHALKTRACE_DATA || {}).includes('Version six')")
         wait_for(page, "!document.querySelector('.lt-retracing:not([hidden])')", 10)

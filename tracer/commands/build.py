@@ -139,6 +139,7 @@ def build(
         if not todo:
             print(f"chalktrace: all {len(lectures)} traces fresh; nothing to re-trace", file=sys.stderr)
             outcomes: list[RunOutcome] = []
+            local: list[RunOutcome] = []
         else:
             print(
                 f"chalktrace: re-tracing {len(todo)} of {len(lectures)} lectures with {min(jobs, len(todo))} process(es)",
@@ -148,7 +149,7 @@ def build(
             here = [p for p in todo if p not in on_runners]
             remote = [(r, [p for p in some if p in todo]) for r, some in batches]
             # this machine's lectures trace meanwhile; Ctrl-C lands here, where the runners' jobs are cancelled
-            local: list[RunOutcome] = []
+            local = []
             retracing = threading.Thread(
                 target=lambda: local.extend(
                     run_many(
@@ -174,10 +175,10 @@ def build(
                 status=status,
             )
             retracing.join()
-            if status is not None:  # the open page says what this machine could not trace (serve)
-                status.traced_here(local)
             outcomes = local + outcomes
             print(f"chalktrace: re-tracing finished in {time.perf_counter() - started:.1f}s", file=sys.stderr)
+        if status is not None:  # the open page says what this machine could not trace (serve)
+            status.traced_here(local, lectures)
         # A run that raised wrote its error trace: the published traces' problems below name it.
         failed = [o for o in outcomes if not o.ok and o.returncode != ExitCode.LECTURE_FAILED]
         for outcome in failed:

@@ -52,15 +52,17 @@ class RetraceStatus:
                 self._lectures[outcome.lecture.stem] = {**entry, "state": "failed", "message": outcome.message}
             self._write()
 
-    def traced_here(self, outcomes: list[RunOutcome]) -> None:
-        """This machine's runs: one that wrote no trace (exit 2: a syntax error, an import that failed)
-        is said on the open page, since no new trace will reload it; one that wrote a trace is dropped."""
+    def traced_here(self, outcomes: list[RunOutcome], lectures: list[Path]) -> None:
+        """This machine's runs of a build of ``lectures``: one that wrote no trace (exit 2: a syntax
+        error, an import that failed) is said on the open page, since no new trace will reload it; a
+        lecture that traced, or needed no run (a save undid the error), is dropped."""
         with self._lock:
-            for outcome in outcomes:
-                name = outcome.lecture.stem
-                if outcome.returncode not in (0, 1):  # 1: the lecture raised; its error trace reloads the page
-                    message = (outcome.message or f"{name}: exit {outcome.returncode}").splitlines()[0]
-                    self._lectures[name] = {"runner": "", "job": "", "state": "failed", "message": message}
-                elif name in self._lectures and not self._lectures[name]["runner"]:
-                    del self._lectures[name]
+            failed = {o.lecture.stem: o for o in outcomes if o.returncode not in (0, 1)}  # 1: raised; its error trace reloads
+            for name, outcome in failed.items():
+                message = (outcome.message or f"{name}: exit {outcome.returncode}").splitlines()[0]
+                self._lectures[name] = {"runner": "", "job": "", "state": "failed", "message": message}
+            for lecture in lectures:
+                entry = self._lectures.get(lecture.stem)
+                if lecture.stem not in failed and entry is not None and not entry["runner"]:
+                    del self._lectures[lecture.stem]
             self._write()

@@ -246,6 +246,8 @@ class RankTracing:
             modules=list(lecture_modules(str(traced.lecture.parent) + os.sep).values()),
             announce=self.sequence.announce,
         )
+        # Every rank, spawned or started by torchrun, has torch.distributed wrapped while it runs.
+        traced.add_process_state(self.log.installed())
 
     def _event(self, kind: str, detail: str | None) -> None:
         if kind == "joined" and self.log.rank is not None:
@@ -421,7 +423,6 @@ def trace_rank(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, 
         launch=config.launch,
     )
     traced.add_extension(rank)
-    traced.add_process_state(rank.log.installed())  # torch.distributed wrapped while the rank runs
     # stdout, stderr and warnings go to the rank's steps, as the launcher's go to its own
     outcome = traced.run(fn, *args, **kwargs)
     escaped = outcome.escaped

@@ -5,9 +5,11 @@
 3. ``chalktrace serve`` it, open the page in Chromium (its Content-Security-Policy on), save an edit
    and see the page reload with the new value;
 4. ``chalktrace build``;
-5. ``chalktrace check`` from a second virtual environment at another path, on a clone of the course
-   at another path: the traces made in the first are fresh there, and no value drifted, although the
-   lecture shows paths of the environment (a library's file, a standard-library file);
+5. CI: a second virtual environment at another path installs chalktrace from the course's
+   ``requirements.txt`` and ``constraints.txt`` as its ``.ci/run`` does; ``chalktrace check`` on a clone
+   of the course at another path finds the traces made in the first fresh, and no value drifted, although
+   the lecture shows paths of the environment (a library's file, a standard-library file); the site it
+   builds shows the tensor's card;
 6. break the lecture and see ``check`` fail, naming ``file:line``.
 """
 
@@ -149,11 +151,29 @@ def test_a_new_lecturer_s_first_week(tmp_path, browser):
     card = re.sub(r"<[^>]+>", " ", page[page.index('data-name="w_k"') :][:20000])
     assert re.search(r"\b0\s+2\s+4\s+6\s+8\s+10\b", card), card[:600]  # draft 2: arange(6) * 2
 
-    # 5. another machine: a clone at another path, an environment at another path
+    # 5. CI: a clone at another path, an environment at another path, chalktrace installed from the
+    # course's own requirements.txt and constraints.txt exactly as its .ci/run does. Offline stand-ins
+    # for the package index: this wheel is the index's release (--find-links), and the dependencies,
+    # torch included, are the laptop's, already installed once (a .pth file).
     clone = tmp_path / "ci" / "checkout"
     shutil.copytree(course, clone, ignore=shutil.ignore_patterns("build"))
+    ci_install = ".venv/bin/pip install -c constraints.txt -r requirements.txt"
+    assert ci_install in (clone / ".ci" / "run").read_text(encoding="utf-8")
     other = tmp_path / "ci" / "env" / "py"
     run(sys.executable, "-m", "venv", "--without-pip", other, cwd=tmp_path, env=env)
+    purelib = run(
+        other / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path, env=env
+    ).stdout.strip()
+    first_purelib = run(
+        venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path, env=env
+    ).stdout.strip()
+    dependencies = tmp_path / "ci" / "dependencies"  # the laptop's packages but chalktrace, linked
+    dependencies.mkdir()
+    for entry in Path(first_purelib).iterdir():
+        if entry.name != "tracer" and not entry.name.startswith("chalktrace"):
+            (dependencies / entry.name).symlink_to(entry)
+    (Path(purelib) / "zz_dependencies.pth").write_text(f"{dependencies}\n")
+    assert Path(purelib) != Path(first_purelib) != Path(sysconfig.get_paths()["purelib"])
     run(
         sys.executable,
         "-m",
@@ -161,23 +181,23 @@ def test_a_new_lecturer_s_first_week(tmp_path, browser):
         "--python",
         other / "bin" / "python",
         "install",
-        "--no-deps",
         "--quiet",
-        wheel,
-        cwd=tmp_path,
+        "--no-index",
+        "--find-links",
+        tmp_path / "dist",
+        *ci_install.split()[2:],
+        cwd=clone,
         env=env,
     )
-    purelib = run(
-        other / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path, env=env
-    ).stdout.strip()
-    first_purelib = run(
-        venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=tmp_path, env=env
-    ).stdout.strip()
-    (Path(purelib) / "zz_dependencies.pth").write_text(first_purelib + "\n")  # torch and the rest, installed once
-    assert Path(purelib) != Path(first_purelib) != Path(sysconfig.get_paths()["purelib"])
+    assert (Path(purelib) / "tracer" / "__init__.py").is_file()  # chalktrace itself came from requirements.txt
     checked = run(other / "bin" / "chalktrace", "check", cwd=clone, env=env, check=False)
     assert checked.returncode == 0, checked.stderr
     assert "no value drifted" in checked.stderr
+    # what CI publishes shows the tensor's card with its values
+    run(other / "bin" / "python", "-m", "mkdocs", "build", "--strict", cwd=clone, env=env)
+    published = (clone / "build" / "site" / "lectures" / "first" / "index.html").read_text(encoding="utf-8")
+    card = re.sub(r"<[^>]+>", " ", published[published.index('data-name="w_k"') :][:20000])
+    assert re.search(r"\b0\s+2\s+4\s+6\s+8\s+10\b", card), card[:600]
 
     # 6. a broken lecture fails check, naming file and line
     (clone / "lectures" / "first.py").write_text(lecture(2, broken=True), encoding="utf-8")

@@ -69,17 +69,19 @@ def test_step_through_button_and_keys(page, site):
 def test_step_over_a_call(page, site):
     open_lecture(page, site, "#step=2")
     assert current_line(page) == 21
-    page.keyboard.press("ArrowDown")
-    assert current_line(page) == 21 and step_in_url(page) == 10
+    page.keyboard.press("ArrowDown")  # one press leaves the line: the next line, b's value kept
+    assert current_line(page) == 22 and step_in_url(page) == 11  # the call step of line 22
     values = variables(page)
     assert list(values) == ["a", "b"] and "5" in values["b"]
-    page.keyboard.press("ArrowUp")  # back over the call
-    assert step_in_url(page) == 2
+    page.keyboard.press("ArrowUp")  # back over: line 21 once helper returned
+    assert current_line(page) == 21 and step_in_url(page) == 10
+    page.keyboard.press("ArrowUp")  # and the line before it, past line 21's call step
+    assert current_line(page) == 20 and step_in_url(page) == 1
     page.keyboard.press("j")
     page.keyboard.press("j")
-    assert current_line(page) == 22 and step_in_url(page) == 11  # the call step of line 22
+    assert current_line(page) == 22 and step_in_url(page) == 11
     page.keyboard.press("j")
-    assert current_line(page) == 22 and step_in_url(page) == 27  # c = helper(a) + helper(b), both runs skipped
+    assert current_line(page) == 23  # c = helper(a) + helper(b): both runs and the line's completion skipped
 
 
 def test_step_out_and_call_stack(page, site):

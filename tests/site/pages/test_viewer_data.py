@@ -61,14 +61,20 @@ def test_steps_follow_the_trace(nested):
         assert s["depth"][i] == len(step["stack"]) - 1
 
 
-def test_step_over_a_call_lands_on_the_same_line_after_it_returns(nested):
+def test_one_step_over_a_call_leaves_its_line(nested):
     _trace, data = nested
     s = data["steps"]
     call = step_at(data, 21, call=True)  # b = helper(a)
+    completion = step_at(data, 21, call=False)  # the same line once helper returned (b's value)
     after = s["over"][call]
-    assert s["line"][after] == 21 and not s["call"][after] and s["depth"][after] == 0
-    assert all(s["depth"][k] > 0 for k in range(call + 1, after))  # everything skipped was inside helper
-    assert s["back_over"][after] == call
+    # the next line, not the completion of this one (which would need a second press)
+    assert s["line"][after] == 22 and s["depth"][after] == 0 and after == s["over"][completion]
+    assert all(s["depth"][k] > 0 for k in range(call + 1, completion))  # everything skipped was inside helper
+    assert s["back_over"][after] == completion  # back over: the line before, with its value
+    assert s["back_over"][completion] == step_at(data, 20)  # and one more: past line 21's call step too
+    # a call on the lecture's last line: no line follows, so over lands on its completion
+    last = step_at(data, 29, call=True)  # e = twice(d)
+    assert s["over"][last] == step_at(data, 29, call=False) and s["over"][s["over"][last]] == -1
 
 
 def test_step_out_returns_to_the_caller_line(nested):
@@ -92,7 +98,9 @@ def test_callers_and_two_calls_on_one_line(nested):
     first, second = step_at(data, 12, 1), step_at(data, 12, 2)
     assert s["parent"][first] == call and s["parent"][second] == call_again
     assert s["act_prev"][first] == -1 and s["act_prev"][second] == -1
-    assert s["over"][call] == step_at(data, 22, call=False)  # stepping over skips both calls
+    assert s["over"][call] == step_at(data, 23)  # stepping over skips both calls and the line's completion
+    assert s["back_over"][step_at(data, 22, call=False)] == step_at(data, 21, call=False)  # and back, both calls
+    assert s["back_over"][call_again] == step_at(data, 21, call=False)
     assert names(data, second) == ["total"] and "0" in card_of(data, second, "total")
     assert s["parent"][step_at(data, 7, 1)] == step_at(data, 13, 1, call=True)
     assert s["parent"][call] == -1
@@ -103,7 +111,8 @@ def test_a_return_line_that_calls_stays_one_activation(nested):
     s = data["steps"]
     call, call_again = step_at(data, 33, 0, call=True), step_at(data, 33, 1, call=True)  # return inner(n) + inner(n)
     returned = step_at(data, 33, call=False)
-    assert s["act_prev"][returned] == call_again and s["over"][call] == returned
+    assert s["act_prev"][returned] == call_again
+    assert s["over"][call] == step_at(data, 29, call=False)  # past the return line: back in the caller
     assert s["parent"][step_at(data, 7, 3)] == call and s["parent"][step_at(data, 7, 4)] == call_again
     assert s["act_prev"][step_at(data, 7, 4)] == -1  # inner's second run is a new activation
     assert "98" in card_of(data, s["out"][returned], "e")
@@ -275,22 +284,33 @@ def _first(candidates) -> int:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 6), st.booleans(), st.booleans()), max_size=40))
+@given(st.lists(st.tuples(st.integers(0, 6), st.booleans(), st.booleans(), st.integers(1, 3)), max_size=40))
 def test_navigation_targets_follow_their_definitions_at_any_depth(steps):
     """Each key's target, stated directly (the nearest visible step that qualifies), for any depths."""
-    depths = [d for d, _v, _c in steps]
-    visible = [v for _d, v, _c in steps]
-    calls = [c for _d, _v, c in steps]
-    nav = navigation(depths, visible, calls)
+    depths = [d for d, _v, _c, _l in steps]
+    visible = [v for _d, v, _c, _l in steps]
+    calls = [c for _d, _v, c, _l in steps]
+    places = [(0, line) for _d, _v, _c, line in steps]
+    nav = navigation(depths, visible, calls, places)
     n = len(steps)
+
+    def same_line(i: int, j: int) -> bool:
+        return places[i] == places[j] and depths[i] == depths[j]
+
     for i, d in enumerate(depths):
         after = [j for j in range(i + 1, n) if visible[j]]
         before = [j for j in range(i - 1, -1, -1) if visible[j]]
         assert nav["next"][i] == _first(after)
         assert nav["prev"][i] == _first(before)
-        assert nav["over"][i] == _first(j for j in after if depths[j] <= d and not (calls[i] and calls[j]))
+        over = _first(j for j in after if depths[j] <= d and not (calls[i] and calls[j]))
+        if calls[i] and over != -1 and same_line(i, over):  # the line's own completion: one further, if any
+            further = _first(j for j in after if j > over and depths[j] <= d)
+            over = further if further != -1 else over
+        assert nav["over"][i] == over
         assert nav["out"][i] == (_first(j for j in after if depths[j] < d) if d >= 1 else -1)
-        assert nav["back_over"][i] == _first(j for j in before if depths[j] <= d)
+        back = [j for j in before if depths[j] <= d]
+        others = [j for j in back if not (calls[j] and same_line(i, j))]  # past this line's own call steps
+        assert nav["back_over"][i] == (others[0] if others else _first(reversed(back)))
 
 
 def test_navigation_over_and_out_in_a_deep_recursion():

@@ -155,12 +155,17 @@ def frame_activations(trace: Trace) -> tuple[list[int], list[int]]:
     return parent, act_prev
 
 
-def navigation(depths: list[int], visible: list[bool], calls: list[bool] | None = None) -> dict[str, list[int]]:
+def navigation(
+    depths: list[int], visible: list[bool], calls: list[bool] | None = None, places: list[tuple[int, int]] | None = None
+) -> dict[str, list[int]]:
     """Targets of each key among visible steps: next/prev, over/back_over (same or shallower
     depth), out (shallower, forward). -1 where there is none.
 
-    Stepping over a "call" step lands on the line's completion, not on the same line's next
-    call (``f(1) + f(2)`` has one call step per call). Linear in the steps whatever their depth."""
+    Stepping over a "call" step goes past the line's completion, not to the same line's next
+    call (``f(1) + f(2)`` has one call step per call). With ``places`` (each step's file and
+    line), a press that would land on the same line of the same frame (a call line's completion
+    going forward, its call steps going back) goes one target further, so one press leaves the
+    line. Linear in the steps whatever their depth."""
     count = len(depths)
     calls = calls or [False] * count
     nav = {key: [-1] * count for key in ("next", "prev", "over", "back_over", "out")}
@@ -171,7 +176,10 @@ def navigation(depths: list[int], visible: list[bool], calls: list[bool] | None 
     for i in range(count - 1, -1, -1):
         d = depths[i]
         nav["next"][i] = following
-        nav["over"][i] = completed.at_most(d) if calls[i] else nearest.at_most(d)
+        over = completed.at_most(d) if calls[i] else nearest.at_most(d)
+        if calls[i] and over != -1 and nav["over"][over] != -1 and _same_line(places, depths, i, over):
+            over = nav["over"][over]  # the completion of this very line: the press would not move (kept at the end)
+        nav["over"][i] = over
         nav["out"][i] = nearest.at_most(d - 1) if d >= 1 else -1
         if visible[i]:
             following = i
@@ -183,11 +191,18 @@ def navigation(depths: list[int], visible: list[bool], calls: list[bool] | None 
     for i in range(count):
         d = depths[i]
         nav["prev"][i] = preceding
-        nav["back_over"][i] = nearest.at_most(d)
+        back = nearest.at_most(d)
+        while back != -1 and calls[back] and nav["back_over"][back] != -1 and _same_line(places, depths, i, back):
+            back = nav["back_over"][back]  # past this very line's call steps: the press would not move
+        nav["back_over"][i] = back
         if visible[i]:
             preceding = i
             nearest.add(d, i)
     return nav
+
+
+def _same_line(places: list[tuple[int, int]] | None, depths: list[int], i: int, j: int) -> bool:
+    return places is not None and places[i] == places[j] and depths[i] == depths[j]
 
 
 class _Nearest:
@@ -386,7 +401,10 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
     shown = _step_contents(trace, paths, renderer)
     parent, act_prev = frame_activations(trace)
     nav = navigation(
-        where.columns["depth"], [bool(v) for v in where.columns["visible"]], [bool(c) for c in where.columns["call"]]
+        where.columns["depth"],
+        [bool(v) for v in where.columns["visible"]],
+        [bool(c) for c in where.columns["call"]],
+        list(zip(where.columns["file"], where.columns["line"], strict=True)),
     )
     snapshots = _snapshots(len(steps), act_prev, shown.env, shown.clear)
     sections, section_of = _sections(trace)

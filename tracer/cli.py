@@ -1,6 +1,6 @@
 """The ``chalktrace`` command line: it parses arguments, dispatches to one module per command, maps exit codes.
 
-Every command (run, check, build, serve, init, merge, diff) is an ``add_NAME`` parser here plus the
+Every command (run, check, build, serve, present, export, init, execute, merge, diff) is an ``add_NAME`` parser here plus the
 ``main(args)`` of ``tracer.commands.NAME``, registered in :data:`COMMANDS`. This module must not
 contain tracing, regeneration or rendering logic, and it imports a command's module (and so torch,
 watchdog, rich) only when that command runs, so ``chalktrace --help`` stays quick.
@@ -239,6 +239,19 @@ def add_present(sub: Any) -> argparse.ArgumentParser:
     return present
 
 
+def add_export(sub: Any) -> argparse.ArgumentParser:
+    export = sub.add_parser(
+        "export", help="one lecture as one file to share: a self-contained HTML page (opens from disk, offline)"
+    )
+    export.add_argument("lecture", metavar="LECTURE", help="the lecture (NAME or lectures/NAME.py)")
+    kind = export.add_mutually_exclusive_group(required=True)
+    kind.add_argument(
+        "--html", action="store_true", help="one HTML file with step mode, read mode, images, plots and math; no speaker notes"
+    )
+    export.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write (replaced atomically)")
+    return export
+
+
 def add_init(sub: Any) -> argparse.ArgumentParser:
     init = sub.add_parser(
         "init", help="create a new course repository (mkdocs.yml, lectures/hello.py, CI script, GitHub Actions workflow)"
@@ -294,6 +307,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[ar
     "build": (add_build, command("build")),
     "serve": (add_serve, command("serve")),
     "present": (add_present, command("present")),
+    "export": (add_export, command("export")),
     "init": (add_init, command("init")),
     "execute": (add_execute, command("execute")),
     "merge": (add_merge, command("merge")),

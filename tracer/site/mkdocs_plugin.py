@@ -37,6 +37,8 @@ from mkdocs.utils.templates import TemplateContext
 from tracer.contract import paths
 from tracer.contract.course_layout import CourseLayout, quiet_layout_of
 from tracer.site.cards.render import HtmlRenderer
+from tracer.site.cards.interface_strings import language_of
+from tracer.site.cards.interface_strings import load as load_strings
 from tracer.site.cards.templates import template_env, template_macros
 from tracer.site.pages.kept_gpu_run import gpu_run_note, publishable
 from tracer.site.render_cache import Entry, RenderCache, renderer_version, settings_text
@@ -95,7 +97,12 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.layout = layout = quiet_layout_of(self.project_root)
         self.traces_dir = Path(self.config.traces_dir) if self.config.traces_dir else layout.traces_dir
         self.assets_dir = Path(self.config.assets_dir or paths.ASSETS_DIR)
-        self.env = template_env(Path(self.config.templates_dir or paths.TEMPLATES_DIR))
+        # The interface's words in the course's language, as Material picks its own (theme.language).
+        language, why_english = language_of(config["theme"]["language"])
+        if why_english:
+            log.warning("chalktrace: %s", why_english)
+        self.strings = load_strings(language)
+        self.env = template_env(Path(self.config.templates_dir or paths.TEMPLATES_DIR), self.strings)
         # The site's own CSS/JS is linked from every page without the course listing it.
         for attr, names in (("extra_css", STYLESHEETS), ("extra_javascript", (VIEWER_BUNDLE,))):
             listed = [str(entry) for entry in config[attr]]
@@ -242,7 +249,9 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                     continue  # published inside VIEWER_BUNDLE
                 uri = paths.ASSETS_URL + asset.relative_to(self.assets_dir).as_posix()
                 files.append(File.generated(config, uri, abs_src_path=str(asset)))
-            files.append(File.generated(config, paths.ASSETS_URL + VIEWER_BUNDLE, content=viewer_bundle(self.assets_dir)))
+            files.append(
+                File.generated(config, paths.ASSETS_URL + VIEWER_BUNDLE, content=viewer_bundle(self.assets_dir, self.strings))
+            )
         return files
 
     def _source_page(self, lecture: LecturePage, config: Any) -> str:

@@ -13,15 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from tracer.contract import paths
+from tracer.site.cards.interface_strings import Catalogue, load
 
 # The site's own stylesheets (assets/), linked from every page in this order.
 STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
-# The viewer's plain scripts (assets/), in the order they run: read mode, the quiz answer parser and
+# The viewer's plain scripts (assets/), in the order they run: the interface strings' lookup, read mode, the quiz answer parser and
 # step mode's core, then every viewer-NAME.js controller (in any order: the core lists its controllers
 # and builds them in its own order), then plugins that use only the core's public surface. The site
 # publishes them joined, as they are, into one file (VIEWER_BUNDLE): one request per page instead of
 # one per file, which a page's first load feels on a plain HTTP/1 server.
-SCRIPTS_BEFORE_CONTROLLERS = ("read.js", "quiz-parse.js", "viewer-core.js")
+SCRIPTS_BEFORE_CONTROLLERS = ("strings.js", "read.js", "quiz-parse.js", "viewer-core.js")
 PLUGIN_SCRIPTS = ("ranks.js",)
 VIEWER_BUNDLE = "viewer.js"
 
@@ -32,10 +33,14 @@ def viewer_scripts(assets_dir: Path) -> tuple[str, ...]:
     return SCRIPTS_BEFORE_CONTROLLERS + tuple(controllers) + PLUGIN_SCRIPTS
 
 
-def viewer_bundle(assets_dir: Path) -> str:
-    """The viewer's scripts joined in order, each file unchanged under a comment naming it (each is its own IIFE)."""
+def viewer_bundle(assets_dir: Path, strings: Catalogue | None = None) -> str:
+    """The viewer's scripts joined in order, each file unchanged under a comment naming it (each is its own
+    IIFE), after the course language's interface strings (``window.CHALKTRACE_STRINGS``, read by strings.js):
+    the language is the site's, so the words travel once, in the file every page shares."""
+    catalogue = strings or load()
+    head = f"/* ---- interface strings: {catalogue.name} ---- */\nwindow.CHALKTRACE_STRINGS = {catalogue.viewer_json()};\n"
     texts = ((name, (assets_dir / name).read_text(encoding="utf-8")) for name in viewer_scripts(assets_dir))
-    return "".join(f"/* ---- {name} ---- */\n{text}" + ("" if text.endswith("\n") else "\n") for name, text in texts)
+    return head + "".join(f"/* ---- {name} ---- */\n{text}" + ("" if text.endswith("\n") else "\n") for name, text in texts)
 
 
 LIVERELOAD_ASSET = "livereload.js"  # served only while serving (tracer/site/assets/livereload.js)

@@ -16,14 +16,17 @@ from pathlib import Path
 from typing import Protocol, cast
 
 import jinja2
+from markupsafe import Markup
 
 from tracer.contract import paths
+from tracer.site.cards.interface_strings import Catalogue, load
 
 ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
 
 
-def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
-    """The Jinja environment for chalktrace templates: autoescape on, undefined variables are errors."""
+def template_env(templates_dir: str | Path | None = None, strings: Catalogue | None = None) -> jinja2.Environment:
+    """The Jinja environment for chalktrace templates: autoescape on, undefined variables are errors;
+    ``t(key, **params)`` is the interface's words in the course's language (English by default)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir or paths.TEMPLATES_DIR)),
         autoescape=True,
@@ -42,6 +45,12 @@ def template_env(templates_dir: str | Path | None = None) -> jinja2.Environment:
         return getattr(cards[0], name)
 
     env.globals["value_macro"] = value_macro
+    catalogue = strings or load()
+    env.globals["t"] = catalogue.t
+    env.globals["language"] = catalogue.tag  # a page of its own names its language (<html lang>)
+    # a parameter of t() that is code or a key: marked up here, so no string holds markup
+    env.filters["code"] = lambda text: Markup("<code>{}</code>").format(text)
+    env.filters["kbd"] = lambda text: Markup("<kbd>{}</kbd>").format(text)
     return env
 
 

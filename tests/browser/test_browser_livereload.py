@@ -115,8 +115,10 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
         wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 50", 10)
         assert page.evaluate("location.hash").startswith("#step=50")
 
-        # a syntax error writes no trace (so nothing reloads): the open page says where it is, and
-        # the fix reloads it into the fixed lecture
+        # a syntax error writes no trace: the page reloads into the viewer's error view at the failing
+        # line, the saved (broken) source around it, from a draft that leaves the committed trace alone
+        trace = source.parent.parent / "site" / "traces" / "live.json"
+        committed = trace.read_bytes()
         broken = lecture("six").replace('    text("The end.")\n', '    text("The end."\n')
         line = broken.splitlines().index('    text("The end."') + 1
         source.write_text(broken, encoding="utf-8")
@@ -124,19 +126,32 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
         wait_for(page, f"{failed} && {failed}.textContent")
         said = page.evaluate(f"{failed}.textContent")
         assert said == f"lectures/live.py:{line}: SyntaxError: '(' was never closed"
+        error_line = ".lt-sline.lt-current.lt-error-line"
+        wait_for(page, f"!!document.querySelector(\"{error_line}[data-line='{line}']\")")
+        assert page.inner_text(f"{error_line} .lt-scode").strip() == 'text("The end."'
+        assert "Version six" in page.inner_text(".lt-v-lines")  # the saved source, not the last trace's
+        shown = page.inner_text(".lt-v-error")
+        assert "SyntaxError" in shown and "'(' was never closed" in shown and page.is_visible(".lt-v-error")
+        assert page.evaluate("location.hash").startswith("#step=50")  # kept for the fixed lecture
+        assert trace.read_bytes() == committed
         # in sight over the step viewer: the element at its middle is the line itself
         assert page.evaluate(
             f"(() => {{ const r = {failed}.getBoundingClientRect(); return r.bottom <= innerHeight && r.height > 0 &&"
             f" document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === {failed}; }})()"
         )
-        # undone (the traced bytes again: nothing to re-trace, so nothing reloads): the line goes
+        # undone (the traced bytes again: nothing to re-trace): the draft goes, the page is the trace's again
         source.write_text(lecture("five"), encoding="utf-8")
         wait_for(page, "!document.querySelector('.lt-retracing:not([hidden])')", 60)
+        wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 50", 60)
+        assert not page.query_selector(error_line) and "Version five" in page.inner_text(".lt-v-lines")
         source.write_text(broken, encoding="utf-8")
         wait_for(page, f"{failed} && {failed}.textContent")
+        wait_for(page, f"!!document.querySelector(\"{error_line}[data-line='{line}']\")")
         source.write_text(lecture("six"), encoding="utf-8")
         wait_for(page, "JSON.stringify(window.CHALKTRACE_DATA || {}).includes('Version six')")
         wait_for(page, "!document.querySelector('.lt-retracing:not([hidden])')", 10)
+        wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 50", 10)
+        assert not page.query_selector(error_line)
         context.close()
         assert refused == []
 

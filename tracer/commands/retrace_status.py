@@ -7,7 +7,9 @@ or the one-line failure, until the new trace arrives and the page reloads. A lec
 could not trace at all (a syntax error mid-edit: no trace is written, so no reload comes) is said
 the same way, with runner ``""``, until a run of it succeeds. The file maps each lecture's name to
 ``{"runner", "job", "state": "running" | "failed", "message"}``; a lecture is dropped from it when
-its trace is back. This module only writes that file; it must not trace.
+its trace is back. Given ``DraftTraces``, a lecture that failed here with a syntax error also gets
+its error-only draft (the page then shows the error at its line), withdrawn as the entry is dropped.
+This module only writes that file (and asks for drafts); it must not trace.
 """
 
 from __future__ import annotations
@@ -16,14 +18,18 @@ import json
 import threading
 from pathlib import Path
 
+from tracer.commands.draft_traces import DraftTraces
 from tracer.commands.run_protocol import RunOutcome
+from tracer.contract.course_layout import trace_path
 from tracer.contract.files import write_atomic
 from tracer.runners.config import Runner
 
 
 class RetraceStatus:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, drafts: DraftTraces | None = None, project_root: Path | None = None) -> None:
         self.path = path
+        self.drafts = drafts
+        self.project_root = project_root
         self._lectures: dict[str, dict[str, str]] = {}
         self._lock = threading.Lock()
         self._write()
@@ -61,7 +67,12 @@ class RetraceStatus:
             for name, outcome in failed.items():
                 message = (outcome.message or f"{name}: exit {outcome.returncode}").splitlines()[0]
                 self._lectures[name] = {"runner": "", "job": "", "state": "failed", "message": message}
+                if self.drafts is not None and self.project_root is not None:
+                    root = self.project_root
+                    self.drafts.publish(outcome.lecture, root, trace_path(root, outcome.lecture))
             for lecture in lectures:
+                if self.drafts is not None and lecture.stem not in failed:
+                    self.drafts.withdraw(lecture)
                 entry = self._lectures.get(lecture.stem)
                 if lecture.stem not in failed and entry is not None and not entry["runner"]:
                     del self._lectures[lecture.stem]

@@ -21,6 +21,7 @@ from typing import Any
 
 from tracer.contract.paths import shown_path
 from tracer.commands.build import build
+from tracer.commands.draft_traces import DraftTraces
 from tracer.commands.retrace_status import RetraceStatus
 from tracer.commands.course import course_root
 from tracer.commands.site_config import mkdocs_config
@@ -69,7 +70,9 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
     jobs = os.cpu_count() or 1
     layout = quiet_layout_of(project_root)
     # open pages show which lectures are away on a runner (the plugin serves this file)
-    status = RetraceStatus(layout.work_dir / paths.RETRACE_STATUS_FILE)
+    # and a lecture saved with a syntax error is served from an error-only draft trace, at the failing line
+    drafts = DraftTraces(layout.work_dir / paths.DRAFT_TRACES_DIR)
+    status = RetraceStatus(layout.work_dir / paths.RETRACE_STATUS_FILE, drafts, project_root)
     build(project_root, jobs=jobs, timeout=timeout, force=force, site=False, runner=runner, status=status)
 
     class Retrace(FileSystemEventHandler):
@@ -108,7 +111,13 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
     config, _site = mkdocs_config(layout)
     command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address, "-f", str(config)]
     child = subprocess.Popen(
-        command, cwd=project_root, env=dict(os.environ, NO_MKDOCS_2_WARNING="1", **{paths.RETRACE_STATUS_ENV: str(status.path)})
+        command,
+        cwd=project_root,
+        env=dict(
+            os.environ,
+            NO_MKDOCS_2_WARNING="1",
+            **{paths.RETRACE_STATUS_ENV: str(status.path), paths.DRAFT_TRACES_ENV: str(drafts.directory)},
+        ),
     )
 
     def stop_serving(signum: int, _frame: Any) -> None:
@@ -128,6 +137,7 @@ def serve(project_root: Path, *, address: str, timeout: float, force: bool = Fal
                 child.kill()
         observer.stop()
         observer.join()
+        drafts.clear()  # a draft is for this server's pages only
 
 
 def main(args: argparse.Namespace) -> int:

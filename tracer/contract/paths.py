@@ -78,6 +78,11 @@ RUNNER_ENV = "CHALKTRACE_RUNNER"
 RETRACE_STATUS_FILE = "retrace-status.json"
 RETRACE_STATUS_ENV = "CHALKTRACE_RETRACE_STATUS"
 RETRACE_STATUS_URL = ASSETS_URL + "retrace-status.json"
+# `chalktrace serve` writes an error-only trace of a lecture saved with a syntax error into
+# DRAFT_TRACES_DIR of the work folder (commands/draft_traces.py) and names that folder in
+# DRAFT_TRACES_ENV for `mkdocs serve`: the plugin renders such a lecture from its draft, not its trace.
+DRAFT_TRACES_DIR = "draft-traces"
+DRAFT_TRACES_ENV = "CHALKTRACE_DRAFT_TRACES"
 
 # Lecture names the site cannot give a page of its own (compared without case: a course may be
 # built on a case-insensitive disk): MkDocs serves lectures/index.md and lectures/README.md as the

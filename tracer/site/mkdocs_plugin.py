@@ -9,7 +9,8 @@ and every local image a lecture shows (``PATH`` -> ``assets/PATH``). ``on_page_c
 HTML slots back into the converted Markdown and wraps it in ``lecture.html.j2``; ``on_post_build``
 writes the step viewer's ``data.js`` beside each page and the ``plot()`` charts' SVG files, and each
 lecture's speaker notes to its notes file outside the site (``paths.notes_path``: never published);
-``on_serve`` makes ``mkdocs serve`` watch the traces, templates and assets. A lecture's kept GPU run
+``on_serve`` makes ``mkdocs serve`` watch the traces, templates and assets; under ``chalktrace serve``
+a lecture saved with a syntax error is rendered from its error-only draft (``paths.DRAFT_TRACES_ENV``). A lecture's kept GPU run
 (``site/traces/gpu/NAME.json``) gets its own page at ``lectures/NAME/gpu/``, out of the nav, and the
 two pages link to each other (``tracer.site.pages.kept_gpu_run``). Glue only: this module must not
 decide how values look (``tracer.site.cards.render``) or what the document holds (``tracer.site.model.page_model``).
@@ -120,11 +121,24 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.lectures: dict[str, LecturePage] = {}
         self._no_page: list[str] = []  # traces that got no page at all (not even an error card)
         self._nav_order: dict[str, int] = {}  # lecture name -> its place in the nav (on_nav)
-        for path in sorted(self.traces_dir.glob("*.json")):
+        for path in sorted(self._trace_files(), key=lambda path: path.name):
             self._add_lecture(path)
         for path in sorted((self.traces_dir / paths.GPU_RUNS_SUBDIR).glob("*.json")):
             self._add_gpu_run(path)
         return config
+
+    def _drafts_dir(self) -> Path | None:
+        """Under `chalktrace serve`: where it puts error-only drafts of lectures saved with a syntax error."""
+        named = os.environ.get(paths.DRAFT_TRACES_ENV)
+        return Path(named) if self.serving and named else None
+
+    def _trace_files(self) -> list[Path]:
+        """The traces to publish: each lecture's, or its draft while `chalktrace serve` has one."""
+        traces = {path.stem: path for path in self.traces_dir.glob("*.json")}
+        drafts = self._drafts_dir()
+        if drafts is not None:
+            traces.update({path.stem: path for path in drafts.glob("*.json")})
+        return list(traces.values())
 
     def _add_gpu_run(self, path: Path) -> None:
         """Publish a kept GPU run beside its lecture's CPU trace, or say (in the log) why not."""
@@ -400,8 +414,9 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         # Plain `mkdocs serve` rebuilds when a trace is (re-)written or a template or asset is edited.
-        for directory in (self.traces_dir, Path(self.config.templates_dir or paths.TEMPLATES_DIR), self.assets_dir):
-            if directory.is_dir():
+        drafts = self._drafts_dir()
+        for directory in (self.traces_dir, Path(self.config.templates_dir or paths.TEMPLATES_DIR), self.assets_dir, drafts):
+            if directory is not None and directory.is_dir():
                 server.watch(str(directory))
         if not serve_reload_script(server):  # served pages link the reload script as a file (their CSP)
             log.warning(

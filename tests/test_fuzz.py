@@ -208,12 +208,12 @@ def test_every_torch_dtype_and_zero_size_shape(dtype, shape):
 # -- lecture prose: the sanitizer keeps no live script ------------------------------------------------------
 def _page_markdown():
     """A Markdown converter with the extensions a lecture page is built with (mkdocs.yml plus the
-    sanitizer the plugin adds)."""
+    sanitizer and sane_lists the plugin adds)."""
     import markdown
     from mkdocs.config import load_config
 
     config = load_config(str(Path(__file__).resolve().parent.parent / "mkdocs.yml"))
-    extensions = [*config["markdown_extensions"], "tracer.site.markdown_ext.sanitize"]
+    extensions = [*config["markdown_extensions"], "tracer.site.markdown_ext.sanitize", "sane_lists"]
     return markdown.Markdown(extensions=extensions, extension_configs=config["mdx_configs"])
 
 

@@ -22,7 +22,7 @@ CURRENT = ".lt-viewer .lt-sline.lt-current"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     with served_fixture_site(
-        tmp_path_factory.mktemp("site"), "nested_calls", "site_basics", "site_error", "authoring_site"
+        tmp_path_factory.mktemp("site"), "nested_calls", "site_basics", "site_error", "authoring_site", "numbered_lists"
     ) as url:
         yield url
 
@@ -518,3 +518,20 @@ def test_the_kept_gpu_run_steps_with_its_gpu_values_and_links_back(page, publish
     page.click("text=Read the current lecture")
     page.wait_for_url("**/lectures/lecture_02/")
     assert page.is_visible("text=Traced without a GPU")
+
+
+def test_lists_keep_the_authors_numbers_in_read_and_step_mode(page, site):
+    """A list numbered from 0 shows 0., 1. at every depth (not Material's letters: "0., a."), in
+    read mode as in step mode; a nested list numbered from 1 keeps Material's letters."""
+    lists = """ols => ols.map(ol => [ol.firstElementChild.firstChild.textContent.trim(), ol.start,
+        getComputedStyle(ol).listStyleType])"""
+    expected = [
+        ["Tokenize", 0, "decimal"],
+        ["split into bytes", 0, "decimal"],
+        ["Train", 1, "decimal"],
+        ["forward", 1, "lower-alpha"],
+    ]
+    open_lecture(page, site, name="numbered_lists")
+    assert page.eval_on_selector_all(".lt-read ol", lists) == expected
+    open_lecture(page, site, "#step=2", name="numbered_lists")
+    assert page.eval_on_selector_all(".lt-viewer .lt-v-lines ol", lists) == expected

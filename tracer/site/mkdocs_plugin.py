@@ -113,6 +113,10 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         # LecturePage prose is sanitized after Markdown, on every page (tracer.site.markdown_ext.sanitize).
         if "tracer.site.markdown_ext.sanitize" not in config["markdown_extensions"]:
             config["markdown_extensions"].append("tracer.site.markdown_ext.sanitize")
+        # Lists number as written (`0.` starts at 0) in read mode as in step mode, whose fragments
+        # are rendered with sane_lists too (tracer.site.markdown_ext.mathml.MARKDOWN_EXTENSIONS).
+        if "sane_lists" not in config["markdown_extensions"]:
+            config["markdown_extensions"].append("sane_lists")
         version = renderer_version(Path(self.config.templates_dir or paths.TEMPLATES_DIR), self.assets_dir)
         if getattr(self, "cache", None) is None or self.cache.version != version:
             self.cache = RenderCache(layout.work_dir, version)  # kept across serve's rebuilds

@@ -5,6 +5,10 @@ data never overflows to inf: past float64's range the values are scaled first), 
 compute them over every value (a NaN makes the mean NaN), plus the same four over the finite values
 alone (``finite``) when NaN or ±Inf are present, with their exact counts.
 
+A tensor's figures are computed on its own device (``chunk_rows``: one small float64 row per chunk,
+no value read back) and finished on the host from those rows (``stats_from_rows``), so its card is
+read back in one copy (``device_readout``); ``tensor_stats`` does both for one tensor.
+
 Callers run these under the encoder's own warnings and numeric-error state. This module must not
 decide what is recorded (``values`` does) nor format text for a page.
 """
@@ -96,12 +100,18 @@ def _finite_moments(count: int, lo: float, hi: float, values: Any, np_mode: bool
     scaled = values / scale if scale != 1.0 else values
     if np_mode:
         mean, variance = float(scaled.mean()), float(scaled.var())
-    else:
-        import torch
+        return _Moments(count, lo, hi, mean, variance * count, scale)
+    mean_t, m2_t = _mean_m2(scaled)
+    return _Moments(count, lo, hi, float(mean_t), float(m2_t), scale)
 
-        variance_t, mean_t = torch.var_mean(scaled, correction=0)
-        mean, variance = float(mean_t), float(variance_t)
-    return _Moments(count, lo, hi, mean, variance * count, scale)
+
+def _mean_m2(x: Any) -> tuple[Any, Any]:
+    """The mean and the sum of squared deviations of a float64 tensor, as 0-d tensors on its device:
+    two passes of pairwise sums (what numpy's ``var`` does), not torch's one-pass ``var_mean``,
+    which takes eight times as long on a CPU."""
+    mean = x.mean()
+    deviations = x - mean
+    return mean, deviations.mul_(deviations).sum()
 
 
 def _chunk_moments(chunk: Any, np_mode: bool) -> _Moments:
@@ -138,16 +148,50 @@ def _chunk_moments(chunk: Any, np_mode: bool) -> _Moments:
     return specials
 
 
+def chunk_rows(flat: Any) -> Any:
+    """Device half of ``tensor_stats``: a float64 (chunks, 4) tensor on ``flat``'s device, each chunk's
+    min, max, mean and sum of squared deviations, taken as if its elements were finite and modest
+    (``stats_from_rows`` checks that on the host). No value leaves the device here."""
+    import torch
+
+    rows = []
+    for start in range(0, max(flat.numel(), 1), STATS_CHUNK_ELEMENTS):
+        x = flat[start : start + STATS_CHUNK_ELEMENTS].to(torch.float64)
+        if x.numel() == 0:
+            rows.append(torch.zeros(4, dtype=torch.float64, device=x.device))
+            continue
+        lo, hi = torch.aminmax(x)
+        mean, m2 = _mean_m2(x)
+        rows.append(torch.stack([lo, hi, mean, m2]))
+    return torch.stack(rows)
+
+
+def stats_from_rows(flat: Any, rows: list[list[float]]) -> dict[str, Any]:
+    """Host half of ``tensor_stats``: the ``stats`` record from ``chunk_rows(flat)`` read back as
+    lists. A chunk holding NaN or ±Inf, or values past ``_SCALE_FROM``, is taken again by
+    ``_chunk_moments`` (more reads from the device; such chunks are rare); every other chunk's
+    figures are those ``_chunk_moments`` gives, computed the same way."""
+    total = _Moments()
+    numel = flat.numel()
+    for index, (lo, hi, mean, m2) in enumerate(rows):
+        start = index * STATS_CHUNK_ELEMENTS
+        count = min(STATS_CHUNK_ELEMENTS, numel - start)
+        if count <= 0:
+            continue
+        if math.isfinite(lo) and math.isfinite(hi) and max(abs(lo), abs(hi)) <= _SCALE_FROM:
+            total.merge(_Moments(count, lo, hi, mean, m2))
+        else:
+            total.merge(_chunk_moments(flat[start : start + STATS_CHUNK_ELEMENTS], False))
+    return total.record()
+
+
 def tensor_stats(t: Any) -> dict[str, Any]:
     """The ``stats`` record of a floating tensor, over every element (a chunk at a time)."""
     import torch
 
     with torch.no_grad():
         flat = t.detach().reshape(-1)
-        total = _Moments()
-        for start in range(0, flat.numel(), STATS_CHUNK_ELEMENTS):
-            total.merge(_chunk_moments(flat[start : start + STATS_CHUNK_ELEMENTS], False))
-    return total.record()
+        return stats_from_rows(flat, chunk_rows(flat).tolist())
 
 
 def array_stats(a: Any) -> dict[str, Any]:

@@ -7,6 +7,9 @@ byte, row-major, the bytes zlib-compressed in a base64 string (``codes``; see ``
 whole tensor's min, max and max |x|. The record's size is bounded by the cell count, never by
 ``numel``.
 
+A tensor's cells and range are computed on its own device (``heatmap_part``) and read back with the
+rest of its card in one copy (``device_readout``); ``heatmap_record`` finishes them on the host.
+
 Callers run these under the encoder's own warnings and numeric-error state. This module must not
 decide what is recorded (``values`` does) nor format text for a page.
 """
@@ -14,10 +17,12 @@ decide what is recorded (``values`` does) nor format text for a page.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import math
 import zlib
 from typing import Any
 
+from tracer.capture.device_readout import DeviceReadout
 from tracer.capture.encoder_core import json_float
 from tracer.contract.trace_format import HEATMAP_CODE_NAN, HEATMAP_CODE_NEG_INF, HEATMAP_CODE_POS_INF, HEATMAP_CODE_TOP
 
@@ -78,8 +83,23 @@ def _pooled_size(n: int) -> tuple[int, int]:
     return cells, math.ceil(n / cells)
 
 
-def tensor_heatmap(t: Any) -> dict[str, Any] | None:
-    """The heatmap record of a 2-D real tensor (see the module docstring), or None."""
+@dataclasses.dataclass
+class HeatmapPlan:
+    """A heatmap's device half (``heatmap_part``): the pooled input ``x``, its shape in cells and
+    the readout handles of its cells and of its (min, max)."""
+
+    x: Any
+    rows: int
+    cols: int
+    block: list[int] | None
+    sampled: bool
+    cells: int
+    ends: int
+
+
+def heatmap_part(t: Any, readout: DeviceReadout) -> HeatmapPlan | None:
+    """Queue on ``readout`` what the heatmap of a 2-D real tensor needs (its cells and its ends,
+    computed on the tensor's own device), or None when it has none. ``heatmap_record`` finishes it."""
     import torch
 
     if t.dim() != 2 or t.numel() == 0 or t.is_complex():
@@ -93,17 +113,33 @@ def tensor_heatmap(t: Any) -> dict[str, Any] | None:
             sampled = True
         # float32 is enough for block means of at most 32 x 32 elements (float64 stays float64)
         x = x.to(torch.float64 if x.dtype == torch.float64 else torch.float32)
-        lo, hi = _finite_range(x)
+        ends = readout.add(torch.stack(torch.aminmax(x)))
         rows, cols = x.shape
         (out_r, block_r), (out_c, block_c) = _pooled_size(rows), _pooled_size(cols)
         if out_r == rows and out_c == cols:
-            cells = x.cpu().numpy().reshape(-1)
-            block = None
+            cells, block = x, None
         else:
-            pooled = _block_means(x, out_r, out_c)
-            cells = pooled.cpu().numpy().reshape(-1)
-            block = [block_r, block_c]
-    return _record(cells, out_r, out_c, block, lo, hi, sampled)
+            cells, block = _block_means(x, out_r, out_c), [block_r, block_c]
+        return HeatmapPlan(x, out_r, out_c, block, sampled, readout.add(cells), ends)
+
+
+def heatmap_record(plan: HeatmapPlan, host: list[Any]) -> dict[str, Any]:
+    """The heatmap record from ``plan`` and the readout's host tensors. When the ends are not both
+    finite (NaN or ±Inf present), the finite range is taken again on the device (``_finite_range``)."""
+    lo: float | None
+    hi: float | None
+    lo, hi = (float(v) for v in host[plan.ends].tolist())
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        lo, hi = _finite_range(plan.x)
+    cells = host[plan.cells].numpy().reshape(-1)
+    return _record(cells, plan.rows, plan.cols, plan.block, lo, hi, plan.sampled)
+
+
+def tensor_heatmap(t: Any) -> dict[str, Any] | None:
+    """The heatmap record of a 2-D real tensor (see the module docstring), or None."""
+    readout = DeviceReadout()
+    plan = heatmap_part(t, readout)
+    return None if plan is None else heatmap_record(plan, readout.fetch())
 
 
 def _block_means(x: Any, out_r: int, out_c: int) -> Any:

@@ -2,19 +2,22 @@
 statistics, a heatmap of a big matrix), meta, nested and sparse tensors, dtypes, devices, sizes,
 finfo/iinfo and modules.
 
-Large tensors are previewed, never copied whole (a CUDA tensor copies only its preview to the
-host). Called by ``values.ValueEncoder`` through ``encoder_core.Encoding``; this module must not
+Large tensors are previewed, never copied whole: a tensor's preview, statistics and heatmap are
+computed with torch ops on its own device and its card is read back in one small copy
+(``device_readout``; on a CPU tensor the same code, with a copy that is a no-op). Called by ``values.ValueEncoder`` through ``encoder_core.Encoding``; this module must not
 decide when to record nor write files.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
+from tracer.capture.device_readout import DeviceReadout
 from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, to_json_list
-from tracer.capture.element_stats import tensor_stats
-from tracer.capture.heatmap_codes import tensor_heatmap
+from tracer.capture.element_stats import chunk_rows, stats_from_rows
+from tracer.capture.heatmap_codes import heatmap_part, heatmap_record
 from tracer.capture.shortest_floats import shortest_floats
 
 
@@ -88,7 +91,15 @@ def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
     storage_id, storage_nbytes = enc.registry.storage_id(t)
     numel = t.numel()
     quantized = _quantization(t) if t.is_quantized else None
-    preview, truncated = _preview(enc, t.int_repr() if t.is_quantized else t)
+    # Everything the card shows is computed on the tensor's own device and read back in one copy.
+    readout = DeviceReadout()
+    with torch.no_grad():
+        x = t.detach()
+        shown = _preview_part(enc, x.int_repr() if t.is_quantized else x, readout)
+        stats = _stats_part(enc, x, readout) if (t.is_floating_point() and numel > 0) else None
+        # the preview shows corners: the heatmap shows the whole tensor
+        heatmap = heatmap_part(x, readout) if shown.truncated and not t.is_quantized else None
+        host = readout.fetch()
     record = {
         "type": "tensor",
         "dtype": dtype_name(t.dtype),
@@ -104,14 +115,12 @@ def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
         "storage_nbytes": storage_nbytes,
         "requires_grad": bool(t.requires_grad),
         "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
-        "values": preview,
-        "truncated": truncated,
-        "stats": _stats(enc, t) if (t.is_floating_point() and numel > 0) else None,
+        "values": _preview_values(shown, host),
+        "truncated": shown.truncated,
+        "stats": None if stats is None else _stats_record(stats, host),
     }
-    if truncated and t.dim() == 2 and not t.is_quantized and not t.is_complex():
-        # the preview shows corners: the heatmap shows the whole tensor
-        with torch.no_grad():
-            record["heatmap"] = tensor_heatmap(t)
+    if heatmap is not None:
+        record["heatmap"] = heatmap_record(heatmap, host)
     if quantized is not None:
         record["quantized"] = quantized  # "values" are the stored integers
     return record
@@ -158,19 +167,19 @@ def _sparse_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
         parts = [("crow_indices", t.crow_indices()), ("col_indices", t.col_indices()), ("values", t.values())]
     else:
         parts = [("ccol_indices", t.ccol_indices()), ("row_indices", t.row_indices()), ("values", t.values())]
-    components = []
-    for name, part in parts:
-        part = part.int_repr() if part.is_quantized else part
-        preview, truncated = _preview(enc, part)
-        components.append(
-            {
-                "name": name,
-                "shape": [int(d) for d in part.shape],
-                "dtype": dtype_name(part.dtype),
-                "values": preview,
-                "truncated": truncated,
-            }
-        )
+    readout = DeviceReadout()
+    shown = [_preview_part(enc, part.int_repr() if part.is_quantized else part, readout) for _name, part in parts]
+    host = readout.fetch()
+    components = [
+        {
+            "name": name,
+            "shape": [int(d) for d in part.shape],
+            "dtype": dtype_name(part.dtype),
+            "values": _preview_values(kept, host),
+            "truncated": kept.truncated,
+        }
+        for (name, part), kept in zip(parts, shown)
+    ]
     nbytes = sum(int(part.numel() * part.element_size()) for _name, part in parts)
     return {
         "type": "sparse_tensor",
@@ -184,16 +193,24 @@ def _sparse_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
     }
 
 
-def _preview(enc: Encoding, t: Any) -> tuple[Any, bool]:
-    """Nested lists of the leading and trailing entries of each dimension, "…" where cut."""
+@dataclasses.dataclass
+class _Shown:
+    """A preview's device half: the readout handle of the kept elements, which entries of each
+    dimension they are (``(head, tail)``, None for all) and whether any were cut."""
+
+    handle: int
+    keep: list[tuple[int, int] | None]
+    truncated: bool
+
+
+def _preview_part(enc: Encoding, t: Any, readout: DeviceReadout) -> _Shown:
+    """Queue the leading and trailing entries of each dimension of ``t`` (selected on its device)."""
     import torch
 
     with torch.no_grad():
         t = t.detach()
-        if t.dim() == 0:
-            return to_json_list(_host_values(t)), False
         budget = enc.limits.tensor_elements
-        truncated = t.numel() > budget
+        truncated = t.dim() > 0 and t.numel() > budget
         keep: list[tuple[int, int] | None] = []  # per dim: (head, tail) kept, None = all
         if truncated:
             edge = max(1, int(budget ** (1.0 / t.dim()) / 2))
@@ -202,41 +219,59 @@ def _preview(enc: Encoding, t: Any) -> tuple[Any, bool]:
             for dim, k in enumerate(keep):
                 if k is not None:
                     size = t.shape[dim]
-                    index = torch.cat([torch.arange(k[0]), torch.arange(size - k[1], size)]).to(t.device)
+                    index = torch.cat([torch.arange(k[0], device=t.device), torch.arange(size - k[1], size, device=t.device)])
                     t = t.index_select(dim, index)
-        values = to_json_list(_host_values(t))
-        if truncated:
-            values = insert_ellipses(values, keep)
-        return values, truncated
+        return _Shown(readout.add(t), keep, truncated)
 
 
-def _stats(enc: Encoding, t: Any) -> dict[str, Any]:
+def _preview_values(shown: _Shown, host: list[Any]) -> Any:
+    """Nested lists of the kept entries, "…" where cut."""
+    values = to_json_list(_host_values(host[shown.handle]))
+    return insert_ellipses(values, shown.keep) if shown.truncated else values
+
+
+@dataclasses.dataclass
+class _StatsPlan:
+    """The statistics' device half: the (sampled) flat elements, the readout handle of their chunk
+    rows (``element_stats.chunk_rows``) and whether they are a sample."""
+
+    flat: Any
+    rows: int
+    sampled: bool
+
+
+def _stats_part(enc: Encoding, t: Any, readout: DeviceReadout) -> _StatsPlan:
+    sample = t.detach()
+    sampled = False
+    if sample.numel() > enc.limits.stats_elements:
+        while sample.numel() > enc.limits.stats_sample:
+            dim = max(range(sample.dim()), key=lambda d: sample.shape[d])
+            step = max(2, math.ceil(sample.numel() / enc.limits.stats_sample))
+            sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
+            sampled = True
+    flat = sample.reshape(-1)
+    return _StatsPlan(flat, readout.add(chunk_rows(flat)), sampled)
+
+
+def _stats_record(plan: _StatsPlan, host: list[Any]) -> dict[str, Any]:
     import torch
 
-    with torch.no_grad():
-        sample = t.detach()
-        sampled = False
-        if sample.numel() > enc.limits.stats_elements:
-            while sample.numel() > enc.limits.stats_sample:
-                dim = max(range(sample.dim()), key=lambda d: sample.shape[d])
-                step = max(2, math.ceil(sample.numel() / enc.limits.stats_sample))
-                sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
-                sampled = True
-        stats = tensor_stats(sample)
-        if sample.dtype != torch.float64:
-            # Computed in float64, written in the tensor's own precision (where it fits): min and
-            # max are elements, and a mean is not shown with digits that the summation order
-            # decides (a transposed view's mean is its original's).
-            largest = torch.finfo(sample.dtype).max
-            for part in (stats, stats.get("finite") or {}):
-                keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float) and abs(part[k]) <= largest]
-                if keys:
-                    rounded = shortest_floats(torch.tensor([part[k] for k in keys], dtype=sample.dtype))
-                    part.update(zip(keys, rounded))
-        if sampled:
-            stats["sampled"] = True
-            stats["sample_count"] = int(sample.numel())
-        return stats
+    stats = stats_from_rows(plan.flat, host[plan.rows].tolist())
+    dtype = plan.flat.dtype
+    if dtype != torch.float64:
+        # Computed in float64, written in the tensor's own precision (where it fits): min and
+        # max are elements, and a mean is not shown with digits that the summation order
+        # decides (a transposed view's mean is its original's).
+        largest = torch.finfo(dtype).max
+        for part in (stats, stats.get("finite") or {}):
+            keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float) and abs(part[k]) <= largest]
+            if keys:
+                rounded = shortest_floats(torch.tensor([part[k] for k in keys], dtype=dtype))
+                part.update(zip(keys, rounded))
+    if plan.sampled:
+        stats["sampled"] = True
+        stats["sample_count"] = int(plan.flat.numel())
+    return stats
 
 
 def _quantization(t: Any) -> dict[str, Any]:

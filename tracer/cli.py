@@ -241,12 +241,22 @@ def add_present(sub: Any) -> argparse.ArgumentParser:
 
 def add_export(sub: Any) -> argparse.ArgumentParser:
     export = sub.add_parser(
-        "export", help="one lecture as one file to share: a self-contained HTML page (opens from disk, offline)"
+        "export", help="one lecture as one file to share: a self-contained HTML page, a PDF handout or PDF slides"
     )
     export.add_argument("lecture", metavar="LECTURE", help="the lecture (NAME or lectures/NAME.py)")
     kind = export.add_mutually_exclusive_group(required=True)
     kind.add_argument(
         "--html", action="store_true", help="one HTML file with step mode, read mode, images, plots and math; no speaker notes"
+    )
+    kind.add_argument("--pdf", action="store_true", help="a PDF printed by headless Chromium (the export extra)")
+    export.add_argument(
+        "--layout",
+        choices=("book", "slides"),
+        default="book",
+        help="with --pdf: book, an A4 handout of the read page (default); slides, one 16:9 page per section and @animate part",
+    )
+    export.add_argument(
+        "--notes", action="store_true", help="with --pdf --layout slides: each slide's speaker notes on a page after it"
     )
     export.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write (replaced atomically)")
     return export

@@ -138,7 +138,13 @@ def test_bad_input_is_one_line_naming_it_and_keeps_the_previous_file(course):
         "chalktrace export: lectures: is a folder; -o takes the file to write (e.g. a.html)"
     ]
     code, _out, err = export(course, "a", "-o", "out.html")
-    assert code == 2 and "one of the arguments --html" in err
+    assert code == 2 and "one of the arguments --html --pdf is required" in err
+    code, _out, err = export(course, "a", "--html", "--layout", "slides", "-o", "out.html")
+    assert code == 2 and err.splitlines() == ["chalktrace export: --layout and --notes go with --pdf; nothing written"]
+    code, _out, err = export(course, "a", "--pdf", "--notes", "-o", "out.html")
+    assert code == 2 and err.splitlines() == [
+        "chalktrace export: --notes goes with --layout slides (a handout never holds speaker notes); nothing written"
+    ]
     assert previous.read_text(encoding="utf-8") == "the previous export"
     assert sorted(p.name for p in course.iterdir()) == ["lectures", "mkdocs.yml", "out.html", "pyproject.toml", "site"]
 
@@ -151,3 +157,7 @@ def test_export_builds_a_stale_course_then_writes_the_file(course):
     html = written.read_text(encoding="utf-8")
     assert "window.CHALKTRACE_DATA" in html and "total is" in html
     assert [p.name for p in written.parent.iterdir()] == ["a.html"]  # no temporary file left beside it
+    code, out, err = export(course, "a", "--pdf", "-o", "handout/a.pdf")
+    assert code == 0, err
+    assert (course / "handout" / "a.pdf").read_bytes().startswith(b"%PDF-")
+    assert sorted(p.name for p in written.parent.iterdir()) == ["a.html", "a.pdf"]

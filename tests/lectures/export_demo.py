@@ -1,4 +1,4 @@
-"""Fixture for export: prose with math, an image, a plot, a speaker note and values in two sections."""
+"""Fixture for export: prose with math, an image, a plot, a speaker note, an @animate line and values in two sections."""
 
 from tracer import image, plot, speaker_note, text
 
@@ -17,6 +17,7 @@ def results(r):
     area = 3.14159 * r * r  # @inspect area
     plot({"mark": "bar", "data": {"values": [{"x": 1, "y": area}, {"x": 2, "y": 2 * area}]},
           "encoding": {"x": {"field": "x", "type": "ordinal"}, "y": {"field": "y", "type": "quantitative"}}})
+    text("First, the radius."), text("Then, the square."), text("Last, times pi.")  # @animate
     text("Done.")
 
 

@@ -2,8 +2,8 @@
 
 It builds the site first when a trace or the site is stale (as ``present`` does), then makes the
 file from the real build of the lecture's page: ``--html`` one self-contained page
-(``commands/single_file.py``), ``--pdf`` a handout or slides printed by headless Chromium
-(``commands/pdf_export.py``). The file is written atomically: a failure leaves no half-written file
+(``commands/single_file.py``), ``--pdf`` a book handout or slides printed by headless Chromium
+(``commands/pdf_export.py``, from the lecture's trace for the slides' steps). The file is written atomically: a failure leaves no half-written file
 and keeps a previous one. This module must not parse its command line (``cli.py`` does) or change
 what the page shows (the build did that).
 """
@@ -58,6 +58,12 @@ def export(project_root: Path, lecture: str, output: Path, *, pdf: bool, layout_
     if source is None:
         _say(f"{lecture}: no such lecture in {shown_path(layout.lectures_dir, project_root)}/; nothing written")
         return ExitCode.BAD_INPUT
+    if not pdf and (layout_name != "book" or notes):
+        _say("--layout and --notes go with --pdf; nothing written")
+        return ExitCode.BAD_INPUT
+    if notes and layout_name != "slides":
+        _say("--notes goes with --layout slides (a handout never holds speaker notes); nothing written")
+        return ExitCode.BAD_INPUT
     if output.is_dir():
         _say(f"{output}: is a folder; -o takes the file to write (e.g. {source.stem}.{'pdf' if pdf else 'html'})")
         return ExitCode.BAD_INPUT
@@ -68,13 +74,33 @@ def export(project_root: Path, lecture: str, output: Path, *, pdf: bool, layout_
     from tracer.commands.single_file import ExportError, single_file_html
 
     try:
-        data = single_file_html(site_dir, page)
+        if pdf:
+            data = _pdf(layout, source.stem, site_dir, page, layout_name, notes)
+        else:
+            data = single_file_html(site_dir, page).encode("utf-8")
     except ExportError as exc:
         _say(f"{exc}; nothing written")
         return ExitCode.BAD_INPUT
     write_atomic(output, data)
-    print(f"chalktrace export: wrote {output} ({len(data.encode('utf-8')):,} bytes)")
+    print(f"chalktrace export: wrote {output} ({len(data):,} bytes)")
     return ExitCode.OK
+
+
+def _pdf(layout: CourseLayout, name: str, site_dir: Path, page: Path, layout_name: str, notes: bool) -> bytes:
+    from tracer.commands.pdf_export import PdfError, pdf_bytes
+    from tracer.commands.present import notes_dir
+    from tracer.commands.single_file import ExportError
+    from tracer.contract.trace_reading import TraceError, load_trace
+    from tracer.site.model.animate import expand_animations
+
+    trace_path = layout.traces_dir / f"{name}.json"
+    try:
+        trace = expand_animations(load_trace(trace_path))  # step numbers as the site counts them
+        return pdf_bytes(
+            site_dir, page, layout_name, trace=trace, notes_file=notes_dir(layout) / f"{name}.json" if notes else None
+        )
+    except (TraceError, PdfError) as exc:
+        raise ExportError(str(exc)) from None
 
 
 def main(args: argparse.Namespace) -> int:
@@ -85,7 +111,7 @@ def main(args: argparse.Namespace) -> int:
         root,
         args.lecture,
         Path(args.output),
-        pdf=False,
-        layout_name="book",
-        notes=False,
+        pdf=args.pdf,
+        layout_name=args.layout,
+        notes=args.notes,
     )

@@ -253,7 +253,7 @@ def add_export(sub: Any) -> argparse.ArgumentParser:
         "--layout",
         choices=("book", "slides"),
         default="book",
-        help="with --pdf: book, an A4 handout of the read page (default); slides, one 16:9 page per section and @animate part",
+        help="with --pdf: book, an A4 handout of the read page (default); slides, one 16:9 page per (sub)section and @animate part",
     )
     export.add_argument(
         "--notes", action="store_true", help="with --pdf --layout slides: each slide's speaker notes on a page after it"

@@ -117,21 +117,22 @@ def slides(built, notes: bool) -> bytes:
 def test_slides_are_16_9_one_per_section_start_and_animate_part(built):
     data = slides(built, notes=False)
     reader = pypdf.PdfReader(io.BytesIO(data))
-    # the opening step, "## Setup", "## Results", and the three parts of the @animate line
-    assert len(reader.pages) == 6
+    # the opening step, "## Setup", "## Results", "### The area" and the three parts of the @animate line
+    assert len(reader.pages) == 7
     for page in reader.pages:
         assert float(page.mediabox.width) / float(page.mediabox.height) == pytest.approx(16 / 9)
     pages = [page.extract_text() for page in reader.pages]
-    assert "Setup" in pages[1] and "Results" in pages[2]
-    shown = [sum(part in page for part in ("First, the radius.", "Then, the square.", "Last, times pi.")) for page in pages[3:]]
+    assert "Setup" in pages[1] and "Results" in pages[2] and "The area" in pages[3]
+    shown = [sum(part in page for part in ("First, the radius.", "Then, the square.", "Last, times pi.")) for page in pages[4:]]
     assert shown == [1, 2, 3]  # the parts build up, one per slide
     assert all(SECRET not in page for page in pages)
 
 
 def test_with_notes_each_slide_is_followed_by_its_notes_page(built):
     pages = texts(slides(built, notes=True))
-    assert len(pages) == 12
+    assert len(pages) == 14
     notes = pages[1::2]
     assert all(page.startswith(f"Notes: slide {k + 1}") for k, page in enumerate(notes))
-    assert [SECRET in page for page in notes] == [False, False, True, False, False, False]  # the Results section's note
+    assert "Results › The area" in notes[3]
+    assert [SECRET in page for page in notes] == [False, False, True, False, False, False, False]  # the Results section's note
     assert all(SECRET not in page for page in pages[0::2])

@@ -14,6 +14,7 @@ def setup():
 def results(r):
     text("## Results")
     speaker_note("EXPORT-SECRET-NOTE: say the units out loud")
+    text("### The area")
     area = 3.14159 * r * r  # @inspect area
     plot({"mark": "bar", "data": {"values": [{"x": 1, "y": area}, {"x": 2, "y": 2 * area}]},
           "encoding": {"x": {"field": "x", "type": "ordinal"}, "y": {"field": "y", "type": "quantitative"}}})

@@ -4,7 +4,7 @@ Both start from the one-file page (``commands/single_file.py``), so Chromium ope
 asks for nothing. ``book``: the read page on A4 with JavaScript off (a page without JavaScript is
 complete: every card is markup), under ``site/assets/export-book.css`` (compact cards, a page break
 before each section) with a table of contents after the title; the PDF keeps its links and an outline.
-``slides``: step mode's present view at 16:9, one page per section start and per ``@animate`` part,
+``slides``: step mode's present view at 16:9, one page per (sub)section start and per ``@animate`` part,
 with each slide's speaker notes on a page after it when asked. Chromium comes through Playwright
 (the ``export`` extra); a machine without it gets one line saying what to install. This module must
 not parse the command line or change what a page shows.
@@ -118,16 +118,17 @@ def print_book(html: str, title: str) -> bytes:
 
 
 def slide_steps(trace: Any) -> list[Slide]:
-    """The first step, then one slide per section start and per ``@animate`` part, in step order."""
+    """The first step, then one slide per section and subsection heading (``##``, ``###``) and per
+    ``@animate`` part, in step order."""
     from tracer.site.model.animate import animation_part
     from tracer.site.model.page_model import section_headings
 
-    titles = dict(section_headings(trace))
-    steps = sorted({0} | set(titles) | {i for i, step in enumerate(trace["steps"]) if animation_part(step) is not None})
-    current, slides = "", []
-    for step in steps:
-        current = titles.get(step, current)
-        slides.append(Slide(step=step, title=current))
+    sections, subsections = dict(section_headings(trace, 2)), dict(section_headings(trace, 3))
+    parts = {i for i, step in enumerate(trace["steps"]) if animation_part(step) is not None}
+    section, slides = "", []
+    for step in sorted({0} | set(sections) | set(subsections) | parts):
+        section = sections.get(step, section)
+        slides.append(Slide(step=step, title=f"{section} › {subsections[step]}" if step in subsections else section))
     return slides
 
 

@@ -1,7 +1,7 @@
 """chalktrace: run a lecture written as Python under a tracer and publish it as a steppable site.
 
 Lectures import the authoring API from here: ``from tracer import text, image, link, note, plot,
-system_text`` (or ``from tracer import *``: ``__all__`` is the whole authoring API). Lectures
+system_text, code, diff, columns, callout`` (or ``from tracer import *``: ``__all__`` is the whole authoring API). Lectures
 written for edtrace (``import edtrace``, or the 2025 course's ``execute_util``) need no change:
 while they are traced those names resolve to this API (``tracer.capture.import_alias``).
 The package has four parts: ``contract`` (the trace format and file layout both sides share),
@@ -32,6 +32,10 @@ _AUTHORING_API = {
     "graph": "api",
     "make_graph": "graphs",
     "system_text": "api",
+    "code": "api",
+    "diff": "api",
+    "columns": "api",
+    "callout": "api",
     "speaker_note": "api",
     "Reference": "references",
     "url_reference": "references",
@@ -47,6 +51,10 @@ __all__ = [
     "graph",
     "make_graph",
     "system_text",
+    "code",
+    "diff",
+    "columns",
+    "callout",
     "speaker_note",
     "Reference",
     "url_reference",
@@ -54,7 +62,22 @@ __all__ = [
 assert sorted(__all__) == sorted(_AUTHORING_API)
 
 if TYPE_CHECKING:
-    from tracer.capture.api import graph, image, link, note, plot, speaker_note, system_text, table, text, video
+    from tracer.capture.api import (
+        callout,
+        code,
+        columns,
+        diff,
+        graph,
+        image,
+        link,
+        note,
+        plot,
+        speaker_note,
+        system_text,
+        table,
+        text,
+        video,
+    )
     from tracer.capture.graphs import make_graph
     from tracer.capture.references import Reference, url_reference
 

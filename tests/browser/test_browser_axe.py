@@ -1,7 +1,8 @@
 """axe-core (through axe-playwright-python) over every page and mode of a real site build, in Chromium.
 
 The site holds the repository's own lectures (lecture_02: tensor cards, heatmaps, stride diagrams,
-the memory chart; collectives: the ranks) and the quiz fixture. Each page and mode is audited at a
+the memory chart; collectives: the ranks), the quiz fixture and the building blocks' fixture (code,
+diff, columns, callouts, image focus). Each page and mode is audited at a
 desktop and a phone width, in the light and the dark scheme (Material picks its palette from
 ``prefers-color-scheme``). WCAG 2.1 A/AA rules; a serious or critical violation fails the test, with
 the rule, the count and the first few elements named.
@@ -26,10 +27,11 @@ SCHEMES = ["light", "dark"]
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    trace_all("quiz_demo")
+    trace_all("quiz_demo", "building_blocks")
     traces = [REPO / "site" / "traces" / f"{name}.json" for name in ("lecture_02", "collectives", "hello")]
+    traces += [trace_path("quiz_demo"), trace_path("building_blocks")]
     gpu_run = REPO / "site" / "traces" / "gpu" / "lecture_02.json"  # its page links to it from a sentence
-    with serve(build_site(tmp_path_factory.mktemp("site"), [*traces, trace_path("quiz_demo")], gpu_runs=[gpu_run])) as url:
+    with serve(build_site(tmp_path_factory.mktemp("site"), traces, gpu_runs=[gpu_run])) as url:
         yield url
 
 
@@ -102,6 +104,12 @@ def open_quiz_question(page: Any, site: str) -> None:
     raise AssertionError("no quiz question opened")
 
 
+def open_blocks_step(page: Any, site: str) -> None:
+    """Step mode of the building blocks' lecture (code, diff, columns, callouts, image focus), at its last step."""
+    page.goto(f"{site}lectures/building_blocks/#step=10")
+    page.wait_for_function("CHALKTRACE_VIEWER.cur === 10 && CHALKTRACE_VIEWER.active")
+
+
 TENSOR_STEP = ("lt-kind-tensor", "lt-hm", "lt-stride")
 TARGETS: dict[str, Callable[[Any, str], None]] = {
     "home": lambda page, site: page.goto(site),
@@ -114,6 +122,8 @@ TARGETS: dict[str, Callable[[Any, str], None]] = {
     "speaker": lambda page, site: open_step(page, site, "lecture_02", TENSOR_STEP, "&speaker=1"),
     "quiz": open_quiz_question,
     "ranks (step)": open_ranks_step,
+    "blocks (read)": lambda page, site: open_read(page, site, "building_blocks"),
+    "blocks (step)": open_blocks_step,
 }
 
 

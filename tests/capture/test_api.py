@@ -311,6 +311,10 @@ def test_star_import_is_the_whole_authoring_api():
             "make_graph",
             "system_text",
             "speaker_note",
+            "code",
+            "diff",
+            "columns",
+            "callout",
             "Reference",
             "url_reference",
         }
@@ -332,3 +336,103 @@ def test_speaker_note_rejects_non_strings_and_does_nothing_outside_a_run():
     with pytest.raises(TypeError, match=r"speaker_note\(\) takes a string"):
         api.speaker_note(3)  # type: ignore[arg-type]
     api.speaker_note("no run: nothing happens")
+
+
+# -- building blocks: code(), diff(), columns(), callout(), image(focus=, markers=) ---------------------
+def test_code_records_the_dedented_source_and_its_language_and_runs_nothing(sink):
+    api.code(
+        """
+        rm -rf /tmp/never-run
+        echo done
+    """,
+        language="bash",
+        caption="cleanup.sh",
+    )
+    assert only(sink) == {"type": "code", "data": "rm -rf /tmp/never-run\necho done", "language": "bash", "caption": "cleanup.sh"}
+
+
+def test_code_says_python_unless_told_and_refuses_what_is_no_language_name(sink):
+    api.code("x = 1")
+    assert only(sink)["language"] == "python"
+    with pytest.raises(ValueError, match=r"code\(\): language='c; rm' is not a language name"):
+        api.code("x = 1", language="c; rm")
+    with pytest.raises(TypeError, match=r"code\(\): src takes a string, got int"):
+        api.code(3)  # type: ignore[arg-type]
+
+
+def test_diff_records_both_texts_and_their_names(sink):
+    api.diff("a\nb", "a\nc", before="v1", after="v2")
+    assert only(sink) == {"type": "diff", "a": "a\nb", "b": "a\nc", "language": None, "before": "v1", "after": "v2"}
+    with pytest.raises(ValueError, match="is not a language name"):
+        api.diff("a", "b", language="")
+    with pytest.raises(TypeError, match=r"diff\(\): b takes a string, got list"):
+        api.diff("a", ["b"])  # type: ignore[arg-type]
+
+
+def test_columns_records_two_to_four_markdown_cells_and_their_widths(sink):
+    api.columns(
+        """
+        ### Left
+        text
+    """,
+        "right",
+        widths=[2, 1],
+    )
+    assert only(sink) == {"type": "columns", "cells": ["### Left\ntext", "right"], "widths": [2.0, 1.0]}
+    with pytest.raises(ValueError, match=r"two to four markdown cells, got 1"):
+        api.columns("alone")
+    with pytest.raises(ValueError, match=r"widths= takes one positive number per cell \(2\)"):
+        api.columns("a", "b", widths=[1, 0])
+    with pytest.raises(ValueError, match=r"widths="):
+        api.columns("a", "b", widths=[1])
+
+
+@pytest.mark.parametrize("tone", api.CALLOUT_TONES)
+def test_callout_records_its_tone_and_title(sink, tone):
+    api.callout("Mind the **shape**.", tone=tone, title="Shapes")
+    assert only(sink) == {"type": "callout", "data": "Mind the **shape**.", "tone": tone, "title": "Shapes"}
+
+
+def test_callout_refuses_an_unknown_tone(sink):
+    with pytest.raises(ValueError, match=r"tone= is one of info, tip, warning, danger, got 'note'"):
+        api.callout("x", tone="note")
+    assert sink.renderings == []
+
+
+GRID = "tests/lectures/images/blocks_grid.png"  # 240 x 160 pixels
+
+
+def test_image_focus_and_markers_are_recorded_with_the_images_size_in_pixels(sink):
+    api.image(GRID, alt="a grid", focus=(120, 20, 120, 120), markers=[(180, 40, "top"), (180, 120.5, "bottom")])
+    rendering = only(sink)
+    assert rendering["data"] == GRID and rendering["pixels"] == [240, 160]
+    assert rendering["focus"] == [120.0, 20.0, 120.0, 120.0]
+    assert rendering["markers"] == [{"x": 180.0, "y": 40.0, "label": "top"}, {"x": 180.0, "y": 120.5, "label": "bottom"}]
+
+
+def test_markers_without_focus_are_placed_on_the_whole_image(sink):
+    api.image(GRID, alt="a grid", markers=[(0, 0, "corner")])
+    rendering = only(sink)
+    assert "focus" not in rendering and rendering["pixels"] == [240, 160] and rendering["markers"][0]["label"] == "corner"
+
+
+@pytest.mark.parametrize(
+    "focus, markers, message",
+    [
+        ((200, 0, 100, 50), None, r"focus=\(200, 0, 100, 50\) is not inside the image \(240 x 160 pixels\)"),
+        ((0, 0, 0, 10), None, r"is not inside the image"),
+        ((0, 0, 10), None, r"focus= takes \(x, y, width, height\) in pixels"),
+        ((0, 0, 100, 100), [(150, 10, "out")], r"marker 1 at \(150, 10\) is outside the focus"),
+        (None, [(10, 170, "below")], r"marker 1 at \(10, 170\) is outside the image \(240 x 160 pixels\)"),
+        (None, [(10, 10)], r"markers= takes a list of \(x, y, \"label\"\)"),
+    ],
+)
+def test_a_focus_or_marker_off_the_image_fails_naming_it(sink, focus, markers, message):
+    with pytest.raises(ValueError, match=message):
+        api.image(GRID, alt="a grid", focus=focus, markers=markers)
+    assert sink.renderings == []
+
+
+def test_focus_needs_an_image_whose_size_can_be_read(sink):
+    with pytest.raises(ValueError, match=r"focus= and markers= need a PNG, JPEG, GIF or WebP image"):
+        api.image("tests/lectures/images/dot.svg", alt="a dot", focus=(0, 0, 1, 1))

@@ -1,4 +1,5 @@
-"""The authoring API that lectures import: text, image, video, link, note, plot, table, graph, system_text, speaker_note.
+"""The authoring API that lectures import: text, image, video, link, note, plot, table, graph, system_text, speaker_note,
+code, diff, columns, callout.
 
 Each call turns its arguments into a plain rendering record (see ``trace_format.Rendering``) and
 hands it to the active recorder, which attaches it to the lecture line being executed (for a call
@@ -265,6 +266,8 @@ def image(
     *,
     alt: str | None = None,
     caption: str | None = None,
+    focus: tuple[float, float, float, float] | list[float] | None = None,
+    markers: list[tuple[float, float, str]] | None = None,
 ) -> None:
     """Show an image: a local file or a URL.
 
@@ -273,8 +276,65 @@ def image(
     and the page shows that copy; one over the size limit is linked instead, and one that cannot
     be had shows as a placeholder (with a warning). ``alt`` is the text a screen reader reads
     (default: the caption); ``caption`` shows under the image.
+
+    ``focus=(x, y, w, h)`` shows only that region of the image (in the image's pixels, from its top
+    left corner), enlarged to the width; ``markers=[(x, y, "label"), ...]`` puts numbered marks at
+    those pixels, and lists the labels under the image by number (the text a screen reader reads).
     """
-    _emit(_media_rendering("image", path_or_url, width, style, alt, caption))
+    rendering = _media_rendering("image", path_or_url, width, style, alt, caption)
+    if focus is not None or markers is not None:
+        _add_focus(rendering, path_or_url, focus, markers)
+    _emit(rendering)
+
+
+def _image_pixels(rendering: dict[str, Any], target: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """(width, height) in pixels of the image file a rendering shows (None: not a file we have)."""
+    if rendering.get("external"):
+        return None
+    path = _sink.project_root / rendering["data"] if _sink is not None else _local_file(os.fspath(target), "image")[0]
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as opened:  # reads the header only
+            return opened.size
+    except (UnidentifiedImageError, OSError):
+        raise ValueError(f"image({os.fspath(target)}): focus= and markers= need a PNG, JPEG, GIF or WebP image") from None
+
+
+def _number_pair(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def _add_focus(rendering: dict[str, Any], target: str | os.PathLike[str], focus: Any, markers: Any) -> None:
+    """Record focus= and markers= (checked against the image's size) with that size, on ``rendering``."""
+    where = f"image({os.fspath(target)})"
+    if focus is not None and (not isinstance(focus, (list, tuple)) or len(focus) != 4 or not all(_number_pair(v) for v in focus)):
+        raise ValueError(f"{where}: focus= takes (x, y, width, height) in pixels, got {focus!r}")
+    if markers is not None and (
+        not isinstance(markers, (list, tuple))
+        or not all(
+            isinstance(m, (list, tuple)) and len(m) == 3 and _number_pair(m[0]) and _number_pair(m[1]) and isinstance(m[2], str)
+            for m in markers
+        )
+    ):
+        raise ValueError(f'{where}: markers= takes a list of (x, y, "label") in pixels, got {markers!r}')
+    pixels = _image_pixels(rendering, target)
+    if pixels is None:
+        _warn(f"{where}: not a file of the course, so focus= and markers= are left out (the whole image shows)")
+        return
+    width_px, height_px = pixels
+    x, y, w, h = focus if focus is not None else (0, 0, width_px, height_px)
+    if not (0 <= x and 0 <= y and w > 0 and h > 0 and x + w <= width_px and y + h <= height_px):
+        raise ValueError(f"{where}: focus=({x}, {y}, {w}, {h}) is not inside the image ({width_px} x {height_px} pixels)")
+    rendering["pixels"] = [width_px, height_px]
+    if focus is not None:
+        rendering["focus"] = [float(v) for v in focus]
+    if markers is not None:
+        for number, (mx, my, _label) in enumerate(markers, 1):
+            if not (x <= mx <= x + w and y <= my <= y + h):
+                shown = "the focus" if focus is not None else f"the image ({width_px} x {height_px} pixels)"
+                raise ValueError(f"{where}: marker {number} at ({mx}, {my}) is outside {shown}")
+        rendering["markers"] = [{"x": float(mx), "y": float(my), "label": label} for mx, my, label in markers]
 
 
 def video(
@@ -473,4 +533,93 @@ def table(data: Any, max_rows: int = tables.MAX_TABLE_ROWS) -> None:
     rendering = tables.table_rendering(data, max_rows)
     if rendering["total_rows"] > len(rendering["rows"]):
         _warn(f"table(): {rendering['total_rows']:,} rows; the page shows the first {len(rendering['rows']):,}")
+    _emit(rendering)
+
+
+# --- building blocks for prose: code(), diff(), columns(), callout() --------------------------------
+
+CALLOUT_TONES = ("info", "tip", "warning", "danger")
+
+
+_LANGUAGE_NAME = re.compile(r"^[A-Za-z0-9][\w+#.-]{0,39}$")
+
+
+def _language(language: str | None, call: str) -> str | None:
+    """A language name as Pygments spells them (``python``, ``c``, ``bash``); the site highlights the
+    ones its Pygments knows and shows any other as plain text (capture does not load Pygments)."""
+    if language is None:
+        return None
+    if not isinstance(language, str):
+        raise TypeError(f"{call}(): language= takes a string, got {type(language).__name__}")
+    if not _LANGUAGE_NAME.match(language):
+        raise ValueError(f"{call}(): language={language!r} is not a language name (python, c, bash, json, ...)")
+    return language
+
+
+def _text_argument(value: Any, call: str, what: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{call}(): {what} takes a string, got {type(value).__name__}")
+    return value
+
+
+def code(src: str, language: str = "python", *, caption: str | None = None) -> None:
+    """Show ``src`` as highlighted code in ``language`` (a Pygments name: ``"c"``, ``"bash"``,
+    ``"cuda"``...); it is shown, never run. The indentation every line shares is removed."""
+    rendering: dict[str, Any] = {
+        "type": "code",
+        "data": _dedent(_text_argument(src, "code", "src")),
+        "language": _language(language, "code"),
+    }
+    if caption is not None:
+        rendering["caption"] = _text_argument(caption, "code", "caption=")
+    _emit(rendering)
+
+
+def diff(a: str, b: str, *, language: str | None = None, before: str = "before", after: str = "after") -> None:
+    """Show how text ``b`` differs from text ``a``, line by line: removed lines marked ``-``, added
+    lines ``+`` (and said so to screen readers, not by colour alone). ``language`` highlights both as
+    code; ``before``/``after`` name the two versions."""
+    rendering: dict[str, Any] = {
+        "type": "diff",
+        "a": _dedent(_text_argument(a, "diff", "a")),
+        "b": _dedent(_text_argument(b, "diff", "b")),
+        "language": _language(language, "diff"),
+        "before": _text_argument(before, "diff", "before="),
+        "after": _text_argument(after, "diff", "after="),
+    }
+    _emit(rendering)
+
+
+def columns(*cells: str, widths: list[float] | tuple[float, ...] | None = None) -> None:
+    """Show markdown ``cells`` side by side (two to four), each column as wide as its share of
+    ``widths`` (equal by default); on a narrow screen they stack, first on top."""
+    if not 2 <= len(cells) <= 4:
+        raise ValueError(f"columns() takes two to four markdown cells, got {len(cells)}")
+    rendering: dict[str, Any] = {
+        "type": "columns",
+        "cells": [_dedent(_text_argument(cell, "columns", f"cell {k + 1}")) for k, cell in enumerate(cells)],
+    }
+    if widths is not None:
+        if (
+            not isinstance(widths, (list, tuple))
+            or len(widths) != len(cells)
+            or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and 0 < w < 1e6 for w in widths)
+        ):
+            raise ValueError(f"columns(): widths= takes one positive number per cell ({len(cells)}), got {widths!r}")
+        rendering["widths"] = [float(w) for w in widths]
+    _emit(rendering)
+
+
+def callout(markdown: str, tone: str = "info", *, title: str | None = None) -> None:
+    """A boxed message set apart from the prose: ``tone`` is ``"info"``, ``"tip"``, ``"warning"`` or
+    ``"danger"``, shown by a word (and an optional ``title``) as well as by its colour."""
+    if tone not in CALLOUT_TONES:
+        raise ValueError(f"callout(): tone= is one of {', '.join(CALLOUT_TONES)}, got {tone!r}")
+    rendering: dict[str, Any] = {
+        "type": "callout",
+        "data": _dedent(_text_argument(markdown, "callout", "the text")),
+        "tone": tone,
+    }
+    if title is not None:
+        rendering["title"] = _text_argument(title, "callout", "title=")
     _emit(rendering)

@@ -26,7 +26,9 @@ from functools import lru_cache
 
 # The authoring API's calls that render (tracer.capture.api); the site recognises statements made
 # only of these calls and shows their renderings instead of their code.
-RENDERING_CALLS = frozenset({"text", "system_text", "note", "image", "video", "link", "plot", "graph", "table"})
+RENDERING_CALLS = frozenset(
+    {"text", "system_text", "note", "image", "video", "link", "plot", "graph", "table", "code", "diff", "columns", "callout"}
+)
 
 # The comment directives (``# @inspect x``): the tracer acts on them (tracer.capture.directives), the
 # site hides them from the page's code (tracer.site.model.directive_comments). ``@ask``/``@noask`` steer

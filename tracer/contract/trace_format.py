@@ -80,13 +80,15 @@ class Compute(TypedDict):
     uncounted_ops: NotRequired[list[str]]  # ops that ran and that PyTorch's FLOP counter does not count ("aten.div")
 
 
-RenderingType = Literal["markdown", "image", "link", "note", "plot", "video", "graph", "table"]
+RenderingType = Literal[
+    "markdown", "image", "link", "note", "plot", "video", "graph", "table", "code", "diff", "columns", "callout"
+]
 RENDERING_TYPES: tuple[str, ...] = get_args(RenderingType)  # every kind the authoring API can emit
 
 
 class Rendering(TypedDict, total=False):
     type: RenderingType
-    data: str  # markdown/note text; image path (project-relative) or URL
+    data: str  # markdown/note/callout text; code source; image path (project-relative) or URL
     style: dict[str, Any] | None  # CSS properties (text, image, link)
     verbatim: bool  # markdown: data is exact text, shown preformatted (not parsed as markdown)
     command: list[str]  # markdown from system_text(): the command whose stdout is data (verbatim)
@@ -94,13 +96,13 @@ class Rendering(TypedDict, total=False):
     external: bool  # image/video: data is a URL (not in the course cache: see missing/too_large)
     width: float | str | None
     alt: str  # image: the text a screen reader reads (absent: the caption, else none)
-    caption: str  # image/video: shown under it
+    caption: str  # image/video/code: shown under it
     source_url: str  # image/video: the URL it was fetched from into the course cache (data is the cached copy)
     missing: bool  # image/video: a URL neither cached nor fetchable when traced (the page shows a placeholder)
     too_large: int  # image/video: a URL over the course's max_media_bytes (its size, 0 if unknown): linked, not embedded
     animate: bool  # the line's @animate: step mode shows its renderings one at a time
     url: str | None  # link
-    title: str
+    title: str  # link; callout: its heading (optional)
     internal: Frame | None  # link(function): where it is defined
     # link(record), link(url, notes=...): citation fields as the author gave them: authors (a
     # string or a list of strings), organization, date (e.g. "2020-01"), description, notes, plus
@@ -117,6 +119,17 @@ class Rendering(TypedDict, total=False):
         Any
     ]  # table: a DataFrame's row labels, when not the default 0..n-1; graph: nodes, edges, layout, stylesheet, width, height (capture.graphs)
     truncated: dict[str, int]  # plot: {"data_points": N} when the spec's data held N rows and an even sample is kept
+    pixels: list[int]  # image with focus/markers: the file's [width, height] in pixels
+    focus: list[float]  # image: the [x, y, width, height] region shown, in the file's pixels
+    markers: list[dict[str, Any]]  # image: numbered marks, each {"x", "y" (pixels), "label"}
+    language: str | None  # code/diff: the Pygments language name (diff: None for plain text)
+    a: str  # diff: the text before
+    b: str  # diff: the text after
+    before: str  # diff: the name of a
+    after: str  # diff: the name of b
+    cells: list[str]  # columns: each column's markdown, left to right
+    widths: list[float]  # columns: each column's share of the width (absent: equal)
+    tone: Literal["info", "tip", "warning", "danger"]  # callout
 
 
 class FiniteStats(TypedDict):

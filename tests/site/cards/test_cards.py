@@ -399,6 +399,10 @@ RENDERING_EXAMPLES = {
         },
     },
     "table": {"type": "table", "columns": ["a"], "rows": [[1]], "total_rows": 1, "total_columns": 1},
+    "code": {"type": "code", "data": "int main(void) { return 0; }", "language": "c"},
+    "diff": {"type": "diff", "a": "x = 1", "b": "x = 2", "language": "python", "before": "v1", "after": "v2"},
+    "columns": {"type": "columns", "cells": ["left", "right"], "widths": [2.0, 1.0]},
+    "callout": {"type": "callout", "data": "careful", "tone": "warning", "title": "Shapes"},
 }
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from pygments.lexers import PythonLexer
+from pygments.lexer import Lexer
+from pygments.lexers import PythonLexer, TextLexer, get_lexer_by_name
 from pygments.token import STANDARD_TYPES
+from pygments.util import ClassNotFound
 
 from tracer.site.model.directive_comments import directive_cuts
 
@@ -38,16 +40,28 @@ def _coloured(css: str) -> bool:
     return css.startswith(COLOURED_TOKEN_PREFIXES)
 
 
-def highlight_lines(source: str, directives: str = "keep") -> list[str]:
+def _lexer(language: str | None) -> Lexer:
+    options = {"stripnl": False, "stripall": False, "ensurenl": False}
+    if language == "python":
+        return PythonLexer(**options)
+    try:
+        return get_lexer_by_name(language or "text", **options)
+    except ClassNotFound:
+        return TextLexer(**options)
+
+
+def highlight_lines(source: str, directives: str = "keep", language: str | None = "python") -> list[str]:
     """Pygments-highlighted HTML for each line of ``source`` (spans never cross a line).
 
     Neighbouring tokens of one colour share a span and uncoloured tokens (plain names, whitespace)
     are plain text, to keep the element count of a long lecture's page down.
     ``directives`` says what happens to directive comments (``tracer.site.model.directive_comments``):
     ``"keep"`` them as written, ``"drop"`` them (read mode), or ``"wrap"`` them in
-    ``<span class="lt-dir">`` for CSS to show only in raw mode (step mode).
+    ``<span class="lt-dir">`` for CSS to show only in raw mode (step mode). ``language`` is a
+    Pygments name (``code()`` and ``diff()`` blocks, which keep directives); None, or a name this
+    Pygments does not know, leaves the text plain.
     """
-    lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
+    lexer = _lexer(language)
     lines: list[list[tuple[str, str]]] = [[]]  # per line: [(class or "", text)]
     for ttype, text in lexer.get_tokens(source):
         css = _token_class(ttype)

@@ -36,6 +36,7 @@ from tracer.contract.source_facts import without_speaker_notes
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
 from tracer.site.cards.code_highlight import highlight_lines
 from tracer.site.cards.renderings import compute_view, css_style, image_view, link_view, table_view
+from tracer.site.cards.prose_blocks import callout_view, code_view, columns_view, diff_view
 from tracer.site.cards.templates import ROOT, line_anchor, template_macros
 
 MAX_SHARED_NAMES = 3
@@ -174,6 +175,15 @@ class HtmlRenderer:
             truncated = rendering.get("truncated")  # the capture side's sample of a long data.values
             recorded = truncated.get("data_points") if isinstance(truncated, dict) else None
             return Markup(self.macros.plot({**view, "recorded_points": recorded}))
+        if kind == "code":
+            return Markup(self.macros.code_block_view(code_view(rendering)))
+        if kind == "diff":
+            return Markup(self.macros.diff(diff_view(rendering)))
+        if kind == "columns":
+            view = columns_view(rendering)
+            return Markup(self.macros.columns([Markup(render_markdown(cell)) for cell in view["cells"]], view["template"]))
+        if kind == "callout":
+            return Markup(self.macros.callout(callout_view(rendering), Markup(render_markdown(rendering.get("data", "")))))
         return Markup(self.macros.unknown_rendering(str(kind)))
 
     def inline(self, rendering: Rendering) -> Markup:

@@ -14,6 +14,7 @@ from typing import Any
 
 
 from tracer.site.cards.citations import citation_label, details
+from tracer.site.cards.prose_blocks import focus_view
 from tracer.site.markdown_ext.sanitize import safe_url
 from tracer.contract.trace_format import Compute, Rendering
 from tracer.site.cards.units import (
@@ -48,6 +49,7 @@ def image_view(rendering: Rendering) -> dict[str, Any]:
         "state": state,
         "url": safe_url(rendering.get("source_url") or data) if (external or rendering.get("source_url")) else None,
         "nbytes": human_bytes(rendering["too_large"]) if rendering.get("too_large") else None,
+        "focus": focus_view(rendering) if state == "shown" else None,
     }
 
 

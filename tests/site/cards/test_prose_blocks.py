@@ -126,3 +126,13 @@ def test_an_image_without_a_published_file_shows_no_focus(renderer):
     missing = {**FOCUSED, "data": "https://example.org/x.png", "external": True, "missing": True}
     html = str(renderer.rendering(missing))  # type: ignore[arg-type]
     assert "lt-focus" not in html and "not available" in html
+
+
+def test_the_blocks_words_come_from_the_courses_language():
+    from tracer.site.cards.interface_strings import load
+
+    trace = {"lecture": {"name": "demo", "path": MAIN, "title": "Demo"}, "files": {MAIN: "x = 1\n"}, "steps": []}
+    zh = HtmlRenderer(trace, template_env(strings=load("zh-Hans")))  # type: ignore[arg-type]
+    assert '<b class="lt-callout-label">警告</b>' in str(zh.rendering({"type": "callout", "data": "x", "tone": "warning"}))
+    diff = str(zh.rendering({"type": "diff", "a": "a\nb", "b": "a\nc\nd", "before": "v1", "after": "v2"}))
+    assert "删除：" in diff and "新增：" in diff and "删除 1 行，新增 2 行" in text_of(diff)

@@ -167,3 +167,54 @@ def test_every_cell_of_a_big_rounded_grid_names_its_exact_value_by_keyboard_and_
         page.keyboard.press("ArrowRight")
         assert page.evaluate(TIP) == "[0, 1] = 0.14285715 (shown as 0.1429)"
         assert page.evaluate("location.hash") == f"#step={line}"  # the arrow moved the cursor, not the step
+
+
+# Present mode's geometry at 1280x720 (a projector): what is on the screen, where.
+PRESENT_GEOMETRY = """() => {
+    const rect = e => e.getBoundingClientRect();
+    const on_top = e => { const r = rect(e); const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return hit !== null && e.contains(hit); };
+    const side = rect(document.querySelector('.lt-v-side'));
+    const head = document.querySelector('.lt-v-vars > h3');
+    const card = document.querySelector('.lt-v-card[data-name="sevenths"]');
+    const pre = card.querySelector('.lt-values > pre.lt-grid');
+    const values = pre.parentElement, p = rect(pre), scale = p.width / pre.offsetWidth;
+    // where the grid stops showing: its own box, or the card's scroller around it
+    let right = p.left + (pre.clientLeft + pre.clientWidth) * scale;
+    if (values.scrollWidth > values.clientWidth) right = Math.min(right, rect(values).right);
+    const probe = pre.appendChild(document.createElement('span'));
+    probe.textContent = '0'.repeat(100);
+    const ch = probe.offsetWidth / 100 * scale;
+    probe.remove();
+    const cell = parseInt(pre.style.getPropertyValue('--lt-col'), 10) * ch;
+    const cells = (right - p.left - ch / 2) / cell;  // the first cell starts half a character in
+    const goto = document.querySelector('.lt-v-goto');
+    return {head: rect(head), side, headOnTop: on_top(head), cardTop: rect(card).top, cells, more: pre.scrollWidth > pre.clientWidth,
+            gotoShown: on_top(goto.querySelector('input'))};
+}"""
+
+
+def test_present_mode_at_1280_keeps_its_heading_whole_the_goto_box_off_the_prose_and_grids_in_whole_cells(browser, site):
+    with viewer_context(browser, viewport={"width": 1280, "height": 720}) as context:
+        page = open_page(context, site, "#step=7&present=1")  # sevenths: a 30x20 grid, far wider than the card
+        page.wait_for_function("document.querySelector('.lt-viewer.lt-present')")
+        page.wait_for_timeout(400)  # the panel's smooth follow to the new card
+        shown = page.evaluate(PRESENT_GEOMETRY)
+        head, side = shown["head"], shown["side"]
+        # the VARIABLES heading whole inside the panel, on top, and the followed card below it
+        assert head["top"] >= side["top"] - 0.5 and head["bottom"] <= side["bottom"] and shown["headOnTop"], shown
+        assert shown["cardTop"] >= head["bottom"] - 0.5, shown
+        # the grid shows whole cells only, the rest a scroll away (no rounded number cut through)
+        assert shown["more"] and shown["cells"] >= 1 and abs(shown["cells"] - round(shown["cells"])) < 0.05, shown
+        # the go-to-line box is not over the code until asked for (g), then on top of it
+        assert not shown["gotoShown"], shown
+        page.keyboard.press("g")
+        assert page.evaluate(PRESENT_GEOMETRY)["gotoShown"]
+        page.keyboard.type("18")
+        page.keyboard.press("Enter")  # went to line 18: the box goes again
+        assert page.evaluate("CHALKTRACE_VIEWER.cur") == 1
+        assert (
+            page.evaluate("""() => { const r = document.querySelector('.lt-v-goto input').getBoundingClientRect();
+            return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2).closest('.lt-v-goto'); }""")
+            is None
+        )

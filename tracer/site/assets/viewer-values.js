@@ -217,7 +217,9 @@
     if (!first) return;
     var side = this.sideEl, box = side.getBoundingClientRect(), top = side.scrollTop;
     var a = first.getBoundingClientRect(), b = last.getBoundingClientRect();
-    var start = a.top - box.top + top - MARGIN_PX, end = b.bottom - box.top + top + MARGIN_PX;
+    var head = getComputedStyle(this.varsHead).position !== "sticky" ? 0  // held at the panel's padding edge
+      : parseFloat(getComputedStyle(side).paddingTop) + this.varsHead.getBoundingClientRect().height;
+    var start = a.top - box.top + top - MARGIN_PX - head, end = b.bottom - box.top + top + MARGIN_PX;  // below a sticky heading
     var height = side.clientHeight, want = null;
     if (end - start > height) {  // too tall for the panel: the first card's top, unless it is shown there already
       if (Math.abs(start - top) > 1 && (start < top || a.top > box.top + height / 3)) want = start;

@@ -35,10 +35,16 @@ CHROMIUM_ARGS = [
 ]
 
 
-def build_site(root: Path, traces: list[Path], gpu_runs: Sequence[Path] = ()) -> Path:
-    """Build the real site (real plugin, real templates and assets) for ``traces`` (and kept GPU runs) under ``root``."""
+def build_site(root: Path, traces: list[Path], gpu_runs: Sequence[Path] = (), language: str | None = None) -> Path:
+    """Build the real site (real plugin, real templates and assets) for ``traces`` (and kept GPU runs) under
+    ``root``; ``language`` is the course's ``theme.language`` (Material's default, English, without it)."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    if language is not None:
+        config = (root / "mkdocs.yml").read_text(encoding="utf-8")
+        assert "\ntheme:\n  name: material\n" in config
+        config = config.replace("\ntheme:\n  name: material\n", f"\ntheme:\n  name: material\n  language: {language}\n")
+        (root / "mkdocs.yml").write_text(config, encoding="utf-8")
     for part in ("docs",):
         shutil.copytree(REPO / "site" / part, root / "site" / part)
     shutil.copytree(REPO / "tests" / "lectures", root / "tests" / "lectures", dirs_exist_ok=True)

@@ -27,8 +27,16 @@ def viewer_keys() -> dict[str, set[str]]:
     return {p.name: set(JS_KEY.findall(p.read_text(encoding="utf-8"))) for p in sorted(paths.ASSETS_DIR.glob("*.js"))}
 
 
+PYTHON_KEY = re.compile(r'\.text\(\s*"([a-z_]+\.[a-z0-9_.]+)"')  # words.text("quiz.shape", name=name)
+
+
+def python_keys() -> dict[str, set[str]]:
+    site = paths.PACKAGE_DIR / "site"
+    return {str(p.relative_to(site)): set(PYTHON_KEY.findall(p.read_text(encoding="utf-8"))) for p in sorted(site.rglob("*.py"))}
+
+
 def used_keys() -> set[str]:
-    return set().union(*template_keys().values(), *viewer_keys().values())
+    return set().union(*template_keys().values(), *viewer_keys().values(), *python_keys().values())
 
 
 def catalogue_keys(name: str) -> set[str]:
@@ -140,3 +148,48 @@ def test_catalogue_files_are_utf8_json_objects() -> None:
         data = read_catalogue(name)
         assert isinstance(data, dict) and data["_meta"]["language"], name
         assert Path(paths.PACKAGE_DIR / "site" / "i18n" / f"{name}.json").read_bytes().decode("utf-8")
+
+
+# Where the viewer puts words a person reads or hears; a literal with English words there is a string
+# the catalogue should hold. Markup of code and keys (<code>, <kbd>) is not words.
+JS_SITES = [
+    r'\.(?:textContent|title|placeholder|alt)\s*=\s*"([^"]*)"',
+    r'setAttribute\(\s*"(?:aria-label|title|alt|placeholder|aria-valuetext)"\s*,\s*"([^"]*)"',
+    r'"aria-label"\s*:\s*"([^"]*)"',
+    r'\b(?:help|title|label|icon)\s*:\s*"([^"]*)"',  # the command table's and a plugin's key bindings
+    r'\b(?:say|stop)\(\s*"([^"]*)"',  # announcements
+    r'createTextNode\(\s*"([^"]*)"',
+    r'\bel\(\s*"\w+"\s*,\s*(?:null|"[^"]*")\s*,\s*"([^"]*)"',
+    r'<(?!code|kbd)[a-z0-9]+(?:\s[^<>]*)?>([^<>"]*)<',  # text between tags in a string of markup
+    r'(?:title|aria-label|alt)=\\"([^"\\]*)\\"',
+]
+
+
+def hard_coded_viewer_strings(text: str) -> list[str]:
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        code = "" if line.lstrip().startswith(("/*", "*")) else line.split("//")[0]
+        for site in JS_SITES:
+            for match in re.finditer(site, code):
+                if re.search(r"[A-Za-z]{3,}", re.sub(r"\\u[0-9a-fA-F]{4}|&\w+;", "", match.group(1))):
+                    found.append(f"{number}: {match.group(0)}")
+    return found
+
+
+def test_no_viewer_script_shows_english_of_its_own() -> None:
+    offenders = {p.name: hard_coded_viewer_strings(p.read_text(encoding="utf-8")) for p in paths.ASSETS_DIR.glob("*.js")}
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_the_viewer_scan_sees_hard_coded_words() -> None:
+    seen = hard_coded_viewer_strings(
+        'progress.title = "click to jump";\n'
+        'panel.setAttribute("aria-label", "speaker view");\n'
+        '{ command: "first", keys: ["Home"], help: "first step" },\n'
+        'this.say("Autoplay stopped.");\n'
+        'stack.appendChild(el("h3", null, "Call stack"));\n'
+        'box.innerHTML = "<button type=\\"button\\">Quiz me</button>";\n'
+    )
+    assert [s.split(":")[0] for s in seen] == ["1", "2", "3", "4", "5", "6"]
+    assert hard_coded_viewer_strings('x.innerHTML = "<p>" + t.html("viewer.quiz.heading") + "</p><code>#step=N</code>";') == []
+    assert hard_coded_viewer_strings('progress.title = t("viewer.bar.progress_title");') == []

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tracer.site.cards.interface_strings import load as load_strings
 from tracer.site.model.page_model import section_headings
 from tracer.site.pages.quiz import MIN_GAP_STEPS, ask_directives, auto_candidates, choose_questions
 from tracer.site.pages.quiz_questions import broadcast_shape, contiguous_stride, fact_question, flops_question
@@ -232,3 +233,28 @@ def test_lecture_02_asks_in_its_sections_on_tensors_strides_views_dtypes_and_flo
     assert [q["fact"] for q in asked_in("FLOPs of a matrix multiplication")] == ["flops"]
     for question in questions:
         assert question["answer"] in question["choices"] or not question["choices"]
+
+
+def test_questions_and_reasons_speak_the_course_language() -> None:
+    value = {
+        "type": "tensor",
+        "shape": [2, 3],
+        "stride": [1, 2],
+        "storage_offset": 0,
+        "contiguous": False,
+        "numel": 6,
+        "element_size": 8,
+        "nbytes": 48,
+        "dtype": "int64",
+        "storage_id": "s1",
+    }
+    english = fact_question(5, "y", "contiguous", value)
+    assert english is not None and english["prompt"] == "Is y contiguous?" and english["answer"] == "no"
+    assert english["reason"] == "its strides (1, 2) are not a fresh tensor's (3, 1)"
+    chinese = fact_question(5, "y", "contiguous", value, words=load_strings("zh-Hans"))
+    assert chinese is not None and chinese["prompt"] == "y 是连续的吗？"
+    assert chinese["answer"] == "否" and sorted(chinese["choices"]) == ["否", "是"]
+    assert chinese["reason"] == "它的步长 (1, 2) 不是新建张量的步长 (3, 1)"
+    nbytes = fact_question(5, "y", "nbytes", value, words=load_strings("zh-Hans"))
+    assert nbytes is not None and nbytes["prompt"] == "y 占多少字节（nbytes）？"
+    assert nbytes["reason"] == "6 个元素 × 8 字节（int64）= 48 字节"

@@ -15,7 +15,8 @@
   };
   var BOOL_WORDS = {
     yes: true, y: true, true: true, t: true, "1": true, shares: true, share: true, view: true, same: true,
-    no: false, n: false, false: false, f: false, "0": false, copy: false, not: false, new: false, different: false
+    no: false, n: false, false: false, f: false, "0": false, copy: false, not: false, new: false, different: false,
+    "\u662f": true, "\u662f\u7684": true, "\u5bf9": true, "\u5426": false, "\u4e0d": false, "\u4e0d\u662f": false, "\u9519": false  // 是 是的 对 否 不 不是 错
   };
 
   // A typed answer read leniently, by the kind of answer expected; null when it cannot be read.
@@ -63,11 +64,12 @@
     return got === want;
   }
 
-  var QUIZ_HINTS = { ints: "a tuple such as (3, 2)", number: "a number such as 24, 24 B or 1.5e3",
-    dtype: "a dtype such as float32", bool: "yes or no" };
+  var t = window.CHALKTRACE_I18N;
+  var QUIZ_HINTS = { ints: t("viewer.quiz.hint_ints"), number: t("viewer.quiz.hint_number"),
+    dtype: t("viewer.quiz.hint_dtype"), bool: t("viewer.quiz.hint_bool") };
 
   function questionCount(n) {
-    return n + (n === 1 ? " question" : " questions");
+    return t("viewer.quiz.questions", { count: n });
   }
 
   window.CHALKTRACE_QUIZ = { parse: quizParse, check: quizCheck, hints: QUIZ_HINTS, questionCount: questionCount };

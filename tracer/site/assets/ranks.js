@@ -6,6 +6,7 @@
    Must not: read or change the viewer's internals (its controllers, fields other than cur and data). */
 (function () {
   "use strict";
+  var t = window.CHALKTRACE.t;
   var SVG = "http://www.w3.org/2000/svg";
   var state = null;
   var v = null;  // the viewer
@@ -31,13 +32,13 @@
     var bar = document.createElement("div");
     bar.className = "lt-rankbar";
     bar.setAttribute("role", "group");
-    bar.setAttribute("aria-label", "ranks");
+    bar.setAttribute("aria-label", t("viewer.ranks.label"));
     var buttons = document.createElement("div");
     buttons.className = "lt-rankbar-ranks";
     r.segments.forEach(function (seg, k) {
       var b = document.createElement("button");
       b.type = "button";
-      b.textContent = "rank " + seg[0];
+      b.textContent = t("viewer.ranks.rank", { rank: seg[0] });
       b.setAttribute("data-rank", seg[0]);
       b.addEventListener("click", function () { switchTo(k); });
       buttons.appendChild(b);
@@ -48,7 +49,7 @@
     var height = top + rowH * r.segments.length + 4;
     var svg = node("svg", { "class": "lt-rank-timeline", viewBox: "0 0 " + width + " " + height,
       preserveAspectRatio: "none", role: "img",
-      "aria-label": "every rank's position; dashed lines are collectives; before each, outlined bars the time a rank waited for the last to enter, solid bars its transfer" });
+      "aria-label": t("viewer.ranks.timeline_label") });
     var scale = function (x) { return left + (width - left - 8) * x / r.width; };
     r.collectives.forEach(function (c) {
       var x = scale(c.x);
@@ -67,8 +68,8 @@
         var transfer = wait === undefined ? seconds : seconds - wait;
         var tw = Math.max(1, unit * transfer), ww = wait === undefined ? 0 : unit * wait;
         var ms = function (s) { return (s * 1000).toFixed(3) + " ms"; };
-        var text = "rank " + seg[0] + " in " + c.op + ": " + (wait === undefined ? ms(seconds)
-          : "waited " + ms(wait) + " for the last rank, then " + ms(transfer) + " transfer");
+        var text = wait === undefined ? t("viewer.ranks.time", { rank: seg[0], op: c.op, time: ms(seconds) })
+          : t("viewer.ranks.waited", { rank: seg[0], op: c.op, wait: ms(wait), transfer: ms(transfer) });
         if (ww > 0) node("title", {}, node("rect", { "class": "lt-tl-wait", x: x - tw - ww, y: y, width: ww, height: 6 }, svg)).textContent = text;
         node("title", {}, node("rect", { "class": "lt-tl-transfer", x: x - tw, y: y, width: tw, height: 6 }, svg)).textContent = text;
       });
@@ -77,7 +78,7 @@
     r.segments.forEach(function (seg, k) {
       var y = top + k * rowH;
       var label = node("text", { x: 2, y: y + 3 }, svg);
-      label.textContent = "rank " + seg[0];
+      label.textContent = t("viewer.ranks.rank", { rank: seg[0] });
       rows.push(node("line", { "class": "lt-tl-row", x1: left, x2: width - 8, y1: y, y2: y }, svg));
       var hit = node("rect", { "class": "lt-tl-hit", x: 0, y: y - rowH / 2, width: width, height: rowH }, svg);
       hit.addEventListener("click", function () { switchTo(k); });
@@ -86,7 +87,7 @@
     bar.appendChild(svg);
     var hint = document.createElement("span");
     hint.className = "lt-rankbar-hint";
-    hint.textContent = "[ ] or 0–9: switch rank";
+    hint.textContent = t("viewer.ranks.hint");
     bar.appendChild(hint);
     document.body.appendChild(bar);
     state = { bar: bar, buttons: buttons, rows: rows, dots: dots, scale: scale, segment: 0 };
@@ -134,10 +135,10 @@
     if (!viewer.data.ranks || state) return;
     v = viewer;
     build();
-    v.addKeyBinding({ keys: ["[", "]"], label: "[ / ]", help: "previous / next rank" }, nextRank);
-    v.addKeyBinding({ keys: ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"], label: "0\u20139", help: "that rank" }, rankByDigit);
-    v.addKeyBinding({ keys: ["Home"], help: "first step of this rank" }, rankEnd);
-    v.addKeyBinding({ keys: ["End"], help: "last step of this rank" }, rankEnd);
+    v.addKeyBinding({ keys: ["[", "]"], label: "[ / ]", help: t("viewer.ranks.key_next") }, nextRank);
+    v.addKeyBinding({ keys: ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"], label: "0\u20139", help: t("viewer.ranks.key_digit") }, rankByDigit);
+    v.addKeyBinding({ keys: ["Home"], help: t("viewer.ranks.key_first") }, rankEnd);
+    v.addKeyBinding({ keys: ["End"], help: t("viewer.ranks.key_last") }, rankEnd);
     document.addEventListener("chalktrace:step", function (event) { update(event.detail.step); });
     if (v.cur >= 0) {
       // the bar took room from the viewer after it had scrolled: bring its current line back

@@ -9,7 +9,7 @@
    Must not: move, or read the values' markup beyond the card heads it summarises. */
 (function () {
   "use strict";
-  var el = window.CHALKTRACE.el;
+  var t = window.CHALKTRACE.t, el = window.CHALKTRACE.el;
   var ANNOUNCE_MS = 250;
   var QUIET_KEY = "chalktrace-quiet";
   var scratch = document.createElement("div");  // detached: turns highlighted HTML into text, no layout
@@ -70,17 +70,18 @@
     var v = this.v, d = v.data, s = v.s, values = v.controllers.values;
     var span = v.span(step), at = step - span[1], end = span[2] - span[1] - 1;
     var f = s.file[step], line = s.line[step];
-    var words = span[0] + "Step " + at + " of " + end + ", line " + line + ": " + text(d.files[f].lines[line - 1] || "") + ".";
+    var words = span[0] + t("viewer.announce.step", { at: at, end: end, line: String(line), code: text(d.files[f].lines[line - 1] || "") });
     var now = values.envAt(step), before = from >= 0 && s.fn[from] === s.fn[step] ? values.envAt(from) : null;
     var said = [];
     now.forEach(function (card, name) {
       var old = before ? before.get(name) : undefined;
       if (old === card) return;
       if (!before && (d.env[step] || []).every(function (pair) { return pair[0] !== name; })) return;
-      said.push(name + ": " + summary(values.cardEl(name)) + ", " + (old === undefined ? "new" : "changed"));
+      var said1 = { name: name, summary: summary(values.cardEl(name)) };
+      said.push(old === undefined ? t("viewer.announce.new", said1) : t("viewer.announce.changed", said1));
     });
-    if (said.length > 4) said = said.slice(0, 4).concat([(said.length - 4) + " more changed"]);
-    return words + (said.length ? " " + said.join(". ") + "." : "");
+    if (said.length > 4) said = said.slice(0, 4).concat([t("viewer.announce.more", { count: said.length - 4 })]);
+    return words + (said.length ? " " + said.map(function (s) { return t("viewer.announce.sentence", { text: s }); }).join(" ") : "");
   };
 
   // Say something now (a mode's change, quiz feedback), whatever the quiet setting.

@@ -11,7 +11,7 @@
    Must not: decide what a step shows, or talk to the room or other windows. */
 (function () {
   "use strict";
-  var el = window.CHALKTRACE.el;
+  var t = window.CHALKTRACE.t, el = window.CHALKTRACE.el;
   var PACE_KEY = "chalktrace-autoplay-ms";
   var PACES_MS = [500, 1000, 2000, 4000];
   var READ_WORDS_PER_S = 3.3;     // about 200 words a minute
@@ -44,10 +44,10 @@
     var settings = layout.root.querySelector(".lt-v-settings");
     if (!settings) return;
     var label = settings.appendChild(el("label", "lt-v-pace"));
-    label.appendChild(document.createTextNode("autoplay: one step every "));
+    label.appendChild(document.createTextNode(t("viewer.autoplay.pace") + " "));
     var select = label.appendChild(el("select"));
     PACES_MS.forEach(function (ms) {
-      var option = select.appendChild(el("option", null, ms / 1000 + " s"));
+      var option = select.appendChild(el("option", null, t.html("viewer.autoplay.seconds", { seconds: ms / 1000 })));
       option.value = String(ms);
       option.selected = ms === self.paceMs;
     });
@@ -64,10 +64,10 @@
 
   Autoplay.prototype.start = function () {
     var v = this.v;
-    if (v.cur < 0 || v.s.next[v.cur] < 0) return this.say("Autoplay: this is the last step.");
+    if (v.cur < 0 || v.s.next[v.cur] < 0) return this.say(t("viewer.autoplay.at_end"));
     this.playing = true;
     v.controllers.bar.pressed("play", true);
-    this.say("Autoplay on, a step every " + this.paceMs / 1000 + " seconds. Press o to stop.");
+    this.say(t("viewer.autoplay.on", { seconds: this.paceMs / 1000 }));
     this.schedule(this.paceMs);
   };
 
@@ -77,7 +77,7 @@
     if (!this.playing) return;
     this.playing = false;
     this.v.controllers.bar.pressed("play", false);
-    this.say(why || "Autoplay stopped.");
+    this.say(why || t("viewer.autoplay.stopped"));
   };
 
   Autoplay.prototype.schedule = function (ms) {
@@ -91,10 +91,10 @@
     var v = this.v, next = v.s.next[v.cur];
     this.timer = null;
     if (!this.playing) return;
-    if (next < 0) return this.stop("Autoplay stopped: the last step.");
+    if (next < 0) return this.stop(t("viewer.autoplay.stopped_end"));
     this.moving = true;
     try { v.go(next); } finally { this.moving = false; }
-    if (this.marked[next]) return this.stop("Autoplay stopped at a marked step. Press o to go on.");
+    if (this.marked[next]) return this.stop(t("viewer.autoplay.stopped_marked"));
     this.schedule(Math.max(this.paceMs, this.readingMs(next)));
   };
 

@@ -9,7 +9,7 @@
    Must not: decide what a command does or which keys reach it. */
 (function () {
   "use strict";
-  var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
+  var t = window.CHALKTRACE.t, el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
 
   var COMMANDS = window.CHALKTRACE.COMMANDS, MOVES = window.CHALKTRACE.MOVES;
 
@@ -30,7 +30,7 @@
     COMMANDS.forEach(function (row) {
       var command = row.command;
       if (!row.icon || !v.commands[command] || v.buttonless[command]) return;
-      var icon = row.icon.charAt(0) === "M" ? "<svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"" + row.icon + "\"/></svg>" : row.icon;
+      var icon = /^M\d/.test(row.icon) ? "<svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"" + row.icon + "\"/></svg>" : escapeHtml(row.icon);
       var button = el("button", "lt-v-btn lt-v-b-" + command, icon);
       button.type = "button";
       button.addEventListener("click", function () { v.command(command); });
@@ -40,10 +40,10 @@
     v.controllers.keyboard.titleButtons();
 
     var progress = el("div", "lt-v-progress");
-    progress.title = "click to jump to a step";
+    progress.title = t("viewer.bar.progress_title");
     progress.tabIndex = 0;
     progress.setAttribute("role", "slider");
-    progress.setAttribute("aria-label", "position in the lecture");
+    progress.setAttribute("aria-label", t("viewer.bar.progress_label"));
     progress.setAttribute("aria-valuemin", "0");
     progress.addEventListener("keydown", function (event) {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -63,7 +63,7 @@
       if (sec[0] >= first[2]) return;  // ranks: every rank's timeline repeats the first one's sections
       var tick = el("span", "lt-v-tick");
       tick.style.left = (100 * sec[0] / last) + "%";
-      tick.title = sec[1] + " (step " + sec[0] + ")";
+      tick.title = t("viewer.bar.tick_title", { section: sec[1], step: sec[0] });
       progress.appendChild(tick);
     });
     progress.addEventListener("click", function (event) {
@@ -79,12 +79,13 @@
     var v = this.v, s = v.s, d = v.data, section = s.section[step];
     this.sectionEl.textContent = section >= 0 ? d.sections[section][1] : "";
     var span = v.span(step), at = step - span[1], end = span[2] - span[1] - 1;
-    this.posEl.innerHTML = span[0] + "step <b>" + at + "</b> / " + end + (s.call[step] ? " <span class=\"lt-v-call\">calling</span>" : "");
+    this.posEl.innerHTML = escapeHtml(span[0]) + t.html("viewer.bar.counter", { at: "<b>" + t.number(at) + "</b>", end: end }) +
+      (s.call[step] ? " <span class=\"lt-v-call\">" + t.html("viewer.bar.calling") + "</span>" : "");
     // a transform, not a width: the compositor moves it without layout or paint
     this.fillEl.style.transform = "scaleX(" + (end > 0 ? at / end : 1) + ")";
     this.progressEl.setAttribute("aria-valuemax", String(end));
     this.progressEl.setAttribute("aria-valuenow", String(at));
-    this.progressEl.setAttribute("aria-valuetext", span[0] + "step " + at + " of " + end);
+    this.progressEl.setAttribute("aria-valuetext", span[0] + t("viewer.bar.valuetext", { at: at, end: end }));
     var targets = { first: v.firstVisible(), last: v.lastVisible() };
     for (var k = 0; k < MOVES.length; k++) targets[MOVES[k]] = s[MOVES[k]][step];
     for (var key in targets) {

@@ -8,7 +8,7 @@
    the present controller where to put the line while presenting). */
 (function () {
   "use strict";
-  var el = window.CHALKTRACE.el;
+  var t = window.CHALKTRACE.t, el = window.CHALKTRACE.el;
   var CHUNK_LINES = 40;
   var LEADING_SPACES = /^ */;
   var ATTRIBUTE_DOT = /\.(?=[A-Za-z_])/g;  // highlighted code has no dots in its markup, only in its text
@@ -45,13 +45,13 @@
     this.pathEl = layout.code.appendChild(el("div", "lt-v-path"));
     // the keyboard's way to what a click on a line number does (g focuses it)
     var form = layout.code.appendChild(el("form", "lt-v-goto",
-      "<label>line <input type=\"text\" inputmode=\"numeric\" size=\"4\" autocomplete=\"off\"></label>"));
+      "<label>" + t.html("viewer.code.goto_label") + " <input type=\"text\" inputmode=\"numeric\" size=\"4\" autocomplete=\"off\"></label>"));
     this.gotoInput = form.querySelector("input");
-    this.gotoInput.title = "go to this line's next run (Enter)";
+    this.gotoInput.title = t("viewer.code.goto_title");
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var line = parseInt(self.gotoInput.value, 10), target = line > 0 ? self.nextRunOf(self.fileShown, line) : null;
-      if (target === null) return v.controllers.announce && v.controllers.announce.say("line " + self.gotoInput.value + " does not run");
+      if (target === null) return v.controllers.announce && v.controllers.announce.say(t("viewer.code.not_run", { line: self.gotoInput.value }));
       self.gotoInput.value = "";
       v.rootEl.focus({ preventScroll: true });
       v.go(target);
@@ -61,7 +61,7 @@
     this.linesEl = layout.code.appendChild(el("div", "lt-v-lines"));
     this.linesEl.tabIndex = 0;
     this.linesEl.setAttribute("role", "region");
-    this.linesEl.setAttribute("aria-label", "code");
+    this.linesEl.setAttribute("aria-label", t("viewer.code.label"));
     this.linesEl.addEventListener("click", function (event) {
       var link = event.target.closest && event.target.closest("a.lt-internal");
       if (link) return self.followInternal(event, link);

@@ -17,6 +17,7 @@
    Must not: know what a controller keeps, draw a mode's own markup, or read the URL itself. */
 (function () {
   "use strict";
+  var t = window.CHALKTRACE_I18N;
 
   // The controllers, built in this order: their build(layout) lays out the viewer in this order, and
   // the modes they add are written in the URL in this order.
@@ -34,50 +35,50 @@
 
   // The commands, one row per way to reach one: a key press (viewer-keyboard.js) runs the first row
   // that lists its key (KeyboardEvent.key; Space is "Space", with Shift "Shift+Space") and whose
-  // `when(viewer)` holds; a row with an `icon` (an SVG path in a 16x16 box, or a word) is its command's
+  // `when(viewer)` holds; a row with an `icon` (an SVG path in a 16x16 box, or a word of the catalogue) is its command's
   // button in the bar (viewer-bar.js), in this order; the keyboard help lists the rows with `help` in
   // this order; a button's title is its row's `title` (else `help`) and the keys that reach it. A
   // command is what a controller registers under that name (addCommand); a row whose command nobody
   // registered, or registered without a button, shows no button.
   var COMMANDS = [
-    { command: "first", keys: ["Home"], icon: "M3 3v10M13 3 6 8l7 5z", help: "first step" },
-    { command: "back_over", keys: ["ArrowUp", "k"], icon: "M8 13V4M4 7l4-4 4 4M3 14h10", help: "step back over" },
-    { command: "prev", keys: ["ArrowLeft", "h"], icon: "M11 3 4 8l7 5z", help: "step back" },
-    { command: "next", keys: ["ArrowRight", "l"], icon: "M5 3l7 5-7 5z", help: "step forward" },
-    { command: "over", keys: ["ArrowDown", "j"], icon: "M8 3v9M4 9l4 4 4-4M3 2h10", help: "step over (skip the call)",
-      title: "step over" },
-    { command: "out", keys: ["u"], icon: "M8 13V3M4 7l4-4 4 4M3 14h4", help: "step out of this function", title: "step out" },
-    { command: "last", keys: ["End"], icon: "M13 3v10M3 3l7 5-7 5z", help: "last step" },
-    { command: "next", keys: ["PageDown", "Space"], when: presenting, help: "present mode and speaker view: step forward" },
-    { command: "prev", keys: ["PageUp", "Shift+Space"], when: presenting, help: "present mode and speaker view: step back" },
-    { command: "raw", keys: ["r"], icon: "raw", help: "raw code (renderings off)", title: "raw code: renderings off" },
-    { command: "reveal", keys: ["a"], icon: "reveal", help: "reveal lines as you step",
-      title: "reveal lines as you step, for presenting" },
-    { command: "values", keys: ["v"], help: "hide or show the values panel", title: "values panel: hide or show" },
-    { command: "present", keys: ["p"], when: notSpeaker, icon: "present", help: "present mode: large type, no chrome",
-      title: "present mode: large type for a projector" },
+    { command: "first", keys: ["Home"], icon: "M3 3v10M13 3 6 8l7 5z", help: t("viewer.cmd.first") },
+    { command: "back_over", keys: ["ArrowUp", "k"], icon: "M8 13V4M4 7l4-4 4 4M3 14h10", help: t("viewer.cmd.back_over") },
+    { command: "prev", keys: ["ArrowLeft", "h"], icon: "M11 3 4 8l7 5z", help: t("viewer.cmd.prev") },
+    { command: "next", keys: ["ArrowRight", "l"], icon: "M5 3l7 5-7 5z", help: t("viewer.cmd.next") },
+    { command: "over", keys: ["ArrowDown", "j"], icon: "M8 3v9M4 9l4 4 4-4M3 2h10", help: t("viewer.cmd.over"),
+      title: t("viewer.cmd.over.title") },
+    { command: "out", keys: ["u"], icon: "M8 13V3M4 7l4-4 4 4M3 14h4", help: t("viewer.cmd.out"), title: t("viewer.cmd.out.title") },
+    { command: "last", keys: ["End"], icon: "M13 3v10M3 3l7 5-7 5z", help: t("viewer.cmd.last") },
+    { command: "next", keys: ["PageDown", "Space"], when: presenting, help: t("viewer.cmd.next.presenting") },
+    { command: "prev", keys: ["PageUp", "Shift+Space"], when: presenting, help: t("viewer.cmd.prev.presenting") },
+    { command: "raw", keys: ["r"], icon: t("viewer.icon.raw"), help: t("viewer.cmd.raw"), title: t("viewer.cmd.raw.title") },
+    { command: "reveal", keys: ["a"], icon: t("viewer.icon.reveal"), help: t("viewer.cmd.reveal"),
+      title: t("viewer.cmd.reveal.title") },
+    { command: "values", keys: ["v"], help: t("viewer.cmd.values"), title: t("viewer.cmd.values.title") },
+    { command: "present", keys: ["p"], when: notSpeaker, icon: t("viewer.icon.present"), help: t("viewer.cmd.present"),
+      title: t("viewer.cmd.present.title") },
     { command: "blank", keys: ["b", "B", "."], label: "b / .", when: present,
-      help: "present mode: blank the screen, or show it again" },
-    { command: "speaker", keys: ["s"], when: notSpeaker, icon: "speaker",
-      help: "open the speaker view (notes, next line, timer) in a second window", title: "open the speaker view in a second window" },
-    { command: "quiz", keys: ["q"], icon: "quiz", help: "quiz mode: predict a value before it shows (Esc skips)",
-      title: "quiz mode: predict values before they show" },
-    { command: "fullscreen", keys: ["f"], icon: "M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4", help: "full screen, or back",
-      title: "full screen" },
-    { command: "goto", keys: ["g"], help: "go to a line's next run (or click its number)", title: "go to a line" },
-    { command: "play", keys: ["o"], icon: "play", help: "autoplay: play the steps at the help's pace, or stop",
-      title: "autoplay: play the steps, or stop" },
-    { command: "play", keys: ["Space"], when: notPresenting, help: "autoplay, outside present mode and the speaker view" },
+      help: t("viewer.cmd.blank") },
+    { command: "speaker", keys: ["s"], when: notSpeaker, icon: t("viewer.icon.speaker"),
+      help: t("viewer.cmd.speaker"), title: t("viewer.cmd.speaker.title") },
+    { command: "quiz", keys: ["q"], icon: t("viewer.icon.quiz"), help: t("viewer.cmd.quiz"),
+      title: t("viewer.cmd.quiz.title") },
+    { command: "fullscreen", keys: ["f"], icon: "M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4", help: t("viewer.cmd.fullscreen"),
+      title: t("viewer.cmd.fullscreen.title") },
+    { command: "goto", keys: ["g"], help: t("viewer.cmd.goto"), title: t("viewer.cmd.goto.title") },
+    { command: "play", keys: ["o"], icon: t("viewer.icon.play"), help: t("viewer.cmd.play"),
+      title: t("viewer.cmd.play.title") },
+    { command: "play", keys: ["Space"], when: notPresenting, help: t("viewer.cmd.play.notPresenting") },
     { command: "rejoin", keys: ["t"], when: audience, icon: "M13 8a5 5 0 1 1-1.5-3.6M13 2v3h-3",
-      help: "lecture room: rejoin the lecturer's live step", title: "follow the lecturer again" },
-    { command: "room", keys: ["i"], icon: "room", help: "lecture room (presenter): the audience link, its QR code, who follows",
-      title: "lecture room: audience link and QR code" },
-    { command: "help", keys: ["?"], icon: "?", help: "this help", title: "keyboard shortcuts" },
+      help: t("viewer.cmd.rejoin"), title: t("viewer.cmd.rejoin.title") },
+    { command: "room", keys: ["i"], icon: t("viewer.icon.room"), help: t("viewer.cmd.room"),
+      title: t("viewer.cmd.room.title") },
+    { command: "help", keys: ["?"], icon: "?", help: t("viewer.cmd.help"), title: t("viewer.cmd.help.title") },
     { command: "help", keys: ["Escape"], when: helpOpen },
     { command: "room", keys: ["Escape"], when: roomOpen },
     { command: "blank", keys: ["Escape"], when: blanked },  // listed with the next row
-    { command: "unpresent", keys: ["Escape"], when: present, help: "present mode: show a blanked screen, else leave present mode" },
-    { command: "close", keys: ["Escape"], icon: "M3 3l10 10M13 3 3 13", help: "back to reading" }
+    { command: "unpresent", keys: ["Escape"], when: present, help: t("viewer.cmd.unpresent") },
+    { command: "close", keys: ["Escape"], icon: "M3 3l10 10M13 3 3 13", help: t("viewer.cmd.close") }
   ];
 
   var MOVES = ["next", "prev", "over", "back_over", "out"];  // data.steps arrays of precomputed targets
@@ -199,13 +200,13 @@
     var d = this.data;
     var root = el("div", "lt-viewer md-typeset");
     root.setAttribute("role", "dialog");
-    root.setAttribute("aria-label", "Step through " + (d.lecture.title || d.lecture.name));
+    root.setAttribute("aria-label", t("viewer.dialog_label", { title: d.lecture.title || d.lecture.name }));
     root.hidden = true;
     var bar = root.appendChild(el("div", "lt-v-bar"));
     var main = root.appendChild(el("div", "lt-v-main"));
     var code = main.appendChild(el("section", "lt-v-code"));
     var side = main.appendChild(el("aside", "lt-v-side"));
-    side.setAttribute("aria-label", "values, call stack and output");
+    side.setAttribute("aria-label", t("viewer.side_label"));
     side.tabIndex = 0;  // it scrolls: the keyboard reaches it
     this.rootEl = root;
     this.each("build", { root: root, bar: bar, main: main, code: code, side: side });
@@ -230,7 +231,7 @@
   Viewer.prototype.span = function (step) {
     var segs = this.data.ranks ? this.data.ranks.segments : null;
     for (var k = 0; segs && k < segs.length; k++) {
-      if (step >= segs[k][1] && step < segs[k][2]) return ["rank " + segs[k][0] + " \u00b7 ", segs[k][1], segs[k][2]];
+      if (step >= segs[k][1] && step < segs[k][2]) return [t("viewer.rank_prefix", { rank: segs[k][0] }), segs[k][1], segs[k][2]];
     }
     return ["", 0, this.count];
   };
@@ -349,6 +350,7 @@
   window.CHALKTRACE = {
     el: el,
     escapeHtml: escapeHtml,
+    t: t,  // the interface's words in the course's language (strings.js)
     COMMANDS: COMMANDS,
     MOVES: MOVES,
     // a controller (one listed in CONTROLLERS): built with the viewer, in CONTROLLERS' order

@@ -10,6 +10,7 @@
    Must not: move between steps, or handle keys (viewer-keyboard.js does). */
 (function () {
   "use strict";
+  var t = window.CHALKTRACE.t;
 
   function Focus(v) {
     this.v = v;
@@ -36,7 +37,7 @@
     if (help) {
       help.setAttribute("role", "dialog");
       help.setAttribute("aria-modal", "true");
-      help.setAttribute("aria-label", "Step mode keys and settings");
+      help.setAttribute("aria-label", t("viewer.help.label"));
       // the help is shown and hidden through its hidden attribute: follow it
       new MutationObserver(function () { self.helpChanged(!help.hidden); }).observe(help, { attributes: true, attributeFilter: ["hidden"] });
     }
@@ -68,8 +69,9 @@
   Focus.prototype.label = function () {
     var v = this.v, root = v.rootEl;
     if (!root) return;
-    var name = v.mode("speaker") ? "Speaker view: " : v.mode("present") ? "Presenting: " : "";
-    root.setAttribute("aria-label", name + this.title);
+    var title = { title: this.title };
+    root.setAttribute("aria-label", v.mode("speaker") ? t("viewer.focus.speaker", title) :
+      v.mode("present") ? t("viewer.focus.presenting", title) : t("viewer.focus.stepping", title));
   };
 
   Focus.prototype.helpChanged = function (shown) {

@@ -14,7 +14,7 @@
    an audience page, or talk to other windows of this browser (viewer-sync.js does). */
 (function () {
   "use strict";
-  var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
+  var t = window.CHALKTRACE.t, el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
   var SEND_EVERY_MS = 60;
   var BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000];
   var FULL_RETRY_MS = 30000;
@@ -168,7 +168,7 @@
     this.panelEl = layout.root.appendChild(el("div", "lt-v-roompanel"));
     this.panelEl.hidden = true;
     this.panelEl.setAttribute("role", "dialog");
-    this.panelEl.setAttribute("aria-label", "lecture room");
+    this.panelEl.setAttribute("aria-label", t("viewer.room.label"));
     this.panelEl.addEventListener("click", function (event) {
       if (event.target === self.panelEl || event.target.tagName === "BUTTON") self.togglePanel(false);
     });
@@ -184,7 +184,7 @@
     if (!this.following) return;
     this.following = false;
     this.show("paused");
-    this.say("Following paused. Press t to rejoin the lecturer.");
+    this.say(t("viewer.room.paused_said"));
   };
 
   Follow.prototype.rejoin = function () {
@@ -192,21 +192,21 @@
     this.following = true;
     if (this.live !== null) this.apply(this.live);
     this.show(this.live === null ? "waiting" : "live");
-    this.say(this.live === null ? "Following the lecturer: waiting for the first step." : "Following the lecturer.");
+    this.say(this.live === null ? t("viewer.room.rejoin_waiting") : t("viewer.room.rejoined"));
   };
 
   var WORDS = {
-    connecting: "joining the room\u2026",
-    live: "following the lecturer",
-    waiting: "waiting for the lecturer",
-    paused: "following paused",
-    reconnecting: "reconnecting\u2026",
-    full: "the room is full"
+    connecting: t("viewer.room.connecting"),
+    live: t("viewer.room.live"),
+    waiting: t("viewer.room.waiting"),
+    paused: t("viewer.room.paused"),
+    reconnecting: t("viewer.room.reconnecting"),
+    full: t("viewer.room.full")
   };
 
   Follow.prototype.show = function (state) {
     this.state = state;
-    var words = this.role === "presenter" ? (state === "reconnecting" ? WORDS.reconnecting : "presenting to the room") : WORDS[state];
+    var words = this.role === "presenter" ? (state === "reconnecting" ? WORDS.reconnecting : t("viewer.room.presenting")) : WORDS[state];
     [this.statusEl, this.hostStatusEl].forEach(function (node) {
       if (!node) return;
       node.textContent = words;
@@ -237,16 +237,16 @@
     var link = escapeHtml(this.link || location.href.split("#")[0]);
     var count = this.panelEl.querySelector(".lt-room-count");
     if (count && !force) { count.textContent = this.countText(); return; }
-    this.panelEl.innerHTML = "<div class=\"lt-v-roombox\"><h2>Lecture room</h2>" +
-      "<p>Students open this link, or scan the code, to follow along:</p>" +
+    this.panelEl.innerHTML = "<div class=\"lt-v-roombox\"><h2>" + t.html("viewer.room.heading") + "</h2>" +
+      "<p>" + t.html("viewer.room.invite") + "</p>" +
       "<p class=\"lt-room-link\"><a href=\"" + link + "\">" + link + "</a></p>" +
-      "<img class=\"lt-room-qr\" src=\"/__room/qr.svg\" width=\"240\" height=\"240\" alt=\"QR code of the audience link, " + link + "\">" +
+      "<img class=\"lt-room-qr\" src=\"/__room/qr.svg\" width=\"240\" height=\"240\" alt=\"" + t.html("viewer.room.qr_alt", { link: link }) + "\">" +
       "<p class=\"lt-room-count\" role=\"status\">" + this.countText() + "</p>" +
-      "<button type=\"button\" class=\"lt-v-btn\">Close</button></div>";
+      "<button type=\"button\" class=\"lt-v-btn\">" + t.html("viewer.help.close") + "</button></div>";
   };
 
   Follow.prototype.countText = function () {
-    return this.audience === 1 ? "1 device follows" : this.audience + " devices follow";
+    return t("viewer.room.count", { count: this.audience });
   };
 
   // Leaving step mode is stepping away too; the help and the panel close with the viewer.

@@ -12,7 +12,7 @@
    handle keys outside step mode, or with Ctrl, Alt or Meta held (the browser's and the theme's). */
 (function () {
   "use strict";
-  var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
+  var t = window.CHALKTRACE.t, el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
   var SHORTCUTS_KEY = "chalktrace-single-key-shortcuts";
   // take their keys themselves (Esc still leaves, but not from a text field)
   var OWN_KEYS = "input, textarea, select, [contenteditable], [role=slider], .lt-hm > img, pre.lt-rounded, .lt-memory-point";
@@ -115,7 +115,7 @@
     }
     if (!pick) return null;
     var keys = this.liveKeys(pick).map(keyName);
-    return (pick.title || pick.help) + (keys.length ? " (" + keys.join(" or ") + ")" : "");
+    return keys.length ? t("viewer.keys.title", { what: pick.title || pick.help, keys: keys.join(t("viewer.keys.or")) }) : pick.title || pick.help;
   };
 
   Keyboard.prototype.titleButtons = function () {
@@ -131,12 +131,12 @@
   Keyboard.prototype.build = function (layout) {
     var self = this, help = el("div", "lt-v-help");
     help.hidden = true;
-    help.innerHTML = "<div class=\"lt-v-help-box\" role=\"document\"><h2>Step mode keys</h2><table></table>" +
-      "<p>Every step is a link (<code>#step=N</code>); the browser's Back returns to where a run of key presses started.</p>" +
-      "<fieldset class=\"lt-v-settings\"><legend>Settings</legend>" +
-      "<label><input type=\"checkbox\" data-setting=\"shortcuts\"> single-key shortcuts (letters, Space)</label>" +
-      "<label><input type=\"checkbox\" data-setting=\"announce\"> announce each step to screen readers</label></fieldset>" +
-      "<button type=\"button\" class=\"lt-v-btn\">Close</button></div>";
+    help.innerHTML = "<div class=\"lt-v-help-box\" role=\"document\"><h2>" + t.html("viewer.help.heading") + "</h2><table></table>" +
+      "<p>" + t.html("viewer.help.links", { link: "<code>#step=N</code>" }) + "</p>" +
+      "<fieldset class=\"lt-v-settings\"><legend>" + t.html("viewer.help.settings") + "</legend>" +
+      "<label><input type=\"checkbox\" data-setting=\"shortcuts\"> " + t.html("viewer.help.shortcuts") + "</label>" +
+      "<label><input type=\"checkbox\" data-setting=\"announce\"> " + t.html("viewer.help.announce") + "</label></fieldset>" +
+      "<button type=\"button\" class=\"lt-v-btn\">" + t.html("viewer.help.close") + "</button></div>";
     help.addEventListener("click", function (event) {
       if (event.target === help || event.target.tagName === "BUTTON") self.toggleHelp(false);
     });

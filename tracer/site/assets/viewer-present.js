@@ -7,7 +7,7 @@
    Must not: talk to other windows (viewer-sync.js does) or change what a step shows. */
 (function () {
   "use strict";
-  var el = window.CHALKTRACE.el;
+  var t = window.CHALKTRACE.t, el = window.CHALKTRACE.el;
 
   function Present(v) {
     var self = this;
@@ -39,7 +39,7 @@
     var self = this;
     this.blankEl = layout.root.appendChild(el("div", "lt-v-blank"));
     this.blankEl.hidden = true;
-    this.blankEl.title = "blank screen (b to show again)";
+    this.blankEl.title = t("viewer.present.blank_title");
     this.blankEl.addEventListener("click", function () { self.setBlank(false); });
   };
 
@@ -50,7 +50,7 @@
     this.v.controllers.code.scrollToCurrent(true);
     this.v.controllers.values.follow();  // the cards grew or shrank: the current ones back in view
     var announce = this.v.controllers.announce;
-    if (announce && this.v.active) announce.say(on ? "Present mode" : "Present mode off");
+    if (announce && this.v.active) announce.say(on ? t("viewer.present.on") : t("viewer.present.off"));
   };
 
   Present.prototype.blanked = function () { return !!this.blankEl && !this.blankEl.hidden; };
@@ -59,7 +59,7 @@
     if (this.blankEl.hidden === !on) return;
     this.blankEl.hidden = !on;
     var announce = this.v.controllers.announce;
-    if (announce) announce.say(on ? "Screen blanked (b shows it again)" : "Screen shown");
+    if (announce) announce.say(on ? t("viewer.present.blanked") : t("viewer.present.shown"));
   };
 
   // Where the code panel puts the current line while presenting: in the middle third. A line leaving

@@ -7,7 +7,7 @@
    Must not: cost a step anything while quiz mode is off, or parse answers itself. */
 (function () {
   "use strict";
-  var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
+  var t = window.CHALKTRACE.t, el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
 
   function store(lecture) { return "chalktrace-quiz:" + lecture; }
 
@@ -86,20 +86,20 @@
     var form = el("form", "lt-quiz");
     form.setAttribute("data-question", index);
     form.setAttribute("aria-labelledby", id + "-prompt");
-    form.innerHTML = "<h3>Predict before you see it</h3><p class=\"lt-quiz-prompt\" id=\"" + id + "-prompt\">" +
-      escapeHtml(q.prompt) + "</p><label for=\"" + id + "-input\">Your answer</label> <input id=\"" + id +
+    form.innerHTML = "<h3>" + t.html("viewer.quiz.heading") + "</h3><p class=\"lt-quiz-prompt\" id=\"" + id + "-prompt\">" +
+      escapeHtml(q.prompt) + "</p><label for=\"" + id + "-input\">" + t.html("viewer.quiz.your_answer") + "</label> <input id=\"" + id +
       "-input\" class=\"lt-quiz-input\" type=\"text\" autocomplete=\"off\" spellcheck=\"false\" aria-describedby=\"" + id +
-      "-hint\"> <button type=\"submit\" class=\"lt-v-btn lt-quiz-check\">Check</button>" +
-      (q.choices.length ? "<fieldset class=\"lt-quiz-choices\"><legend>or pick one</legend>" + q.choices.map(function (c) {
+      "-hint\"> <button type=\"submit\" class=\"lt-v-btn lt-quiz-check\">" + t.html("viewer.quiz.check") + "</button>" +
+      (q.choices.length ? "<fieldset class=\"lt-quiz-choices\"><legend>" + t.html("viewer.quiz.pick_one") + "</legend>" + q.choices.map(function (c) {
         return "<button type=\"button\" class=\"lt-v-btn lt-quiz-choice\">" + escapeHtml(c) + "</button>";
       }).join(" ") + "</fieldset>" : "") +
-      "<p class=\"lt-quiz-hint\" id=\"" + id + "-hint\">Type " + hints[q.accept.kind] +
-      "; <kbd>Enter</kbd> checks, <kbd>Esc</kbd> skips.</p>";
+      "<p class=\"lt-quiz-hint\" id=\"" + id + "-hint\">" +
+      t.html("viewer.quiz.hint", { what: escapeHtml(hints[q.accept.kind]), enter: "<kbd>Enter</kbd>", esc: "<kbd>Esc</kbd>" }) + "</p>";
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var right = window.CHALKTRACE_QUIZ.check(q.accept, form.querySelector("input").value);
       if (right === null) {
-        form.querySelector(".lt-quiz-hint").textContent = "Could not read that: type " + hints[q.accept.kind] + ", or Esc to skip.";
+        form.querySelector(".lt-quiz-hint").textContent = t("viewer.quiz.unreadable", { what: hints[q.accept.kind] });
         return;
       }
       self.answer(right ? "right" : "wrong");
@@ -136,9 +136,11 @@
     this.updateScore();
     var feedback = el("div", "lt-quiz-feedback");
     feedback.setAttribute("data-result", outcome);
-    feedback.innerHTML = "<b>" + { right: "Right.", wrong: "Not quite.", skipped: "Skipped." }[outcome] + "</b> " +
-      "<span class=\"lt-quiz-said\">" + escapeHtml(q.prompt) + "</span> The trace recorded <strong class=\"lt-quiz-answer\">" +
-      escapeHtml(q.answer) + "</strong>." + (q.reason ? " <span class=\"lt-quiz-reason\">" + escapeHtml(q.reason) + "</span>" : "");
+    var verdict = { right: t("viewer.quiz.right"), wrong: t("viewer.quiz.wrong"), skipped: t("viewer.quiz.skipped") }[outcome];
+    feedback.innerHTML = "<b>" + escapeHtml(verdict) + "</b> " +
+      "<span class=\"lt-quiz-said\">" + escapeHtml(q.prompt) + "</span> " +
+      t.html("viewer.quiz.recorded", { answer: "<strong class=\"lt-quiz-answer\">" + escapeHtml(q.answer) + "</strong>" }) +
+      (q.reason ? " <span class=\"lt-quiz-reason\">" + escapeHtml(q.reason) + "</span>" : "");
     var form = this.box;
     form.parentNode.insertBefore(feedback, form);
     form.remove();
@@ -168,9 +170,9 @@
   // The lecture page's score line (read mode): right of answered, skipped, and a reset.
   Quiz.prototype.mountScore = function () {
     var self = this, v = this.v, box = el("span", "lt-quiz-score");
-    box.innerHTML = "<button type=\"button\" class=\"md-button lt-quiz-enter\">Quiz me</button> " +
+    box.innerHTML = "<button type=\"button\" class=\"md-button lt-quiz-enter\">" + t.html("viewer.quiz.enter") + "</button> " +
       "<span class=\"lt-quiz-tally\" role=\"status\"></span> " +
-      "<button type=\"button\" class=\"lt-v-btn lt-quiz-reset\">Reset score</button>";
+      "<button type=\"button\" class=\"lt-v-btn lt-quiz-reset\">" + t.html("viewer.quiz.reset") + "</button>";
     v.host.appendChild(box);
     this.scoreBox = box;
     box.querySelector(".lt-quiz-enter").addEventListener("click", function () {
@@ -188,12 +190,12 @@
   Quiz.prototype.updateScore = function () {
     var box = this.scoreBox, count = this.v.data.quiz.length;
     if (!box) return;
-    var t = tally(loadScore(this.v.data.lecture.name)), answered = t.right + t.wrong;
-    box.querySelector(".lt-quiz-tally").textContent = answered || t.skipped ?
-      "Quiz: " + t.right + " right of " + answered + " answered" + (t.skipped ? ", " + t.skipped + " skipped" : "") +
-      " (" + window.CHALKTRACE_QUIZ.questionCount(count) + ")" :
-      "Quiz mode asks " + window.CHALKTRACE_QUIZ.questionCount(count) + " (q in step mode).";
-    box.querySelector(".lt-quiz-reset").hidden = !(answered || t.skipped);
+    var score = tally(loadScore(this.v.data.lecture.name)), answered = score.right + score.wrong;
+    var questions = window.CHALKTRACE_QUIZ.questionCount(count);
+    box.querySelector(".lt-quiz-tally").textContent = !(answered || score.skipped) ? t("viewer.quiz.asks", { questions: questions }) :
+      score.skipped ? t("viewer.quiz.tally_skipped", { right: score.right, answered: answered, skipped: score.skipped, questions: questions }) :
+      t("viewer.quiz.tally", { right: score.right, answered: answered, questions: questions });
+    box.querySelector(".lt-quiz-reset").hidden = !(answered || score.skipped);
   };
 
   Quiz.prototype.close = function () { if (this.box) this.clear(); };

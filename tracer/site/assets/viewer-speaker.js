@@ -9,7 +9,7 @@
    Must not: move the presenting window (viewer-sync.js does) or show notes in any other window. */
 (function () {
   "use strict";
-  var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
+  var t = window.CHALKTRACE.t, el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
 
   function two(n) { return (n < 10 ? "0" : "") + n; }
 
@@ -44,18 +44,18 @@
     this.on = true;
     root.classList.add("lt-speaker");
     var panel = el("section", "lt-v-speaker");
-    panel.setAttribute("aria-label", "speaker view");
+    panel.setAttribute("aria-label", t("viewer.speaker.label"));
     var head = panel.appendChild(el("div", "lt-sp-head"));
     this.posEl = head.appendChild(el("span", "lt-sp-pos"));
     this.elapsedEl = head.appendChild(el("button", "lt-sp-elapsed"));
     this.elapsedEl.type = "button";
-    this.elapsedEl.title = "time since the speaker view opened (click to restart)";
+    this.elapsedEl.title = t("viewer.speaker.elapsed_title");
     this.clockEl = head.appendChild(el("span", "lt-sp-clock"));
-    panel.appendChild(el("h3", null, "Notes"));
+    panel.appendChild(el("h3", null, t.html("viewer.speaker.notes")));
     this.notesEl = panel.appendChild(el("div", "lt-sp-notes"));
-    panel.appendChild(el("h3", null, "Now"));
+    panel.appendChild(el("h3", null, t.html("viewer.speaker.now")));
     this.nowEl = panel.appendChild(el("div", "lt-sp-line lt-sp-now highlight"));
-    panel.appendChild(el("h3", null, "Next"));
+    panel.appendChild(el("h3", null, t.html("viewer.speaker.next")));
     this.nextEl = panel.appendChild(el("div", "lt-sp-line lt-sp-next highlight"));
     root.insertBefore(panel, root.querySelector(".lt-v-main"));
     this.panel = panel;
@@ -115,15 +115,14 @@
 
   Speaker.prototype.update = function (step) {
     var span = this.v.span(step), next = this.v.s.next[step];
-    this.posEl.innerHTML = span[0] + "step <b>" + (step - span[1]) + "</b> / " + (span[2] - span[1] - 1);
+    this.posEl.innerHTML = escapeHtml(span[0]) + t.html("viewer.bar.counter", { at: "<b>" + t.number(step - span[1]) + "</b>", end: span[2] - span[1] - 1 });
     var notes = this.notesAt(step);
     if (notes) this.notesEl.innerHTML = notes;
     else if (this.notes === null && this.v.data.has_speaker_notes) {
-      this.notesEl.innerHTML = "<p class=\"lt-sp-none\">This lecture has speaker notes. They are never published: " +
-        "run <code>chalktrace present</code> and open its presenter link to see them here.</p>";
-    } else this.notesEl.innerHTML = "<p class=\"lt-sp-none\">No notes for this step.</p>";
+      this.notesEl.innerHTML = "<p class=\"lt-sp-none\">" + t.html("viewer.speaker.unpublished", { command: "<code>chalktrace present</code>" }) + "</p>";
+    } else this.notesEl.innerHTML = "<p class=\"lt-sp-none\">" + t.html("viewer.speaker.no_notes") + "</p>";
     this.nowEl.innerHTML = this.lineHtml(step);
-    this.nextEl.innerHTML = next >= 0 ? this.lineHtml(next) : "<span class=\"lt-sp-where\">the end</span>";
+    this.nextEl.innerHTML = next >= 0 ? this.lineHtml(next) : "<span class=\"lt-sp-where\">" + t.html("viewer.speaker.the_end") + "</span>";
   };
 
   window.CHALKTRACE.controller("speaker", Speaker);

@@ -14,7 +14,9 @@
    (the quiz controller hides a card through cardEl and computeEl). */
 (function () {
   "use strict";
-  var el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
+  var t = window.CHALKTRACE.t, el = window.CHALKTRACE.el, escapeHtml = window.CHALKTRACE.escapeHtml;
+  var FOLD = t.html("viewer.values.fold"), UNFOLD = t.html("viewer.values.unfold");
+  var CHANGE_WORDS = { new: t("viewer.values.new"), changed: t("viewer.values.changed") };
   var SPARE_CARDS = 64;         // detached card elements kept for reuse (see show)
   var FOCUS_LOOKBACK = 64;      // steps looked back in the frame for the line that last set a value
   var SMOOTH_AFTER_MS = 300;    // a step this soon after the last one (a held key) scrolls at once
@@ -42,7 +44,7 @@
     this.errorEl = side.appendChild(el("section", "lt-v-error"));
     this.computeEl = side.appendChild(el("section", "lt-v-compute"));
     var vars = side.appendChild(el("section", "lt-v-vars"));
-    this.varsHead = vars.appendChild(el("h3", null, "Variables"));
+    this.varsHead = vars.appendChild(el("h3", null, t.html("viewer.values.variables")));
     this.varsEl = vars.appendChild(el("div", "lt-v-cards"));
     this.sideEl = side;
     var self = this;
@@ -57,16 +59,16 @@
       if (open) card.querySelector(".lt-v-fold").focus({ preventScroll: true });
       else card.querySelector(".lt-v-sum").focus({ preventScroll: true });
     });
-    this.emptyEl = vars.appendChild(el("p", "lt-v-empty", "No values recorded in this frame yet."));
+    this.emptyEl = vars.appendChild(el("p", "lt-v-empty", t.html("viewer.values.empty")));
     var stack = side.appendChild(el("section", "lt-v-stack"));
-    stack.appendChild(el("h3", null, "Call stack"));
+    stack.appendChild(el("h3", null, t.html("viewer.values.stack")));
     this.stackEl = stack.appendChild(el("ol", "lt-v-frames"));
     this.stackEl.addEventListener("click", function (event) {
       var item = event.target.closest && event.target.closest("[data-step]");
       if (item) v.go(+item.getAttribute("data-step"));
     });
     var out = side.appendChild(el("section", "lt-v-stdout"));
-    out.appendChild(el("h3", null, "Output of this step"));
+    out.appendChild(el("h3", null, t.html("viewer.values.output")));
     this.stdoutEl = out.appendChild(el("pre", "lt-v-out"));
     this.stderrEl = out.appendChild(el("pre", "lt-v-out lt-v-err"));
   };
@@ -114,9 +116,9 @@
       var d = this.v.data, fragments = d.fragments, summary = d.summaries ? d.summaries[card] : null;
       html = this.v.withRoot(d.cards[card].map(function (k) { return fragments[k]; }).join("\n"));
       if (summary) {
-        html = "<button type=\"button\" class=\"lt-v-sum\" aria-expanded=\"false\" title=\"show the whole card\">" + summary +
-          "</button><button type=\"button\" class=\"lt-v-fold\" aria-expanded=\"true\" title=\"fold to one line\"" +
-          " aria-label=\"fold to one line\">\u25be</button>" + html;
+        html = "<button type=\"button\" class=\"lt-v-sum\" aria-expanded=\"false\" title=\"" + UNFOLD + "\">" + summary +
+          "</button><button type=\"button\" class=\"lt-v-fold\" aria-expanded=\"true\" title=\"" + FOLD + "\"" +
+          " aria-label=\"" + FOLD + "\">\u25be</button>" + html;
       }
       this.cardCache[card] = html;
     }
@@ -191,9 +193,12 @@
       if (entry.change !== change) {  // seen (a mark and a word) and named (for a screen reader)
         entry.change = change;
         entry.el.classList.toggle("lt-changed", !!change);
-        if (change) entry.el.setAttribute("data-change", change);
-        else entry.el.removeAttribute("data-change");
-        entry.el.setAttribute("aria-label", name + (change ? " (" + change + " on this step)" : ""));
+        if (change) {
+          entry.el.setAttribute("data-change", change);
+          entry.el.setAttribute("data-change-label", CHANGE_WORDS[change]);  // viewer.css shows it
+        } else entry.el.removeAttribute("data-change");
+        entry.el.setAttribute("aria-label", !change ? name : change === "new" ? t("viewer.values.card_new", { name: name }) :
+          t("viewer.values.card_changed", { name: name }));
       }
       self.setOpen(entry.el, focus.indexOf(name) >= 0 || pinned.has(name));
       var wanted = previous ? previous.nextSibling : self.varsEl.firstChild;
@@ -247,7 +252,7 @@
       // the same frames as the last step: only the innermost one's step and line change
       var button = this.stackEl.lastElementChild.firstElementChild;
       button.setAttribute("data-step", step);
-      button.title = "go to step " + step;
+      button.title = t("viewer.values.goto_step", { step: step });
       button.lastElementChild.textContent = d.files[s.file[step]].path + ":" + s.line[step];
       return;
     }
@@ -256,11 +261,11 @@
     for (var i = chain.length - 1; i >= 0; i--) {
       var k = chain[i];
       html += "<li><button type=\"button\" data-step=\"" + k + "\"" + (k === step ? " aria-current=\"step\"" : "") +
-        " title=\"go to step " + k + "\"><code>" + escapeHtml(d.functions[s.fn[k]]) + "</code> <span>" +
+        " title=\"" + t.html("viewer.values.goto_step", { step: k }) + "\"><code>" + escapeHtml(d.functions[s.fn[k]]) + "</code> <span>" +
         escapeHtml(d.files[s.file[k]].path) + ":" + s.line[k] + "</span></button></li>";
     }
     this.stackEl.innerHTML = html;
-    this.varsHead.innerHTML = "Variables <small>in <code>" + escapeHtml(d.functions[s.fn[step]]) + "</code></small>";
+    this.varsHead.innerHTML = t.html("viewer.values.variables") + " <small>" + t.html("viewer.values.in_function", { function: "<code>" + escapeHtml(d.functions[s.fn[step]]) + "</code>" }) + "</small>";
   };
 
   window.CHALKTRACE.controller("values", Values);

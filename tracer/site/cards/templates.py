@@ -47,11 +47,19 @@ def template_env(templates_dir: str | Path | None = None, strings: Catalogue | N
     env.globals["value_macro"] = value_macro
     catalogue = strings or load()
     env.globals["t"] = catalogue.t
+    env.globals["catalogue"] = catalogue  # for Python that writes words beside the templates (strings_of)
     env.globals["language"] = catalogue.tag  # a page of its own names its language (<html lang>)
     # a parameter of t() that is code or a key: marked up here, so no string holds markup
     env.filters["code"] = lambda text: Markup("<code>{}</code>").format(text)
     env.filters["kbd"] = lambda text: Markup("<kbd>{}</kbd>").format(text)
     return env
+
+
+def strings_of(env: jinja2.Environment) -> Catalogue:
+    """The catalogue an environment's templates speak (``template_env``'s ``strings``): words that
+    Python writes for the same pages (quiz questions) come from it too."""
+    catalogue = env.globals.get("catalogue")
+    return catalogue if isinstance(catalogue, Catalogue) else load()
 
 
 class Macros(Protocol):

@@ -37,6 +37,7 @@ from typing import Any
 from tracer.contract.source_facts import Ask, parse_ask, parse_directive_comment, source_facts
 from tracer.contract.trace_access import hidden_lines, step_frame
 from tracer.contract.trace_format import Step, Trace
+from tracer.site.cards.interface_strings import Catalogue, load
 from tracer.site.cards.units import shape_text
 from tracer.site.pages.quiz_questions import (
     Question,
@@ -89,10 +90,16 @@ def _names_read(node: ast.stmt | None) -> tuple[list[str], list[str]]:
 
 
 def auto_candidates(
-    step: int, name: str, value: dict[str, Any], operands: list[tuple[str, dict[str, Any]]], statement: str
+    step: int,
+    name: str,
+    value: dict[str, Any],
+    operands: list[tuple[str, dict[str, Any]]],
+    statement: str,
+    words: Catalogue | None = None,
 ) -> list[tuple[str, Question]]:
     """(rule, question) for a tensor first shown at ``step``; ``operands`` are the earlier tensors
-    its line reads (name, value), ``statement`` the line's code."""
+    its line reads (name, value), ``statement`` the line's code; ``words`` the course's catalogue."""
+    w = words or load()
     found: list[tuple[str, Question]] = []
     reason: str | None
     shared = [(n, v) for n, v in operands if v["storage_id"] == value["storage_id"] and n != name]
@@ -100,37 +107,35 @@ def auto_candidates(
     for other_name, other in shared[:1]:
         source = dict(other, _name=other_name)
         if not fresh and value["numel"] > 1:
-            question = fact_question(step, name, "stride", value, source=source)
+            question = fact_question(step, name, "stride", value, source=source, words=w)
             if question:
                 found.append(("stride", question))
-        question = fact_question(step, name, "shares", value, other=other, other_name=other_name)
+        question = fact_question(step, name, "shares", value, other=other, other_name=other_name, words=w)
         if question:
             found.append(("view", question))
     same_numel = [(n, v) for n, v in operands if v["numel"] == value["numel"] and n != name]
     if not shared and len(operands) == 1 and same_numel and same_numel[0][1]["storage_id"] != value["storage_id"]:
         other_name, other = same_numel[0]
         if other["element_size"] == value["element_size"]:
-            question = fact_question(step, name, "shares", value, other=other, other_name=other_name)
+            question = fact_question(step, name, "shares", value, other=other, other_name=other_name, words=w)
             if question:
                 found.append(("copy", question))
     sized = [(n, v) for n, v in same_numel if v["element_size"] != value["element_size"]]
     if sized and _CAST.search(statement):
-        question = fact_question(step, name, "nbytes", value, source=sized[0][1])
+        question = fact_question(step, name, "nbytes", value, source=sized[0][1], words=w)
         if question:
             found.append(("dtype", question))
     elif not operands and value["dtype"] not in _DEFAULT_DTYPES and value["numel"] > 0:
-        question = fact_question(step, name, "nbytes", value)
+        question = fact_question(step, name, "nbytes", value, words=w)
         if question:
             found.append(("dtype", question))
     if not shared and fresh and len(value["shape"]) >= 2 and _RESHAPE.search(statement):
-        reason = "row-major: the last dim has stride 1, each earlier one the product of the sizes after it: " + shape_text(
-            value["stride"]
-        )
+        reason = w.text("quiz.reason.row_major", stride=shape_text(value["stride"]))
         question = ints_question(
             step,
             name,
             "stride",
-            f"What is {name}.stride()?",
+            w.text("quiz.stride", name=name),
             value["stride"],
             [value["stride"][::-1], [1] * len(value["shape"]), value["shape"]],
             reason,
@@ -138,24 +143,23 @@ def auto_candidates(
         found.append(("reshape", question))
     bigger = [(n, v) for n, v in operands if v["numel"] > value["numel"]]
     if bigger and _REDUCTIONS.search(statement):
-        found.append(("reduction", reduction_question(step, name, value, bigger[0][0], bigger[0][1])))
+        found.append(("reduction", reduction_question(step, name, value, bigger[0][0], bigger[0][1], w)))
     shapes = [v["shape"] for _n, v in operands]
     if len({tuple(s) for s in shapes}) > 1 and broadcast_shape(shapes) == value["shape"] and not _MATMUL.search(statement):
-        reason = (
-            "broadcasting lines shapes up from the right; a size-1 or missing dim stretches: "
-            + " and ".join(shape_text(s) for s in shapes)
-            + " → "
-            + shape_text(value["shape"])
+        reason = w.text(
+            "quiz.reason.broadcast",
+            shapes=w.text("quiz.and").join(shape_text(s) for s in shapes),
+            shape=shape_text(value["shape"]),
         )
-        question = ints_question(step, name, "shape", f"What is {name}.shape?", value["shape"], shapes, reason)
+        question = ints_question(step, name, "shape", w.text("quiz.shape", name=name), value["shape"], shapes, reason)
         found.append(("broadcast", question))
     elif len(operands) >= 2 and _MATMUL.search(statement):
         reason = None
         if all(len(s) >= 2 for s in shapes):
-            reason = "a matmul of (…, m, k) by (k, n) gives (…, m, n): the shared k is summed away"
+            reason = w.text("quiz.reason.matmul_shape")
         elif not value["shape"]:
-            reason = "a matmul of two vectors is their dot product: a scalar, shape ()"
-        question = ints_question(step, name, "shape", f"What is {name}.shape?", value["shape"], shapes, reason)
+            reason = w.text("quiz.reason.dot")
+        question = ints_question(step, name, "shape", w.text("quiz.shape", name=name), value["shape"], shapes, reason)
         found.append(("matmul", question))
     return found
 
@@ -192,8 +196,10 @@ def _sections(trace: Trace) -> list[int]:
     return sorted(starts)
 
 
-def choose_questions(trace: Trace) -> list[Question]:
-    """Quiz mode's questions for a trace, in step order (see the module docstring for the rules)."""
+def choose_questions(trace: Trace, words: Catalogue | None = None) -> list[Question]:
+    """Quiz mode's questions for a trace, in step order (see the module docstring for the rules), in
+    the words of ``words`` (the course's catalogue; English by default)."""
+    words = words or load()
     steps = trace["steps"]
     asks = {path: ask_directives(source) for path, source in trace["files"].items()}
     hidden = {path: hidden_lines(trace, path) for path in trace["files"]}
@@ -214,7 +220,7 @@ def choose_questions(trace: Trace) -> list[Question]:
         spec = asks.get(path, {}).get(line)
         env = step["env"]
         if spec and spec[0] and (path, line) not in asked_lines:
-            made = [q for q in (_forced(index, ask, env, latest, step) for ask in spec[0]) if q]
+            made = [q for q in (_forced(index, ask, env, latest, step, words) for ask in spec[0]) if q]
             if made:
                 asked_lines.add((path, line))
                 forced.append(made[0])
@@ -233,20 +239,20 @@ def choose_questions(trace: Trace) -> list[Question]:
                 if name not in assigned:
                     continue
                 seen.add((path, line, name))
-                for rule, question in auto_candidates(index, name, value, operands, statement):
+                for rule, question in auto_candidates(index, name, value, operands, statement, words):
                     candidates.append((_PRIORITY[rule], index, question))
                 if not operands and value["numel"] > 0:
-                    memory = fact_question(index, name, "nbytes", value)
+                    memory = fact_question(index, name, "nbytes", value, words=words)
                     if memory:
                         fallback.append(memory)
             if step.get("compute") and (path, line, "@flops") not in seen:
                 seen.add((path, line, "@flops"))
-                candidates.append((_PRIORITY["flops"], index, flops_question(index, step["compute"])))
+                candidates.append((_PRIORITY["flops"], index, flops_question(index, step["compute"], words)))
             if step.get("collectives") and (path, line, "@bytes") not in seen:
                 seen.add((path, line, "@bytes"))
                 moving = [c for c in step["collectives"] if c["sent_nbytes"] > 0]
                 if moving:
-                    candidates.append((_PRIORITY["bytes"], index, bytes_question(index, moving[0])))
+                    candidates.append((_PRIORITY["bytes"], index, bytes_question(index, moving[0], words)))
         for name, value in env.items():
             latest[name] = value
     chosen = {q["step"]: q for q in forced}
@@ -268,18 +274,20 @@ def choose_questions(trace: Trace) -> list[Question]:
     return [chosen[at] for at in sorted(chosen)]
 
 
-def _forced(index: int, ask: Ask, env: dict[str, Any], latest: dict[str, dict[str, Any]], step: Step) -> Question | None:
+def _forced(
+    index: int, ask: Ask, env: dict[str, Any], latest: dict[str, dict[str, Any]], step: Step, words: Catalogue
+) -> Question | None:
     """The question an ``@ask`` asks on this step, or None when the step does not record its answer."""
     if ask.fact == "flops":
-        return flops_question(index, step["compute"]) if step.get("compute") else None
+        return flops_question(index, step["compute"], words) if step.get("compute") else None
     if ask.fact == "bytes":
         moving = [c for c in step.get("collectives", []) if c["sent_nbytes"] > 0]
-        return bytes_question(index, moving[0]) if moving else None
+        return bytes_question(index, moving[0], words) if moving else None
     value = env.get(ask.name)
     if value is None:
         return None
     other = env.get(ask.other) or latest.get(ask.other) if ask.other else None
-    question = fact_question(index, ask.name, ask.fact, value, other=other, other_name=ask.other)
+    question = fact_question(index, ask.name, ask.fact, value, other=other, other_name=ask.other, words=words)
     if question is not None:
         question["forced"] = True
     return question

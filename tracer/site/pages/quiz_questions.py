@@ -4,7 +4,8 @@ wrong ones) and, where the trace can tell, a one-line reason.
 
 ``fact_question`` asks about a value (stride, view or copy, dtype, broadcast, reshape, matmul),
 ``reduction_question`` about a reduction's shape, ``flops_question`` and ``bytes_question`` about an
-``@flops`` line and a collective. Which steps ask which question is ``quiz.choose_questions``'s
+``@flops`` line and a collective. The words of questions and reasons come from the course's catalogue
+(``words``, English by default). Which steps ask which question is ``quiz.choose_questions``'s
 choice. This module must not render HTML nor choose steps; it only reads the values it is given.
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tracer.contract.trace_format import Collective, Compute
+from tracer.site.cards.interface_strings import Catalogue, load
 from tracer.site.cards.units import shape_text
 
 MAX_CHOICES = 4
@@ -128,26 +130,32 @@ def number_question(
     )
 
 
-def bool_question(step: int, name: str, fact: str, prompt: str, answer: bool, reason: str | None) -> Question:
+def bool_question(
+    step: int, name: str, fact: str, prompt: str, answer: bool, reason: str | None, words: Catalogue | None = None
+) -> Question:
+    yes, no = (words or load()).text("quiz.yes"), (words or load()).text("quiz.no")
     return make_question(
-        step, name, fact, prompt, "bool", answer, "yes" if answer else "no", [(not answer, "no" if answer else "yes")], reason
+        step, name, fact, prompt, "bool", answer, yes if answer else no, [(not answer, no if answer else yes)], reason
     )
 
 
 # --- one question per fact ------------------------------------------------------------------------
 
 
-def stride_reason(value: dict[str, Any], source: dict[str, Any] | None) -> str | None:
+def stride_reason(value: dict[str, Any], source: dict[str, Any] | None, words: Catalogue | None = None) -> str | None:
     """Why a view has the strides it has, when the trace can tell."""
+    w = words or load()
     stride = value["stride"]
     if 0 in stride:
-        return "expand repeats elements with stride 0; no data is copied"
+        return w.text("quiz.reason.expand")
     if source is not None and sorted(stride) == sorted(source["stride"]) and stride != source["stride"]:
         if len(stride) == 2 or sum(a != b for a, b in zip(stride, source["stride"])) == 2:
-            return "transpose swaps the strides; no data moves"
-        return "permute reorders the strides; no data moves"
+            return w.text("quiz.reason.transpose")
+        return w.text("quiz.reason.permute")
+    if source is not None and "_name" in source:
+        return w.text("quiz.reason.view_of", source=source["_name"])
     if source is not None:
-        return f"a view of the same storage as {source.get('_name', 'its source')}: new strides, no data moves"
+        return w.text("quiz.reason.view_of_source")
     return None
 
 
@@ -160,11 +168,13 @@ def fact_question(
     source: dict[str, Any] | None = None,
     other: dict[str, Any] | None = None,
     other_name: str = "",
+    words: Catalogue | None = None,
 ) -> Question | None:
     """The question about one fact of a recorded value (None when the value has no such fact).
 
     ``source`` is the tensor the value came from (for distractors and reasons), ``other`` the
     earlier tensor of a ``shares`` question."""
+    w = words or load()
     kind = value.get("type")
     tensor = kind == "tensor"
     reason: str | None
@@ -175,39 +185,37 @@ def fact_question(
             return None
         shared = value["storage_id"] == other["storage_id"]
         if shared:
-            reason = (
-                f"{name} is a view: the same storage as {other_name}, offset {value['storage_offset']}, "
-                f"strides {shape_text(value['stride'])}; no data moves"
-            )
+            offset, stride = value["storage_offset"], shape_text(value["stride"])
+            reason = w.text("quiz.reason.view", name=name, other=other_name, offset=offset, stride=stride)
         else:
-            reason = f"{name} has its own storage: a copy, {value['nbytes']:,} bytes of new memory"
-        return bool_question(step, name, fact, f"Does {name} share storage with {other_name}?", shared, reason)
+            reason = w.text("quiz.reason.copy", name=name, nbytes=f"{value['nbytes']:,}")
+        return bool_question(step, name, fact, w.text("quiz.shares", name=name, other=other_name), shared, reason, w)
     if fact == "shape" and (tensor or kind == "ndarray"):
         shape = value["shape"]
         wrong = [shape[::-1]]
         if source is not None and source.get("shape") != shape:
             wrong.insert(0, source["shape"])
-        return ints_question(step, name, fact, f"What is {name}.shape?", shape, wrong, None)
+        return ints_question(step, name, fact, w.text("quiz.shape", name=name), shape, wrong, None)
     if fact in ("shape", "value") and kind == "size":
-        return ints_question(step, name, "shape", f"What is {name}?", value["value"], [value["value"][::-1]], None)
+        return ints_question(step, name, "shape", w.text("quiz.value", name=name), value["value"], [value["value"][::-1]], None)
     if fact == "dtype" and (tensor or kind in ("ndarray", "numpy_scalar")):
         dtype = value["dtype"]
         wrong_dtypes = [d for d in ("float32", "float16", "bfloat16", "float64", "int64") if d != dtype]
         if source is not None and source.get("dtype") not in (None, dtype):
             wrong_dtypes.insert(0, source["dtype"])
         return make_question(
-            step, name, fact, f"What is {name}.dtype?", "dtype", dtype, dtype, [(d, d) for d in wrong_dtypes], None
+            step, name, fact, w.text("quiz.dtype", name=name), "dtype", dtype, dtype, [(d, d) for d in wrong_dtypes], None
         )
     if not tensor:
         if fact == "value" and kind in ("int", "float", "bool"):
             number = value["value"]
             if kind == "bool":
-                return bool_question(step, name, fact, f"What is {name}?", bool(number), None)
+                return bool_question(step, name, fact, w.text("quiz.value", name=name), bool(number), None, w)
             if not isinstance(number, (int, float)):  # "nan", "inf"
                 return None
             wrong = [number * 2, number / 2] if number else [1]
             tolerance = 0.0 if kind == "int" else 1e-3
-            return number_question(step, name, fact, f"What is {name}?", number, wrong, "", None, tolerance)
+            return number_question(step, name, fact, w.text("quiz.value", name=name), number, wrong, "", None, tolerance)
         return None
     numel, element_nbytes = value["numel"], value["element_size"]
     if fact == "stride":
@@ -215,14 +223,14 @@ def fact_question(
         wrong = [stride[::-1], contiguous_stride(value["shape"])]
         if source is not None:
             wrong.append(source["stride"])
-        return ints_question(step, name, fact, f"What is {name}.stride()?", stride, wrong, stride_reason(value, source))
+        return ints_question(step, name, fact, w.text("quiz.stride", name=name), stride, wrong, stride_reason(value, source, w))
     if fact == "offset":
         offset = value["storage_offset"]
         return number_question(
             step,
             name,
             fact,
-            f"What is {name}.storage_offset()?",
+            w.text("quiz.offset", name=name),
             offset,
             [offset + 1, offset * 2 if offset else 1, offset * element_nbytes],
             "",
@@ -232,62 +240,66 @@ def fact_question(
         reason = (
             None
             if value["contiguous"]
-            else (
-                f"its strides {shape_text(value['stride'])} are not a fresh tensor's "
-                f"{shape_text(contiguous_stride(value['shape']))}"
+            else w.text(
+                "quiz.reason.not_contiguous",
+                stride=shape_text(value["stride"]),
+                fresh=shape_text(contiguous_stride(value["shape"])),
             )
         )
-        return bool_question(step, name, fact, f"Is {name} contiguous?", value["contiguous"], reason)
+        return bool_question(step, name, fact, w.text("quiz.contiguous", name=name), value["contiguous"], reason, w)
     if fact == "numel":
         return number_question(
             step,
             name,
             fact,
-            f"How many elements does {name} have?",
+            w.text("quiz.numel", name=name),
             numel,
             [numel * element_nbytes, sum(value["shape"])],
             "",
-            f"numel is the product of the shape {shape_text(value['shape'])}",
+            w.text("quiz.reason.numel", shape=shape_text(value["shape"])),
         )
     if fact == "nbytes":
         other_sizes = [DEFAULT_ELEMENT_NBYTES if element_nbytes != DEFAULT_ELEMENT_NBYTES else 2, 8]
         if source is not None and source["element_size"] != element_nbytes:
             other_sizes.insert(0, source["element_size"])
         wrong = [numel * size for size in other_sizes if size != element_nbytes] + [numel]
-        reason = f"{numel:,} elements × {element_nbytes} bytes ({value['dtype']}) = {value['nbytes']:,} bytes"
+        sizes = {"numel": f"{numel:,}", "size": element_nbytes, "dtype": value["dtype"], "nbytes": f"{value['nbytes']:,}"}
         if source is not None and source["element_size"] != element_nbytes:
-            reason += f"; {source['dtype']} took {source['element_size']} bytes per element"
-        return number_question(
-            step, name, fact, f"How many bytes does {name} hold (nbytes)?", value["nbytes"], wrong, "B", reason
-        )
+            reason = w.text("quiz.reason.nbytes_cast", **sizes, source_dtype=source["dtype"], source_size=source["element_size"])
+        else:
+            reason = w.text("quiz.reason.nbytes", **sizes)
+        return number_question(step, name, fact, w.text("quiz.nbytes", name=name), value["nbytes"], wrong, "B", reason)
     return None
 
 
-def flops_question(step: int, compute: Compute) -> Question:
+def flops_question(step: int, compute: Compute, words: Catalogue | None = None) -> Question:
+    w = words or load()
     flops = compute["flops"]
     ops = " ".join(compute.get("by_op") or {})
     if flops == 0:
-        reason = "torch's FLOP counter counts only matmul-like operations; elementwise ones count 0"
+        reason = w.text("quiz.reason.flops_zero")
     elif re.search(r"\b(mm|matmul|addmm|bmm|baddbmm|linear|convolution)\b", ops.replace("aten.", "")):
-        reason = "a matmul costs 2 FLOPs (a multiply and an add) per (i, j, k) triple: 2·m·n·k"
+        reason = w.text("quiz.reason.matmul_flops")
     else:
-        reason = "counted by torch's FLOP counter: " + ops
+        reason = w.text("quiz.reason.flops_counted", ops=ops)
     wrong = [flops / 2, flops * 2, flops * 4] if flops else [1.0, 2.0]
-    return number_question(step, "", "flops", "How many FLOPs does this line do?", flops, wrong, "FLOPs", reason, 0.01)
+    return number_question(step, "", "flops", w.text("quiz.flops"), flops, wrong, "FLOPs", reason, 0.01)
 
 
-def bytes_question(step: int, collective: Collective) -> Question:
-    sent, payload, group = collective["sent_nbytes"], collective["nbytes"], collective["group_size"]
-    reason = (
-        f"{collective['algorithm']} {collective['op']} of {payload:,} bytes over {group} ranks: each rank sends {sent:,} bytes"
+def bytes_question(step: int, collective: Collective, words: Catalogue | None = None) -> Question:
+    w = words or load()
+    sent, payload, group, op = collective["sent_nbytes"], collective["nbytes"], collective["group_size"], collective["op"]
+    reason = w.text(
+        "quiz.reason.bytes", algorithm=collective["algorithm"], op=op, payload=f"{payload:,}", group=group, sent=f"{sent:,}"
     )
     wrong = [payload, payload * group, payload * 2]
-    return number_question(
-        step, "", "bytes", f"How many bytes does this rank send in {collective['op']}?", sent, wrong, "B", reason, 0.01
-    )
+    return number_question(step, "", "bytes", w.text("quiz.bytes", op=op), sent, wrong, "B", reason, 0.01)
 
 
-def reduction_question(step: int, name: str, value: dict[str, Any], source_name: str, source: dict[str, Any]) -> Question:
+def reduction_question(
+    step: int, name: str, value: dict[str, Any], source_name: str, source: dict[str, Any], words: Catalogue | None = None
+) -> Question:
+    w = words or load()
     shape, before = value["shape"], source["shape"]
     reason = None
     wrong = [before]
@@ -295,13 +307,13 @@ def reduction_question(step: int, name: str, value: dict[str, Any], source_name:
         removed = before[:k] + before[k + 1 :]
         kept = before[:k] + [1] + before[k + 1 :]
         if removed == shape:
-            reason = f"reducing over dim {k} removes it (keepdim=True would keep it as 1)"
+            reason = w.text("quiz.reason.reduce_removes", dim=k)
             wrong.append(kept)
         elif kept == shape and len(before) == len(shape):
-            reason = f"keepdim keeps the reduced dim {k} as size 1"
+            reason = w.text("quiz.reason.keepdim", dim=k)
             wrong.append(removed)
     if len(before) >= 2:
         wrong.append(before[1:])
     if reason is None:
-        reason = f"the reduction collapses {source_name}'s {shape_text(before)} to {shape_text(shape)}"
-    return ints_question(step, name, "shape", f"What is {name}.shape?", shape, wrong, reason)
+        reason = w.text("quiz.reason.collapses", source=source_name, before=shape_text(before), after=shape_text(shape))
+    return ints_question(step, name, "shape", w.text("quiz.shape", name=name), shape, wrong, reason)

@@ -40,6 +40,7 @@ from typing import Any
 from tracer.site.model.animate import animation_part
 from tracer.site.model.line_records import step_shows_something
 from tracer.site.model.page_model import is_rendering_only, rendering_statement, section_headings
+from tracer.site.cards.templates import strings_of
 from tracer.site.pages.quiz import choose_questions
 from tracer.site.pages.rank_viewer import add_rank_data, lay_out_ranks
 from tracer.contract.source_facts import header_end, source_facts
@@ -430,7 +431,7 @@ def build_viewer_data(trace: Trace, renderer: Any) -> dict[str, Any]:
         "stderr": shown.stderr,
         "errors": shown.errors,
         "compute": shown.compute,
-        "quiz": choose_questions(trace),  # quiz mode's questions (tracer/site/pages/quiz.py)
+        "quiz": choose_questions(trace, strings_of(renderer.env)),  # quiz mode's questions (tracer/site/pages/quiz.py)
         # Whether the speaker view has notes to ask `chalktrace present` for; never their text, which
         # data.js would publish to every student (tracer/site/pages/speaker_notes.py writes them apart).
         "has_speaker_notes": has_speaker_notes(trace),

@@ -82,6 +82,7 @@ def focus_view(rendering: Rendering) -> dict[str, Any] | None:
     x, y, w, h = rendering.get("focus") or (0, 0, width_px, height_px)
     return {
         "ratio": f"{w:g} / {h:g}",
+        "ratio_number": f"{w / h:.4g}",
         "img_width": _percent(100 * width_px / w),
         "img_left": _percent(-100 * x / w),
         "img_top": _percent(-100 * y / h),

@@ -332,3 +332,10 @@ def test_diff_into_a_pipe_closed_early_still_exits_with_its_answer(form):
     errors = diff.stderr.read().decode()
     assert diff.wait(120) == 1, errors
     assert "Broken pipe" not in errors and "nothing written" not in errors
+
+
+def test_the_building_blocks_show_what_they_hold():
+    assert trace_diff.show({"type": "code", "data": "int x;", "language": "c"}) == "code 'int x;'"
+    assert trace_diff.show({"type": "callout", "data": "Mind it.", "tone": "warning"}) == "callout 'Mind it.'"
+    assert trace_diff.show({"type": "diff", "a": "x = 1", "b": "x = 2"}) == "diff 'x = 1' -> 'x = 2'"
+    assert trace_diff.show({"type": "columns", "cells": ["left", "right"]}) == "columns 'left' | 'right'"

@@ -47,8 +47,12 @@ def _show(value: Any) -> str:
     kind = value.get("type")
     if kind == "table":
         return f"table {show_number(value.get('total_rows') or 0)} rows"
-    if kind in ("markdown", "note"):
+    if kind in ("markdown", "note", "code", "callout"):
         return f"{kind} {value.get('data')!r}"
+    if kind == "diff":
+        return f"diff {value.get('a')!r} -> {value.get('b')!r}"
+    if kind == "columns":
+        return "columns " + " | ".join(repr(cell) for cell in value.get("cells") or [])
     if kind in ("image", "link", "plot"):
         return f"{kind} {value.get('url') or value.get('title') or value.get('data') or ''}".rstrip()
     if "repr" in value:

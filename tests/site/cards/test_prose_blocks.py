@@ -136,3 +136,5 @@ def test_the_blocks_words_come_from_the_courses_language():
     assert '<b class="lt-callout-label">警告</b>' in str(zh.rendering({"type": "callout", "data": "x", "tone": "warning"}))
     diff = str(zh.rendering({"type": "diff", "a": "a\nb", "b": "a\nc\nd", "before": "v1", "after": "v2"}))
     assert "删除：" in diff and "新增：" in diff and "删除 1 行，新增 2 行" in text_of(diff)
+    titled = str(zh.rendering({"type": "callout", "data": "x", "tone": "tip", "title": "<b>形状</b>"}))
+    assert '<span class="lt-callout-title">：&lt;b&gt;形状&lt;/b&gt;</span>' in titled

@@ -7,9 +7,10 @@ per step, and (d) trace bytes per step of a 1,000-deep recursion against the sam
 1,000 times from a flat loop (each stack position is written once, so depth must not multiply the
 size), and (e) the loop under a CUDA memory probe whose allocator read costs what an H100's does, read
 only when memory can have changed against a read after every line, (f) capture µs per inspected
-1M-element tensor on each device there is, (g) ``chalktrace run`` of the loop with and without its
+1M-element tensor on each device there is, with the copies to the host and scalar reads its card
+took (capture on the device: one small copy, none), (g) ``chalktrace run`` of the loop with and without its
 previous trace in place (``--rerun`` alone). Run:
-``.venv/bin/python bench/bench_tracer.py`` (``--size`` for (c) and (d) only, ``--probe`` for (e) only).
+``.venv/bin/python bench/bench_tracer.py`` (``--size`` for (c) and (d) only, ``--probe`` for (e) only, ``--capture`` for (f) only).
 """
 
 from __future__ import annotations
@@ -141,6 +142,36 @@ def capture_microseconds(devices: list[str], repeats: int = 20) -> dict[str, flo
     return found
 
 
+def capture_readout(device: str) -> tuple[int, int, int]:
+    """(copies to the host, their bytes, scalar reads) while one 1000x1000 float32 tensor on ``device``
+    is encoded: capture on the device reads a card back in one small copy and no scalar."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from tracer.capture.values import ValueEncoder
+
+    class HostReads(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.copies: list[int] = []
+            self.scalars = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            if func is torch.ops.aten._local_scalar_dense.default:
+                self.scalars += 1
+            elif func is torch.ops.aten._to_copy.default and kwargs.get("device") == torch.device("cpu"):
+                self.copies.append(out.numel() * out.element_size())
+            return out
+
+    tensor = torch.randn(1000, 1000, device=device)
+    encoder = ValueEncoder()
+    with HostReads() as reads:
+        encoder.encode(tensor)
+    return len(reads.copies), sum(reads.copies), reads.scalars
+
+
 def rerun_figures(rounds: int = 2) -> None:
     """(g) ``chalktrace run`` of the loop (200,003 steps) as a command, with no previous trace, and with
     its previous trace (about 20 MB) in place: the header of the previous trace is all a run reads."""
@@ -232,6 +263,9 @@ def main() -> None:
     if "--rerun" in sys.argv[1:]:
         rerun_figures()
         return
+    if "--capture" in sys.argv[1:]:
+        capture_figures()
+        return
     if "--size" in sys.argv[1:]:
         nbytes, steps = bytes_per_step(LOOP)
         print(f"(c) loop trace: {nbytes:,} bytes, {nbytes / steps:.0f} bytes/step (target <= 200)")
@@ -281,11 +315,19 @@ def main() -> None:
     depth_sizes()
     gated_probe_figures()
     rerun_figures()
+    capture_figures()
+
+
+def capture_figures() -> None:
+    """(f) capture µs per inspected 1M-element tensor, and what its card read back from the device."""
     import torch
 
     devices = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
     capture = capture_microseconds(devices)
     print("(f) capture µs per inspected 1M-element float32 tensor: " + ", ".join(f"{k} {v:,.0f}" for k, v in capture.items()))
+    for device in devices:
+        copies, nbytes, scalars = capture_readout(device)
+        print(f"    on the device ({device}): {copies} copy to the host ({nbytes:,} bytes), {scalars} scalar reads per card")
 
 
 if __name__ == "__main__":

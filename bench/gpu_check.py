@@ -4,8 +4,9 @@ It (1) re-traces ``lectures/hello.py`` and ``lectures/lecture_02.py`` on CUDA in
 ``--out`` (``chalktrace run`` in a child process, offline), (2) runs the tests whose behaviour differs
 on CUDA, and (3) prints the GPU's name with lines/s on the 200,000-line loop bench, traced/untraced on
 ``tensor_work`` and ``lecture_02``, the allocator read's µs, the memory probe's µs per line (read only
-when memory can have changed, against a read after every line) and value capture µs per inspected
-1M-element tensor. Figures also go to ``OUT/figures.json``, the tests' output to ``OUT/tests.txt``.
+when memory can have changed, against a read after every line), value capture µs per inspected
+1M-element tensor, and that capture runs on the device (a card's copies to the host and scalar
+reads: one small copy, none). Figures also go to ``OUT/figures.json``, the tests' output to ``OUT/tests.txt``.
 
 Run from the repository root::
 
@@ -34,6 +35,7 @@ CUDA_TESTS = (
     "tests/capture/test_runner.py",
     "tests/capture/test_compute.py",
     "tests/capture/test_values.py",
+    "tests/capture/test_device_readout.py",
     "tests/test_lecture_02.py",
     "tests/test_hello.py",
 )
@@ -181,6 +183,16 @@ def figures_here(cuda: bool, figures: dict, rounds: int = 3) -> None:
         + ", ".join(f"{key} {value:,.0f}" for key, value in capture.items())
     )
     figures["capture_us_per_1m_tensor"] = capture
+    # Capture on the device: each card is computed there and read back in one small copy.
+    readout = {}
+    for device in capture:
+        copies, nbytes, scalars = bench.capture_readout(device)
+        readout[device] = {"copies": copies, "nbytes": nbytes, "scalar_reads": scalars}
+        print(
+            f"capture on the device ({device}): used; a 1M-element card is {copies} copy to the host "
+            f"({nbytes:,} bytes) and {scalars} scalar reads"
+        )
+    figures["capture_readout"] = readout
 
 
 def _every_line(probe):

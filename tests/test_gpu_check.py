@@ -34,6 +34,9 @@ def test_dry_run_retraces_runs_the_tests_and_prints_the_figures(tmp_path):
     assert figures["loop"]["lines"] > 200_000 and figures["loop"]["recording_lines_per_s"] > 0
     assert figures["ratio_tensor_work"]["ratio"] > 0 and figures["capture_us_per_1m_tensor"]["cpu"] > 0
     assert "GPU: none (--no-cuda)" in done.stdout and "lines/s" in done.stdout
+    readout = figures["capture_readout"]["cpu"]  # capture on the device: one small copy, no scalar read
+    assert readout["copies"] == 1 and readout["scalar_reads"] == 0 and 0 < readout["nbytes"] <= 128 * 128 * 4 + 4096
+    assert "capture on the device (cpu): used" in done.stdout
 
 
 def test_without_cuda_it_asks_for_the_dry_run(tmp_path):

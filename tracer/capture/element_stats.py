@@ -106,11 +106,14 @@ def _finite_moments(count: int, lo: float, hi: float, values: Any, np_mode: bool
 
 
 def _mean_m2(x: Any) -> tuple[Any, Any]:
-    """The mean and the sum of squared deviations of a float64 tensor, as 0-d tensors on its device:
-    two passes of pairwise sums (what numpy's ``var`` does), not torch's one-pass ``var_mean``,
-    which takes eight times as long on a CPU."""
-    mean = x.mean()
-    deviations = x - mean
+    """The mean and the sum of squared deviations of a flat float32 or float64 tensor, in float64,
+    as 0-d tensors on its device: two passes of pairwise float64 sums (what numpy's ``var`` does),
+    not torch's one-pass ``var_mean``, which takes eight times as long on a CPU. A float32 tensor is
+    widened inside the reductions, never copied whole to float64."""
+    import torch
+
+    mean = x.mean(dtype=torch.float64)
+    deviations = x - mean.reshape(1)  # float64: a 1-element tensor takes part in type promotion
     return mean, deviations.mul_(deviations).sum()
 
 
@@ -156,13 +159,14 @@ def chunk_rows(flat: Any) -> Any:
 
     rows = []
     for start in range(0, max(flat.numel(), 1), STATS_CHUNK_ELEMENTS):
-        x = flat[start : start + STATS_CHUNK_ELEMENTS].to(torch.float64)
+        x = flat[start : start + STATS_CHUNK_ELEMENTS]
+        if x.dtype not in (torch.float32, torch.float64):  # float16, bfloat16, float8: widened (exactly)
+            x = x.to(torch.float64)
         if x.numel() == 0:
             rows.append(torch.zeros(4, dtype=torch.float64, device=x.device))
             continue
-        lo, hi = torch.aminmax(x)
-        mean, m2 = _mean_m2(x)
-        rows.append(torch.stack([lo, hi, mean, m2]))
+        # float64 by type promotion: min and max are elements, exact in float64
+        rows.append(torch.stack([*torch.aminmax(x), *_mean_m2(x)]))
     return torch.stack(rows)
 
 

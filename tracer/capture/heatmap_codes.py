@@ -86,7 +86,7 @@ def _pooled_size(n: int) -> tuple[int, int]:
 @dataclasses.dataclass
 class HeatmapPlan:
     """A heatmap's device half (``heatmap_part``): the pooled input ``x``, its shape in cells and
-    the readout handles of its cells and of its (min, max)."""
+    the readout handles of its cells and of its (min, max) (None: the caller has them)."""
 
     x: Any
     rows: int
@@ -94,12 +94,13 @@ class HeatmapPlan:
     block: list[int] | None
     sampled: bool
     cells: int
-    ends: int
+    ends: int | None
 
 
-def heatmap_part(t: Any, readout: DeviceReadout) -> HeatmapPlan | None:
-    """Queue on ``readout`` what the heatmap of a 2-D real tensor needs (its cells and its ends,
-    computed on the tensor's own device), or None when it has none. ``heatmap_record`` finishes it."""
+def heatmap_part(t: Any, readout: DeviceReadout, ends: bool = True) -> HeatmapPlan | None:
+    """Queue on ``readout`` what the heatmap of a 2-D real tensor needs (its cells and, unless
+    ``ends`` is False, its min and max, computed on the tensor's own device), or None when it has
+    none. ``heatmap_record`` finishes it."""
     import torch
 
     if t.dim() != 2 or t.numel() == 0 or t.is_complex():
@@ -113,22 +114,27 @@ def heatmap_part(t: Any, readout: DeviceReadout) -> HeatmapPlan | None:
             sampled = True
         # float32 is enough for block means of at most 32 x 32 elements (float64 stays float64)
         x = x.to(torch.float64 if x.dtype == torch.float64 else torch.float32)
-        ends = readout.add(torch.stack(torch.aminmax(x)))
+        ends_handle = readout.add(torch.stack(torch.aminmax(x))) if ends else None
         rows, cols = x.shape
         (out_r, block_r), (out_c, block_c) = _pooled_size(rows), _pooled_size(cols)
         if out_r == rows and out_c == cols:
             cells, block = x, None
         else:
             cells, block = _block_means(x, out_r, out_c), [block_r, block_c]
-        return HeatmapPlan(x, out_r, out_c, block, sampled, readout.add(cells), ends)
+        return HeatmapPlan(x, out_r, out_c, block, sampled, readout.add(cells), ends_handle)
 
 
-def heatmap_record(plan: HeatmapPlan, host: list[Any]) -> dict[str, Any]:
-    """The heatmap record from ``plan`` and the readout's host tensors. When the ends are not both
-    finite (NaN or ±Inf present), the finite range is taken again on the device (``_finite_range``)."""
+def heatmap_record(plan: HeatmapPlan, host: list[Any], ends: tuple[float, float] | None = None) -> dict[str, Any]:
+    """The heatmap record from ``plan`` and the readout's host tensors (``ends``: the min and max of
+    every element when the plan did not take them). When the ends are not both finite (NaN or ±Inf
+    present), the finite range is taken again on the device (``_finite_range``)."""
     lo: float | None
     hi: float | None
-    lo, hi = (float(v) for v in host[plan.ends].tolist())
+    if plan.ends is not None:
+        lo, hi = (float(v) for v in host[plan.ends].tolist())
+    else:
+        assert ends is not None, "a heatmap planned without its ends is given them"
+        lo, hi = ends
     if not (math.isfinite(lo) and math.isfinite(hi)):
         lo, hi = _finite_range(plan.x)
     cells = host[plan.cells].numpy().reshape(-1)

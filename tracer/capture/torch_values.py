@@ -17,7 +17,7 @@ from typing import Any
 from tracer.capture.device_readout import DeviceReadout
 from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, to_json_list
 from tracer.capture.element_stats import chunk_rows, stats_from_rows
-from tracer.capture.heatmap_codes import heatmap_part, heatmap_record
+from tracer.capture.heatmap_codes import HEATMAP_POOL_ELEMENTS, heatmap_part, heatmap_record
 from tracer.capture.shortest_floats import shortest_floats
 
 
@@ -98,7 +98,11 @@ def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
         shown = _preview_part(enc, x.int_repr() if t.is_quantized else x, readout)
         stats = _stats_part(enc, x, readout) if (t.is_floating_point() and numel > 0) else None
         # the preview shows corners: the heatmap shows the whole tensor
-        heatmap = heatmap_part(x, readout) if shown.truncated and not t.is_quantized else None
+        heatmap = None
+        if shown.truncated and not t.is_quantized:
+            # every element's min and max are the statistics' already (exact in float32 or float64)
+            shared_ends = stats is not None and not stats.sampled and numel <= HEATMAP_POOL_ELEMENTS
+            heatmap = heatmap_part(x, readout, ends=not shared_ends)
         host = readout.fetch()
     record = {
         "type": "tensor",
@@ -120,7 +124,7 @@ def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
         "stats": None if stats is None else _stats_record(stats, host),
     }
     if heatmap is not None:
-        record["heatmap"] = heatmap_record(heatmap, host)
+        record["heatmap"] = heatmap_record(heatmap, host, None if stats is None else _stats_ends(stats, host))
     if quantized is not None:
         record["quantized"] = quantized  # "values" are the stored integers
     return record
@@ -251,6 +255,14 @@ def _stats_part(enc: Encoding, t: Any, readout: DeviceReadout) -> _StatsPlan:
             sampled = True
     flat = sample.reshape(-1)
     return _StatsPlan(flat, readout.add(chunk_rows(flat)), sampled)
+
+
+def _stats_ends(plan: _StatsPlan, host: list[Any]) -> tuple[float, float]:
+    """The min and max over every chunk; NaN when an element is NaN or ±Inf (the heatmap then takes
+    its finite range itself)."""
+    rows = host[plan.rows].tolist()
+    ends = [row[0] for row in rows] + [row[1] for row in rows]
+    return (min(ends), max(ends)) if all(math.isfinite(v) for v in ends) else (math.nan, math.nan)
 
 
 def _stats_record(plan: _StatsPlan, host: list[Any]) -> dict[str, Any]:

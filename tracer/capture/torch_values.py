@@ -14,7 +14,7 @@ import dataclasses
 import math
 from typing import Any
 
-from tracer.capture.device_readout import DeviceReadout
+from tracer.capture.device_readout import DeviceReadout, one_cpu_thread
 from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, to_json_list
 from tracer.capture.element_stats import chunk_rows, stats_from_rows
 from tracer.capture.heatmap_codes import HEATMAP_POOL_ELEMENTS, heatmap_part, heatmap_record
@@ -92,8 +92,8 @@ def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
     numel = t.numel()
     quantized = _quantization(t) if t.is_quantized else None
     # Everything the card shows is computed on the tensor's own device and read back in one copy.
-    readout = DeviceReadout()
-    with torch.no_grad():
+    with torch.no_grad(), one_cpu_thread():
+        readout = DeviceReadout()
         x = t.detach()
         shown = _preview_part(enc, x.int_repr() if t.is_quantized else x, readout)
         stats = _stats_part(enc, x, readout) if (t.is_floating_point() and numel > 0) else None
@@ -104,30 +104,30 @@ def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
             shared_ends = stats is not None and not stats.sampled and numel <= HEATMAP_POOL_ELEMENTS
             heatmap = heatmap_part(x, readout, ends=not shared_ends)
         host = readout.fetch()
-    record = {
-        "type": "tensor",
-        "dtype": dtype_name(t.dtype),
-        "shape": [int(d) for d in t.shape],
-        "stride": [int(s) for s in t.stride()],
-        "storage_offset": int(t.storage_offset()),
-        "contiguous": bool(t.is_contiguous()),
-        "device": str(t.device),
-        "element_size": int(t.element_size()),
-        "numel": int(numel),
-        "nbytes": int(numel * t.element_size()),
-        "storage_id": storage_id,
-        "storage_nbytes": storage_nbytes,
-        "requires_grad": bool(t.requires_grad),
-        "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
-        "values": _preview_values(shown, host),
-        "truncated": shown.truncated,
-        "stats": None if stats is None else _stats_record(stats, host),
-    }
-    if heatmap is not None:
-        record["heatmap"] = heatmap_record(heatmap, host, None if stats is None else _stats_ends(stats, host))
-    if quantized is not None:
-        record["quantized"] = quantized  # "values" are the stored integers
-    return record
+        record = {
+            "type": "tensor",
+            "dtype": dtype_name(t.dtype),
+            "shape": [int(d) for d in t.shape],
+            "stride": [int(s) for s in t.stride()],
+            "storage_offset": int(t.storage_offset()),
+            "contiguous": bool(t.is_contiguous()),
+            "device": str(t.device),
+            "element_size": int(t.element_size()),
+            "numel": int(numel),
+            "nbytes": int(numel * t.element_size()),
+            "storage_id": storage_id,
+            "storage_nbytes": storage_nbytes,
+            "requires_grad": bool(t.requires_grad),
+            "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+            "values": _preview_values(shown, host),
+            "truncated": shown.truncated,
+            "stats": None if stats is None else _stats_record(stats, host),
+        }
+        if heatmap is not None:
+            record["heatmap"] = heatmap_record(heatmap, host, None if stats is None else _stats_ends(stats, host))
+        if quantized is not None:
+            record["quantized"] = quantized  # "values" are the stored integers
+        return record
 
 
 def _meta_tensor(t: Any) -> dict[str, Any]:
@@ -171,9 +171,10 @@ def _sparse_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
         parts = [("crow_indices", t.crow_indices()), ("col_indices", t.col_indices()), ("values", t.values())]
     else:
         parts = [("ccol_indices", t.ccol_indices()), ("row_indices", t.row_indices()), ("values", t.values())]
-    readout = DeviceReadout()
-    shown = [_preview_part(enc, part.int_repr() if part.is_quantized else part, readout) for _name, part in parts]
-    host = readout.fetch()
+    with one_cpu_thread():
+        readout = DeviceReadout()
+        shown = [_preview_part(enc, part.int_repr() if part.is_quantized else part, readout) for _name, part in parts]
+        host = readout.fetch()
     components = [
         {
             "name": name,

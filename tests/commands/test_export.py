@@ -161,3 +161,24 @@ def test_export_builds_a_stale_course_then_writes_the_file(course):
     assert code == 0, err
     assert (course / "handout" / "a.pdf").read_bytes().startswith(b"%PDF-")
     assert sorted(p.name for p in written.parent.iterdir()) == ["a.html", "a.pdf"]
+
+
+def test_a_hostile_lecture_s_file_stays_sanitized_and_runs_no_injected_script(tmp_path, browser):
+    from helpers.xss_attacks import live_content
+
+    site = build_site(tmp_path / "hostile", [trace_path("hostile/xss_text")])
+    html = single_file_html(site, site / "lectures" / "xss_text" / "index.html")
+    assert live_content(html) == []
+    path = tmp_path / "xss_text.html"
+    path.write_text(html, encoding="utf-8")
+    context, page, requests, problems = open_from_disk(browser, path, javascript=True)
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    protocols = page.evaluate("[...new Set([...document.querySelectorAll('a[href]')].map(a => a.protocol))]")
+    assert set(protocols) <= {"file:", "https:", "http:", "mailto:"}  # no link runs script (no javascript: URL)
+    page.goto(path.as_uri() + "#step=0")
+    page.keyboard.press("End")  # step mode, the last step: every rendering shown
+    page.wait_for_timeout(100)
+    assert dialogs == [] and problems == []
+    assert all(url.startswith(path.as_uri()) for url in requests)
+    context.close()

@@ -37,6 +37,9 @@ _ASSET = re.compile(
 )
 _LINK = re.compile(r"<link\b[^>]*>", re.I)
 _SCRIPT_SRC = re.compile(r"<script\b(?P<attrs>[^>]*\bsrc=\"(?P<src>[^\"]+)\"[^>]*)>\s*</script\s*>", re.I)
+# an image's src in the page, and in the step data's HTML (a JSON string: its quotes escaped)
+_IMG_SRC = re.compile(r"(?P<before><(?:img|source)\b[^>]*?)\ssrc=(?P<q>\")(?P<src>[^\"\\\s'+{}]*)\"", re.I)
+_IMG_SRC_IN_JSON = re.compile(r"(?P<before><(?:img|source)\b[^>]*?)\ssrc=(?P<q>\\\")(?P<src>[^\"\\\s'+{}]*)\\\"", re.I)
 _CSS_URL = re.compile(r"""url\(\s*(?P<q>["']?)(?P<url>[^"')]+)(?P=q)\s*\)""")
 _ANCHOR = re.compile(r"""<a\b(?P<attrs>[^>]*)>(?P<body>.*?)</a>""", re.I | re.S)
 _CSP_META = re.compile(r"<meta http-equiv=\"Content-Security-Policy\"[^>]*>\n?", re.I)
@@ -105,6 +108,22 @@ class _Inliner:
 
         return _ASSET.sub(replace, text)
 
+    def images(self, html: str, pattern: re.Pattern[str] = _IMG_SRC) -> str:
+        """Every image left with a relative ``src``: inline when the build wrote it, else without ``src``
+        (its alt text shows, as on the site where it would not load either), so the file asks for nothing."""
+
+        def replace(match: re.Match[str]) -> str:
+            src = match.group("src")
+            if src.startswith("data:") or _SCHEME.match(src):
+                return match.group(0)
+            try:
+                quote = match.group("q")
+                return f"{match.group('before')} src={quote}{data_uri(self.file(src, self.page.parent))}{quote}"
+            except ExportError:
+                return match.group("before")
+
+        return pattern.sub(replace, html)
+
     def stylesheet(self, path: Path) -> str:
         css = path.read_text(encoding="utf-8")
         css = re.sub(r"/\*# sourceMappingURL=[^*]*\*/", "", css)
@@ -127,9 +146,7 @@ class _Inliner:
                 return ""  # a web font's stylesheet (Material's Google Fonts): offline, the theme's fallback fonts show
             if rel == "stylesheet":
                 return f"<style>{self.stylesheet(self.file(href, self.page.parent))}</style>"
-            if "icon" in rel:
-                return tag.replace(f'href="{href}"', f'href="{data_uri(self.file(href, self.page.parent))}"')
-            return ""  # prev/next/canonical: other pages of the site
+            return ""  # prev/next/canonical: other pages of the site; the site's icon (no data: URL in a <link>)
 
         return _LINK.sub(replace, html)
 
@@ -143,7 +160,11 @@ class _Inliner:
                     f"{self.page}: loads the script {match.group('src')} from the web, which a file opened offline cannot"
                 )
             path = self.file(match.group("src"), self.page.parent)
-            text = "<script>" + _inline_script_text(self.assets(path.read_text(encoding="utf-8"))) + "</script>"
+            text = (
+                "<script>"
+                + _inline_script_text(self.images(self.assets(path.read_text(encoding="utf-8")), _IMG_SRC_IN_JSON))
+                + "</script>"
+            )
             text = re.sub(r"\n//# sourceMappingURL=\S*", "", text)
             if re.search(r"\b(defer|async)\b", match.group("attrs")):
                 deferred.append(text)
@@ -155,7 +176,12 @@ class _Inliner:
     def loaded_later(self) -> list[str]:
         """Script files beside the page that its scripts load on demand (e.g. exact values): inline, up front."""
         later = sorted(p for p in self.page.parent.glob("*.js") if p.resolve() not in self.used)
-        return ["<script>" + _inline_script_text(self.assets(p.read_text(encoding="utf-8"))) + "</script>" for p in later]
+        return [
+            "<script>"
+            + _inline_script_text(self.images(self.assets(p.read_text(encoding="utf-8")), _IMG_SRC_IN_JSON))
+            + "</script>"
+            for p in later
+        ]
 
 
 def _without_site_chrome(html: str) -> str:
@@ -189,7 +215,7 @@ def single_file_html(site_dir: Path, page: Path) -> str:
     html = _local_links_only(_without_site_chrome(html))
     html = inliner.links(html)
     html, deferred = inliner.scripts(html)
-    html = inliner.assets(html)
+    html = inliner.images(inliner.assets(html))
     tail = "\n".join([*deferred, *inliner.loaded_later()])
     at = html.rfind("</body>")
     html = html[:at] + tail + "\n" + html[at:]

@@ -17,12 +17,13 @@ from tracer.site.cards.interface_strings import Catalogue, load
 
 # The site's own stylesheets (assets/), linked from every page in this order.
 STYLESHEETS = ("site.css", "viewer.css", "ranks.css")
-# The viewer's plain scripts (assets/), in the order they run: the interface strings' lookup, read mode, the quiz answer parser and
-# step mode's core, then every viewer-NAME.js controller (in any order: the core lists its controllers
-# and builds them in its own order), then plugins that use only the core's public surface. The site
-# publishes them joined, as they are, into one file (VIEWER_BUNDLE): one request per page instead of
-# one per file, which a page's first load feels on a plain HTTP/1 server.
-SCRIPTS_BEFORE_CONTROLLERS = ("strings.js", "read.js", "quiz-parse.js", "viewer-core.js")
+# The viewer's plain scripts (assets/), in the order they run: the interface strings' lookup, read mode,
+# the quiz answer parser, step mode's data unpacker and its core, then every viewer-NAME.js controller
+# (in any order: the core lists its controllers and builds them in its own order), then plugins that use
+# only the core's public surface. The site publishes them joined, as they are, into one file
+# (VIEWER_BUNDLE): one request per page instead of one per file, which a page's first load feels on a
+# plain HTTP/1 server.
+SCRIPTS_BEFORE_CONTROLLERS = ("strings.js", "read.js", "quiz-parse.js", "step-data.js", "viewer-core.js")
 PLUGIN_SCRIPTS = ("ranks.js",)
 VIEWER_BUNDLE = "viewer.js"
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tracer.site.cards.render import HtmlRenderer
 from tracer.site.cards.templates import template_env
 from tracer.contract.files import write_atomic
+from tracer.site.pages.packed_data import pack_viewer_data
 from tracer.site.pages.viewer_data import SNAPSHOT_EVERY, build_viewer_data, navigation, reveal_steps, viewer_data_text
 from helpers.traced import trace_all, trace_path, traced
 from helpers.viewer_data import accumulated_env, card_html
@@ -227,7 +228,7 @@ def test_write_viewer_data(tmp_path, nested):
     text = out.read_text(encoding="utf-8")
     prefix = "window.CHALKTRACE_DATA = "
     assert text.startswith(prefix) and text.endswith(";\n")
-    assert json.loads(text[len(prefix) : -2]) == json.loads(json.dumps(data))
+    assert json.loads(text[len(prefix) : -2]) == json.loads(json.dumps(pack_viewer_data(data)))
     assert out.stat().st_mode & stat.S_IROTH  # a web server can read it
     assert len(text) < 2 * trace_path("nested_calls").stat().st_size
     assert [p.name for p in out.parent.iterdir()] == ["data.js"]  # no temp file left behind

@@ -1,7 +1,7 @@
 /* chalktrace step mode, the core: steps through a lecture's trace like a debugger, over the read-mode page.
 
-   Reads window.CHALKTRACE_DATA (data.js beside the page, built by tracer/site/pages/viewer_data.py)
-   and does nothing on pages without #lt-stepper. The core holds the position (`cur`), `go`, `render`,
+   Reads window.CHALKTRACE_DATA (data.js beside the page, built by tracer/site/pages/viewer_data.py and
+   packed by packed_data.py; step-data.js unpacks it before the viewer starts) and does nothing on pages without #lt-stepper. The core holds the position (`cur`), `go`, `render`,
    the viewer's skeleton, the two lists that wire the viewer (CONTROLLERS and COMMANDS, below) and the
    registries the controllers fill in: what each command does, and the modes (raw, reveal, values,
    quiz, present, speaker: each a URL flag). `setMode` turns a mode on or off and shows it on its
@@ -336,6 +336,7 @@
     }
     if (window.CHALKTRACE_VIEWER) return;
     if (!data.count) return readOnly();
+    window.CHALKTRACE_STEP_DATA.unpack(data);  // step-data.js: the packed steps and cards, as the viewer reads them
     var viewer = new Viewer(data, host);
     window.CHALKTRACE_VIEWER = viewer;
     host.hidden = false;

@@ -1,9 +1,9 @@
 /* chalktrace step mode, the side panel: the step's error, compute, variables, call stack and output.
 
    The variables are the frame's accumulated env (nearest snapshot plus the diffs after it, from
-   data.js); each card's HTML is assembled from shared fragments once, and a card that leaves (a call
+   data.js); each card's HTML is decoded (step-data.js) once, and a card that leaves (a call
    enters another frame) is kept detached and reused when the same value comes back.
-   Each card is a one-line summary (name, kind, dtype, shape, a short value: data.js `summaries`)
+   Each card is a one-line summary (name, kind, dtype, shape, a short value: data.card(k).summary)
    that opens into the full card: the current line's cards are open, and a card the student opened
    stays open until closed. Values the step made are marked new or changed (`changesAt` says which,
    for the announcements). After each step the panel follows: the current line's first card is
@@ -26,7 +26,7 @@
   function Values(v) {
     this.v = v;
     this.cards = new Map();     // name -> {el, card} in the variables panel
-    this.cardCache = [];        // card index -> HTML, assembled from fragments on first use
+    this.cardCache = [];        // card index -> HTML, decoded on first use
     this.spareCards = new Map(); // name + " " + card index -> a card element that left the panel
     this.stackCallers = null;   // the callers' steps shown in the stack, to redraw it only when they change
     this.pinned = new Set();    // names of cards the student opened by hand (they stay open)
@@ -113,8 +113,8 @@
   Values.prototype.cardHtml = function (card) {
     var html = this.cardCache[card];
     if (html === undefined) {
-      var d = this.v.data, fragments = d.fragments, summary = d.summaries ? d.summaries[card] : null;
-      html = this.v.withRoot(d.cards[card].map(function (k) { return fragments[k]; }).join("\n"));
+      var unpacked = this.v.data.card(card), summary = unpacked.summary;  // step-data.js decodes it
+      html = this.v.withRoot(unpacked.html);
       if (summary) {
         html = "<button type=\"button\" class=\"lt-v-sum\" aria-expanded=\"false\" title=\"" + UNFOLD + "\">" + summary +
           "</button><button type=\"button\" class=\"lt-v-fold\" aria-expanded=\"true\" title=\"" + FOLD + "\"" +
@@ -186,7 +186,7 @@
       if (entry.card !== card) {
         entry.card = card;
         entry.el.innerHTML = self.cardHtml(card);
-        entry.el.classList.toggle("lt-summarised", !!(self.v.data.summaries && self.v.data.summaries[card]));
+        entry.el.classList.toggle("lt-summarised", !!self.v.data.card(card).summary);
         entry.el.classList.remove("lt-open");
       }
       var change = changes.get(name) || "";

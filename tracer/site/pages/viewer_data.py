@@ -41,6 +41,7 @@ from tracer.site.model.animate import animation_part
 from tracer.site.model.line_records import step_shows_something
 from tracer.site.model.page_model import is_rendering_only, rendering_statement, section_headings
 from tracer.site.cards.templates import strings_of
+from tracer.site.pages.packed_data import pack_viewer_data
 from tracer.site.pages.quiz import choose_questions
 from tracer.site.pages.rank_viewer import add_rank_data, lay_out_ranks
 from tracer.contract.source_facts import header_end, source_facts
@@ -466,4 +467,5 @@ def viewer_data_text(trace: Trace, renderer: Any, title: str | None = None) -> s
     data = build_viewer_data(trace, renderer)
     if title is not None:
         data["lecture"]["title"] = title
-    return "window.CHALKTRACE_DATA = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n"
+    packed = pack_viewer_data(data)  # what the page loads: steps delta-coded, cards as skeletons and numbers
+    return "window.CHALKTRACE_DATA = " + json.dumps(packed, ensure_ascii=False, separators=(",", ":")) + ";\n"

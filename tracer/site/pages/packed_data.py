@@ -1,0 +1,436 @@
+"""Step mode's data packed for ``data.js``: what ``viewer_data.build_viewer_data`` returns, made small.
+
+A long lecture records the same cards again and again with new numbers in them, and steps that
+move the same way every loop iteration. ``pack_viewer_data(data)`` stores:
+
+- **cards** as shared skeletons with holes. A card's HTML (and its one-line summary) is cut at every
+  word that holds a digit. A number that a float32 holds and ``assets/step-data.js`` writes back
+  exactly as it was is a float slot, in one float32 stream (``floats``, base64, little-endian); a
+  number that is one of the card's slots rounded (to 4, 6 or 3 significant digits) or written again
+  only refers to it; any other such word goes into ``words`` unless every card of the same shape has
+  the same word there, which then stays in the skeleton. Spaces that right-align a hole (a grid's
+  cells) are written as a width: fixed, or another hole's number (the grid's column width), or a
+  count in ``words``. Every hole is checked here against what the decoder will write (the Python
+  twins of its two number formats are below), so a decoded card is byte for byte the rendered one;
+  a number that would differ is kept as a word. A skeleton is a kinds string and a list of
+  segments, each stored once.
+- **steps** delta-coded: each step's columns as differences from the step before, with its
+  variables (name index and card, the card as a distance from the next new card) and the names it
+  clears, as one record; equal records are stored once (``records``) and the steps are a string of
+  record numbers in base64 digits (``codes``, ``code_width`` characters each).
+
+Snapshots are not stored: the decoder rebuilds them from the env diffs (the same rule as
+``viewer_data._snapshots``). Deterministic: the same data gives the same bytes. This module must not
+render anything nor decide what a card shows; it only re-encodes the data it is given.
+
+Layout (``version`` 3)::
+
+    packed {columns [column name], names [name], code_width, codes,
+            records [[column delta, ..., env [[name, card delta]], clear [name]]],
+            kinds [hole kinds, space-separated], segments [text], segment_lists [[segment]],
+            skeletons [[kinds, segment list]], card_width, card_skeletons (codes), floats (base64), words}
+    hole kinds: v<slot> | r<significant>.<slot> | w | "|" (the summary ends), each with an optional
+    pad: >W (W characters with the hole), >@h (as many as hole h says), > (a count in words)
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import struct
+from typing import Any
+
+PACKED_VERSION = 3
+DIGITS64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+STEP_COLUMNS = (
+    "file",
+    "line",
+    "fn",
+    "depth",
+    "call",
+    "visible",
+    "parent",
+    "act_prev",
+    "next",
+    "prev",
+    "over",
+    "back_over",
+    "out",
+    "section",
+)
+# Words with a digit in them: the holes of a card's skeleton (each starts where a run of word
+# characters starts: a run without a digit is read once, not once per character).
+_WORD = re.compile(r"(?<![\w.+\-])(?=[\w.+\-]*\d)[\w.+\-]+")
+_FLOAT = re.compile(r"-?\d+\.\d+(?:e[+-]\d+)?|-?\d(?:\.\d+)?e[+-]\d+")
+_SUMMARY_END = "|"  # the hole kind that ends a card's summary (the card's own HTML follows)
+_PACK_FLOAT = struct.Struct("<f")
+
+
+# -- the decoder's two number formats, in Python ---------------------------------------------------
+def _positional_or_scientific(
+    sign: str, digits: str, exponent: int, scientific_below: int, scientific_from: int, point_zero: bool
+) -> str:
+    if scientific_below <= exponent < scientific_from:
+        if exponent >= 0:
+            whole = digits[: exponent + 1].ljust(exponent + 1, "0")
+            fraction = digits[exponent + 1 :]
+            if not fraction:
+                return sign + whole + (".0" if point_zero else "")
+            return sign + whole + "." + fraction
+        return sign + "0." + "0" * (-exponent - 1) + digits
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return sign + mantissa + "e" + ("-" if exponent < 0 else "+") + str(abs(exponent))
+
+
+def exact_text(sign: str, digits: str, exponent: int) -> str:
+    """A float as Python's repr writes it, exponent unpadded ("1e-5"): as step-data.js writes a float hole."""
+    return _positional_or_scientific(sign, digits, exponent, -4, 16, True)
+
+
+def rounded_text(sign: str, digits: str, exponent: int, significant: int = 4) -> str:
+    """``digits`` rounded half up to ``significant`` digits, written as ``%.{significant}g`` writes
+    them (exponent unpadded): as step-data.js writes a rounded hole. Checked against the card's text
+    before use, so a value whose binary rounding differs is simply not written this way."""
+    if len(digits) > significant:
+        kept = int(digits[:significant]) + (1 if digits[significant] >= "5" else 0)
+        if kept == 10**significant:
+            kept, exponent = 10 ** (significant - 1), exponent + 1
+        digits = str(kept).rstrip("0") or "0"
+    if digits == "0":
+        return sign + "0"
+    return _positional_or_scientific(sign, digits, exponent, -4, significant, False)
+
+
+ROUNDINGS = (4, 6, 3)  # the significant digits cards round numbers to (value grids, statistics, units)
+
+
+def _round_trips(text: str, magnitude: float) -> bool:
+    """Whether the decimal ``text`` reads back (as Math.fround(Number(text)) does) as the float32 ``magnitude``."""
+    return _PACK_FLOAT.unpack(_PACK_FLOAT.pack(float(text)))[0] == magnitude
+
+
+def float32_digits(word: str) -> tuple[str, str, int] | None:
+    """The number ``word`` as the decoder writes a float hole back from its float32: (sign, digits,
+    exponent), when that gives ``word`` again; else None (the word is then kept as text).
+
+    The decoder takes the first p = 1, 2, ... whose ``toExponential(p - 1)`` reads back as the
+    float32. That is ``word``'s own p when its digits read back and no shorter decimal does: if a
+    decimal with fewer digits read back, one with one digit fewer than ``word`` would too (append a
+    zero), and the two such decimals nearest the float32 are the only ones to try. A float32 whose
+    exact decimal is short (fewer than 11 digits) is refused: JavaScript rounds a halfway case up,
+    Python to even."""
+    sign = "-" if word.startswith("-") else ""
+    try:
+        f = abs(_PACK_FLOAT.unpack(_PACK_FLOAT.pack(float(word)))[0])
+    except OverflowError:
+        return None
+    if f == 0.0 or f == float("inf") or f.as_integer_ratio()[1] < 1 << 15:
+        return None
+    mantissa, _, exponent_text = word.lstrip("-").partition("e")
+    digits = mantissa.replace(".", "").lstrip("0").rstrip("0")
+    precision = len(digits)
+    text = f"{f:.{precision - 1}e}"
+    mantissa, _, exponent_text = text.partition("e")
+    if mantissa.replace(".", "").rstrip("0") != digits or not _round_trips(text, f):
+        return None
+    if precision > 1:
+        shorter = f"{f:.{precision - 2}e}"
+        if _round_trips(shorter, f):
+            return None
+        head, _, tail = shorter.partition("e")
+        units = int(head.replace(".", "")) + (1 if float(shorter) < f else -1)
+        neighbour = f"{units}e{int(tail) - (precision - 2)}"
+        if units > 0 and _round_trips(neighbour, f):
+            return None
+    return sign, digits, int(exponent_text)
+
+
+class _Numbers:
+    """Each number word's float32 digits (or None), worked out once per distinct word."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[str, str, int] | None] = {}
+
+    def digits(self, word: str) -> tuple[str, str, int] | None:
+        found = self._seen.get(word, False)
+        if found is False:
+            found = None
+            if _FLOAT.fullmatch(word):
+                digits = float32_digits(word)
+                if digits is not None and exact_text(*digits) == word:
+                    found = digits
+            self._seen[word] = found
+        return found  # type: ignore[return-value]
+
+
+# -- cards -------------------------------------------------------------------------------------------
+_PAD = "\x01"  # where a segment's padding spaces go (a hole's pad); never used when a card holds it
+_PADDED = re.compile(r"( +)((?:<[^<>]*>)*)$")  # spaces, then only tags, before a hole: they right-align it
+_WORD_SPLIT = re.compile(f"({_WORD.pattern})")
+
+
+class _Cutter:
+    """Text cut at its digit words, each distinct text once (a card's lines repeat across cards):
+    (segments, words, pads), with each right-aligning run of spaces replaced by _PAD and counted."""
+
+    def __init__(self, pad: bool) -> None:
+        self.numbers = _Numbers()
+        self.pad = pad
+        self._cut: dict[str, tuple[list[str], list[str], list[int]]] = {}
+
+    def __call__(self, text: str) -> tuple[list[str], list[str], list[int]]:
+        found = self._cut.get(text)
+        if found is None:
+            pieces = _WORD_SPLIT.split(text)  # segment, word, segment, ..., segment
+            segments, words = pieces[0::2], pieces[1::2]
+            pads = [-1] * len(words)
+            if self.pad:  # a run of spaces never reaches across a line's start (the "\n" between lines)
+                for k, segment in enumerate(segments[:-1]):
+                    if segment.endswith((" ", ">")):
+                        spaces = _PADDED.search(segment, max(0, len(segment) - 200))
+                        if spaces:
+                            pads[k] = len(spaces.group(1))
+                            segments[k] = segment[: spaces.start()] + _PAD + spaces.group(2)
+            found = self._cut[text] = (segments, words, pads)
+        return found
+
+
+class _Card:
+    """One card cut at its digit words: segments (len(holes) + 1), each hole's kind ("v<k>": float
+    slot k exactly, "r<p>.<k>": slot k rounded to p digits, "w": a word, "|": the summary ends), its
+    text, and its pad (the spaces before it, when they right-align it; -1 when none)."""
+
+    __slots__ = ("floats", "kinds", "pads", "segments", "texts")
+
+    def __init__(self, summary: str | None, fragments: list[str], cut: _Cutter) -> None:
+        numbers = cut.numbers
+        segments: list[str] = []
+        texts: list[str] = []
+        pads: list[int] = []
+        if summary is not None:
+            s_segments, s_texts, s_pads = cut(summary)
+            segments.extend(s_segments)
+            texts.extend(s_texts)
+            pads.extend(s_pads)
+            texts.append(_SUMMARY_END)
+            pads.append(-1)
+        for number, fragment in enumerate(fragments):  # a card's HTML is its fragments, one per line
+            f_segments, f_texts, f_pads = cut(fragment)
+            if number:
+                segments[-1] += "\n" + f_segments[0]
+            else:
+                segments.append(f_segments[0])
+            segments.extend(f_segments[1:])
+            texts.extend(f_texts)
+            pads.extend(f_pads)
+        self.segments = segments  # a summary's last segment and the card's first meet at its end hole
+        self.texts = texts
+        self.pads = pads
+        # a number is a float slot unless it is another slot's number rounded: the longer words first
+        # (a rounded one is short), so that a rounded word's own digits are seldom worked out
+        distinct = sorted(set(texts) - {_SUMMARY_END}, key=lambda text: (-len(text), text))
+        exact: dict[str, tuple[str, str, int] | None] = {}
+        rounded_from: dict[str, tuple[int, str]] = {}
+        for text in distinct:
+            if text in rounded_from:
+                continue
+            digits = exact[text] = numbers.digits(text)
+            if digits is None:
+                continue
+            for significant in ROUNDINGS:
+                if len(digits[1]) > significant:
+                    rounded = rounded_text(*digits, significant)
+                    if rounded != text and rounded not in rounded_from:
+                        rounded_from[rounded] = (significant, text)
+        slots: dict[str, int] = {}
+        self.floats: list[float] = []
+
+        def slot(text: str) -> int:
+            if text not in slots:
+                slots[text] = len(self.floats)
+                self.floats.append(float(text))
+            return slots[text]
+
+        kinds = []
+        for text in texts:
+            if text == _SUMMARY_END:
+                kinds.append(_SUMMARY_END)
+            elif text in rounded_from:
+                significant, source = rounded_from[text]
+                kinds.append(f"r{significant}.{slot(source)}")
+            elif exact[text] is not None:
+                kinds.append(f"v{slot(text)}")
+            else:
+                kinds.append("w")
+        self.kinds = kinds
+
+    def shape(self) -> tuple[Any, ...]:
+        return (tuple(self.segments), tuple(self.kinds), tuple(pad >= 0 for pad in self.pads))
+
+
+def _pad_rule(cards: list[_Card], k: int) -> str:
+    """How hole k's pad is written for every card of one shape: "" (the same spaces in each: kept
+    in the skeleton), ">W" (the spaces and the hole's text make W characters), ">@j" (they make as
+    many as hole j's text says: a grid's column width) or ">" (the count is the next word)."""
+    pads = {card.pads[k] for card in cards}
+    if len(pads) == 1:
+        return ""
+    widths = {card.pads[k] + len(card.texts[k]) for card in cards}
+    if len(widths) == 1:
+        return f">{widths.pop()}"
+    first = cards[0]
+    for j in range(k - 1, -1, -1):
+        if first.kinds[j] == "w" and first.texts[j].isdigit():
+            if all(card.texts[j].isdigit() and int(card.texts[j]) == card.pads[k] + len(card.texts[k]) for card in cards):
+                return f">@{j}"
+    return ">"
+
+
+class _Index:
+    """Equal items stored once: ``add`` gives an item's number."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self._numbers: dict[Any, int] = {}
+
+    def add(self, item: Any) -> int:
+        number = self._numbers.get(item)
+        if number is None:
+            number = self._numbers[item] = len(self.items)
+            self.items.append(item)
+        return number
+
+
+class _Tables:
+    """A skeleton is a kinds string and a list of segments, each stored once."""
+
+    def __init__(self) -> None:
+        self.kinds, self.lists, self.segments, self.skeletons = _Index(), _Index(), _Index(), _Index()
+
+
+def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str | None]) -> dict[str, Any]:
+    """The cards (each a list of ``fragments``, its lines) packed: their skeletons, each card's
+    skeleton number, the float32 stream and the words."""
+    pad = not any(_PAD in text for text in fragments) and not any(summary and _PAD in summary for summary in summaries)
+    cut = _Cutter(pad)
+    parts = [_Card(summary, [fragments[k] for k in card], cut) for card, summary in zip(cards, summaries)]
+    groups: dict[tuple[Any, ...], list[_Card]] = {}
+    for card in parts:
+        groups.setdefault(card.shape(), []).append(card)
+    # per shape: which words every card has alike (kept in the skeleton), and how each pad is written
+    rules: dict[tuple[Any, ...], tuple[list[bool], list[str]]] = {}
+    for shape, members in groups.items():
+        first = members[0]
+        pad_rules = [_pad_rule(members, k) if first.pads[k] >= 0 else "" for k in range(len(first.kinds))]
+        alike = [
+            kind == "w" and not pad_rules[k] and all(card.texts[k] == first.texts[k] for card in members)
+            for k, kind in enumerate(first.kinds)
+        ]
+        rules[shape] = (alike, pad_rules)
+    tables = _Tables()
+    card_skeletons: list[int] = []
+    floats: list[float] = []
+    words: list[str] = []
+    for card in parts:
+        alike, pad_rules = rules[card.shape()]
+        segments = [card.segments[0]]
+        kinds: list[str] = []
+        renumbered: dict[int, int] = {}  # hole k -> its number among the holes the skeleton keeps
+        for k, kind in enumerate(card.kinds):
+            rule = pad_rules[k]
+            if card.pads[k] >= 0 and not rule:  # the same spaces in every card of this shape
+                segments[-1] = segments[-1].replace(_PAD, " " * card.pads[k])
+            if alike[k]:
+                segments[-1] += card.texts[k] + card.segments[k + 1]
+                continue
+            if kind == "w":
+                words.append(card.texts[k])
+            if rule.startswith(">@"):
+                rule = f">@{renumbered[int(rule[2:])]}"
+            elif rule == ">":
+                words.append(str(card.pads[k]))
+            renumbered[k] = len(kinds)
+            kinds.append(kind + rule)
+            segments.append(card.segments[k + 1])
+        skeleton = (tables.kinds.add(" ".join(kinds)), tables.lists.add(tuple(tables.segments.add(text) for text in segments)))
+        card_skeletons.append(tables.skeletons.add(skeleton))
+        floats.extend(card.floats)
+    width, codes = encode_codes(card_skeletons, len(tables.skeletons.items))
+    return {
+        "kinds": tables.kinds.items,
+        "segment_lists": [list(ids) for ids in tables.lists.items],
+        "segments": tables.segments.items,
+        "skeletons": [list(pair) for pair in tables.skeletons.items],
+        "card_width": width,
+        "card_skeletons": codes,
+        "floats": base64.b64encode(struct.pack(f"<{len(floats)}f", *floats)).decode("ascii"),
+        "words": " ".join(words),
+    }
+
+
+# -- steps -------------------------------------------------------------------------------------------
+def encode_codes(values: list[int], distinct: int) -> tuple[int, str]:
+    """``values`` (each below ``distinct``) as base64 digits, the fewest characters each that hold them all."""
+    width = 1
+    while 64**width < distinct:
+        width += 1
+    out = []
+    for value in values:
+        chars = []
+        for _ in range(width):
+            chars.append(DIGITS64[value & 63])
+            value >>= 6
+        out.append("".join(reversed(chars)))
+    return width, "".join(out)
+
+
+def pack_steps(data: dict[str, Any]) -> dict[str, Any]:
+    """The steps' columns, env diffs and clears as delta-coded records, each distinct one stored once."""
+    count = data["count"]
+    columns = [data["steps"][name] for name in STEP_COLUMNS]
+    env, clear = data["env"], data["clear"]
+    name_index: dict[str, int] = {}
+    names: list[str] = []
+
+    def name_of(name: str) -> int:
+        if name not in name_index:
+            name_index[name] = len(names)
+            names.append(name)
+        return name_index[name]
+
+    previous = [0] * len(columns)
+    next_card = 0  # the next card not yet shown: cards are numbered in the order steps first show them
+    record_index: dict[str, int] = {}
+    records: list[Any] = []
+    codes: list[int] = []
+    for index in range(count):
+        values = [column[index] for column in columns]
+        record: list[Any] = [value - before for value, before in zip(values, previous)]
+        previous = values
+        key = str(index)
+        diff = []
+        for name, card in env.get(key, ()):
+            diff.append([name_of(name), card - next_card])
+            next_card = max(next_card, card + 1)
+        record.append(diff)
+        record.append([name_of(name) for name in clear.get(key, ())])
+        text = json.dumps(record, separators=(",", ":"))
+        if text not in record_index:
+            record_index[text] = len(records)
+            records.append(record)
+        codes.append(record_index[text])
+    width, code_text = encode_codes(codes, len(records))
+    return {"columns": list(STEP_COLUMNS), "names": names, "records": records, "code_width": width, "codes": code_text}
+
+
+def pack_viewer_data(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (``build_viewer_data``'s) with its steps, variables and cards packed (module docstring)."""
+    packed = {
+        key: value
+        for key, value in data.items()
+        if key not in ("steps", "env", "clear", "snapshots", "fragments", "cards", "summaries")
+    }
+    packed["version"] = PACKED_VERSION
+    packed["packed"] = {**pack_steps(data), **pack_cards(data["fragments"], data["cards"], data["summaries"])}
+    return packed

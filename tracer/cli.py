@@ -57,6 +57,7 @@ def _seconds(text: str) -> float:
 def add_run(sub: Any) -> argparse.ArgumentParser:
     from tracer.capture.api import PLOT_DATA_POINTS
     from tracer.capture.output_budget import HEAD_CHARS
+    from tracer.contract.trace_settings import DEFAULT_PREVIEW_ROWS
     from tracer.capture.encoder_core import Limits
 
     run = sub.add_parser("run", help="trace lectures into site/traces/NAME.json")
@@ -89,6 +90,14 @@ def add_run(sub: Any) -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help=f"values kept per tensor/array preview (default: [tool.chalktrace] preview_elements, else {Limits.tensor_elements})",
+    )
+    run.add_argument(
+        "--preview-rows",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help=f"value grid rows a card shows before folding the rest (default: [tool.chalktrace] preview_rows, "
+        f"else {DEFAULT_PREVIEW_ROWS}; `# @inspect x rows=N` sets one value's)",
     )
     run.add_argument(
         "--max-plot-points",

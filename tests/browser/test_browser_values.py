@@ -1,5 +1,6 @@
 """The value cards in Chromium: whole-tensor heatmaps drawn pixel-true, exact numbers on hover and
-in raw mode, def-line values kept in step mode, a table() on a phone. Real site, real browser."""
+in raw mode, def-line values kept in step mode, a table() on a phone, long grids folded (by keyboard,
+in step mode, on paper). Real site, real browser."""
 
 from __future__ import annotations
 
@@ -8,17 +9,18 @@ import pytest
 from helpers.site import served_fixture_site, viewer_context
 
 LECTURE = "exact_values"
+FOLDED = "folded_rows"
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    with served_fixture_site(tmp_path_factory.mktemp("site"), LECTURE) as url:
+    with served_fixture_site(tmp_path_factory.mktemp("site"), LECTURE, FOLDED) as url:
         yield url
 
 
-def open_page(context, site: str, hash_: str = ""):
+def open_page(context, site: str, hash_: str = "", lecture: str = LECTURE):
     page = context.new_page()
-    page.goto(f"{site}lectures/{LECTURE}/{hash_}")
+    page.goto(f"{site}lectures/{lecture}/{hash_}")
     page.wait_for_function("window.CHALKTRACE_READY !== undefined")
     if not hash_:  # read mode: scroll past every annotation so that its lazy body is put in place
         page.evaluate("""async () => { for (const a of document.querySelectorAll('.lt-annotation')) {
@@ -218,3 +220,47 @@ def test_present_mode_at_1280_keeps_its_heading_whole_the_goto_box_off_the_prose
             return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2).closest('.lt-v-goto'); }""")
             is None
         )
+
+
+def test_a_long_grid_folds_after_its_preview_rows_opens_by_keyboard_and_stays_folded_on_paper(browser, site):
+    with viewer_context(browser, viewport={"width": 1280, "height": 720}) as context:
+        page = open_page(context, site, lecture=FOLDED)
+        fold = page.locator('.lt-card[data-name="x"] details.lt-fold')
+        summary = fold.locator("summary")
+        assert summary.text_content() == "120 more rows" and summary.is_visible()
+        assert not fold.locator("pre").is_visible()
+        row = (page.locator('.lt-card[data-name="x"] pre.lt-grid').first.bounding_box()["height"] - 1) / 8  # 1 px: its rule
+        # the keyboard opens it (a <summary> is a button to screen readers: "120 more rows, collapsed")
+        summary.focus()
+        page.keyboard.press("Enter")
+        assert fold.get_attribute("open") is not None and fold.locator("pre").is_visible()
+        assert abs(fold.locator("pre").bounding_box()["height"] - 1 - 120 * row) < 2  # rows as tall as those shown
+        # a cell of the rest names its place in the whole tensor and its exact value
+        rest = page.locator('.lt-card[data-name="wide"] details.lt-fold')
+        rest.locator("summary").focus()
+        page.keyboard.press(" ")
+        rest.locator("pre").focus()
+        page.wait_for_function(TIP + " && !" + TIP + ".includes('loading')")
+        assert page.evaluate(TIP) == "[32, 0] = 9.142858 (shown as 9.143)"
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate(TIP) == "[32, 1] = 9.285714 (shown as 9.286)"
+        page.keyboard.press("Escape")
+        # the heatmap beside a folded grid is kept near its height, at its own width
+        image = page.locator('.lt-card[data-name="x"] img.lt-hm-folded').bounding_box()
+        assert image["height"] <= 256 and image["width"] == 8
+        # printing opens every other disclosure and leaves the rest of a folded grid out, even opened:
+        # its summary is the handout's note
+        page.emulate_media(media="print")
+        page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+        assert page.evaluate("[...document.querySelectorAll('details.lt-exact')].every(d => d.open)")
+        assert summary.is_visible() and not fold.locator("pre").is_visible()
+        assert not page.locator('.lt-card[data-name="small"] details').count()
+        page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+        page.emulate_media(media="screen")
+        # step mode folds alike
+        line = page.evaluate("window.CHALKTRACE_DATA.steps.line").index(12)
+        page.goto(f"{site}lectures/{FOLDED}/#step={line}")
+        page.wait_for_function("document.querySelector('.lt-viewer .lt-card[data-name=x] details.lt-fold') !== null")
+        step_fold = page.locator(".lt-viewer .lt-card[data-name=x] details.lt-fold")
+        assert step_fold.locator("summary").text_content() == "120 more rows"
+        assert not step_fold.locator("pre").is_visible()

@@ -151,6 +151,35 @@ def test_def_line_inspect_names_arguments_on_entry():
     assert parsed.warnings == []
 
 
+ROWS = """\
+def main():
+    x = make(128)  # @inspect x rows=32
+    y, z = x, x  # @inspect y rows=4 z
+    w = x  # @inspect rows=16
+    v = x  # @inspect v rows=0
+    u = x  # @inspect u rows=many
+
+
+def f(a):  # @inspect a rows=3
+    return a
+"""
+
+
+def test_inspect_rows_is_an_option_of_every_name_it_inspects_not_a_name():
+    parsed = parse_source(ROWS)
+    assert parsed.by_line[2] == Directives(inspect=("x",), rows=32)
+    assert parsed.by_line[3] == Directives(inspect=("y", "z"), rows=4)
+    assert parsed.by_line[4] == Directives(all_locals=True, rows=16)  # a bare @inspect with the option: every local
+    assert parsed.by_line[5] == Directives(inspect=("v",))
+    assert parsed.by_line[6] == Directives(inspect=("u",))
+    assert dict(parsed.warnings) == {
+        5: "@inspect rows= takes a whole number of rows of at least 1, not '0'",
+        6: "@inspect rows= takes a whole number of rows of at least 1, not 'many'",
+        9: "@inspect rows=N works on the lines that bind a value, not on a def line",
+    }
+    assert parsed.entries == {9: (9, ("a",))}
+
+
 def test_parse_source_raises_syntax_error():
     with pytest.raises(SyntaxError):
         parse_source("def broken(:\n")

@@ -49,20 +49,25 @@ def kept(trace: dict) -> int:
 
 
 def test_the_course_settings_are_runs_defaults_and_the_trace_records_them(tmp_path):
-    root = course(tmp_path, "preview_elements = 16\nmax_steps = 12\nmax_output_chars = 10\nflops = false\nseed = 7\n")
+    root = course(
+        tmp_path, "preview_elements = 16\npreview_rows = 3\nmax_steps = 12\nmax_output_chars = 10\nflops = false\nseed = 7\n"
+    )
     done = chalktrace(root, "run", "lectures/a.py", "-q")
     assert done.returncode == 0, done.stderr
     made = trace(root)
-    assert made["options"] == {"preview_elements": 16, "max_steps": 12, "max_output_chars": 10, "flops": False}
+    assert made["options"] == {"preview_elements": 16, "max_steps": 12, "max_output_chars": 10, "flops": False, "preview_rows": 3}
     assert made["environment"]["seed"] == 7
     assert made["truncated"]["max_steps"] == 12
     assert kept(made) == 16
 
     # an option on the command line wins over the course's setting
-    done = chalktrace(root, "run", "lectures/a.py", "-q", "--preview-elements", "32", "--seed", "3", "--flops")
+    done = chalktrace(
+        root, "run", "lectures/a.py", "-q", "--preview-elements", "32", "--seed", "3", "--flops", "--preview-rows", "5"
+    )
     assert done.returncode == 0, done.stderr
     made = trace(root)
     assert (made["options"]["preview_elements"], made["options"]["flops"], made["environment"]["seed"]) == (32, True, 3)
+    assert made["options"]["preview_rows"] == 5
     assert made["options"]["max_steps"] == 12
 
 
@@ -70,7 +75,13 @@ def test_without_settings_the_built_in_defaults_are_recorded(tmp_path):
     root = course(tmp_path)
     assert chalktrace(root, "run", "lectures/a.py", "-q").returncode == 0
     made = trace(root)
-    assert made["options"] == {"preview_elements": 400, "max_steps": 100_000, "max_output_chars": 100_000, "flops": True}
+    assert made["options"] == {
+        "preview_elements": 400,
+        "max_steps": 100_000,
+        "max_output_chars": 100_000,
+        "flops": True,
+        "preview_rows": 8,
+    }
     assert made["environment"]["seed"] == 0
 
 
@@ -93,6 +104,15 @@ def test_a_course_setting_the_trace_was_made_without_makes_it_stale(tmp_path):
     assert "site/traces/a.json: stale ([tool.chalktrace] preview_elements: 16 in the trace, 32 in pyproject.toml)" in done.stderr
     assert chalktrace(root, "build", "--no-site", "-q").returncode == 0
     assert trace(root)["options"]["preview_elements"] == 32
+
+    # the rows a card shows before its fold are recorded too: a changed setting re-traces
+    (root / "pyproject.toml").write_text(
+        "[project]\nname = 'scratch'\n\n[tool.chalktrace]\npreview_elements = 32\npreview_rows = 4\n"
+    )
+    done = chalktrace(root, "check")
+    assert "site/traces/a.json: stale ([tool.chalktrace] preview_rows: 8 in the trace, 4 in pyproject.toml)" in done.stderr
+    assert chalktrace(root, "build", "--no-site", "-q").returncode == 0
+    assert trace(root)["options"]["preview_rows"] == 4
     assert chalktrace(root, "check").returncode == 0
 
 

@@ -94,8 +94,10 @@ def test_every_directive_is_parsed_handled_and_documented():
     from tracer.site.model.directive_comments import DIRECTIVE_NAMES as SITE_NAMES
 
     assert KNOWN == SITE_NAMES == sf.DIRECTIVE_NAMES
-    # all_locals is not a directive of its own: it is what a bare ``# @inspect`` (no names) sets.
-    assert {f.name for f in dataclasses.fields(Directives)} - {"all_locals"} == set(sf.DIRECTIVE_NAMES)
+    # all_locals is not a directive of its own: it is what a bare ``# @inspect`` (no names) sets; rows
+    # is an @inspect option (``# @inspect x rows=32``).
+    assert {f.name for f in dataclasses.fields(Directives)} - {"all_locals", "rows"} == set(sf.DIRECTIVE_NAMES)
+    assert parse_source("def main():\n    x = 1  # @inspect x rows=3\n").by_line[2].rows == 3
     assert parse_source("def main():\n    x = 1  # @inspect\n").by_line[2].all_locals
     readme = (Path(sf.__file__).resolve().parents[2] / "site" / "docs" / "guide" / "authoring.md").read_text(encoding="utf-8")
     for name in sf.DIRECTIVE_NAMES:

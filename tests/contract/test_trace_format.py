@@ -220,8 +220,8 @@ def test_schema_and_typeddicts_name_the_same_fields():
     keys, required = typed_keys(tf.TensorValue)
     assert set(KINDS["tensor"].required) | {"type", "stats"} == required
     assert (
-        keys - required == {"quantized", "subclass", "heatmap"} <= set(tensor["properties"])
-    )  # optional: quantized, subclasses, whole-tensor heatmaps
+        keys - required == {"quantized", "subclass", "heatmap", "rows"} <= set(tensor["properties"])
+    )  # optional: quantized, subclasses, whole-tensor heatmaps, an @inspect's rows=N
 
 
 def test_writer_output_uses_only_declared_fields(traces):

@@ -21,7 +21,7 @@ def main():
     tiny = 5e-324  # @inspect tiny
     rounded = torch.tensor([[1 / 3, 2.0], [1000.1, 7.0]])  # @inspect rounded
     special = torch.tensor([math.nan, math.inf, -math.inf, 0.0, -0.0])  # @inspect special
-    sevenths = torch.arange(600, dtype=torch.float32).reshape(30, 20) / 7  # @inspect sevenths
+    sevenths = torch.arange(600, dtype=torch.float32).reshape(30, 20) / 7  # @inspect sevenths rows=32
     text("## Heatmaps of the whole tensor")
     mask = torch.tril(torch.ones(64, 64))  # @inspect mask
     eye = torch.eye(512)  # @inspect eye

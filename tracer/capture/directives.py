@@ -8,7 +8,9 @@ into a map from the line that Python reports for a statement (its first line) to
 record, so the recorder's per-line callback only does a dict lookup. A directive written on any
 physical line of a multi-line simple statement applies to the whole statement; ``@inspect`` on a
 ``def`` line names arguments to record when the function is entered (``FileDirectives.entries``); a
-bare ``# @inspect`` (no names) records every local of its line's frame (on a ``def`` line: every argument). This module must not
+bare ``# @inspect`` (no names) records every local of its line's frame (on a ``def`` line: every argument).
+``rows=N`` among an ``@inspect``'s arguments is an option, not a name: the grids of the values it
+inspects show N rows before the fold (``Directives.rows``). This module must not
 evaluate anything or touch frames: it only reads source text.
 
 Which ``@word`` is a directive: a ``@`` followed by a name, at the comment's start or after a space
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 from tracer.contract.publish_policy import KINDS as WARNING_KINDS
 from tracer.contract.source_facts import (
     DIRECTIVE_NAMES,
+    INSPECT_OPTION,
     INSPECT_PATH,
     is_speaker_note,
     parse_ask,
@@ -62,6 +65,7 @@ class Directives:
     animate: bool = False  # the line's renderings show one at a time in step mode (marked on each)
     accept: tuple[str, ...] = ()  # warning kinds the author lets students see on this line (check/build accept them)
     varies: tuple[str, ...] = ()  # names whose values differ run to run (check reads it: commands.clock_values)
+    rows: int = 0  # ``@inspect x rows=32``: value grid rows shown before the fold (0: the trace's default)
 
 
 @dataclass
@@ -132,6 +136,21 @@ def _comments(source: str, strings: list[tuple[int, int]]) -> list[tuple[int, st
     return found
 
 
+def _inspect_options(args: list[str], line: int, warnings: list[tuple[int, str]]) -> tuple[list[str], int]:
+    """``@inspect`` arguments without its options (``rows=32``), and the rows asked for (0: none)."""
+    names: list[str] = []
+    rows = 0
+    for arg in args:
+        option = INSPECT_OPTION.match(arg)
+        if option is None:
+            names.append(arg)
+        elif option.group(2).isdigit() and int(option.group(2)) >= 1:
+            rows = int(option.group(2))
+        else:
+            warnings.append((line, f"@inspect rows= takes a whole number of rows of at least 1, not {option.group(2)!r}"))
+    return names, rows
+
+
 def parse_source(source: str) -> FileDirectives:
     """Parse a whole file's directives. Raises SyntaxError for source Python cannot parse."""
     facts = source_facts(source)  # the one parse of this text, shared with the site side
@@ -143,12 +162,17 @@ def parse_source(source: str) -> FileDirectives:
         result.warnings.append((line, f'{message} (use a raw string, r"...", or double the backslash)'))
     collected: dict[int, dict[str, list[str]]] = {}
     bare: set[int] = set()
+    rows_at: dict[int, int] = {}  # statement start line -> its @inspect's rows=N
     for line, comment in _comments(source, strings):
         found, unknown = parse_comment(comment)
         for name in unknown:
             result.warnings.append((line, f"unknown directive @{name} (known: {', '.join('@' + k for k in KNOWN)})"))
         if not found:
             continue
+        if "inspect" in found:
+            found["inspect"], line_rows = _inspect_options(found["inspect"], line, result.warnings)
+            if line_rows:
+                rows_at[owner.get(line, line)] = line_rows
         for name in found.get("inspect", []) + found.get("clear", []):
             if not _NAME.match(name):
                 result.warnings.append(
@@ -169,6 +193,8 @@ def parse_source(source: str) -> FileDirectives:
             if not asked and ALL_LOCALS not in names:
                 names += (ALL_LOCALS,)
             result.entries[first] = (node.lineno, names)
+            if rows_at.pop(start, 0):
+                result.warnings.append((line, "@inspect rows=N works on the lines that bind a value, not on a def line"))
             if not found:
                 continue
         if "inspect" in found and not found["inspect"]:
@@ -202,6 +228,7 @@ def parse_source(source: str) -> FileDirectives:
             animate="animate" in merged,
             accept=tuple(dict.fromkeys(merged.get("accept", ()))),
             varies=tuple(dict.fromkeys(merged.get("varies", ()))) or (("*",) if "varies" in merged else ()),
+            rows=rows_at.get(start, 0),
         )
         if flops and start in statements:
             result.statements[start] = statements[start]

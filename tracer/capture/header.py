@@ -76,6 +76,7 @@ def trace_options(options: Any) -> TraceOptionsRecord:
         "max_steps": options.max_steps,
         "max_output_chars": options.output_budget.head_chars if options.output_budget else HEAD_CHARS,
         "flops": options.measure_flops,
+        "preview_rows": options.preview_rows,
     }
 
 

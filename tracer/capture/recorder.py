@@ -62,6 +62,12 @@ _OPTIMIZED = inspect.CO_OPTIMIZED  # a function's frame (its locals are its own)
 _NORMAL_EXIT = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE") if name in dis.opmap)
 
 
+def _with_rows(value: dict[str, Any], rows: int) -> dict[str, Any]:
+    """A tensor's or array's record with the rows its grid shows before the fold (a copy: the encoder
+    may hand the same record to other steps); any other value as it is."""
+    return {**value, "rows": rows} if value.get("type") in ("tensor", "ndarray") else value
+
+
 class RecordedStep(NamedTuple):
     """One recorded step, as the recorder collects it (``trace_writer`` turns it into a trace step).
 
@@ -686,6 +692,8 @@ class Recorder:
                             env[name] = found
                     else:
                         env[name] = self.encoder.encode(value)
+            if env and current.rows:  # ``@inspect x rows=32``: the site folds x's grid after 32 rows
+                env = {name: _with_rows(value, current.rows) for name, value in env.items()}
             if env or current.flops:
                 state.snapshot = True
             if env:

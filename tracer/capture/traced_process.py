@@ -53,6 +53,7 @@ from tracer.capture.process_state import (
 from tracer.capture.recorder import Recorder
 from tracer.capture.terminal import stderr as own_stderr
 from tracer.capture.encoder_core import Limits
+from tracer.contract.trace_settings import DEFAULT_PREVIEW_ROWS
 from tracer.capture.values import ValueEncoder
 from tracer.contract.trace_format import ErrorInfo, Frame
 
@@ -68,6 +69,7 @@ class TraceOptions:
     inspect_all: bool = False
     max_steps: int = paths.DEFAULT_MAX_STEPS
     limits: Limits | None = None
+    preview_rows: int = DEFAULT_PREVIEW_ROWS  # recorded in the trace's options: the site folds grids after these
     probe_factory: Callable[[StorageRegistry], Probe] | None = None
     measure_flops: bool = True
     output_budget: OutputBudget | None = None

@@ -67,7 +67,7 @@ def _course_defaults(args: argparse.Namespace) -> bool:
     from tracer.capture.output_budget import HEAD_CHARS
     from tracer.contract import paths
     from tracer.contract.helper_files import SettingsError
-    from tracer.contract.trace_settings import course_trace_settings
+    from tracer.contract.trace_settings import DEFAULT_PREVIEW_ROWS, course_trace_settings
 
     try:
         course = course_trace_settings(paths.find_project_root(Path(args.lectures[0]).absolute().parent))
@@ -76,6 +76,7 @@ def _course_defaults(args: argparse.Namespace) -> bool:
         return False
     builtin = {
         "preview_elements": Limits.tensor_elements,
+        "preview_rows": DEFAULT_PREVIEW_ROWS,
         "max_steps": paths.DEFAULT_MAX_STEPS,
         "max_output_chars": HEAD_CHARS,
         "flops": True,
@@ -114,6 +115,7 @@ def _run_on_runners(args: argparse.Namespace, batches: list) -> int:
     root = paths.find_project_root(Path(batches[0][1][0]).absolute().parent)
     options = ["--max-steps", str(args.max_steps), "--max-output-chars", str(args.max_output_chars)]
     options += ["--preview-elements", str(args.preview_elements), "--max-plot-points", str(args.max_plot_points)]
+    options += ["--preview-rows", str(args.preview_rows)]
     options += (["--inspect-all"] if args.inspect_all else []) + (["--no-flops"] if not args.flops else [])
     outcomes = trace_batches(
         batches,
@@ -159,6 +161,7 @@ def _run_one(args: argparse.Namespace, lecture: str) -> int:
             max_steps=args.max_steps,
             measure_flops=args.flops,
             limits=Limits(tensor_elements=args.preview_elements),
+            preview_rows=args.preview_rows,
             output_budget=OutputBudget(args.max_output_chars, args.max_output_chars),
             max_plot_points=args.max_plot_points,
         )

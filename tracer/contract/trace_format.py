@@ -199,6 +199,9 @@ class TensorValue(TypedDict):
     heatmap: NotRequired[Heatmap | None]  # 2-D tensors bigger than their preview
     quantized: NotRequired[dict[str, Any]]  # quantized tensors: qscheme, scale(s), zero point(s)
     subclass: NotRequired[str]  # a tensor subclass: its class ("module.Name")
+    # ``# @inspect x rows=32``: the grid's rows shown before the fold (else Trace.options.preview_rows);
+    # an ndarray record may carry it too
+    rows: NotRequired[int]
 
 
 Value = dict[str, Any]
@@ -386,6 +389,7 @@ class TraceOptionsRecord(TypedDict):
     max_steps: int
     max_output_chars: int
     flops: bool
+    preview_rows: NotRequired[int]  # value grid rows shown before the fold (absent: DEFAULT_PREVIEW_ROWS)
 
 
 class Trace(TypedDict):

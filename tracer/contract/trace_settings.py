@@ -4,6 +4,7 @@ A course sets them in its ``pyproject.toml``::
 
     [tool.chalktrace]
     preview_elements = 64     # --preview-elements
+    preview_rows = 16         # --preview-rows: value grid rows shown before the fold
     max_steps = 200000        # --max-steps
     max_output_chars = 20000  # --max-output-chars
     flops = false             # --no-flops
@@ -28,12 +29,16 @@ from tracer.contract.helper_files import SettingsError
 # max_output_chars and seed, which may be 0); flops is true or false
 SETTINGS: dict[str, tuple[str, type]] = {
     "preview_elements": ("--preview-elements", int),
+    "preview_rows": ("--preview-rows", int),
     "max_steps": ("--max-steps", int),
     "max_output_chars": ("--max-output-chars", int),
     "flops": ("--flops", bool),
     "seed": ("--seed", int),
 }
 _ZERO_ALLOWED = {"max_output_chars", "seed"}
+# A value grid shows this many rows, the rest behind a fold ("120 more rows"), unless the course's
+# ``preview_rows``, ``run --preview-rows`` or ``# @inspect x rows=N`` says otherwise.
+DEFAULT_PREVIEW_ROWS = 8
 
 
 def course_trace_settings(project_root: Path) -> dict[str, Any]:

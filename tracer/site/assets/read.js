@@ -66,12 +66,13 @@
 })();
 
 // Printing: a handout shows every card expanded. Closed <details> (a repr, a chart's spec, the memory
-// timeline) open for printing and close again afterwards.
+// timeline) open for printing and close again afterwards; a folded value grid stays folded (site.css
+// hides its rest on paper), its summary ("120 more rows") the handout's note of what the page holds.
 (function () {
   "use strict";
   var opened = [];
   window.addEventListener("beforeprint", function () {
-    opened = Array.prototype.filter.call(document.querySelectorAll(".md-content details:not([open]):not(.lt-memory-table)"), function (d) {
+    opened = Array.prototype.filter.call(document.querySelectorAll(".md-content details:not([open]):not(.lt-memory-table):not(.lt-fold)"), function (d) {
       d.open = true;
       return true;
     });
@@ -120,11 +121,28 @@
     parsed.set(pre, rows);
     return rows;
   }
+  // A folded grid (cards.html.j2): the rows shown, then a heatmap, then details.lt-fold holding the
+  // rest (pre.lt-grid-more). Labels, exact copies and heatmaps count in the whole grid's rows.
+  function after(pre) {  // the next sibling past the grid's heatmap
+    var next = pre.nextElementSibling;
+    while (next && (next.classList.contains("lt-hm") || next.classList.contains("lt-hm-whole"))) next = next.nextElementSibling;
+    return next;
+  }
+  function headOf(pre) {
+    if (!pre.classList.contains("lt-grid-more")) return pre;
+    var head = pre.parentNode.previousElementSibling;
+    while (head && !head.classList.contains("lt-grid")) head = head.previousElementSibling;
+    return head || pre;
+  }
+  function allRows(head) {
+    var next = after(head), more = next && next.classList.contains("lt-fold") ? next.querySelector("pre.lt-grid-more") : null;
+    return more ? rowsOf(head).concat(rowsOf(more)) : rowsOf(head);
+  }
   // The grid's exact copy as rows, null when it has none, or "loading" while exact.js loads.
   function exactRows(pre) {
     if (!pre.classList.contains("lt-rounded")) return null;
-    var next = pre.nextElementSibling;
-    while (next && (next.classList.contains("lt-hm") || next.classList.contains("lt-hm-whole"))) next = next.nextElementSibling;
+    var next = after(pre);
+    if (next && next.classList.contains("lt-fold")) next = next.nextElementSibling;
     if (next && next.classList.contains("lt-exact")) return rowsOf(next.querySelector("pre"));
     var ref = pre.getAttribute("data-exact");
     if (ref === null) return null;
@@ -171,7 +189,9 @@
     return slice && slice.classList.contains("lt-slice") ? slice.textContent.replace(/^\[/, "").replace(/:, :\]$/, "") : "";
   }
   function gridLabel(pre, r, c) {
-    var rows = rowsOf(pre), cell = rows[r] && rows[r][c];
+    var head = headOf(pre);
+    if (head !== pre) { r += rowsOf(head).length; pre = head; }
+    var rows = allRows(pre), cell = rows[r] && rows[r][c];
     if (!cell) return null;
     if (cell === "\u2026") return "\u2026 not shown (elided)";
     var exact = exactRows(pre), value = cell;
@@ -215,7 +235,7 @@
       } else {
         var pre = gridOf(hm);
         if (!pre) return null;
-        var grid = rowsOf(pre);
+        var grid = allRows(pre);
         rows = grid.length; cols = Math.max.apply(null, grid.map(function (row) { return row.length; }));
       }
       return { rows: rows, cols: cols, rect: rect, w: rect.width / cols, h: rect.height / rows };

@@ -33,6 +33,7 @@ from tracer.site.cards.kinds.tensors import diagram_key, tensor_view
 from tracer.contract.trace_access import source_text, step_frame
 from tracer.contract.trace_format import Compute, ErrorInfo, Rendering, Trace, Value
 from tracer.contract.source_facts import without_speaker_notes
+from tracer.contract.trace_settings import DEFAULT_PREVIEW_ROWS
 from tracer.site.cards.vega_plot import MAX_PLOT_POINTS, draw
 from tracer.site.cards.code_highlight import highlight_lines
 from tracer.site.cards.renderings import compute_view, css_style, image_view, link_view, table_view
@@ -56,6 +57,9 @@ class HtmlRenderer:
         self.env = env  # a rank's steps get their own renderer over the same templates
         self.main_path: str = trace["lecture"]["path"]
         self.macros = template_macros(env, "cards.html.j2")
+        # value grid rows a card shows before the fold, as the trace was made (run --preview-rows)
+        options: dict[str, Any] = dict(trace.get("options") or {})
+        self.preview_rows: int = options.get("preview_rows", DEFAULT_PREVIEW_ROWS)
         self._code_cache: dict[tuple[str, str], list[str]] = {}
         self._plot_views: dict[str, dict[str, Any]] = {}
         self.charts: dict[str, str] = {}  # file name -> SVG text of each plot() chart rendered so far
@@ -100,6 +104,8 @@ class HtmlRenderer:
         view_of = None
         if value.get("type") == "view":  # __lecture_view__: the card of what the object chose to show
             view_of, value = value.get("class", "?"), value.get("value") or {"type": "none"}
+        if "rows" not in value and value.get("type") in ("tensor", "ndarray"):
+            value = {**value, "rows": self.preview_rows}  # the trace's; ``@inspect x rows=N`` recorded its own
         view = value_view(value)
         if view["kind"] == "tensor":
             view = tensor_view(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracer.contract.trace_settings import DEFAULT_PREVIEW_ROWS
 from tracer.site.cards.heatmap import heatmap, whole_heatmap
 from tracer.site.cards.units import exact_cell, format_number, readable_number
 
@@ -163,12 +164,39 @@ def stats_view(stats: dict[str, Any] | None) -> list[tuple[str, str, str | None]
     return rows
 
 
+def fold_grid(grid: dict[str, Any], rows: int) -> tuple[dict[str, Any], dict[str, Any] | None, int]:
+    """A grid cut after its first ``rows`` rows: (the rows shown, the rest or None, how many rows the
+    rest holds, an elision row "…" not counted). Both parts keep the whole grid's column width, so
+    the rest lines up under the rows shown when unfolded; the exact copy stays with the first part
+    (it is the whole grid's, as the per-cell hover reads it: read.js counts the rest's rows on)."""
+    if grid.get("cells") is not None:
+        cells = grid["cells"]
+        if len(cells) <= rows:
+            return grid, None, 0
+        head, rest = cells[:rows], cells[rows:]
+        counted = sum(1 for row in rest if not (len(row) == 1 and row[0][1] == "…"))
+        return {**grid, "cells": head}, {**grid, "cells": rest, "exact": None, "exact_cells": None}, counted
+    lines = grid["text"].split("\n")
+    if len(lines) <= rows:
+        return grid, None, 0
+    rest = lines[rows:]
+    counted = sum(1 for line in rest if line.strip() != "…")
+    head_grid = {**grid, "text": "\n".join(lines[:rows])}
+    return head_grid, {**grid, "text": "\n".join(rest), "exact": None, "exact_cells": None, "exact_ref": None}, counted
+
+
 def with_grids(
-    tables: list[dict[str, Any]], shape: list[int] | None = None, whole: dict[str, Any] | None = None, integral: bool = False
+    tables: list[dict[str, Any]],
+    shape: list[int] | None = None,
+    whole: dict[str, Any] | None = None,
+    integral: bool = False,
+    rows: int = DEFAULT_PREVIEW_ROWS,
 ) -> list[dict[str, Any]]:
     """Each table with its ruled grid and, for a 2-D block (a matrix or a slice's last two dims), its
     heatmap (``site/cards/heatmap.py``; None when there is nothing to draw). ``whole`` is the capture
-    side's heatmap record of the whole 2-D tensor: drawn in place of the preview's corners."""
+    side's heatmap record of the whole 2-D tensor: drawn in place of the preview's corners. A grid of
+    more than ``rows`` rows shows that many; ``more`` holds the rest (the card folds it) and
+    ``more_rows`` counts them."""
     plane = (shape[-2], shape[-1]) if shape is not None and len(shape) >= 2 else None
     out = []
     for table in tables:
@@ -179,5 +207,6 @@ def with_grids(
                 drawn = {**drawn, "rows": plane[0], "cols": plane[1]}
         elif plane and "block" in table:
             drawn = heatmap(table["block"], plane)
-        out.append({**table, "grid": number_grid(table["rows"]), "heatmap": drawn})
+        shown, more, more_rows = fold_grid(number_grid(table["rows"]), rows)
+        out.append({**table, "grid": shown, "more": more, "more_rows": more_rows, "heatmap": drawn})
     return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator
 
+from tracer.contract.trace_settings import DEFAULT_PREVIEW_ROWS
 from tracer.contract.value_kinds import TENSOR_LABELS
 from tracer.site.cards.kinds.scalars import scalar_view
 from tracer.site.cards.kinds.short_text import CompareFn, Differences, ShowFn, SummaryFn, ViewFn, cut, whole_difference
@@ -66,6 +67,7 @@ def tensor_view(
             value["shape"],
             value.get("heatmap"),
             not value["dtype"].startswith(("float", "bfloat", "complex")),
+            value.get("rows", DEFAULT_PREVIEW_ROWS),
         )
         if value["values"] is not None
         else [],
@@ -165,6 +167,7 @@ def ndarray_view(value: dict[str, Any]) -> dict[str, Any]:
             shape,
             value.get("heatmap"),
             str(value.get("dtype", "")).startswith(("int", "uint", "bool")),
+            value.get("rows", DEFAULT_PREVIEW_ROWS),
         ),
         "truncated": value.get("truncated", False),
         "stats": stats_view(value.get("stats")),

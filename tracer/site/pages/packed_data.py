@@ -167,7 +167,10 @@ class _Numbers:
 # -- cards -------------------------------------------------------------------------------------------
 _PAD = "\x01"  # where a segment's padding spaces go (a hole's pad); never used when a card holds it
 _PADDED = re.compile(r"( +)((?:<[^<>]*>)*)$")  # spaces, then only tags, before a hole: they right-align it
-_WORD_SPLIT = re.compile(f"({_WORD.pattern})")
+# The holes in the order they come; a file's src stays whole: an asset path ({root}assets/...) is one
+# word, and any other src stays in its segment, so that a tool that rewrites them in data.js (chalktrace
+# export inlines them) finds them as the page has them.
+_HOLES = re.compile(r'(?P<asset>\{root\}assets/[A-Za-z0-9_.\-/]+)|(?P<src>src=\\?"(?!\{root\}assets/)[^"\\]*)|' + _WORD.pattern)
 
 
 class _Cutter:
@@ -182,8 +185,14 @@ class _Cutter:
     def __call__(self, text: str) -> tuple[list[str], list[str], list[int]]:
         found = self._cut.get(text)
         if found is None:
-            pieces = _WORD_SPLIT.split(text)  # segment, word, segment, ..., segment
-            segments, words = pieces[0::2], pieces[1::2]
+            segments, words, start = [], [], 0
+            for hole in _HOLES.finditer(text):
+                if hole.lastgroup == "src":
+                    continue  # kept in the segment it is in
+                segments.append(text[start : hole.start()])
+                words.append(hole.group())
+                start = hole.end()
+            segments.append(text[start:])
             pads = [-1] * len(words)
             if self.pad:  # a run of spaces never reaches across a line's start (the "\n" between lines)
                 for k, segment in enumerate(segments[:-1]):

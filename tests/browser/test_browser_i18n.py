@@ -35,6 +35,8 @@ def test_the_read_page_is_chinese_and_says_so(page, site):
     assert page.evaluate("document.documentElement.lang") == "zh"
     assert page.inner_text(".lt-step-enter") == "逐步执行"
     assert page.inner_text(".lt-step-link >> nth=0").startswith("第 ")
+    assert re.fullmatch(r"\d+ 步", page.inner_text(".lt-steps"))
+    assert "存储偏移" in page.inner_text(".lt-read")  # a tensor card's words (the API's names, shape and stride, stay)
     # the quiz's score line (the lecture asks one question)
     assert page.inner_text(".lt-quiz-enter") == "测验我"
     assert page.inner_text(".lt-quiz-tally") == "测验模式共有 1 个问题（在逐步模式中按 q）。"

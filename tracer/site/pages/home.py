@@ -33,6 +33,7 @@ def lecture_listing(trace: Trace, name: str, root: str, gpu_run: tuple[str, Trac
         "source_url": root + paths.source_url(name),
         "source_path": trace["lecture"]["path"],
         "steps": steps_text(trace),
+        "step_count": None if trace.get("ranks") else len(trace["steps"]),  # worded by the template
         "device": device_text(trace["environment"]),
         "sections": [title for _step, title in section_headings(trace)],
         "status_error": trace["status"] != "ok",

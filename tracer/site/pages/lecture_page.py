@@ -51,6 +51,8 @@ def lecture_page_parts(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environ
         "ran_on_text": ran_on_text(trace),
         "runner": trace["ran_on"]["runner"] if "ran_on" in trace else "",
         "steps_text": steps_text(trace),
+        # a single process's count, which the page words in the course's language (ranks keep steps_text's)
+        "step_count": None if trace.get("ranks") else len(trace["steps"]),
         "status_error": trace["status"] != "ok",
         "status": trace["status"],
         "trace_error": renderer.error(trace["error"]) if trace.get("error") else "",

@@ -74,3 +74,32 @@ def test_a_library_warning_is_folded_under_its_category_and_message():
     assert "site-packages" not in folded and '<pre class="lt-stdout lt-stderr"' in folded
     plain = str(macros.annotation_body(cards=[], computes=[], errors=[], stdout="", stderr="plain\n", warning=""))
     assert "<details" not in plain and "plain" in plain
+
+
+def test_a_failing_inspect_is_reported_once_as_its_warning_not_again_as_a_card():
+    """``# @inspect v[5]`` past the end, ``# @inspect wx`` misspelt: the trace keeps a "missing"
+    record for each (check and build fail on them, naming the line) and one warning each, which the
+    page shows as its box; neither read mode nor step mode shows a second "not recorded" card (in step
+    mode it was marked new, and stayed in the variables panel)."""
+    from helpers.traced import line_of, traced
+    from helpers.viewer_data import accumulated_env
+    from tracer.site.cards.render import HtmlRenderer
+    from tracer.site.cards.templates import template_env
+    from tracer.site.pages.read_page import build_read_page
+    from tracer.site.pages.viewer_data import build_viewer_data
+
+    trace = traced("inspect_fails")
+    recorded = {name: value["type"] for step in trace["steps"] for name, value in step["env"].items()}
+    assert recorded == {"v[5]": "missing", "wx": "missing", "w": "int"}
+    path = "tests/lectures/inspect_fails.py"
+    assert [w for w in trace["warnings"] if "@inspect" in w] == [
+        f"{path}:{line_of('inspect_fails', 'v[5]')}: @inspect v[5]: IndexError: list index out of range",
+        f"{path}:{line_of('inspect_fails', 'wx')}: @inspect wx: NameError: name 'wx' is not defined. Did you mean: 'w'?",
+    ]
+    env = template_env()
+    slots = "".join(str(slot) for slot in build_read_page(trace, HtmlRenderer(trace, env), env).slots)
+    assert "not recorded" not in slots and 'data-name="w"' in slots
+    data = build_viewer_data(trace, HtmlRenderer(trace, env))
+    for step in range(data["count"]):
+        assert set(accumulated_env(data, step)) <= {"w"}
+    assert set(accumulated_env(data, data["count"] - 1)) == {"w"}

@@ -153,6 +153,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
         cards = [
             renderer.value(name, value, step_index=step, shared_diagrams=shared, exact_grids=False)
             for name, (step, value) in record.env.items()
+            if value.get("type") != "missing"  # an @inspect that named nothing: its warning says so, once
         ]
         if record.ranks is not None and ranked is not None:
             cards += ranked.line(record.ranks)  # every rank's values side by side, its collectives

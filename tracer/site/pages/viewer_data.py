@@ -318,6 +318,12 @@ class _StepContents:
     recorded_other: list[set[int]] = field(default_factory=list)  # per file: lines that showed something
 
 
+def _shown_values(env: dict[str, Any]) -> dict[str, Any]:
+    """A step's values as the variables panel shows them: an ``@inspect`` that named nothing there
+    (a "missing" record, kept in the trace for check) is the page's one warning, not a card too."""
+    return {name: value for name, value in env.items() if value.get("type") != "missing"}
+
+
 def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepContents:
     file_index = {path: k for k, path in enumerate(paths)}
     main = trace["lecture"]["path"]
@@ -327,10 +333,10 @@ def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepConten
         frame = step_frame(step)
         f = file_index[frame["path"]]
         key = str(index)
-        if step["env"]:
+        if values := _shown_values(step["env"]):
             shown.env[key] = [
                 [name, shown.cards.add(renderer.value(name, value, step_index=index), renderer.summary(name, value))]
-                for name, value in step["env"].items()
+                for name, value in values.items()
             ]
         if step.get("clear"):
             shown.clear[key] = list(step["clear"])

@@ -101,20 +101,18 @@ def _finite_moments(count: int, lo: float, hi: float, values: Any, np_mode: bool
     if np_mode:
         mean, variance = float(scaled.mean()), float(scaled.var())
         return _Moments(count, lo, hi, mean, variance * count, scale)
-    mean_t, m2_t = _mean_m2(scaled)
+    mean_t, m2_t = _mean_m2(scaled if scale != 1.0 else values.clone())
     return _Moments(count, lo, hi, float(mean_t), float(m2_t), scale)
 
 
 def _mean_m2(x: Any) -> tuple[Any, Any]:
-    """The mean and the sum of squared deviations of a flat float32 or float64 tensor, in float64,
-    as 0-d tensors on its device: two passes of pairwise float64 sums (what numpy's ``var`` does),
-    not torch's one-pass ``var_mean``, which takes eight times as long on a CPU. A float32 tensor is
-    widened inside the reductions, never copied whole to float64."""
-    import torch
-
-    mean = x.mean(dtype=torch.float64)
-    deviations = x - mean.reshape(1)  # float64: a 1-element tensor takes part in type promotion
-    return mean, deviations.mul_(deviations).sum()
+    """The mean and the sum of squared deviations of a flat float64 tensor that is the caller's own
+    (the deviations are written over it), as 0-d tensors on its device: two passes of pairwise
+    sums (what numpy's ``var`` does), not torch's one-pass ``var_mean``, which takes twenty times as
+    long on a CPU."""
+    mean = x.mean()
+    x.sub_(mean)
+    return mean, x.mul_(x).sum()
 
 
 def _chunk_moments(chunk: Any, np_mode: bool) -> _Moments:
@@ -159,14 +157,14 @@ def chunk_rows(flat: Any) -> Any:
 
     rows = []
     for start in range(0, max(flat.numel(), 1), STATS_CHUNK_ELEMENTS):
-        x = flat[start : start + STATS_CHUNK_ELEMENTS]
-        if x.dtype not in (torch.float32, torch.float64):  # float16, bfloat16, float8: widened (exactly)
-            x = x.to(torch.float64)
-        if x.numel() == 0:
-            rows.append(torch.zeros(4, dtype=torch.float64, device=x.device))
+        chunk = flat[start : start + STATS_CHUNK_ELEMENTS]
+        if chunk.numel() == 0:
+            rows.append(torch.zeros(4, dtype=torch.float64, device=chunk.device))
             continue
-        # float64 by type promotion: min and max are elements, exact in float64
-        rows.append(torch.stack([*torch.aminmax(x), *_mean_m2(x)]))
+        x = chunk.to(torch.float64, copy=True)  # widened exactly; ours to overwrite
+        # a float32 chunk's ends from its own (narrower) elements; stack promotes them to float64, exactly
+        ends = torch.aminmax(chunk if chunk.dtype == torch.float32 else x)
+        rows.append(torch.stack([*ends, *_mean_m2(x)]))
     return torch.stack(rows)
 
 

@@ -7,14 +7,16 @@ which calls inner (line 7...).
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
 import pytest
+from PIL import Image, ImageStat
 
 from tracer.contract.trace_reading import load_trace
 
-from helpers.site import REPO, build_site, goto_lecture, serve, served_fixture_site
+from helpers.site import REPO, build_site, goto_lecture, serve, served_fixture_site, viewer_context
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
 
@@ -535,3 +537,48 @@ def test_lists_keep_the_authors_numbers_in_read_and_step_mode(page, site):
     assert page.eval_on_selector_all(".lt-read ol", lists) == expected
     open_lecture(page, site, "#step=2", name="numbered_lists")
     assert page.eval_on_selector_all(".lt-viewer .lt-v-lines ol", lists) == expected
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_charts_are_drawn_for_the_scheme_they_are_shown_in(browser, site, scheme):
+    """On the dark (slate) scheme a chart is the dark drawing on the page's own background, not a white box."""
+    with viewer_context(browser, viewport={"width": 1280, "height": 720}, color_scheme=scheme) as context:
+        page = context.new_page()
+        open_lecture(page, site, name="authoring_site")
+        assert page.get_attribute("body", "data-md-color-scheme") == ("slate" if scheme == "dark" else "default")
+        chart = page.locator(".lt-plot-img:visible").first
+        chart.scroll_into_view_if_needed()
+        page.wait_for_function(
+            "[...document.querySelectorAll('.lt-plot-img')].filter(i => i.offsetParent).every(i => i.complete && i.naturalWidth)"
+        )
+        shown = page.eval_on_selector_all(".lt-plot-img", "imgs => imgs.filter(i => i.offsetParent).map(i => i.src)")
+        assert shown and all(src.endswith("-dark.svg") == (scheme == "dark") for src in shown)
+        luminance = ImageStat.Stat(Image.open(io.BytesIO(chart.screenshot())).convert("L")).mean[0]
+        assert luminance < 80 if scheme == "dark" else luminance > 200, luminance
+
+
+# Material's primary palettes (its palette stylesheet has them all).
+PRIMARIES = ["red", "pink", "purple", "deep-purple", "indigo", "blue", "light-blue", "cyan", "teal", "green",
+             "light-green", "lime", "yellow", "amber", "orange", "deep-orange", "brown", "grey", "blue-grey"]  # fmt: skip
+
+# The contrast of the step bar's text (its title, position and buttons) on the bar, as painted (any
+# CSS colour syntax read back through a canvas), for one palette.
+BAR_CONTRAST = """primary => {
+    document.body.setAttribute('data-md-color-primary', primary);
+    const ctx = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
+    const rgb = css => { ctx.clearRect(0, 0, 1, 1); ctx.fillStyle = '#000'; ctx.fillStyle = css; ctx.fillRect(0, 0, 1, 1);
+        return [...ctx.getImageData(0, 0, 1, 1).data].slice(0, 3); };
+    const lum = c => { const [r, g, b] = c.map(v => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+    const bar = document.querySelector('.lt-v-bar'), bg = lum(rgb(getComputedStyle(bar).backgroundColor));
+    return [...bar.querySelectorAll('.lt-v-title, .lt-v-pos, .lt-v-btn:not([aria-pressed=true]):not(:disabled)')]
+        .map(e => { const fg = lum(rgb(getComputedStyle(e).color)); return (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05); });
+}"""
+
+
+def test_the_step_bar_reads_on_every_primary_palette(page, site):
+    """Deep orange (white on it: 2.8:1) and every other Material primary: the bar's text is at least 4.5:1."""
+    open_lecture(page, site, "#step=2")
+    for primary in PRIMARIES:
+        ratios = page.evaluate(BAR_CONTRAST, primary)
+        assert ratios and min(ratios) >= 4.5, (primary, min(ratios))

@@ -304,8 +304,15 @@ def test_page_shows_verbatim_text_preformatted(authoring_site):
 
 def test_plots_are_static_svg_files(authoring_site):
     html = page(authoring_site, "authoring_site")
-    sources = re.findall(r'<img class="lt-plot-img" src="\.\./\.\./(assets/chalktrace/plots/[0-9a-f]{16}\.svg)"', html)
+    sources = re.findall(
+        r'<img class="lt-plot-img lt-plot-light" src="\.\./\.\./(assets/chalktrace/plots/[0-9a-f]{16}\.svg)"', html
+    )
     assert len(sources) == 2  # the layered and the faceted chart
+    dark = re.findall(
+        r'<img class="lt-plot-img lt-plot-dark" src="\.\./\.\./(assets/chalktrace/plots/[0-9a-f]{16}-dark\.svg)"', html
+    )
+    assert [src.removesuffix("-dark.svg") for src in dark] == [src.removesuffix(".svg") for src in sources]
+    sources += dark  # each drawn for the dark scheme too, a file beside it
     for src in sources:
         svg = (authoring_site / src).read_text()
         assert svg.startswith("<svg") and "<script" not in svg and "http" not in svg.split(">", 1)[1]

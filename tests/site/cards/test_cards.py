@@ -251,12 +251,20 @@ def test_plot_renderings_say_what_they_left_out(renderer):
         "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}},
     }
     html = renderer.rendering({"type": "plot", "spec": spec, "truncated": {"data_points": 40_000}})
-    assert '<img class="lt-plot-img" src="{root}assets/chalktrace/plots/' in html
+    assert '<img class="lt-plot-img lt-plot-light" src="{root}assets/chalktrace/plots/' in html
     assert "a sample of the 40,000 data points" in html and "3 rows left out (each dataset keeps its first 10)" in html
-    assert len(renderer.charts) == 1 and next(iter(renderer.charts.values())).startswith("<svg")
+    # drawn twice: as the spec says (its white background) and for the dark scheme (no background of its own)
+    [(light_name, light), (dark_name, dark)] = sorted(renderer.charts.items(), key=lambda item: "-dark" in item[0])
+    assert (
+        dark_name == light_name.removesuffix(".svg") + "-dark.svg"
+        and f'lt-plot-dark" src="{{root}}assets/chalktrace/plots/{dark_name}"' in html
+    )
+    assert light.startswith("<svg") and dark.startswith("<svg")
+    assert 'fill="white"' in light and 'fill="#000"' in light  # white box, black labels
+    assert 'fill="#fff"' in dark and 'fill="white"' not in dark and 'fill="#333"' not in dark  # light labels, no box
     failed = renderer.rendering({"type": "plot", "spec": {"mark": "point", "data": {"url": "https://example.org/d.csv"}}})
     assert "cannot draw this chart" in failed and "not fetched" in failed and "Vega-Lite spec" in failed
-    assert len(renderer.charts) == 1  # nothing drawn for it
+    assert len(renderer.charts) == 2  # nothing drawn for it
 
 
 def test_links_and_citations(renderer):

@@ -282,12 +282,15 @@ class HtmlRenderer:
         if key not in self._plot_views:
             chart = draw(spec, self.max_plot_points)
             width = height = None
+            if chart.dark_svg is not None:
+                self.charts[chart.dark_name] = chart.dark_svg
             if chart.svg is not None:
                 self.charts[chart.name] = chart.svg
                 size = re.search(r'<svg[^>]*?\swidth="([\d.]+)"[^>]*?\sheight="([\d.]+)"', chart.svg[:600])
                 width, height = (size.group(1), size.group(2)) if size else (None, None)
             self._plot_views[key] = {
                 "src": ROOT + paths.PLOTS_URL + chart.name if chart.svg is not None else None,
+                "dark_src": ROOT + paths.PLOTS_URL + chart.dark_name if chart.dark_svg is not None else None,
                 "title": chart.title,
                 "width": width,
                 "height": height,
@@ -307,6 +310,7 @@ class HtmlRenderer:
         width, height = (size.group(1), size.group(2)) if size else (None, None)
         return {
             "src": ROOT + paths.PLOTS_URL + name,
+            "dark_src": None,  # drawn by the lecture with its own background, kept on both schemes
             "title": title,
             "width": width,
             "height": height,

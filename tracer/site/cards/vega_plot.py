@@ -6,8 +6,10 @@ the page's DOM small and the charts' internal ids from clashing. Before drawing,
 bounded: each ``data.values`` list (at any depth: layers, facets, concatenations) and each
 ``datasets`` entry keeps its first ``MAX_PLOT_POINTS`` rows (a generated ``sequence`` too), and the
 chart says how many it left out. External data (``data.url``) is refused rather than fetched. A spec that cannot be drawn gives
-a one-line reason; the page then shows the spec instead. This module must not know page layout or
-markup: it returns SVG text and plain data.
+a one-line reason; the page then shows the spec instead. Each chart is drawn twice: as the spec
+says, and with Vega's dark theme on a transparent background for the site's dark (slate) scheme,
+where the first would be a white box. This module must not know page layout or markup: it returns
+SVG text and plain data.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ class Chart:
     title: str  # for alt text
     dropped_points: int  # inline data rows left out (MAX_PLOT_POINTS)
     error: str | None  # why there is no drawing
+    dark_svg: str | None = None  # the drawing for a dark page (Vega's dark theme, no background of its own)
+
+    @property
+    def dark_name(self) -> str:
+        return self.name.removesuffix(".svg") + "-dark.svg"
 
 
 def bound_data(spec: dict[str, Any], max_points: int = MAX_PLOT_POINTS) -> tuple[dict[str, Any], int]:
@@ -86,15 +93,19 @@ def external_data(spec: Any) -> str | None:
     return next((url for url in map(external_data, children) if url), None)
 
 
-def render_svg(spec: dict[str, Any]) -> str:
-    """SVG text for a Vega-Lite spec; PlotError (one line) when it cannot be drawn offline."""
+def render_svg(spec: dict[str, Any], *, dark: bool = False) -> str:
+    """SVG text for a Vega-Lite spec (``dark``: Vega's dark theme, with no background: the page's own
+    dark shows through); PlotError (one line) when it cannot be drawn offline."""
     import vl_convert  # imported on first chart: it is a large native module
 
     url = external_data(spec)
     if url:
         raise PlotError(f"external data {url!r} is not fetched; put the rows in data.values")
     try:
-        svg = vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
+        if dark:
+            svg = vl_convert.vegalite_to_svg(spec, theme="dark", config={"background": "transparent"}, allowed_base_urls=[])
+        else:
+            svg = vl_convert.vegalite_to_svg(spec, allowed_base_urls=[])
     except Exception as exc:  # vl-convert raises ValueError with a JavaScript stack after the first line
         message = str(exc).strip().splitlines()
         raise PlotError(
@@ -118,6 +129,11 @@ def draw(spec: dict[str, Any], max_points: int = MAX_PLOT_POINTS) -> Chart:
     description = bounded.get("description")
     title = title if isinstance(title, str) else description if isinstance(description, str) else "chart"
     try:
-        return Chart(render_svg(bounded), name, title, dropped, None)
+        svg = render_svg(bounded)
     except PlotError as exc:
         return Chart(None, name, title, dropped, str(exc))
+    try:
+        dark: str | None = render_svg(bounded, dark=True)
+    except PlotError:
+        dark = None  # the dark page shows the light drawing (on its white box) rather than nothing
+    return Chart(svg, name, title, dropped, None, dark)

@@ -63,11 +63,13 @@ def book(built):
     )
 
 
-def test_the_training_lecture_s_book_is_under_half_the_pages_of_today_s_print(built, book):
+def test_the_training_lecture_s_book_is_a_page_per_section_and_shorter_than_today_s_print(built, book):
     _root, site, _traces = built
     today = todays_print(site, "training_lecture")
     pages = len(texts(book))
-    assert pages * 2 < today, (pages, today)
+    # compact cards: each section fits on its one page, after the contents page
+    assert pages == 1 + len(TRAINING_SECTIONS)
+    assert pages < today, (pages, today)
 
 
 def test_the_book_opens_with_the_contents_and_starts_each_section_on_a_page(book):

@@ -1,3 +1,4 @@
+from tracer.site.cards.interface_strings import load as load_strings
 from tracer.site.cards.units import human_bytes
 from tracer.site.pages.memory_chart import HEIGHT, MAX_LINKS, MAX_POINTS, downsample, fit_label, memory_chart, memory_label
 
@@ -147,3 +148,10 @@ def test_the_table_merges_runs_of_equal_memory_and_the_line_keeps_only_its_corne
     xy = [tuple(map(float, pair.split(","))) for pair in chart["lines"][0]["polyline"].split()]
     assert len(xy) == 5 and [p["step"] for p in chart["points"]] == list(range(7))  # steps 1 and 4 dropped
     assert xy[0][1] == xy[1][1] == xy[4][1] == chart["zero_y"] and xy[2][1] == xy[3][1] == chart["peak_y"]
+
+
+def test_the_chart_speaks_the_course_language() -> None:
+    chart = memory_chart(trace_with([0, 1024, 4096, 2048]), words=load_strings("zh-Hans"))
+    assert chart is not None and chart["label"] == "已记录张量占用的 CPU 内存"
+    assert chart["links"][2]["label"] == "第 2 步：4.0 KiB"
+    assert chart["description"].startswith("4 步中的已记录张量占用的 CPU 内存：起始为 0 B，在第 2 步达到峰值 4.0 KiB")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from tracer.site.cards.interface_strings import Catalogue, load
+
 
 def _square_pattern(rows: list[list[float]]) -> str:
     """ "diagonal", "lower-triangular" or "upper-triangular" for a square block, else ""."""
@@ -116,10 +118,10 @@ def stride_text(shape: Sequence[int], stride: Sequence[int], first_cell: int, la
     return f"{count} in storage cells {first_cell}–{last_cell}, {storage_order(shape, stride)}"
 
 
-def memory_text(label: str, peak: str, peak_step: int, start: str, end: str, steps: int, lines: int) -> str:
-    """The memory chart's description: its range, its peak and where it ends."""
-    per = f", {lines} lines (one per group of ranks)" if lines > 1 else ""
-    return (
-        f"{label} over {steps} steps{per}: starts at {start}, peaks at {peak} at step {peak_step}, "
-        f"ends at {end}. The table below lists the values."
-    )
+def memory_text(
+    label: str, peak: str, peak_step: int, start: str, end: str, steps: int, lines: int, words: Catalogue | None = None
+) -> str:
+    """The memory chart's description: its range, its peak and where it ends (in ``words``' language)."""
+    w = words or load()
+    facts = {"label": label, "steps": steps, "lines": lines, "start": start, "peak": peak, "peak_step": peak_step, "end": end}
+    return w.text("memory.description_lines", **facts) if lines > 1 else w.text("memory.description", **facts)

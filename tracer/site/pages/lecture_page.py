@@ -13,6 +13,7 @@ import jinja2
 
 from tracer.contract.trace_format import Environment, Trace
 from tracer.site.cards.render import HtmlRenderer
+from tracer.site.cards.templates import strings_of
 from tracer.site.cards.units import human_bytes
 from tracer.site.model.rank_model import steps_text
 from tracer.site.pages.memory_chart import memory_chart
@@ -57,5 +58,5 @@ def lecture_page_parts(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environ
         "status": trace["status"],
         "trace_error": renderer.error(trace["error"]) if trace.get("error") else "",
         "desync_cards": RankCards(trace, env).desync() if trace.get("ranks") else [],
-        "memory": memory_chart(trace),
+        "memory": memory_chart(trace, words=strings_of(env)),
     }

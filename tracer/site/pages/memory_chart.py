@@ -25,6 +25,7 @@ from tracer.contract.trace_access import memory_nbytes
 from tracer.contract.trace_format import Environment, Trace
 from tracer.site.cards.units import human_bytes
 from tracer.site.cards.text_alternatives import memory_text
+from tracer.site.cards.interface_strings import Catalogue, load
 
 WIDTH = 720
 HEIGHT = 140
@@ -37,11 +38,12 @@ LABEL_CHAR_PX = 5.2  # average width of a 9px section label character
 COLOURS = 8  # distinct line colours (site.css: .lt-memory-c0 … c7), reused beyond
 
 
-def memory_label(environment: Environment) -> str:
+def memory_label(environment: Environment, words: Catalogue | None = None) -> str:
     """What the numbers measure, from the trace's environment."""
+    w = words or load()
     if environment.get("memory_source") == "cuda_allocated":
-        return "GPU memory allocated"
-    return "CPU memory of recorded tensors"
+        return w.text("memory.label_gpu")
+    return w.text("memory.label_cpu")
 
 
 def fit_label(title: str, room_px: float, char_px: float = LABEL_CHAR_PX) -> str:
@@ -130,8 +132,9 @@ def _series(trace: Trace) -> tuple[list[dict[str, Any]], list[tuple[int, int, st
     return list(lines.values()), sections
 
 
-def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] | None:
+def memory_chart(trace: Trace, max_points: int = MAX_POINTS, words: Catalogue | None = None) -> dict[str, Any] | None:
     """Plain data for the timeline, or None when no step holds any memory."""
+    w = words or load()
     series, section_marks = _series(trace)
     peak = max((max(s["values"], default=0) for s in series), default=0)
     if peak == 0:
@@ -153,12 +156,14 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
         values = line["values"]
 
         def point(k: int, name: str = name, line: dict[str, Any] = line) -> dict[str, Any]:
-            where = f"{name} · step {line['counter'][k]}" if name else f"step {line['counter'][k]}"
+            nbytes, counter = human_bytes(line["values"][k]), line["counter"][k]
             return {
                 "step": line["steps"][k],
                 "x": x_of(line["xs"][k]),
                 "y": y_of(line["values"][k]),
-                "label": f"{where}: {human_bytes(line['values'][k])}",
+                "label": w.text("memory.point_ranks", ranks=name, step=counter, nbytes=nbytes)
+                if name
+                else w.text("memory.point", step=counter, nbytes=nbytes),
                 "line": number,
                 "counter": line["counter"][k],
                 "ranks_name": name,
@@ -184,7 +189,11 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
     ranked = bool(series[0]["ranks"])
     top = max(series, key=lambda s: max(s["values"], default=0))
     top_k = max(range(len(top["values"])), key=top["values"].__getitem__)
-    label = memory_label(trace["environment"]) + (", per rank" if ranked else "")
+    label = (
+        w.text("memory.label_per_rank", label=memory_label(trace["environment"], w))
+        if ranked
+        else memory_label(trace["environment"], w)
+    )
     return {
         "width": WIDTH,
         "height": HEIGHT,
@@ -197,6 +206,7 @@ def memory_chart(trace: Trace, max_points: int = MAX_POINTS) -> dict[str, Any] |
             human_bytes(series[0]["values"][-1]),
             max(len(s["values"]) for s in series),
             len(series),
+            w,
         ),
         "lines": lines,
         "ranked": ranked,

@@ -167,6 +167,7 @@ class _Numbers:
 # -- cards -------------------------------------------------------------------------------------------
 _PAD = "\x01"  # where a segment's padding spaces go (a hole's pad); never used when a card holds it
 _PADDED = re.compile(r"( +)((?:<[^<>]*>)*)$")  # spaces, then only tags, before a hole: they right-align it
+_SPLIT = re.compile(r"(\{root\}assets/[A-Za-z0-9_.\-/]+|" + _WORD.pattern + ")")
 # The holes in the order they come; a file's src stays whole: an asset path ({root}assets/...) is one
 # word, and any other src stays in its segment, so that a tool that rewrites them in data.js (chalktrace
 # export inlines them) finds them as the page has them.
@@ -185,14 +186,18 @@ class _Cutter:
     def __call__(self, text: str) -> tuple[list[str], list[str], list[int]]:
         found = self._cut.get(text)
         if found is None:
-            segments, words, start = [], [], 0
-            for hole in _HOLES.finditer(text):
-                if hole.lastgroup == "src":
-                    continue  # kept in the segment it is in
-                segments.append(text[start : hole.start()])
-                words.append(hole.group())
-                start = hole.end()
-            segments.append(text[start:])
+            if "src=" in text:
+                segments, words, start = [], [], 0
+                for hole in _HOLES.finditer(text):
+                    if hole.lastgroup == "src":
+                        continue  # kept in the segment it is in
+                    segments.append(text[start : hole.start()])
+                    words.append(hole.group())
+                    start = hole.end()
+                segments.append(text[start:])
+            else:  # the same cut, in one call
+                pieces = _SPLIT.split(text)  # segment, word, segment, ..., segment
+                segments, words = pieces[0::2], pieces[1::2]
             pads = [-1] * len(words)
             if self.pad:  # a run of spaces never reaches across a line's start (the "\n" between lines)
                 for k, segment in enumerate(segments[:-1]):
@@ -210,7 +215,7 @@ class _Card:
     slot k exactly, "r<p>.<k>": slot k rounded to p digits, "w": a word, "|": the summary ends), its
     text, and its pad (the spaces before it, when they right-align it; -1 when none)."""
 
-    __slots__ = ("floats", "kinds", "pads", "segments", "texts")
+    __slots__ = ("_shape", "floats", "kinds", "pads", "segments", "texts")
 
     def __init__(self, summary: str | None, fragments: list[str], cut: _Cutter) -> None:
         numbers = cut.numbers
@@ -233,6 +238,7 @@ class _Card:
             segments.extend(f_segments[1:])
             texts.extend(f_texts)
             pads.extend(f_pads)
+        self._shape: tuple[Any, ...] | None = None
         self.segments = segments  # a summary's last segment and the card's first meet at its end hole
         self.texts = texts
         self.pads = pads
@@ -275,7 +281,9 @@ class _Card:
         self.kinds = kinds
 
     def shape(self) -> tuple[Any, ...]:
-        return (tuple(self.segments), tuple(self.kinds), tuple(pad >= 0 for pad in self.pads))
+        if self._shape is None:
+            self._shape = (tuple(self.segments), tuple(self.kinds), tuple(pad >= 0 for pad in self.pads))
+        return self._shape
 
 
 def _pad_rule(cards: list[_Card], k: int) -> str:
@@ -318,6 +326,31 @@ class _Tables:
         self.kinds, self.lists, self.segments, self.skeletons = _Index(), _Index(), _Index(), _Index()
 
 
+def _skeleton(card: _Card, alike: list[bool], pad_rules: list[str], tables: _Tables) -> tuple[int, list[tuple[int, bool, bool]]]:
+    """The skeleton of ``card``'s shape (its number in ``tables``), and what each card of that shape
+    writes into ``words``: (hole, its word?, its pad's count?) for each hole that has either."""
+    segments = [card.segments[0]]
+    kinds: list[str] = []
+    own: list[tuple[int, bool, bool]] = []
+    renumbered: dict[int, int] = {}  # hole k -> its number among the holes the skeleton keeps
+    for k, kind in enumerate(card.kinds):
+        rule = pad_rules[k]
+        if card.pads[k] >= 0 and not rule:  # the same spaces in every card of this shape
+            segments[-1] = segments[-1].replace(_PAD, " " * card.pads[k])
+        if alike[k]:
+            segments[-1] += card.texts[k] + card.segments[k + 1]
+            continue
+        if rule.startswith(">@"):
+            rule = f">@{renumbered[int(rule[2:])]}"
+        if kind == "w" or rule == ">":
+            own.append((k, kind == "w", rule == ">"))
+        renumbered[k] = len(kinds)
+        kinds.append(kind + rule)
+        segments.append(card.segments[k + 1])
+    skeleton = (tables.kinds.add(" ".join(kinds)), tables.lists.add(tuple(tables.segments.add(text) for text in segments)))
+    return tables.skeletons.add(skeleton), own
+
+
 def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str | None]) -> dict[str, Any]:
     """The cards (each a list of ``fragments``, its lines) packed: their skeletons, each card's
     skeleton number, the float32 stream and the words."""
@@ -341,29 +374,19 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
     card_skeletons: list[int] = []
     floats: list[float] = []
     words: list[str] = []
+    plans: dict[tuple[Any, ...], tuple[int, list[tuple[int, bool, bool]]]] = {}
     for card in parts:
-        alike, pad_rules = rules[card.shape()]
-        segments = [card.segments[0]]
-        kinds: list[str] = []
-        renumbered: dict[int, int] = {}  # hole k -> its number among the holes the skeleton keeps
-        for k, kind in enumerate(card.kinds):
-            rule = pad_rules[k]
-            if card.pads[k] >= 0 and not rule:  # the same spaces in every card of this shape
-                segments[-1] = segments[-1].replace(_PAD, " " * card.pads[k])
-            if alike[k]:
-                segments[-1] += card.texts[k] + card.segments[k + 1]
-                continue
-            if kind == "w":
+        shape = card.shape()
+        plan = plans.get(shape)
+        if plan is None:  # every card of one shape has one skeleton
+            plan = plans[shape] = _skeleton(card, *rules[shape], tables)
+        skeleton, own = plan
+        card_skeletons.append(skeleton)
+        for k, word, pad_count in own:
+            if word:
                 words.append(card.texts[k])
-            if rule.startswith(">@"):
-                rule = f">@{renumbered[int(rule[2:])]}"
-            elif rule == ">":
+            if pad_count:
                 words.append(str(card.pads[k]))
-            renumbered[k] = len(kinds)
-            kinds.append(kind + rule)
-            segments.append(card.segments[k + 1])
-        skeleton = (tables.kinds.add(" ".join(kinds)), tables.lists.add(tuple(tables.segments.add(text) for text in segments)))
-        card_skeletons.append(tables.skeletons.add(skeleton))
         floats.extend(card.floats)
     width, codes = encode_codes(card_skeletons, len(tables.skeletons.items))
     return {

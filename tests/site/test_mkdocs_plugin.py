@@ -30,6 +30,10 @@ def make_project(root: Path, traces: list[Path]) -> Path:
     return root
 
 
+def build_env() -> dict[str, str]:
+    return {"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"}
+
+
 def build(root: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict"],
@@ -37,7 +41,7 @@ def build(root: Path) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=180,
-        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+        env=build_env(),
     )
 
 
@@ -434,3 +438,21 @@ def test_the_home_page_lists_lectures_in_the_nav_s_order(tmp_path):
     home = (course / "build" / "site" / "index.html").read_text(encoding="utf-8")
     listing = home.split('class="md-content"', 1)[1]
     assert listing.index("lectures/zeta/") < listing.index("lectures/alpha/")
+
+
+def test_a_language_without_a_catalogue_builds_in_english_with_a_warning(tmp_path):
+    trace_all("site_basics")
+    root = make_project(tmp_path / "fr", [trace_path("site_basics")])
+    config = (root / "mkdocs.yml").read_text()
+    (root / "mkdocs.yml").write_text(
+        config.replace("\ntheme:\n  name: material\n", "\ntheme:\n  name: material\n  language: fr\n")
+    )
+    strict = build(root)
+    assert strict.returncode != 0  # a warning stops a strict build, as chalktrace build builds
+    assert "theme.language 'fr' has no chalktrace interface catalogue" in strict.stderr and "English" in strict.stderr
+    lenient = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build"], cwd=root, capture_output=True, text=True, timeout=180, env=build_env()
+    )
+    assert lenient.returncode == 0, lenient.stderr
+    page = (root / "build" / "site" / "lectures" / "site_basics" / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="fr"' in page and ">Step through</button>" in page  # Material's French around chalktrace's English

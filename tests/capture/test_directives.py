@@ -158,6 +158,8 @@ def main():
     w = x  # @inspect rows=16
     v = x  # @inspect v rows=0
     u = x  # @inspect u rows=many
+    t = x  # @inspect t call=last
+    s = x  # @inspect s call=latest
 
 
 def f(a):  # @inspect a rows=3
@@ -172,12 +174,15 @@ def test_inspect_rows_is_an_option_of_every_name_it_inspects_not_a_name():
     assert parsed.by_line[4] == Directives(all_locals=True, rows=16)  # a bare @inspect with the option: every local
     assert parsed.by_line[5] == Directives(inspect=("v",))
     assert parsed.by_line[6] == Directives(inspect=("u",))
+    # call=first|last is read mode's choice of run (the site reads it): the tracer only checks it
+    assert parsed.by_line[7] == Directives(inspect=("t",)) and parsed.by_line[8] == Directives(inspect=("s",))
     assert dict(parsed.warnings) == {
         5: "@inspect rows= takes a whole number of rows of at least 1, not '0'",
         6: "@inspect rows= takes a whole number of rows of at least 1, not 'many'",
-        9: "@inspect rows=N works on the lines that bind a value, not on a def line",
+        8: "@inspect call= takes first or last, not 'latest'",
+        11: "@inspect rows=N works on the lines that bind a value, not on a def line",
     }
-    assert parsed.entries == {9: (9, ("a",))}
+    assert parsed.entries == {11: (11, ("a",))}
 
 
 def test_parse_source_raises_syntax_error():

@@ -10,7 +10,8 @@ physical line of a multi-line simple statement applies to the whole statement; `
 ``def`` line names arguments to record when the function is entered (``FileDirectives.entries``); a
 bare ``# @inspect`` (no names) records every local of its line's frame (on a ``def`` line: every argument).
 ``rows=N`` among an ``@inspect``'s arguments is an option, not a name: the grids of the values it
-inspects show N rows before the fold (``Directives.rows``). This module must not
+inspects show N rows before the fold (``Directives.rows``); so is ``call=first|last`` (which call's
+values read mode shows; checked here, read by the site from the source). This module must not
 evaluate anything or touch frames: it only reads source text.
 
 Which ``@word`` is a directive: a ``@`` followed by a name, at the comment's start or after a space
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 
 from tracer.contract.publish_policy import KINDS as WARNING_KINDS
 from tracer.contract.source_facts import (
+    CALL_CHOICES,
     DIRECTIVE_NAMES,
     INSPECT_OPTION,
     INSPECT_PATH,
@@ -144,6 +146,9 @@ def _inspect_options(args: list[str], line: int, warnings: list[tuple[int, str]]
         option = INSPECT_OPTION.match(arg)
         if option is None:
             names.append(arg)
+        elif option.group(1) == "call":  # which call's values read mode shows: the site reads it
+            if option.group(2) not in CALL_CHOICES:
+                warnings.append((line, f"@inspect call= takes {' or '.join(CALL_CHOICES)}, not {option.group(2)!r}"))
         elif option.group(2).isdigit() and int(option.group(2)) >= 1:
             rows = int(option.group(2))
         else:

@@ -47,10 +47,13 @@ NAME_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")  # a name or dotted p
 # int, a quoted string or a name/dotted path (``x[0]``, ``d['k']``, ``h[-1]``, ``obj.attr[i]``).
 _SUBSCRIPT = r"\[(?:-?\d+|'[^'\[\]]*'|\"[^\"\[\]]*\"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\]"
 INSPECT_PATH = re.compile(rf"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|{_SUBSCRIPT})*$")
-# An ``@inspect`` option, not a name: ``# @inspect x rows=32`` shows 32 rows of x's value grid before
-# the fold (every name of that ``@inspect``; the course's ``preview_rows``, else 8, elsewhere). The
-# tracer records it on each value it inspects there (``rows``); the site folds the rest.
-INSPECT_OPTION = re.compile(r"^(rows)=(.*)$")
+# The options of an ``@inspect``, not names: ``# @inspect x rows=32`` shows 32 rows of x's value grid
+# before the fold (every name of that ``@inspect``; the course's ``preview_rows``, else 8, elsewhere):
+# the tracer records it on each value it inspects there (``rows``), the site folds the rest.
+# ``# @inspect x call=last``: read mode shows the line's values from the last call of its function
+# instead of the first (``call=first``, the default; the site reads it from the source).
+INSPECT_OPTION = re.compile(r"^(rows|call)=(.*)$")
+CALL_CHOICES = ("first", "last")
 
 # The facts ``@ask`` can ask about a value (``@ask x.shape``, ``@ask z shares x``) or a line
 # (``@ask flops``: the line's @flops count; ``@ask bytes``: the bytes its collective sends per rank).

@@ -1,3 +1,5 @@
+import re
+
 from markupsafe import Markup
 
 from tracer.site.pages.read_page import ReadPage, fill_slots, note_markdown, relative_urls, root_for
@@ -103,3 +105,43 @@ def test_a_failing_inspect_is_reported_once_as_its_warning_not_again_as_a_card()
     for step in range(data["count"]):
         assert set(accumulated_env(data, step)) <= {"w"}
     assert set(accumulated_env(data, data["count"] - 1)) == {"w"}
+
+
+def test_a_helper_s_line_shows_its_first_call_s_values_unless_it_asks_for_the_last():
+    """``scale`` runs 4 times, first where the prose introduces it: its line shows y = 10, from that
+    first call, and links to it; ``shift``'s line asks ``call=last`` (z = 3); a loop in main shows its
+    last run as before (total = 3)."""
+    from helpers.traced import line_of, traced
+    from tracer.site.cards.render import HtmlRenderer
+    from tracer.site.cards.templates import template_env
+    from tracer.site.pages.read_page import build_read_page
+
+    trace = traced("first_call_values")
+    env = template_env()
+    slots = [str(slot) for slot in build_read_page(trace, HtmlRenderer(trace, env), env).slots]
+
+    def annotation(name: str) -> str:
+        (found,) = [slot for slot in slots if 'class="lt-annotation"' in slot and f'data-name="{name}"' in slot]
+        return found
+
+    def shown(html: str) -> tuple[str, int, str]:
+        step = int(re.search(r'href="#step=(\d+)"', html).group(1))
+        note = re.search(r'<span class="lt-runs-note">(.*?)</span>', html).group(1)
+        value = re.search(r'class="lt-name">\w+</code>.*?(\d+)', re.sub(r"\s+", " ", html)).group(1)
+        return value, step, note
+
+    def step_line(step: int) -> tuple[int, str]:
+        from tracer.contract.trace_access import step_frame
+
+        frame = step_frame(trace["steps"][step])
+        caller = trace["steps"][step]["stack"][-2]
+        return frame["line"], caller["line"]
+
+    value, step, note = shown(annotation("y"))
+    assert (value, note) == ("10", "ran 4 times; values from the first call")
+    assert step_line(step) == (line_of("first_call_values", "y = x * 10"), line_of("first_call_values", "a = scale(1)"))
+    value, step, note = shown(annotation("z"))
+    assert (value, note) == ("3", "ran 2 times; values from the last run")
+    assert step_line(step)[1] == line_of("first_call_values", "b = shift(2)")
+    value, _step, note = shown(annotation("total"))
+    assert (value, note) == ("3", "ran 3 times; values from the last run")

@@ -47,6 +47,11 @@ class LineRecord:
     last_step: int = -1  # last completed (non-call) step; -1 until one completes
     runs: int = 0
     env: dict[str, tuple[int, Value]] = field(default_factory=dict)  # name -> (step, value), last run
+    # A helper's line runs once per call: its runs during the first call of its function (the whole
+    # run of a function called once, such as main), their values (the last of them) and last step.
+    first_call_runs: int = 0
+    first_call_env: dict[str, tuple[int, Value]] = field(default_factory=dict)
+    first_call_step: int = -1
     renderings: list[tuple[int, Rendering]] = field(default_factory=list)
     errors: list[tuple[int, ErrorInfo]] = field(default_factory=list)
     compute: tuple[int, Compute] | None = None
@@ -67,12 +72,23 @@ def collect_lines(trace: Trace) -> dict[int, LineRecord]:
     """Fold the steps into one record per executed statement of the main file.
 
     A step in another file (a helper module) lends its renderings and errors to the innermost
-    main-file line on its stack, so they show where the main file called into it.
+    main-file line on its stack, so they show where the main file called into it. A function's
+    first call lasts from its first step until a step whose stack no longer holds it at that depth.
     """
     main = trace["lecture"]["path"]
     records: dict[int, LineRecord] = {}
+    first_calls: dict[tuple[str, str], int] = {}  # (path, function) -> stack depth, while its first call runs
+    called: set[tuple[str, str]] = set()
     for index, step in enumerate(trace["steps"]):
         frame = step_frame(step)
+        stack = step.get("stack") or [frame]
+        for key, depth in list(first_calls.items()):
+            if len(stack) < depth or (stack[depth - 1]["path"], stack[depth - 1]["function"]) != key:
+                del first_calls[key]  # it returned: later runs are other calls
+        key = (frame["path"], frame["function"])
+        if key not in called:
+            called.add(key)
+            first_calls[key] = len(stack)
         if frame["path"] == main:
             record = records.setdefault(frame["line"], LineRecord(line=frame["line"], first_step=index))
             if not step.get("call") and not is_partial(step):  # an @animate line runs once, over its parts
@@ -80,6 +96,10 @@ def collect_lines(trace: Trace) -> dict[int, LineRecord]:
                 record.last_step = index
                 for name, value in step["env"].items():
                     record.env[name] = (index, value)
+                if key in first_calls:
+                    record.first_call_runs += 1
+                    record.first_call_step = index
+                    record.first_call_env.update((name, (index, value)) for name, value in step["env"].items())
                 if step.get("compute"):
                     record.compute = (index, step["compute"])
                 record.stdout += step.get("stdout", "")

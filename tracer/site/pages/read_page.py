@@ -28,9 +28,11 @@ from tracer.site.cards.kinds.tensors import diagram_key
 from tracer.site.cards.render import HtmlRenderer
 
 from tracer.site.cards.templates import ROOT, line_anchor, template_macros
+from tracer.site.model.directive_comments import directive_cuts
+from tracer.site.model.line_records import LineRecord
 from tracer.site.model.page_model import MAX_RENDERINGS_PER_LINE, Annotation, CodeBlock, build_document, paragraph_groups
 from tracer.site.pages.rank_cards import RankCards
-from tracer.contract.source_facts import source_facts
+from tracer.contract.source_facts import CALL_CHOICES, parse_directive_comment, source_facts
 from tracer.contract.trace_format import Rendering, Trace
 
 LAZY_MIN_CHARS = 1200  # annotation bodies longer than this (tensor cards) are put in place by assets/read.js
@@ -79,12 +81,43 @@ def _paragraph_markdown(group: list[Rendering], page: ReadPage, renderer: HtmlRe
     return " ".join(r["data"].strip() if r.get("type") == "markdown" else page.slot(renderer.inline(r)) for r in group)
 
 
-def shared_diagrams(blocks: list[Any]) -> dict[tuple[Any, ...], str]:
+@dataclass(frozen=True)
+class ShownValues:
+    """Which run's values a line's annotation shows: ``env`` (name -> (step, value)), the step its
+    link opens, and whether they are the first call's of a function that was called again."""
+
+    env: dict[str, tuple[int, Any]]
+    step: int
+    first_call: bool
+
+
+def shown_values(record: LineRecord, last_call: bool) -> ShownValues:
+    """A helper's line (its function called more than once) shows the values of the first call, in
+    the section where the prose introduces that call (page_model places it there), unless the line
+    asks for the last (``# @inspect x call=last``); any other line, those of its last run."""
+    if record.first_call_runs and record.runs > record.first_call_runs and not last_call:
+        return ShownValues(record.first_call_env, record.first_call_step, True)
+    return ShownValues(record.env, record.last_step if record.last_step >= 0 else record.first_step, False)
+
+
+def last_call_lines(source: str) -> frozenset[int]:
+    """Lines whose ``@inspect`` asks for the last call's values (``call=last``)."""
+    lines = source.splitlines()
+    found = set()
+    for line, column in directive_cuts(source).items():
+        found_args = parse_directive_comment("#" + lines[line - 1][column:].lstrip().lstrip("#"))[0].get("inspect", [])
+        if f"call={CALL_CHOICES[1]}" in found_args:
+            found.add(line)
+    return frozenset(found)
+
+
+def shared_diagrams(blocks: list[Any], last_calls: frozenset[int] = frozenset()) -> dict[tuple[Any, ...], str]:
     """Storage drawings more than one card of the page shows (diagram_key -> element id)."""
     counts: Counter[tuple[Any, ...]] = Counter()
     for block in blocks:
         if isinstance(block, Annotation):
-            counts.update(key for _step, value in block.record.env.values() if (key := diagram_key(value)) is not None)
+            env = shown_values(block.record, block.record.line in last_calls).env
+            counts.update(key for _step, value in env.values() if (key := diagram_key(value)) is not None)
     return {key: f"lt-sd-{k}" for k, key in enumerate(key for key, n in counts.items() if n > 1)}
 
 
@@ -119,7 +152,8 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
     ranked = RankCards(trace, env, renderer.heatmaps) if trace.get("ranks") else None
     parts: list[str] = []
     blocks = build_document(trace)
-    shared = shared_diagrams(blocks)
+    last_calls = last_call_lines(trace["files"].get(main, ""))
+    shared = shared_diagrams(blocks, last_calls)
     for block in blocks:
         if isinstance(block, CodeBlock):
             lines = [
@@ -136,6 +170,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
             continue
         assert isinstance(block, Annotation)
         record = block.record
+        shown = shown_values(record, record.line in last_calls)
         renderings = record.renderings[:MAX_RENDERINGS_PER_LINE]
         for _step, group in _step_groups(renderings):
             if len(group) > 1 or group[0].get("type") == "link":
@@ -152,7 +187,7 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
             parts.append(page.slot(macros.more_renderings(len(record.renderings) - len(renderings))))
         cards = [
             renderer.value(name, value, step_index=step, shared_diagrams=shared, exact_grids=False)
-            for name, (step, value) in record.env.items()
+            for name, (step, value) in shown.env.items()
             if value.get("type") != "missing"  # an @inspect that named nothing: its warning says so, once
         ]
         if record.ranks is not None and ranked is not None:
@@ -173,8 +208,9 @@ def build_read_page(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environmen
             parts.append(
                 page.slot(
                     macros.annotation(
-                        step=record.last_step if record.last_step >= 0 else record.first_step,
+                        step=shown.step,
                         runs=record.runs,
+                        first_call=shown.first_call,
                         one_line_loop=record.line in one_line_loops,
                         body=Markup(body),
                         lazy=len(body) > LAZY_MIN_CHARS,

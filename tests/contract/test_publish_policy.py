@@ -115,3 +115,16 @@ def test_warning_kinds_of_the_tracer_s_messages():
     assert warning_kind("the lecture left an interval timer armed") == "other"
     assert warning_kind("image(https://x.org/a.png): not in the course cache and cannot be fetched (offline)") == "media"
     assert set(KINDS) == {"unencodable", "directive", "metadata", "media", "alt-text", "truncated", "other"}
+
+
+def test_a_change_to_accept_warnings_reaches_a_page_rendered_from_the_cache(tmp_path):
+    """The setting is not in the trace: a build after it changed must not reuse the page rendered before."""
+    root = course(tmp_path)
+    chalktrace(root, "build")
+    page = root / "build" / "site" / "lectures" / "warns" / "index.html"
+    assert page.read_text(encoding="utf-8").count("Trace warning") == 4
+    with (root / "pyproject.toml").open("a", encoding="utf-8") as settings:
+        settings.write('\n[tool.chalktrace]\naccept_warnings = ["metadata", "alt-text"]\n')
+    chalktrace(root, "build")  # the trace is unchanged (nothing re-traced): only the setting moved
+    shown = page.read_text(encoding="utf-8")
+    assert shown.count("Trace warning") == 2 and shown.count("Author&#39;s note") + shown.count("Author's note") == 2

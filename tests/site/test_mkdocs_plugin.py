@@ -429,6 +429,10 @@ def test_the_home_page_lists_lectures_in_the_nav_s_order(tmp_path):
     # The title, written once as site_name, heads the home page (not MkDocs' "Home") and names its tab.
     assert re.search(r"<h1[^>]*>Systems: week one</h1>", home) and "<title>Systems: week one</title>" in home
     assert "Home" not in re.findall(r"<h1[^>]*>(.*?)</h1>", home)
+    # the sidebar says it once, as its heading: the home page's own entry is "Home"
+    sidebar = home[home.index('<nav class="md-nav md-nav--primary"') :]
+    said = re.sub(r"<[^>]*>", " ", sidebar[: sidebar.index("</nav>")]).split()  # its text, without the markup
+    assert " ".join(said).count("Systems: week one") == 1 and "Home" in said
     config.write_text(
         config.read_text(encoding="utf-8") + "\nnav:\n  - index.md\n  - lectures/zeta.md\n  - lectures/alpha.md\n",
         encoding="utf-8",

@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
@@ -50,7 +50,7 @@ from tracer.contract.lecture_files import lecture_name_problem, url_safe
 from tracer.contract.trace_format import Trace, TraceError
 from tracer.contract.trace_reading import load_trace
 from tracer.contract.helper_files import SettingsError
-from tracer.contract.publish_policy import StudentWarning, student_warnings
+from tracer.contract.publish_policy import StudentWarning, accepted_settings, student_warnings
 from tracer.site.pages.speaker_notes import notes_text
 from tracer.site.pages.viewer_data import viewer_data_text
 from tracer.site.built_files import link_retrace_status, published_images, write_notes, write_rendered
@@ -122,6 +122,13 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             self.cache = RenderCache(layout.work_dir, version)  # kept across serve's rebuilds
         # the configuration as MkDocs resolved it (INHERIT merged, !ENV read), not the file's bytes
         self.settings = f"{config['site_name']}\0step_mode={self.config.step_mode}\0{settings_text(config)}"
+        # and what decides the page's warning boxes besides the trace: the course's accept_warnings
+        # (pyproject.toml; a bad one shows every warning) and a lenient layout's rules
+        try:
+            accepted: object = accepted_settings(self.project_root)
+        except SettingsError:
+            accepted = None
+        self.settings += f"\0accept_warnings={accepted!r}\0lenient={layout.lenient}"
         self.lectures: dict[str, LecturePage] = {}
         self._no_page: list[str] = []  # traces that got no page at all (not even an error card)
         self._nav_order: dict[str, int] = {}  # lecture name -> its place in the nav (on_nav)
@@ -308,9 +315,10 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         root = root_for(page.url)
         if page.file.src_uri == "index.md":
             if "<h1" not in html and "title" not in page.meta:
-                # A course's title lives once, as site_name: the home page's heading (Material's <h1>
-                # when the page has none) and its <title> read it instead of MkDocs' "Home".
-                page.title = config["site_name"]
+                # A course's title lives once, as site_name: it heads the home page (Material's <title>
+                # for the home page reads it too). The page keeps MkDocs' title, "Home", for its entry
+                # in the nav, which Material heads with site_name already (it would say it twice).
+                html = f"<h1>{escape(config['site_name'])}</h1>\n{html}"
             listing = self._home_listing(root)
             return html.replace(HOME_MARKER, listing) if HOME_MARKER in html else html + listing
         cached = self._cached_content(page)

@@ -5,7 +5,8 @@ content and table of contents, the highlighted source page, the step viewer's ``
 ``plot()`` charts and tensor heatmaps, its search index entries) depends only on the trace's bytes,
 the renderer (this package's site code, its templates and assets, or a course's own templates, and
 the versions of the libraries that shape the HTML: ``LIBRARIES``) and the site's settings (the
-MkDocs configuration as resolved, ``INHERIT`` and ``!ENV`` included). An entry is keyed by all of
+MkDocs configuration as resolved, ``INHERIT`` and ``!ENV`` included, and the course's
+``accept_warnings``, which decides the page's warning boxes). An entry is keyed by all of
 them, so an entry found is exactly what rendering would make again: a cached build is
 byte-for-byte a cold build.
 

@@ -555,6 +555,9 @@ def test_charts_are_drawn_for_the_scheme_they_are_shown_in(browser, site, scheme
         assert shown and all(src.endswith("-dark.svg") == (scheme == "dark") for src in shown)
         luminance = ImageStat.Stat(Image.open(io.BytesIO(chart.screenshot())).convert("L")).mean[0]
         assert luminance < 80 if scheme == "dark" else luminance > 200, luminance
+        page.emulate_media(media="print")  # on paper, dark ink on white whatever the scheme
+        printed = Image.open(io.BytesIO(chart.screenshot())).convert("L")
+        assert ImageStat.Stat(printed).mean[0] > 200 and printed.getextrema()[0] < 60, ImageStat.Stat(printed).mean
 
 
 # Material's primary palettes (its palette stylesheet has them all).

@@ -8,6 +8,8 @@ import sys
 
 from helpers.projects import make_project
 from tracer.commands.draft_traces import DraftTraces, syntax_error_trace
+from tracer.commands.retrace_status import RetraceStatus
+from tracer.commands.run_protocol import RunOutcome
 from tracer.contract.trace_reading import load_trace
 
 GOOD = 'from tracer import text\n\n\ndef main():\n    text("# Drafts")\n    x = 1\n'
@@ -52,3 +54,16 @@ def test_publish_leaves_the_committed_trace_and_withdraws_on_the_fix(tmp_path):
     drafts.publish(lecture, root, committed)
     DraftTraces(drafts.directory)  # a new serve starts with none
     assert not draft.exists() and drafts.directory.is_dir()
+
+
+def test_a_deleted_lecture_s_draft_is_withdrawn(tmp_path):
+    root = make_project(tmp_path, {"demo.py": BROKEN, "other.py": BROKEN})
+    drafts = DraftTraces(root / "build" / "draft-traces")
+    lectures = [root / "lectures" / "demo.py", root / "lectures" / "other.py"]
+    for lecture in lectures:
+        assert drafts.publish(lecture, root, root / "site" / "traces" / f"{lecture.stem}.json")
+    lectures[1].unlink()  # serve's next build: demo fails again, other is gone
+    status = RetraceStatus(root / "build" / "retrace-status.json", drafts, root)
+    status.traced_here([RunOutcome(lectures[0], 2, 0.1, "lectures/demo.py:6: SyntaxError: '(' was never closed")], lectures[:1])
+    assert sorted(p.name for p in drafts.directory.iterdir()) == ["demo.json"]
+    assert json.loads(status.path.read_text(encoding="utf-8"))["demo"]["message"].endswith("'(' was never closed")

@@ -112,3 +112,10 @@ class DraftTraces:
 
     def withdraw(self, lecture: Path) -> None:
         (self.directory / f"{lecture.stem}.json").unlink(missing_ok=True)
+
+    def keep_only(self, lectures: list[Path]) -> None:
+        """Withdraw the draft of each lecture not among ``lectures`` (deleted or renamed meanwhile)."""
+        names = {lecture.stem for lecture in lectures}
+        for draft in self.directory.glob("*.json"):
+            if draft.stem not in names:
+                draft.unlink(missing_ok=True)

@@ -70,6 +70,8 @@ class RetraceStatus:
                 if self.drafts is not None and self.project_root is not None:
                     root = self.project_root
                     self.drafts.publish(outcome.lecture, root, trace_path(root, outcome.lecture))
+            if self.drafts is not None:
+                self.drafts.keep_only(lectures)  # a lecture deleted with its draft up has no page
             for lecture in lectures:
                 if self.drafts is not None and lecture.stem not in failed:
                     self.drafts.withdraw(lecture)

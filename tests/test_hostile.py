@@ -505,6 +505,7 @@ OWN_SCRIPTS = (".min.js", "chalktrace/viewer.js", "data.js")
 
 def page_findings(site: Path) -> dict[str, list[str]]:
     """Live content (handlers, script URLs, injected scripts) in every page and step-data fragment."""
+    from helpers.step_data import unpacked_cards
     from helpers.xss_attacks import live_content
 
     found: dict[str, list[str]] = {}
@@ -527,6 +528,8 @@ def page_findings(site: Path) -> dict[str, list[str]]:
                     walk(v)
 
         walk(payload)
+        if "packed" in payload:  # the value cards as the page shows them, not only their packed pieces
+            strings.extend(text for card in unpacked_cards(payload) for text in card if text)
         hits = [hit for fragment in strings if "<" in fragment for hit in live_content(fragment)]
         if hits:
             found[str(data.relative_to(site))] = hits

@@ -1,0 +1,75 @@
+"""The value cards of a packed ``data.js``, as step-data.js decodes them, written again in Python so that
+tests can read what a page shows without a browser (tests/browser/test_browser_step_data.py checks
+the browser's own decoding against the renderer)."""
+
+from __future__ import annotations
+
+import base64
+import struct
+from typing import Any
+
+from tracer.site.pages.packed_data import DIGITS64, exact_text, rounded_text
+
+
+def _float32_number(f: float) -> tuple[str, str, int]:
+    """A float32's shortest decimal, found as step-data.js finds it: the first precision that reads back."""
+    sign = "-" if f < 0 else ""
+    magnitude = abs(f)
+    for precision in range(1, 10):
+        text = f"{magnitude:.{precision - 1}e}"
+        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == magnitude:
+            break
+    mantissa, _, exponent = text.partition("e")
+    return sign, mantissa.replace(".", "").rstrip("0") or "0", int(exponent)
+
+
+def unpacked_cards(payload: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """Every card of ``payload`` (the object in data.js) as (html, summary)."""
+    p = payload["packed"]
+    floats = base64.b64decode(p["floats"])
+    words = p["words"].split(" ") if p["words"] else []
+    width, codes = p["card_width"], p["card_skeletons"]
+    cards: list[tuple[str, str | None]] = []
+    float_at = word_at = 0
+    for k in range(len(codes) // width):
+        number = 0
+        for char in codes[k * width : (k + 1) * width]:
+            number = number * 64 + DIGITS64.index(char)
+        kinds_index, list_index = p["skeletons"][number]
+        kinds = p["kinds"][kinds_index].split(" ") if p["kinds"][kinds_index] else []
+        segments = [p["segments"][s] for s in p["segment_lists"][list_index]]
+        slots: dict[int, tuple[str, str, int]] = {}
+        used = 0
+        out, summary, texts = "", None, []
+        for h, token in enumerate(kinds):
+            kind, pad, rule = token.partition(">")
+            text = ""
+            if kind == "w":
+                text = words[word_at]
+                word_at += 1
+            elif kind[0] in "vr":
+                significant, _, slot_text = kind[1:].rpartition(".") if kind[0] == "r" else ("", "", kind[1:])
+                slot = int(slot_text)
+                used = max(used, slot + 1)
+                if slot not in slots:
+                    slots[slot] = _float32_number(struct.unpack_from("<f", floats, 4 * (float_at + slot))[0])
+                text = exact_text(*slots[slot]) if kind[0] == "v" else rounded_text(*slots[slot], int(significant))
+            segment = segments[h]
+            if pad:
+                if rule.startswith("@"):
+                    target = int(texts[int(rule[1:])])
+                elif rule:
+                    target = int(rule)
+                else:
+                    target = int(words[word_at]) + len(text)
+                    word_at += 1
+                segment = segment.replace("\x01", " " * max(0, target - len(text)))
+            texts.append(text)
+            out += segment
+            if kind == "|":
+                summary, out = out, ""
+            else:
+                out += text
+        float_at += used
+        cards.append((out + segments[len(kinds)], summary))
+    return cards

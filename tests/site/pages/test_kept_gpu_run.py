@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tracer.site.cards.interface_strings import load as load_strings
 from tracer.site.pages.kept_gpu_run import changed_lines, gpu_run_note, gpu_run_title, publishable
 
 
@@ -47,11 +48,13 @@ def test_note_counts_the_lines_of_the_lecture_file_that_differ():
         "url": "../gpu/",
         "source_path": "lectures/a.py",
         "changed_lines": 1,
-        "changed_text": "1 line",
-        "differ_text": "differs",
+        "changed_lines_text": "1",
     }
     many = gpu_run_note(trace("cpu", "x\n" * 1200), gpu, url="", on_gpu_run_page=True)
-    assert (many["changed_lines"], many["changed_text"], many["differ_text"]) == (1200, "1,200 lines", "differ")
+    assert (many["changed_lines"], many["changed_lines_text"]) == (1200, "1,200")
+    words = load_strings("en")
+    assert words.text("gpu.differ", count=1200, lines="1,200", path="a.py") == "1,200 lines of a.py differ between the two runs"
+    assert words.text("gpu.differ", count=1, lines="1", path="a.py") == "1 line of a.py differs between the two runs"
     assert gpu_run_note(cpu, trace("cuda", "x = 1\n"), url="", on_gpu_run_page=True)["gpu_name"] == "a GPU"
 
 

@@ -44,9 +44,7 @@ def gpu_run_note(current: Trace, gpu_run: Trace, *, url: str, on_gpu_run_page: b
         "url": url,
         "source_path": path,
         "changed_lines": lines,
-        # "3 lines of PATH differ": the template puts the path between the two
-        "changed_text": f"{lines:,} line" + ("" if lines == 1 else "s"),
-        "differ_text": "differs" if lines == 1 else "differ",
+        "changed_lines_text": f"{lines:,}",  # the template words it in the course's language ("1,200 lines of PATH differ")
     }
 
 

@@ -106,13 +106,15 @@ class HtmlRenderer:
             view_of, value = value.get("class", "?"), value.get("value") or {"type": "none"}
         if "rows" not in value and value.get("type") in ("tensor", "ndarray"):
             value = {**value, "rows": self.preview_rows}  # the trace's; ``@inspect x rows=N`` recorded its own
-        view = value_view(value)
-        if view["kind"] == "tensor":
+        if value.get("type") == "tensor":
+            # value_view would draw it too (its grids, heatmap and stride diagram); drawn once, with dims and shares
             view = tensor_view(
                 value, dims=self.dims_for(name, value, step_index), shares=self.shared_with(name, value, step_index)
             )
             if shared_diagrams and view["diagram"] and (key := diagram_key(value)) is not None:
                 view["diagram_ref"] = shared_diagrams.get(key)
+        else:
+            view = value_view(value)
         for table in view.get("tables", ()):
             if table.get("heatmap"):
                 self.heatmaps[table["heatmap"]["name"]] = table["heatmap"]["png"]

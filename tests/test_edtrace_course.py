@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import html
 import os
 import re
 import shutil
@@ -194,7 +195,7 @@ def test_site_shows_citations_media_graph(built_site):
     assert png[1] == "From trace to site" and (built_site / "assets" / png[0]).is_file()
     videos = re.findall(r'<video controls preload="metadata" src="[^"]*assets/([^"]+)"', page)
     assert len(videos) == 2 and all((built_site / "assets" / v).is_file() for v in videos)
-    assert f'<a href="{POSTER_URL}">{POSTER_URL}</a>' in page and "over the course's size limit" in page
+    assert f'<a href="{POSTER_URL}">{POSTER_URL}</a>' in page and "over the course's size limit" in html.unescape(page)
     assert 'aria-label="graph of 4 node(s) and 3 edge(s)"' in page and page.count("<polygon points=") >= 3
     assert "cytoscape" not in page.lower()
     assert "pipeline.png" not in re.sub(r'href="[^"]*"', "", page.split("<article", 1)[1]).split("</article>")[0]

@@ -158,11 +158,50 @@ EXTRA_LECTURES = {
 }
 
 
-def test_every_extra_but_the_developers_has_a_lecture_that_uses_it():
+# Extras for a command rather than for lectures' values: the command each one makes work.
+EXTRA_COMMANDS = {"export": "export"}
+
+
+def test_every_extra_but_the_developers_has_a_lecture_or_a_command_that_uses_it():
     import tomllib
 
     extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
-    assert set(extras) - {"test"} == set(EXTRA_LECTURES)
+    assert set(extras) - {"test"} == set(EXTRA_LECTURES) | set(EXTRA_COMMANDS)
+    assert not set(EXTRA_LECTURES) & set(EXTRA_COMMANDS)
+
+
+@pytest.mark.wheel
+@pytest.mark.skipif(not Path("/usr/bin/chromium").is_file(), reason="needs Debian's chromium")
+def test_the_wheel_with_the_export_extra_prints_a_pdf(tmp_path):
+    """``chalktrace[export]`` alone, into a fresh environment: ``chalktrace export --pdf`` prints a
+    course's lecture with a system Chromium (nothing else installed for it)."""
+    from pypdf import PdfReader
+
+    env = clean_env()
+    wheel = build_wheel(tmp_path, env)
+    venv = tmp_path / "venv"
+    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)
+    run(
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        venv / "bin" / "python",
+        "install",
+        "--quiet",
+        "-c",
+        REPO / "constraints.txt",
+        f"chalktrace[export] @ {wheel.as_uri()}",
+        cwd=tmp_path,
+        env=env,
+        timeout=1800,
+    )
+    course = tmp_path / "course"
+    run(venv / "bin" / "chalktrace", "init", course, "-q", cwd=tmp_path, env=env)
+    pdf = tmp_path / "hello.pdf"
+    run(venv / "bin" / "chalktrace", EXTRA_COMMANDS["export"], "hello", "--pdf", "-o", pdf, cwd=course, env=env, timeout=600)
+    text = "".join(page.extract_text() for page in PdfReader(pdf).pages)
+    assert "Hello" in text and "mean" in text
 
 
 @pytest.mark.wheel

@@ -77,6 +77,30 @@ def test_a_translation_has_the_same_parameters_and_plural_forms_as_english(name:
         assert tr_forms and all(text.strip() for text in tr_forms), f"{name}.json {key} is empty"
 
 
+def test_the_drawings_text_alternatives_are_in_both_catalogues_and_translated() -> None:
+    # heatmaps' alt and storage diagrams' labels (text_alternatives.py): every key it uses, in each
+    # shipped language, Chinese in the Chinese one (the words, not only a copy of English)
+    used = python_keys()["cards/text_alternatives.py"]
+    assert {key for key in used if key.startswith("alt.")} == {key for key in catalogue_keys(ENGLISH) if key.startswith("alt.")}
+    assert len(used) > 20
+    english, chinese = read_catalogue(ENGLISH), read_catalogue("zh-Hans")
+    for key in sorted(used):
+        assert key in english and key in chinese, key
+        if key != "alt.separator" and key != "alt.list_separator" and key != "alt.and":
+            words = chinese[key] if isinstance(chinese[key], str) else chinese[key]["other"]
+            assert re.search(r"[\u4e00-\u9fff]", words), f"{key}: {words!r} is not Chinese"
+
+
+def test_a_drawings_text_alternative_follows_the_templates_language() -> None:
+    facts = {"rows": 2, "cols": 3, "low": "0", "high": "5", "scale": "sequential", "pattern": "", "sampled": False}
+    storage = {"shape": (2, 3), "stride": (3, 1), "first_cell": 0, "last_cell": 5, "shown": 6, "numel": 6}
+    zh, en = template_env(strings=load("zh-Hans")), template_env()
+    assert zh.globals["heatmap_alt"](facts) == "热图：2 × 3 个值，取值从 0 到 5"
+    assert en.globals["heatmap_alt"](facts) == "heatmap of 2 × 3 values, from 0 to 5"
+    assert zh.globals["storage_alt"](storage) == "6 个元素，位于存储单元 0–5，行优先（按索引顺序，最后一个索引变化最快）"
+    assert en.globals["storage_alt"](storage) == "6 elements in storage cells 0–5, row-major (index order, last index fastest)"
+
+
 def test_material_language_codes_pick_a_catalogue() -> None:
     assert language_of("en") == ("en", None)
     assert language_of("zh") == ("zh-Hans", None)  # Material's zh is Simplified Chinese

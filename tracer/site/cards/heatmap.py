@@ -5,7 +5,8 @@ an elided row or column, exactly as the capture side records it) and returns wha
 the PNG bytes and its file name (a content hash, so equal heatmaps share one file), the colour scale
 (``"diverging"``, centred on 0, when any value is negative; ``"sequential"`` otherwise), the legend's
 min and max, whether the block is a sample of a bigger tensor (an elided run), which real index
-each drawn row and column stands for, and whether NaN/±Inf cells are present. Each cell is a square
+each drawn row and column stands for, whether NaN/±Inf cells are present, and the facts its text
+alternative words (``alt``, ``text_alternatives.heatmap_text``'s arguments). Each cell is a square
 of ``cell_px`` pixels; NaN and ±Inf get their own marks; elided runs are a transparent gap. The
 palettes are this module's own colour stops (blue–orange diverging and a yellow–teal–indigo
 sequential ramp, both readable with the common colour-vision deficiencies); site.css draws the
@@ -26,7 +27,7 @@ from typing import Any
 from tracer.contract.trace_format import HEATMAP_CODE_NAN as CODE_NAN, HEATMAP_CODE_NEG_INF as CODE_NEG_INF
 from tracer.contract.trace_format import HEATMAP_CODE_POS_INF as CODE_POS_INF, HEATMAP_CODE_TOP as CODE_TOP
 from tracer.site.cards.units import format_number
-from tracer.site.cards.text_alternatives import block_pattern, heatmap_text
+from tracer.site.cards.text_alternatives import block_pattern
 
 ELLIPSIS = "…"
 DIVERGING_STOPS = (
@@ -161,16 +162,16 @@ def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] 
         "no_finite": not finite,
     }
     low, high = view["min"], view["max"]
-    view["description"] = heatmap_text(
-        shape[0] if shape else len(rows),
-        shape[1] if shape else width,
-        low,
-        high,
-        view["scale"],
-        "" if sampled else block_pattern(rows),
-        sampled,
-        [name for name, present in (("NaN", view["nan"]), ("±Inf", view["inf"])) if present],
-    )
+    view["alt"] = {  # heatmap_text's arguments: the template words them in the course's language
+        "rows": shape[0] if shape else len(rows),
+        "cols": shape[1] if shape else width,
+        "low": low,
+        "high": high,
+        "scale": view["scale"],
+        "pattern": "" if sampled else block_pattern(rows),
+        "sampled": sampled,
+        "specials": [name for name, present in (("NaN", view["nan"]), ("±Inf", view["inf"])) if present],
+    }
     if sampled and shape is not None:
         view["row_index"] = _runs(_positions([r is None for r in rows], shape[0]))
         gaps = next((r for r in rows if r is not None and _GAP in r), rows[0] or [])
@@ -238,17 +239,17 @@ def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, A
         if present
     ]
     return {
-        "description": heatmap_text(
-            len(rows),
-            cols,
-            text(lo) if finite else "",
-            text(hi) if finite else "",
-            "diverging" if diverging else "sequential",
-            "" if pooled or record.get("sampled") else block_pattern(rows),
-            bool(record.get("sampled")),
-            specials,
-            pooled,
-        ),
+        "alt": {  # heatmap_text's arguments: the template words them in the course's language
+            "rows": len(rows),
+            "cols": cols,
+            "low": text(lo) if finite else "",
+            "high": text(hi) if finite else "",
+            "scale": "diverging" if diverging else "sequential",
+            "pattern": "" if pooled or record.get("sampled") else block_pattern(rows),
+            "sampled": bool(record.get("sampled")),
+            "specials": specials,
+            "pooled": pooled,
+        },
         "name": hashlib.sha1(png).hexdigest()[:8] + ".png",
         "png": png,
         "width": cols * cell_px,

@@ -20,7 +20,6 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from tracer.site.cards.text_alternatives import stride_text
 
 INDEX_LETTERS = "ijklmnpqrs"
 CELLS_PER_ROW = 16
@@ -145,7 +144,15 @@ def _diagram(
         "width": min(len(cells), CELLS_PER_ROW) * CELL_WIDTH,
         "height": rows * (CELL_HEIGHT + ROW_GAP),
         "formula": index_formula(stride, storage_offset, dim_names),
-        "description": stride_text(shape, stride, start, stop - 1, len(placements), numel),
+        # stride_text's arguments: the template words them in the course's language
+        "alt": {
+            "shape": shape_key,
+            "stride": stride_key,
+            "first_cell": start,
+            "last_cell": stop - 1,
+            "shown": len(placements),
+            "numel": numel,
+        },
         "cut_before": start > 0,
         "cut_after": stop < storage_numel,
         "elements_shown": len(placements),

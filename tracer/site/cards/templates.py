@@ -20,13 +20,15 @@ from markupsafe import Markup
 
 from tracer.contract import paths
 from tracer.site.cards.interface_strings import Catalogue, load
+from tracer.site.cards.text_alternatives import heatmap_text, stride_text
 
 ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
 
 
 def template_env(templates_dir: str | Path | None = None, strings: Catalogue | None = None) -> jinja2.Environment:
     """The Jinja environment for chalktrace templates: autoescape on, undefined variables are errors;
-    ``t(key, **params)`` is the interface's words in the course's language (English by default)."""
+    ``t(key, **params)`` is the interface's words in the course's language (English by default), and
+    ``heatmap_alt``/``storage_alt`` a drawing's text alternative in it."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir or paths.TEMPLATES_DIR)),
         autoescape=True,
@@ -49,6 +51,9 @@ def template_env(templates_dir: str | Path | None = None, strings: Catalogue | N
     env.globals["t"] = catalogue.t
     env.globals["catalogue"] = catalogue  # for Python that writes words beside the templates (strings_of)
     env.globals["language"] = catalogue.tag  # a page of its own names its language (<html lang>)
+    # a drawing's text alternative from its facts (``alt``), worded here so a shared drawing has no language
+    env.globals["heatmap_alt"] = lambda facts: heatmap_text(**facts, words=catalogue)
+    env.globals["storage_alt"] = lambda facts: stride_text(**facts, words=catalogue)
     # a parameter of t() that is code or a key: marked up here, so no string holds markup
     env.filters["code"] = lambda text: Markup("<code>{}</code>").format(text)
     env.filters["kbd"] = lambda text: Markup("<kbd>{}</kbd>").format(text)

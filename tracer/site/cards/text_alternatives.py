@@ -4,6 +4,9 @@ Each function returns one plain sentence for a screen reader (a heatmap's alt, a
 chart's description): what is drawn, its size and range, and the pattern a sighted reader would see
 first (a diagonal, a triangle, constant rows; the order elements lie in storage). Patterns are read
 from the same numbers the picture is drawn from, so the sentence and the picture agree.
+The drawings keep the facts (``alt``: these functions' arguments) and the templates ask for the
+sentence in the course's language (``heatmap_alt``/``storage_alt`` of ``templates.template_env``), so a
+drawing shared between steps or pages stays the same whatever the language.
 This module must not produce markup (the templates do) nor read or write files.
 """
 
@@ -58,6 +61,18 @@ def block_pattern(rows: Sequence[Sequence[float] | None]) -> str:
     return ""
 
 
+def _pattern_words(pattern: str, w: Catalogue) -> str:
+    """``block_pattern``'s name of a pattern in ``w``'s language."""
+    words = {
+        "diagonal": w.text("alt.pattern.diagonal"),
+        "lower-triangular": w.text("alt.pattern.lower_triangular"),
+        "upper-triangular": w.text("alt.pattern.upper_triangular"),
+        "constant rows": w.text("alt.pattern.constant_rows"),
+        "constant columns": w.text("alt.pattern.constant_columns"),
+    }
+    return words.get(pattern, pattern)
+
+
 def heatmap_text(
     rows: int,
     cols: int,
@@ -68,54 +83,77 @@ def heatmap_text(
     sampled: bool,
     specials: Sequence[str] = (),
     pooled: str = "",
+    words: Catalogue | None = None,
 ) -> str:
-    """A heatmap's alt: its size, colour scale, range and pattern (``pooled``: the block size of a map of block means)."""
+    """A heatmap's alt: its size, colour scale, range and pattern (``pooled``: the block size of a
+    map of block means), in ``words``' language (English by default)."""
+    w = words or load()
+    cells = w.text("alt.heatmap.block_means", block=pooled) if pooled else w.text("alt.heatmap.values")
     parts = [
-        f"heatmap of {rows} × {cols} {f'means of {pooled} blocks' if pooled else 'values'}{' (a sample)' if sampled else ''}"
-        + (" in colours diverging around 0" if scale == "diverging" else "")
+        w.text(
+            "alt.heatmap.title",
+            rows=rows,
+            cols=cols,
+            cells=cells,
+            sample=w.text("alt.heatmap.sample") if sampled else "",
+            scale=w.text("alt.heatmap.diverging") if scale == "diverging" else "",
+        )
     ]
     if low or high:
-        parts.append(f"from {low} to {high}")
+        parts.append(w.text("alt.heatmap.range", low=low, high=high))
     elif specials:
-        parts.append("no finite values")
+        parts.append(w.text("alt.heatmap.no_finite"))
     if pattern:
-        parts.append(pattern)
+        parts.append(_pattern_words(pattern, w))
     if specials:
-        parts.append("with " + " and ".join(specials) + " cells")
-    return ", ".join(parts)
+        parts.append(w.text("alt.heatmap.special_cells", names=w.text("alt.and").join(specials)))
+    return w.text("alt.separator").join(parts)
 
 
-def storage_order(shape: Sequence[int], stride: Sequence[int]) -> str:
-    """How a tensor's elements lie in its storage, in words."""
+def storage_order(shape: Sequence[int], stride: Sequence[int], words: Catalogue | None = None) -> str:
+    """How a tensor's elements lie in its storage, in words (``words``' language, English by default)."""
+    w = words or load()
     dims = [(size, step) for size, step in zip(shape, stride) if size > 1]
     if not dims:
-        return "a single element"
+        return w.text("alt.order.single")
     if any(step == 0 for _size, step in dims):
         repeated = [k for k, (size, step) in enumerate(zip(shape, stride)) if size > 1 and step == 0]
-        return f"broadcast: dimension {', '.join(map(str, repeated))} repeats the same cells (stride 0)"
+        return w.text("alt.order.broadcast", dims=w.text("alt.list_separator").join(map(str, repeated)))
     expected = 1
     row_major = True
     for size, step in reversed(dims):
         row_major = row_major and step == expected
         expected *= size
     if row_major:
-        return "row-major (index order, last index fastest)"
+        return w.text("alt.order.row_major")
     expected = 1
     column_major = True
     for size, step in dims:
         column_major = column_major and step == expected
         expected *= size
     if column_major and len(dims) > 1:
-        return "column-major (first index fastest: a transposed view)"
+        return w.text("alt.order.column_major")
     if sorted((abs(step) for _size, step in dims), reverse=True) == [abs(step) for _size, step in dims]:
-        return "row-major with gaps between elements"
-    return "permuted: strides out of order"
+        return w.text("alt.order.row_major_gaps")
+    return w.text("alt.order.permuted")
 
 
-def stride_text(shape: Sequence[int], stride: Sequence[int], first_cell: int, last_cell: int, shown: int, numel: int) -> str:
-    """A storage diagram's label: which cells are drawn, and the order the elements take in them."""
-    count = f"{shown} of {numel} elements" if shown < numel else f"{numel} element{'s' if numel != 1 else ''}"
-    return f"{count} in storage cells {first_cell}–{last_cell}, {storage_order(shape, stride)}"
+def stride_text(
+    shape: Sequence[int],
+    stride: Sequence[int],
+    first_cell: int,
+    last_cell: int,
+    shown: int,
+    numel: int,
+    words: Catalogue | None = None,
+) -> str:
+    """A storage diagram's label: which cells are drawn, and the order the elements take in them
+    (in ``words``' language, English by default)."""
+    w = words or load()
+    order = storage_order(shape, stride, w)
+    if shown < numel:
+        return w.text("alt.storage.some", shown=shown, numel=numel, first=first_cell, last=last_cell, order=order)
+    return w.text("alt.storage.all", count=numel, first=first_cell, last=last_cell, order=order)
 
 
 def memory_text(

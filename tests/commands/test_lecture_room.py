@@ -184,6 +184,31 @@ def test_the_audience_cap_gives_room_full_and_the_presenter_still_gets_in(tmp_pa
     run(scenario())
 
 
+@pytest.mark.parametrize(
+    ("lang", "html_lang", "title", "followers"),
+    [
+        ("zh", "zh-Hans", "教室已满", "本讲已有 1 位听众，已达到讲师允许的上限。"),
+        ("en", "en", "The room is full", "This lecture already has 1 follower, as many as the lecturer allowed."),
+        ("fr", "en", "The room is full", "This lecture already has 1 follower"),  # no catalogue: English
+    ],
+)
+def test_the_room_full_page_speaks_the_language_the_site_was_built_in(tmp_path, lang, html_lang, title, followers):
+    async def scenario():
+        async with running_room(tmp_path, max_audience=1, lang=lang) as (base, _room), ClientSession() as session:
+            first = await connect(session, base)
+            await receive(first)
+            async with session.get(f"{base}/lectures/demo/") as response:
+                page = await response.text()
+            assert response.status == 503
+            assert f'<html lang="{html_lang}">' in page and f"<title>{title} · chalktrace</title>" in page
+            assert f"<h1>{title}</h1>" in page and followers in page
+            assert "<code>chalktrace present --max-audience N</code>" in page
+            if lang == "zh":
+                assert "room" not in page.replace("chalktrace", "") and "follower" not in page
+
+    run(scenario())
+
+
 def test_only_the_built_site_is_served(tmp_path):
     async def scenario():
         async with running_room(tmp_path, notes=NOTES) as (base, _room), ClientSession() as session:

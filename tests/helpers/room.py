@@ -15,13 +15,15 @@ from helpers.network import free_port
 TOKEN = "test-presenter-token-0123456789"
 
 
-def tiny_site(root: Path, notes: list[list[Any]] | None = None) -> tuple[Path, Path]:
-    """``root/site`` with a home page and lecture ``demo``'s page; ``root/notes/demo.json``."""
+def tiny_site(root: Path, notes: list[list[Any]] | None = None, lang: str | None = None) -> tuple[Path, Path]:
+    """``root/site`` with a home page and lecture ``demo``'s page; ``root/notes/demo.json``. ``lang``:
+    the home page's ``<html lang>``, as Material writes the course's ``theme.language`` (none without it)."""
     site, notes_dir = root / "site", root / "notes"
     (site / "lectures" / "demo").mkdir(parents=True)
     notes_dir.mkdir()
     page = "<!doctype html><html><head><title>{}</title></head><body>{}</body></html>"
-    (site / "index.html").write_text(page.format("home", "home"), encoding="utf-8")
+    home = page.replace("<html>", f'<html lang="{lang}" class="no-js">') if lang else page
+    (site / "index.html").write_text(home.format("home", "home"), encoding="utf-8")
     (site / "lectures" / "demo" / "index.html").write_text(page.format("demo", "demo"), encoding="utf-8")
     (site / "lectures" / "demo" / "data.js").write_text("window.CHALKTRACE_DATA = {};\n", encoding="utf-8")
     (notes_dir / "demo.json").write_text(json.dumps({"version": 1, "lecture": "demo", "notes": notes or []}), encoding="utf-8")
@@ -30,12 +32,12 @@ def tiny_site(root: Path, notes: list[list[Any]] | None = None) -> tuple[Path, P
 
 @contextlib.asynccontextmanager
 async def running_room(root: Path, **settings: Any) -> AsyncIterator[tuple[str, Any]]:
-    """Start a room over ``tiny_site(root)``; yields (base URL, the Room object)."""
+    """Start a room over ``tiny_site(root)`` (``notes`` and ``lang`` go to it); yields (base URL, the Room object)."""
     from aiohttp import web
 
     from tracer.commands.lecture_room import ROOM, RoomSettings, room_app
 
-    site, notes_dir = tiny_site(root, settings.pop("notes", None))
+    site, notes_dir = tiny_site(root, settings.pop("notes", None), settings.pop("lang", None))
     port = free_port()
     app = room_app(
         RoomSettings(

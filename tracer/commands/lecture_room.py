@@ -16,7 +16,8 @@ which ``/__room/present/TOKEN`` sets for the token ``present`` made with ``secre
 whose Origin is not this server, or whose Host is not one this server was started for, is refused
 (DNS rebinding too). Each client has a message size limit, a token bucket for its message rate, and
 a bounded send buffer (a client that lets it fill is dropped; it reconnects and catches up); the
-number of audience connections has a cap, and a page asked for over it is the "room full" page.
+number of audience connections has a cap, and a page asked for over it is the "room full" page, in
+the language the site was built in (its home page's ``<html lang>``).
 This module must not build the site, parse command lines or print: ``commands/present.py`` does.
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -33,7 +35,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from tracer.contract import paths
+from tracer.site.cards.interface_strings import ENGLISH, language_of, load
+from tracer.site.cards.templates import template_env
 
 ROOM_PATH = "/__room"
 COOKIE = "chalktrace_presenter"
@@ -41,6 +44,7 @@ ROOM_META = b'<meta name="chalktrace-room" content="' + ROOM_PATH.encode() + b'/
 CLOSE_ROOM_FULL = 4001  # WebSocket close codes 4000-4999 are the application's own
 CLOSE_TOO_MANY = 4008
 CLOSE_TOO_SLOW = 4009
+HTML_LANG = re.compile(r"<html\b[^>]*\blang=\"([A-Za-z0-9-]+)\"")
 MAX_STEP = 10_000_000  # a step index beyond any trace's (traces stop at max_steps)
 
 
@@ -223,10 +227,20 @@ async def _qr_svg(request: web.Request) -> web.StreamResponse:
     return web.Response(body=out.getvalue(), content_type="image/svg+xml", headers={"Cache-Control": "no-store"})
 
 
-def _full_page(settings: RoomSettings) -> bytes:
-    import jinja2
+def site_language(site_dir: Path) -> str:
+    """The interface catalogue of the built site: its home page's ``<html lang>`` (Material writes
+    ``theme.language`` there), English when there is none or no catalogue for it."""
+    try:
+        head = (site_dir / "index.html").read_text(encoding="utf-8", errors="replace")[:2000]
+    except OSError:
+        return ENGLISH
+    found = HTML_LANG.search(head)
+    return language_of(found.group(1))[0] if found else ENGLISH
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(paths.TEMPLATES_DIR), autoescape=True)
+
+def _full_page(settings: RoomSettings) -> bytes:
+    """The "room is full" page, in the course's language (read from the built site)."""
+    env = template_env(strings=load(site_language(settings.site_dir)))
     return env.get_template("room_full.html.j2").render(max_audience=settings.max_audience).encode()
 
 

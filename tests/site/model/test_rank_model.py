@@ -55,20 +55,31 @@ def test_read_mode_step_links_open_the_lines_own_step_in_rank_0s_timeline():
     assert records[REDUCE].ranks.collectives  # a line with a collective (and values) is annotated
 
 
-def test_steps_text_counts_what_a_reader_steps_through():
-    from tracer.site.model.rank_model import steps_text
+def test_step_counts_count_what_a_reader_steps_through_and_the_page_words_them():
+    from tracer.site.cards.interface_strings import load
+    from tracer.site.cards.templates import template_env, template_macros
+    from tracer.site.model.rank_model import step_counts
+
+    english = template_macros(template_env(), "page_parts.html.j2").steps_count
+    chinese = template_macros(template_env(strings=load("zh-Hans")), "page_parts.html.j2").steps_count
+
+    def words(trace):
+        counts = step_counts(trace)
+        return str(english(len(trace["steps"]), counts)), str(chinese(len(trace["steps"]), counts))
 
     trace = traced("ranks_allreduce")
     own = len(trace["steps"])
     rank_steps = [len(s["steps"]) for s in trace["ranks"]["launches"][0]["streams"]]
     assert rank_steps == [7, 7]  # worker's lines 13..19
-    assert steps_text(trace) == f"{own} steps + 2 ranks × 7"
+    assert step_counts(trace) == {"own": own, "ranks": 2, "each": "7", "most": 7, "launched": True}
+    assert words(trace) == (f"{own} steps + 2 ranks × 7", f"{own} 步 + 2 个 rank × 7")
     trace["ranks"]["launches"][0]["streams"][1]["steps"].pop()
-    assert steps_text(trace) == f"{own} steps + 2 ranks × 6–7"
+    assert words(trace) == (f"{own} steps + 2 ranks × 6–7", f"{own} 步 + 2 个 rank × 6–7")
     trace["ranks"]["launches"][0]["step"] = None  # a torchrun trace: no launching process to step through
-    assert steps_text(trace) == "2 ranks × 6–7 steps"
+    assert words(trace) == ("2 ranks × 6–7 steps", "2 个 rank × 6–7 步")
     del trace["ranks"]
-    assert steps_text(trace) == f"{own} steps"
+    assert step_counts(trace) is None
+    assert words(trace) == (f"{own} steps", f"{own} 步")
 
 
 def test_rank_lines_keep_each_ranks_stderr_apart_from_its_stdout():

@@ -12,7 +12,7 @@ rank's stream alone), stacks prefixed by the launching line, storage ids made di
 step, or the same number of collectives done and the nearest same line), and ``timeline_x``
 places steps on an x axis where the n-th collective of every rank sits at the same x;
 ``aligned_steps`` does the same counting in steps (for the memory chart's one line per rank).
-``steps_text`` says how many steps a reader steps through; ``trace_step_to_viewer`` maps the trace's own step numbers to step mode's (for links to a step).
+``step_counts`` counts the steps a reader steps through; ``trace_step_to_viewer`` maps the trace's own step numbers to step mode's (for links to a step).
 This module must not produce markup or touch files.
 """
 
@@ -312,21 +312,24 @@ def trace_step_to_viewer(trace: Trace) -> dict[int, int] | None:
     return parent_to_timeline(timelines[0])
 
 
-def steps_text(trace: Trace) -> str:
-    """How many steps a reader steps through, e.g. "40 steps + 4 ranks × 96": step mode follows one
-    rank at a time, through the launching process's steps and that rank's own (a torchrun trace has
-    no launching process: "4 ranks × 96 steps"); unequal ranks give a range ("× 90–96")."""
-    own = len(trace["steps"])
+def step_counts(trace: Trace) -> dict[str, Any] | None:
+    """How many steps a reader steps through a distributed trace (None for one process's): step mode
+    follows one rank at a time, through the launching process's steps (``own``, when ``launched``)
+    and that rank's own (``each``: "96", or "90–96" for unequal ranks, ``most`` the larger) on
+    ``ranks`` ranks. The page words it ("40 steps + 4 ranks × 96"; a torchrun trace has no launching
+    process: "4 ranks × 96 steps") in the course's language."""
     ranks = world_ranks(trace)
     if not ranks:
-        return f"{own} steps"
+        return None
     per_rank = {rank: 0 for rank in ranks}
     for launch in launches(trace):
         for stream in launch["streams"]:
             per_rank[stream["rank"]] += len(stream["steps"])
     low, high = min(per_rank.values()), max(per_rank.values())
-    each = f"{low}" if low == high else f"{low}–{high}"
-    many = f"{len(ranks)} ranks" if len(ranks) > 1 else "1 rank"
-    if any(launch["step"] is None for launch in launches(trace)):
-        return f"{many} × {each} steps"
-    return f"{own} steps + {many} × {each}"
+    return {
+        "own": len(trace["steps"]),
+        "ranks": len(ranks),
+        "each": f"{low}" if low == high else f"{low}–{high}",
+        "most": high,
+        "launched": not any(launch["step"] is None for launch in launches(trace)),
+    }

@@ -12,7 +12,7 @@ from typing import Any
 from tracer.contract import paths
 from tracer.contract.trace_format import Environment, Trace
 from tracer.site.model.page_model import section_headings
-from tracer.site.model.rank_model import steps_text
+from tracer.site.model.rank_model import step_counts
 
 
 def device_text(environment: Environment) -> str:
@@ -32,8 +32,8 @@ def lecture_listing(trace: Trace, name: str, root: str, gpu_run: tuple[str, Trac
     entry: dict[str, Any] = {
         "source_url": root + paths.source_url(name),
         "source_path": trace["lecture"]["path"],
-        "steps": steps_text(trace),
-        "step_count": None if trace.get("ranks") else len(trace["steps"]),  # worded by the template
+        "step_count": len(trace["steps"]),  # worded by the template (page_parts' steps_count)
+        "rank_steps": step_counts(trace),
         "device": device_text(trace["environment"]),
         "sections": [title for _step, title in section_headings(trace)],
         "status_error": trace["status"] != "ok",

@@ -15,7 +15,7 @@ from tracer.contract.trace_format import Environment, Trace
 from tracer.site.cards.render import HtmlRenderer
 from tracer.site.cards.templates import strings_of
 from tracer.site.cards.units import human_bytes
-from tracer.site.model.rank_model import steps_text
+from tracer.site.model.rank_model import step_counts
 from tracer.site.pages.memory_chart import memory_chart
 from tracer.site.pages.rank_cards import RankCards
 
@@ -51,9 +51,9 @@ def lecture_page_parts(trace: Trace, renderer: HtmlRenderer, env: jinja2.Environ
         "environment_text": environment_text(trace["environment"]),
         "ran_on_text": ran_on_text(trace),
         "runner": trace["ran_on"]["runner"] if "ran_on" in trace else "",
-        "steps_text": steps_text(trace),
-        # a single process's count, which the page words in the course's language (ranks keep steps_text's)
-        "step_count": None if trace.get("ranks") else len(trace["steps"]),
+        # the steps a reader steps through, which the page words in the course's language (page_parts' steps_count)
+        "step_count": len(trace["steps"]),
+        "rank_steps": step_counts(trace),
         "status_error": trace["status"] != "ok",
         "status": trace["status"],
         "trace_error": renderer.error(trace["error"]) if trace.get("error") else "",

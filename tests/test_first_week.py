@@ -30,6 +30,7 @@ from packaging.requirements import Requirement
 
 from helpers.network import free_port, wait_until_served
 from helpers.processes import clean_env, run
+from helpers.wheels import build_wheel, install_wheel
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.wheel
@@ -59,43 +60,10 @@ def wait_for(page, script: str, seconds: float) -> None:
 def test_a_new_lecturer_s_first_week(tmp_path, browser):
     env = clean_env()
     # 1. the wheel, into a fresh environment, torch as the repository pins it
-    source = tmp_path / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / name, source / name)
-    shutil.copytree(REPO / "tracer", source / "tracer", ignore=shutil.ignore_patterns("__pycache__"))
-    run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        "--no-build-isolation",
-        "--quiet",
-        "-w",
-        tmp_path / "dist",
-        source,
-        cwd=tmp_path,
-        env=env,
-    )
-    (wheel,) = (tmp_path / "dist").glob("chalktrace-*.whl")
+    wheel = build_wheel(tmp_path, env)
+    (tmp_path / "laptop").mkdir()
     venv = tmp_path / "laptop" / ".venv"
-    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)
-    run(
-        sys.executable,
-        "-m",
-        "pip",
-        "--python",
-        venv / "bin" / "python",
-        "install",
-        "--quiet",
-        "-c",
-        REPO / "constraints.txt",
-        f"chalktrace[torch] @ {wheel.as_uri()}",
-        cwd=tmp_path,
-        env=env,
-        timeout=1800,
-    )  # torch itself: minutes on a loaded machine
+    install_wheel(wheel, venv, env, "torch")
     chalktrace = venv / "bin" / "chalktrace"
 
     # 2. a course and its first lecture

@@ -20,32 +20,9 @@ from pathlib import Path
 import pytest
 
 from helpers.processes import clean_env, run
+from helpers.wheels import build_wheel, install_wheel
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def build_wheel(tmp_path: Path, env: dict[str, str]) -> Path:
-    source = tmp_path / "src"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / name, source / name)
-    shutil.copytree(REPO / "tracer", source / "tracer", ignore=shutil.ignore_patterns("__pycache__"))
-    run(
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        "--no-build-isolation",
-        "--quiet",
-        "-w",
-        tmp_path / "dist",
-        source,
-        cwd=tmp_path,
-        env=env,
-    )
-    (wheel,) = (tmp_path / "dist").glob("chalktrace-*.whl")
-    return wheel
 
 
 def test_package_metadata_pins_nothing_and_keeps_torch_in_an_extra():
@@ -178,28 +155,11 @@ def test_the_wheel_with_the_export_extra_prints_a_pdf(tmp_path):
     from pypdf import PdfReader
 
     env = clean_env()
-    wheel = build_wheel(tmp_path, env)
-    venv = tmp_path / "venv"
-    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)
-    run(
-        sys.executable,
-        "-m",
-        "pip",
-        "--python",
-        venv / "bin" / "python",
-        "install",
-        "--quiet",
-        "-c",
-        REPO / "constraints.txt",
-        f"chalktrace[export] @ {wheel.as_uri()}",
-        cwd=tmp_path,
-        env=env,
-        timeout=1800,
-    )
+    bin_dir = install_wheel(build_wheel(tmp_path, env), tmp_path / "venv", env, "export")
     course = tmp_path / "course"
-    run(venv / "bin" / "chalktrace", "init", course, "-q", cwd=tmp_path, env=env)
+    run(bin_dir / "chalktrace", "init", course, "-q", cwd=tmp_path, env=env)
     pdf = tmp_path / "hello.pdf"
-    run(venv / "bin" / "chalktrace", EXTRA_COMMANDS["export"], "hello", "--pdf", "-o", pdf, cwd=course, env=env, timeout=600)
+    run(bin_dir / "chalktrace", EXTRA_COMMANDS["export"], "hello", "--pdf", "-o", pdf, cwd=course, env=env, timeout=600)
     text = "".join(page.extract_text() for page in PdfReader(pdf).pages)
     assert "Hello" in text and "mean" in text
 
@@ -210,29 +170,12 @@ def test_the_wheel_with_one_extra_encodes_that_extra_s_values(tmp_path, extra):
     """``pip install -c constraints.txt "chalktrace[EXTRA] @ file://...whl"`` into a fresh environment, as the
     guide says, with nothing borrowed: the lecture's values are encoded, with no warning."""
     env = clean_env()
-    wheel = build_wheel(tmp_path, env)
-    venv = tmp_path / "venv"
-    run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=tmp_path, env=env)
-    run(
-        sys.executable,
-        "-m",
-        "pip",
-        "--python",
-        venv / "bin" / "python",
-        "install",
-        "--quiet",
-        "-c",
-        REPO / "constraints.txt",
-        f"chalktrace[{extra}] @ {wheel.as_uri()}",
-        cwd=tmp_path,
-        env=env,
-        timeout=1800,
-    )  # torch itself: minutes on a loaded machine
+    bin_dir = install_wheel(build_wheel(tmp_path, env), tmp_path / "venv", env, extra)
     course = tmp_path / "course"
-    run(venv / "bin" / "chalktrace", "init", course, "-q", cwd=tmp_path, env=env)
+    run(bin_dir / "chalktrace", "init", course, "-q", cwd=tmp_path, env=env)
     source, expected = EXTRA_LECTURES[extra]
     (course / "lectures" / "uses_extra.py").write_text(source, encoding="utf-8")
-    done = run(venv / "bin" / "chalktrace", "run", "lectures/uses_extra.py", "-o", tmp_path / "t.json", cwd=course, env=env)
+    done = run(bin_dir / "chalktrace", "run", "lectures/uses_extra.py", "-o", tmp_path / "t.json", cwd=course, env=env)
     assert "warning" not in done.stderr and "cannot encode" not in done.stderr, done.stderr
     trace = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
     assert trace["warnings"] == []

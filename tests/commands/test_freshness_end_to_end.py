@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.processes import ctrl_c_as_a_terminal_gives_it
+
 HELD = """\
 import time
 from pathlib import Path
@@ -75,7 +77,15 @@ def build_retraces(root: Path) -> bool:
 def interrupt(command: list[str], root: Path) -> subprocess.Popen:
     """Start ``command``, wait for the lecture to start, then press Ctrl-C (SIGINT to its process group)."""
     (root / "hold").write_text("")
-    proc = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        command,
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=ctrl_c_as_a_terminal_gives_it,
+    )
     wait_for(root / "started")
     os.killpg(proc.pid, signal.SIGINT)
     proc.communicate(timeout=300)

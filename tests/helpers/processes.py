@@ -5,6 +5,7 @@ VIRTUAL_ENV leaking from the test runner into a fresh virtual environment)."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -22,3 +23,10 @@ def clean_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["NO_MKDOCS_2_WARNING"] = "1"
     return env
+
+
+def ctrl_c_as_a_terminal_gives_it() -> None:
+    """``preexec_fn`` for a command a test will press Ctrl-C on: SIGINT at its default, as a terminal's
+    shell starts a command. A test runner started in the background (``cmd &`` without job control,
+    ``nohup``) has SIGINT ignored, and a child would inherit that and never see the Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from helpers.cluster import course, pgrep_lecture, stop_server
+from helpers.processes import ctrl_c_as_a_terminal_gives_it
 
 PYTHON = sys.executable
 LISTS = """
@@ -111,6 +112,7 @@ def test_ctrl_c_cancels_the_job_and_leaves_no_process(tmp_path, slurm):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=ctrl_c_as_a_terminal_gives_it,
     )
     deadline = time.monotonic() + 60
     while not any("RUNNING" in line for line in slurm.squeue()) or not pgrep_lecture(root / "lectures/gpu_sleeps.py"):
@@ -418,6 +420,7 @@ def test_ctrl_c_cancels_a_rank_launch_through_srun_and_leaves_no_rank_behind(tmp
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=ctrl_c_as_a_terminal_gives_it,
     )
     deadline = time.monotonic() + 90
     while len([p for p in pgrep_lecture(root / "lectures/gpu_ranks.py") if "--shard-dir" in p and "bash" not in p]) < 2:

@@ -146,28 +146,13 @@ def capture_readout(device: str) -> tuple[int, int, int]:
     """(copies to the host, their bytes, scalar reads) while one 1000x1000 float32 tensor on ``device``
     is encoded: capture on the device reads a card back in one small copy and no scalar."""
     import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
 
+    from tracer.capture.device_readout import host_reads
     from tracer.capture.values import ValueEncoder
-
-    class HostReads(TorchDispatchMode):
-        def __init__(self) -> None:
-            super().__init__()
-            self.copies: list[int] = []
-            self.scalars = 0
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            out = func(*args, **kwargs)
-            if func is torch.ops.aten._local_scalar_dense.default:
-                self.scalars += 1
-            elif func is torch.ops.aten._to_copy.default and kwargs.get("device") == torch.device("cpu"):
-                self.copies.append(out.numel() * out.element_size())
-            return out
 
     tensor = torch.randn(1000, 1000, device=device)
     encoder = ValueEncoder()
-    with HostReads() as reads:
+    with host_reads() as reads:
         encoder.encode(tensor)
     return len(reads.copies), sum(reads.copies), reads.scalars
 

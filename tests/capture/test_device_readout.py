@@ -8,31 +8,11 @@ import math
 
 import pytest
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
-from tracer.capture.device_readout import DeviceReadout
+from tracer.capture.device_readout import DeviceReadout, host_reads
 from tracer.capture.values import ValueEncoder
 
 DEVICES = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
-
-
-class _HostReads(TorchDispatchMode):
-    """Every copy to the host (its bytes) and every scalar read (``float(t)``, ``.item()``) of the
-    operations run inside it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.copies: list[int] = []
-        self.scalars = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        out = func(*args, **kwargs)
-        if func is torch.ops.aten._local_scalar_dense.default:
-            self.scalars += 1
-        elif func is torch.ops.aten._to_copy.default and kwargs.get("device") == torch.device("cpu"):
-            self.copies.append(out.numel() * out.element_size())
-        return out
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -63,7 +43,7 @@ def test_a_tensor_card_is_one_small_copy_to_the_host_and_no_scalar_read(device, 
     # (1500, 1000) has 1.5M elements: statistics over two float64 chunks, heatmap sampled
     t = torch.randn(shape, generator=torch.Generator().manual_seed(1)).to(device)
     encoder = ValueEncoder()
-    with _HostReads() as reads:
+    with host_reads() as reads:
         record = encoder.encode(t)
     assert reads.scalars == 0
     assert len(reads.copies) == 1 and reads.copies[0] <= 128 * 128 * 4 + 4096, reads.copies

@@ -1,5 +1,6 @@
-"""One device-to-host copy per tensor card (``DeviceReadout``), and one CPU thread while a card is
-computed (``one_cpu_thread``).
+"""One device-to-host copy per tensor card (``DeviceReadout``), one CPU thread while a card is
+computed (``one_cpu_thread``), and the count of what torch ops read back to the host (``host_reads``,
+for the benches and tests that hold capture to that one copy).
 
 The pieces of a tensor's card (the preview's kept elements, the statistics' per-chunk moments, the
 heatmap's cells and range) are computed by torch ops on the tensor's own device and handed here as
@@ -13,6 +14,7 @@ This module must not decide what a card holds (``torch_values`` does) nor comput
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 
@@ -73,3 +75,33 @@ def one_cpu_thread() -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(threads)
+
+
+@dataclass
+class HostReads:
+    copies: list[int] = field(default_factory=list)  # nbytes of each copy to the host
+    scalars: int = 0  # scalar reads: float(t), int(t), .item()
+
+
+@contextlib.contextmanager
+def host_reads() -> Iterator[HostReads]:
+    """Every copy to the host and every scalar read of the torch ops run inside, counted as they run
+    (a dispatch mode: it sees the operations, not the Python that asked for them)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    reads = HostReads()
+    to_host = torch.device("cpu")
+
+    class Counting(TorchDispatchMode):
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            if func is torch.ops.aten._local_scalar_dense.default:
+                reads.scalars += 1
+            elif func is torch.ops.aten._to_copy.default and kwargs.get("device") == to_host:
+                reads.copies.append(out.numel() * out.element_size())
+            return out
+
+    with Counting():
+        yield reads

@@ -66,22 +66,14 @@ def build(project: Path, trace: Path, env: dict[str, str] | None = None) -> floa
 
 def page_figures(site: Path, steps: int) -> tuple[list[float], list[float]]:
     """Step mode's ready times (3 fresh pages at the middle step) and 100 → presses, in Chromium."""
-    from bench_viewer import PRESS_JS, READY_HOOK, TIMEOUT_MS
+    from bench_viewer import PRESS_JS, TIMEOUT_MS, ready_times
     from helpers.site import CHROMIUM, CHROMIUM_ARGS, serve
     from playwright.sync_api import sync_playwright
 
     with serve(site) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page_url = f"{url}lectures/long/"
-        ready = []
-        for _ in range(3):
-            context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
-            context.add_init_script(READY_HOOK)
-            page = context.new_page()
-            page.goto(f"{page_url}#step={steps // 2}", wait_until="commit", timeout=TIMEOUT_MS)
-            page.wait_for_function("window.BENCH_READY_PAINTED !== undefined", timeout=TIMEOUT_MS, polling=50)
-            ready.append(page.evaluate("window.BENCH_READY_PAINTED"))
-            context.close()
+        ready, _shown = ready_times(browser, page_url, steps // 2, loads=3)
         context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
         page = context.new_page()
         page.goto(f"{page_url}#step={steps // 2}", timeout=TIMEOUT_MS)

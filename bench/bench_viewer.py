@@ -195,8 +195,11 @@ def measure_read(browser, url: str, loads: int, javascript: bool) -> dict[str, f
     }
 
 
-def measure_step(browser, url: str, step: int, loads: int, presses: int, held_rounds: int) -> dict[str, object]:
+def ready_times(browser, url: str, step: int, loads: int) -> tuple[list[float], str]:
+    """Milliseconds from navigation to step mode's first painted frame at ``#step=STEP``, for ``loads``
+    fresh pages, and the location hash the last one shows."""
     ready = []
+    shown = ""
     for _ in range(loads):
         context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
         context.add_init_script(READY_HOOK)
@@ -206,6 +209,11 @@ def measure_step(browser, url: str, step: int, loads: int, presses: int, held_ro
         ready.append(page.evaluate("window.BENCH_READY_PAINTED"))
         shown = page.evaluate("location.hash")
         context.close()
+    return ready, shown
+
+
+def measure_step(browser, url: str, step: int, loads: int, presses: int, held_rounds: int) -> dict[str, object]:
+    ready, shown = ready_times(browser, url, step, loads)
     context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
     page = context.new_page()
     page.goto(f"{url}#step={step}", timeout=TIMEOUT_MS)

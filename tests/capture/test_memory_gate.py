@@ -4,11 +4,12 @@ read after every line (a counting stand-in allocator on CPU)."""
 from __future__ import annotations
 
 import dis
+import types
 from pathlib import Path
 
 from helpers.fake_allocator import CountingAllocator
 
-from tracer.capture.memory_gate import ALWAYS, INERT, TOUCHES, line_effects
+from tracer.capture.memory_gate import ALWAYS, INERT, TOUCHES, _instructions, line_effects
 from tracer.capture.recorder import MEMORY
 from tracer.capture.runner import run_lecture
 
@@ -85,3 +86,37 @@ def test_line_effects_from_bytecode():
     assert found[4] == INERT  # `is None`, a jump
     assert found[5] == INERT  # return n
     assert found[6] == ALWAYS  # an import
+
+
+def _code_objects(code: types.CodeType) -> list[types.CodeType]:
+    found = [code]
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            found += _code_objects(constant)
+    return found
+
+
+def test_the_bytecode_is_read_as_dis_reads_it():
+    """The gate reads bytecode with ``dis``'s undocumented unpacker (its documented one words every
+    argument and costs several times as much): each instruction's offset, opcode, line and jump
+    target must be what ``dis.get_instructions`` says, on lectures and on big library modules."""
+    import argparse
+    import asyncio.base_events
+    import json.decoder
+
+    sources = [*sorted((ROOT / "lectures").glob("*.py")), *sorted((ROOT / "tests" / "lectures").glob("*.py")), LOOP]
+    sources += [Path(m.__file__) for m in (argparse, asyncio.base_events, json.decoder, dis)]
+    checked = 0
+    for path in sources:
+        for code in _code_objects(compile(path.read_text(encoding="utf-8"), str(path), "exec")):
+            listed = list(dis.get_instructions(code))
+            jumps = dis.hasjrel + dis.hasjabs
+            expected = (
+                [i.offset for i in listed],
+                [i.opcode for i in listed],
+                [i.positions.lineno if i.positions else None for i in listed],
+                [i.argval if i.opcode in jumps and isinstance(i.argval, int) else None for i in listed],
+            )
+            assert _instructions(code) == expected, f"{path}: {code.co_qualname}"
+            checked += 1
+    assert checked > 300

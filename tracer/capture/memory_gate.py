@@ -27,6 +27,8 @@ other threads, which show at the next line that reads. This module must not read
 from __future__ import annotations
 
 import dis
+import sys
+from collections.abc import Callable
 from types import CodeType
 
 INERT = 0
@@ -145,35 +147,75 @@ def combine(first: int, second: int) -> int:
     return first + second - 1
 
 
+def _instructions(code: CodeType) -> tuple[list[int], list[int], list[int | None], list[int | None]]:
+    """Each instruction's offset, opcode, line (None where it has none) and jump target (None when
+    not a jump), inline caches skipped. ``dis.get_instructions`` gives the same, but it also words
+    every argument (the repr of each constant): a lecture function of a few hundred lines took
+    about 0.4 ms that way, and this decision is made for every traced code object."""
+    unpack = getattr(dis, "_unpack_opargs", None)
+    if unpack is None or _jump_target is None:  # a Python whose dis lacks them: the documented (slower) way
+        listed = list(dis.get_instructions(code))
+        return (
+            [i.offset for i in listed],
+            [i.opcode for i in listed],
+            [i.positions.lineno if i.positions else None for i in listed],
+            [i.argval if i.opcode in _JUMPS and isinstance(i.argval, int) else None for i in listed],
+        )
+    positions = list(code.co_positions())  # one per code unit
+    offsets, opcodes, lines, targets = [], [], [], []
+    for offset, opcode, arg in unpack(code.co_code):
+        offsets.append(offset)
+        opcodes.append(opcode)
+        lines.append(positions[offset // 2][0])
+        targets.append(_jump_target(opcode, arg, offset) if opcode in _JUMPS and arg is not None else None)
+    return offsets, opcodes, lines, targets
+
+
+def _jump_target_311(opcode: int, arg: int, offset: int) -> int:
+    """Where a jump instruction goes, as Python 3.11's ``dis`` computes it (3.12 made it a function)."""
+    if opcode in dis.hasjabs:
+        return arg * 2
+    return offset + 2 + (-arg if "BACKWARD" in dis.opname[opcode] else arg) * 2
+
+
+_jump_target: Callable[[int, int, int], int] | None = getattr(
+    dis, "_get_jump_target", _jump_target_311 if sys.version_info[:2] == (3, 11) else None
+)
+
+
 def line_effects(code: CodeType) -> tuple[dict[int, int], frozenset[int]]:
     """(effect of the line entered at each offset, offsets inside call instructions).
 
     The second set holds every code unit of each call instruction (with its inline caches), so that
     a caller's ``f_lasti`` seen from its callee's "call" event is found whichever unit it names.
     """
-    instructions = list(dis.get_instructions(code))
-    index_at = {instruction.offset: index for index, instruction in enumerate(instructions)}
-    lines = [instruction.positions.lineno if instruction.positions else None for instruction in instructions]
+    offsets, opcodes, lines, targets = _instructions(code)
+    count = len(offsets)
+    index_at = {offset: index for index, offset in enumerate(offsets)}
     call_offsets: set[int] = set()
-    for index, instruction in enumerate(instructions):
-        if instruction.opcode in _CALL_OPS:
-            end = instructions[index + 1].offset if index + 1 < len(instructions) else len(code.co_code)
-            call_offsets.update(range(instruction.offset, end, 2))
     entries = {0}
-    for index, instruction in enumerate(instructions):
+    for index, opcode in enumerate(opcodes):
+        if opcode in _CALL_OPS:
+            end = offsets[index + 1] if index + 1 < count else len(code.co_code)
+            call_offsets.update(range(offsets[index], end, 2))
         if index and lines[index] is not None and lines[index] != lines[index - 1]:
-            entries.add(instruction.offset)
-        if instruction.opcode in _JUMPS and isinstance(instruction.argval, int):
-            entries.add(instruction.argval)
+            entries.add(offsets[index])
+        target = targets[index]
+        if target is not None:
+            entries.add(target)
+    jumps = [None if target is None else index_at.get(target) for target in targets]
     effects = {}
     for offset in entries:
         if offset in index_at:
-            effects[offset] = _effect_from(index_at[offset], instructions, lines, index_at)
+            effects[offset] = _effect_from(index_at[offset], opcodes, lines, jumps)
     return effects, frozenset(call_offsets)
 
 
-def _effect_from(start: int, instructions: list[dis.Instruction], lines: list[int | None], index_at: dict[int, int]) -> int:
+def _effect_from(start: int, opcodes: list[int], lines: list[int | None], jumps: list[int | None]) -> int:
+    """The effect of the line entered at instruction ``start``: every instruction reachable from it
+    without leaving its line. ``jumps`` is each instruction's jump target as an index (None: not a jump)."""
     line = lines[start]
+    count = len(opcodes)
     seen: set[int] = set()
     todo = [start]
     calls = 0
@@ -181,21 +223,20 @@ def _effect_from(start: int, instructions: list[dis.Instruction], lines: list[in
     loops = False
     while todo:
         index = todo.pop()
-        if index in seen or index >= len(instructions):
+        if index in seen or index >= count:
             continue
         if index != start and lines[index] is not None and lines[index] != line:
             continue  # another line: its own line event follows
         seen.add(index)
-        instruction = instructions[index]
-        opcode = instruction.opcode
+        opcode = opcodes[index]
         if opcode in _ALWAYS_OPS:
             return ALWAYS
         if opcode in _CALL_OPS:
             calls += 1
         elif opcode not in _INERT_OPS:
             touches = True
-        if opcode in _JUMPS and isinstance(instruction.argval, int) and instruction.argval in index_at:
-            target = index_at[instruction.argval]
+        target = jumps[index]
+        if target is not None:
             if target <= index and (lines[target] is None or lines[target] == line):
                 loops = True
             todo.append(target)

@@ -540,3 +540,32 @@ def test_a_bare_inspect_shows_every_local_of_its_frame_in_helpers_too(tmp_path):
         (("main", 12), {"x": 3, "y": 13}),
     ]  # modules (math) and functions are left out
     assert trace["warnings"] == []
+
+
+def test_a_files_place_is_resolved_as_path_resolve_resolves_it(tmp_path, monkeypatch):
+    """Whether a file is under the lecture root is decided on its real path: a file linked into the
+    folder, a file in a linked folder, and a relative name resolve as ``Path.resolve`` resolves them
+    (the recorder reuses each folder's resolution)."""
+    from types import SimpleNamespace
+
+    from tracer.capture.recorder import Recorder
+
+    (tmp_path / "course").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "helper.py").write_text("x = 1\n")
+    (tmp_path / "course" / "plain.py").write_text("x = 1\n")
+    (tmp_path / "course" / "linked.py").symlink_to(tmp_path / "elsewhere" / "helper.py")
+    (tmp_path / "course" / "folder").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    monkeypatch.chdir(tmp_path / "course")
+    state = SimpleNamespace(_real_folders={})
+    names = [
+        str(tmp_path / "course" / "plain.py"),
+        str(tmp_path / "course" / "linked.py"),
+        str(tmp_path / "course" / "folder" / "helper.py"),
+        "plain.py",
+        "folder/helper.py",
+        str(tmp_path / "course" / "missing.py"),
+    ]
+    for _ in range(2):  # the second time from the folders already resolved
+        assert [Recorder._resolved(state, name) for name in names] == [str(Path(name).resolve()) for name in names]  # type: ignore[arg-type]
+    assert str(tmp_path / "elsewhere") in [str(Path(p)) for p in state._real_folders.values()]

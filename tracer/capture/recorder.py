@@ -30,6 +30,7 @@ import contextlib
 import dis
 import gc
 import inspect
+import os
 import sys
 from pathlib import Path
 from types import CodeType, FrameType
@@ -224,6 +225,7 @@ class Recorder:
         output: OutputBudget | None = None,
     ) -> None:
         self.lecture_root = str(lecture_root.resolve()) + "/"
+        self._real_folders: dict[str, str] = {}
         self.project_root = project_root.resolve()
         self.encoder = encoder
         self.probe = probe
@@ -434,10 +436,23 @@ class Recorder:
 
     def _decide(self, filename: str) -> LectureFile | None:
         info = None
-        if str(Path(filename).resolve()).startswith(self.lecture_root):
+        if self._resolved(filename).startswith(self.lecture_root):
             info = self._load_file(filename, helper=filename != self._lecture and self._lecture is not None)
         self._decided[filename] = info
         return info
+
+    def _resolved(self, filename: str) -> str:
+        """``filename`` with every symbolic link resolved, as ``Path.resolve`` gives it, its folder's
+        resolution reused: a library's hundreds of files sit in a few folders, and resolving a path
+        afresh costs a system call per component of it."""
+        folder, name = os.path.split(os.path.abspath(filename))
+        if os.path.islink(os.path.join(folder, name)):
+            return os.path.realpath(filename)
+        try:
+            real = self._real_folders[folder]
+        except KeyError:
+            real = self._real_folders[folder] = os.path.realpath(folder)
+        return os.path.join(real, name)
 
     def _load_file(self, filename: str, helper: bool = False) -> LectureFile | None:
         path = self.relpath(filename)

@@ -349,6 +349,21 @@ def test_a_trace_nested_past_the_limit_is_one_line(tmp_path):
         assert f"nested deeper than the {MAX_TRACE_DEPTH}-level limit" in message
 
 
+def test_nesting_is_refused_from_one_level_past_the_limit_and_named_there():
+    from tracer.contract.trace_reading import nesting_problem
+
+    def nested(levels):  # a trace-like object whose deepest list is at ``levels`` levels
+        value = []
+        for _ in range(levels - 5):
+            value = [value]
+        return {"steps": [{"env": {"x": value}}]}
+
+    assert nesting_problem(nested(MAX_TRACE_DEPTH)) is None
+    assert nesting_problem(nested(MAX_TRACE_DEPTH + 1)) == "at steps/0/env/x"
+    assert nesting_problem({"a": [1, {"b": "c"}], "d": []}, limit=3) is None
+    assert nesting_problem({"a": [1, {"b": [2]}], "d": []}, limit=3) == "at a/1/b"
+
+
 def test_a_trace_over_the_size_limit_is_not_parsed(tmp_path, monkeypatch):
     path = tmp_path / "big.json"
     path.write_text('{"schema_version": 2}' + " " * 2000, encoding="utf-8")

@@ -110,3 +110,17 @@ def test_site_css_legend_bars_use_the_same_stops():
     css = (paths.ASSETS_DIR / "site.css").read_text(encoding="utf-8")
     bars = dict(re.findall(r"\.lt-hm\.([ds]) > b \{ background: (linear-gradient\([^;]*\)); \}", css))
     assert bars == {"d": css_gradient(DIVERGING_STOPS), "s": css_gradient(SEQUENTIAL_STOPS)}
+
+
+def test_each_cell_is_a_square_of_one_colour_beside_marked_and_elided_cells():
+    view = heatmap([[1.0, "…", 3.0], [2.0, "…", "nan"], [4.0, "…", 1.0]], (3, 9))
+    _w, _h, image = pixels(view["png"])
+    size = view["cell_px"]
+    for r, c in ((0, 0), (0, 2), (1, 0), (2, 0), (2, 2)):
+        square = {image[r * size + y][c * size + x] for y in range(size) for x in range(size)}
+        assert len(square) == 1 and square.pop()[3] == 255
+    for r in range(3):  # the elided column: transparent on every row, with or without a marked cell
+        assert {image[r * size + y][size + x][3] for y in range(size) for x in range(size)} == {0}
+    assert (
+        cell(view, image, 0, 0) == cell(view, image, 2, 2) != cell(view, image, 2, 0)
+    )  # equal values, equal colours, on either path

@@ -122,6 +122,18 @@ def test_t_escapes_its_text_and_parameters_but_not_markup() -> None:
     assert load("zh-Hans").text("read.ran_times", count=1) == "运行了 1 次；显示最后一次的值"
 
 
+def test_t_remembers_its_answers_by_each_parameters_value_and_type() -> None:
+    en = load("en")
+    # equal as strings, escaped differently: each asked twice, in both orders
+    for _ in range(2):
+        assert en.t("page.source", path="<b>a</b>") == "Source: &lt;b&gt;a&lt;/b&gt;"
+        assert en.t("page.source", path=Markup("<b>a</b>")) == "Source: <b>a</b>"
+    # equal as numbers, written differently
+    for _ in range(2):
+        assert [en.t("card.more", count=n) for n in (1, True, 1.0)] == ["1 more", "True more", "1.0 more"]
+    assert en.t("page.source", path=["a", "b"]) == "Source: [&#39;a&#39;, &#39;b&#39;]"  # not a key: worded each time
+
+
 def test_templates_render_in_the_course_language() -> None:
     zh = template_macros(template_env(strings=load("zh-Hans")), "page_parts.html.j2")
     html = str(zh.annotation(7, 3, Markup("<p>x</p>"), False, 20))

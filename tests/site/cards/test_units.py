@@ -8,6 +8,8 @@ def test_readable_number_groups_thousands_and_goes_scientific_at_the_ends():
     assert readable_number(40_000_000_000) == "40,000,000,000"
     assert readable_number(1e-12) == "1e-12"
     assert readable_number(1.5e-5) == "1.5e-5"
+    assert readable_number(1e-100) == "1e-100" and readable_number(1e16) == "1e+16" and readable_number(2e-300) == "2e-300"
+    assert format_number(-1.1925586e-06) == "-1.193e-6" and format_number(1e-5) == "1e-5"  # one exponent digit where one says it
     assert readable_number(2**70) == "1,180,591,620,717,411,303,424"  # an int is exact, however long
     assert readable_number(6.02214076e23) == "6.02214076e+23"  # a float is its shortest round-trip decimal
     assert readable_number(-123456.789) == "-123,456.789"

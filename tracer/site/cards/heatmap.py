@@ -319,6 +319,13 @@ def _png(rows: list[list[float] | None], width: int, cell_px: int, paint: Any) -
             line = b"\x00" + clear * width
             raw += line * cell_px
             continue
+        if all(value is _GAP or math.isfinite(value) for value in row):
+            # no NaN or ±Inf mark: every pixel row of the cells is the same, built once (a long
+            # lecture draws thousands of small maps, and this is most of their work)
+            pieces = [clear if value is _GAP else bytes((*paint(value), 255)) * cell_px for value in row]
+            line = b"\x00" + b"".join(pieces) + clear * (width - len(row))
+            raw += line * cell_px
+            continue
         cells: list[list[bytes]] = []
         for value in row:
             if value is _GAP:

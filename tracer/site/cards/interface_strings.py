@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ VIEWER_PREFIX = "viewer."
 LANGUAGE_CODES = {"en": "en", "zh": "zh-Hans", "zh-hans": "zh-Hans", "zh-cn": "zh-Hans", "zh-sg": "zh-Hans"}
 
 Entry = str | dict[str, str]
+MAX_SAID = 10_000  # t()'s answers kept (most are the same few dozen; storage ids and names vary)
 
 
 def available() -> list[str]:
@@ -57,6 +58,9 @@ class Catalogue:
     name: str  # the file's name: "en", "zh-Hans"
     tag: str  # BCP 47 tag for number and plural rules (_meta.language)
     strings: dict[str, Entry]  # every key, English filling any the language lacks
+    # t()'s answers by key and parameters (their values and types: "1" and Markup("1") escape
+    # differently, 1 and True read differently): a long lecture's cards ask the same few thousands of times
+    _said: dict[Any, Markup] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def text(self, key: str, /, **params: Any) -> str:
         """The plain text of ``key`` with its parameters put in (``count`` picks a plural form)."""
@@ -64,7 +68,18 @@ class Catalogue:
 
     def t(self, key: str, /, **params: Any) -> Markup:
         """``key`` as markup for a template: the string escaped, parameters escaped unless Markup."""
-        return Markup(escape(self._form(key, params))).format(**params)
+        said = self._said
+        memo: Any = (key, *params.items(), *map(type, params.values())) if params else key
+        try:
+            return said[memo]
+        except KeyError:
+            pass
+        except TypeError:  # a parameter that cannot be a key (a list): worded each time
+            return Markup(escape(self._form(key, params))).format(**params)
+        if len(said) >= MAX_SAID:
+            said.clear()
+        text = said[memo] = Markup(escape(self._form(key, params))).format(**params)
+        return text
 
     def _form(self, key: str, params: dict[str, Any]) -> str:
         entry = self.strings[key]  # a KeyError names a key no catalogue holds

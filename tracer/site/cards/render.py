@@ -41,6 +41,7 @@ from tracer.site.cards.prose_blocks import callout_view, code_view, columns_view
 from tracer.site.cards.templates import ROOT, line_anchor, template_macros
 
 MAX_SHARED_NAMES = 3
+MAX_DRAWINGS = 1024  # storage drawings' markup a renderer keeps (equal drawings are drawn once)
 MAX_SPEC_CHARS = 20_000  # a chart that cannot be drawn shows its spec, cut here
 
 
@@ -61,6 +62,7 @@ class HtmlRenderer:
         options: dict[str, Any] = dict(trace.get("options") or {})
         self.preview_rows: int = options.get("preview_rows", DEFAULT_PREVIEW_ROWS)
         self._code_cache: dict[tuple[str, str], list[str]] = {}
+        self._drawings: dict[tuple[Any, ...], Markup] = {}  # see _drawing
         self._plot_views: dict[str, dict[str, Any]] = {}
         self.charts: dict[str, str] = {}  # file name -> SVG text of each plot() chart rendered so far
         # file name -> PNG of each tensor heatmap drawn so far, for the plugin to write under paths.HEATMAPS_URL
@@ -113,6 +115,8 @@ class HtmlRenderer:
             )
             if shared_diagrams and view["diagram"] and (key := diagram_key(value)) is not None:
                 view["diagram_ref"] = shared_diagrams.get(key)
+            if view["diagram"]:
+                view["diagram_html"] = self._drawing(view, value)
         else:
             view = value_view(value)
         for table in view.get("tables", ()):
@@ -123,6 +127,19 @@ class HtmlRenderer:
                 table["grid"] = {**table["grid"], "exact": None, "exact_ref": self._exact_ref(table["grid"]["exact_cells"])}
         view["view_of"] = view_of
         return Markup(self.macros.value_card(name, view, ROOT + paths.HEATMAPS_URL))
+
+    def _drawing(self, view: dict[str, Any], value: Value) -> Markup:
+        """The markup of a tensor's storage drawing (``stride_svg``), drawn once per renderer for
+        each drawing: it depends on the shape, stride, offset and storage size, the dim names, and
+        the page-level drawing it uses, not on the values (a long lecture's loop shows the same few
+        thousands of times)."""
+        key = (diagram_key(value), tuple(name for name, _size in view["dims"]), view["diagram_ref"])
+        drawn = self._drawings.get(key)
+        if drawn is None:
+            if len(self._drawings) >= MAX_DRAWINGS:
+                self._drawings.clear()
+            drawn = self._drawings[key] = Markup(self.macros.stride_svg(view["diagram"], view["index_grid"], view["diagram_ref"]))
+        return drawn
 
     def _exact_ref(self, text: str) -> int:
         """The index of an exact grid in ``exact_js`` (equal grids share one)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import jinja2
 from markupsafe import Markup
@@ -25,11 +25,28 @@ from tracer.site.cards.text_alternatives import heatmap_text, stride_text
 ROOT = "{root}"  # placeholder for the relative URL of the site root, replaced by the page/viewer
 
 
+_DICT_ATTRIBUTES = frozenset(dir(dict))  # what getattr finds on a plain dict (``items``, ``get``, ...)
+
+
+class _ViewEnvironment(jinja2.Environment):
+    """Jinja's environment, looking up ``view.name`` on a plain dict (every view is one) as Jinja
+    does, without the AttributeError Jinja raises and catches first: a long lecture's cards make
+    hundreds of thousands of these lookups. Same results: a dict's own attributes still win."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
+
+
 def template_env(templates_dir: str | Path | None = None, strings: Catalogue | None = None) -> jinja2.Environment:
     """The Jinja environment for chalktrace templates: autoescape on, undefined variables are errors;
     ``t(key, **params)`` is the interface's words in the course's language (English by default), and
     ``heatmap_alt``/``storage_alt`` a drawing's text alternative in it."""
-    env = jinja2.Environment(
+    env = _ViewEnvironment(
         loader=jinja2.FileSystemLoader(str(templates_dir or paths.TEMPLATES_DIR)),
         autoescape=True,
         undefined=jinja2.StrictUndefined,

@@ -7,7 +7,6 @@ Every function takes a plain number and returns a short string ("4.0 KiB", "2.15
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 GROUP_FROM = 10_000  # from here on numbers get thousands separators (1024 and 2020 stay as written)
@@ -95,13 +94,15 @@ def format_number(value: Any) -> str:
     return str(value)
 
 
-_PADDED_EXPONENT = re.compile(r"e([+-])0(\d)$")
-
-
 def _short_exponent(text: str) -> str:
-    # Python pads exponents to two digits ("1e-05"); one is enough to read ("1e-5"). Most numbers
-    # have no exponent: a card formats thousands of them, so skip the pattern for those.
-    return _PADDED_EXPONENT.sub(r"e\1\2", text) if "e" in text else text
+    # Python pads exponents to two digits ("1e-05"); one is enough to read ("1e-5"). A card formats
+    # thousands of numbers: string methods, not a pattern, and nothing at all for most.
+    if "e" not in text:
+        return text
+    head, _e, exponent = text.rpartition("e")
+    if len(exponent) == 3 and exponent[0] in "+-" and exponent[1] == "0" and exponent[2] in "0123456789":
+        return f"{head}e{exponent[0]}{exponent[2]}"
+    return text
 
 
 def readable_number(value: int | float, significant: int | None = None) -> str:

@@ -77,6 +77,7 @@ def tensor_view(
         "shares": shares or [],
         "diagram": diagram,
         "diagram_ref": None,  # id of a page-level drawing to <use> instead of drawing it here
+        "diagram_html": None,  # its markup, when the renderer has drawn an equal one already (HtmlRenderer.value)
         "index_grid": grid_view(diagram["grid"]) if diagram and diagram["grid"] else None,
         "subclass": value.get("subclass"),
         "quantized": quantized_rows(value.get("quantized")),

@@ -35,9 +35,16 @@ CHROMIUM_ARGS = [
 ]
 
 
-def build_site(root: Path, traces: list[Path], gpu_runs: Sequence[Path] = (), language: str | None = None) -> Path:
+def build_site(
+    root: Path,
+    traces: list[Path],
+    gpu_runs: Sequence[Path] = (),
+    language: str | None = None,
+    environment: dict[str, str] | None = None,
+) -> Path:
     """Build the real site (real plugin, real templates and assets) for ``traces`` (and kept GPU runs) under
-    ``root``; ``language`` is the course's ``theme.language`` (Material's default, English, without it)."""
+    ``root``; ``language`` is the course's ``theme.language`` (Material's default, English, without it);
+    ``environment`` is added to the build's."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     if language is not None:
@@ -61,7 +68,7 @@ def build_site(root: Path, traces: list[Path], gpu_runs: Sequence[Path] = (), la
         capture_output=True,
         text=True,
         timeout=180,
-        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin", **(environment or {})},
     )
     if result.returncode != 0:
         raise RuntimeError(f"mkdocs build failed in {root}:\n{result.stderr[-3000:]}")

@@ -83,6 +83,9 @@ RETRACE_STATUS_URL = ASSETS_URL + "retrace-status.json"
 # DRAFT_TRACES_ENV for `mkdocs serve`: the plugin renders such a lecture from its draft, not its trace.
 DRAFT_TRACES_DIR = "draft-traces"
 DRAFT_TRACES_ENV = "CHALKTRACE_DRAFT_TRACES"
+# A number of processes for step mode's per-card work (tracer/site/pages/card_workers.py), whatever
+# the lecture's length: "1" keeps it in the build's own process. Unset: the usable CPUs, for long lectures.
+CARD_WORKERS_ENV = "CHALKTRACE_CARD_WORKERS"
 
 # Lecture names the site cannot give a page of its own (compared without case: a course may be
 # built on a case-insensitive disk): MkDocs serves lectures/index.md and lectures/README.md as the

@@ -39,7 +39,10 @@ import base64
 import json
 import re
 import struct
+from collections.abc import Sequence
 from typing import Any
+
+from tracer.site.pages import card_workers
 
 PACKED_VERSION = 3
 DIGITS64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -351,12 +354,19 @@ def _skeleton(card: _Card, alike: list[bool], pad_rules: list[str], tables: _Tab
     return tables.skeletons.add(skeleton), own
 
 
+def cut_cards(texts: Sequence[tuple[str | None, list[str]]], pad: bool) -> list[_Card]:
+    """Each card (its summary, its fragments) cut at its digit words."""
+    cut = _Cutter(pad)
+    return [_Card(summary, fragments, cut) for summary, fragments in texts]
+
+
 def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str | None]) -> dict[str, Any]:
     """The cards (each a list of ``fragments``, its lines) packed: their skeletons, each card's
     skeleton number, the float32 stream and the words."""
     pad = not any(_PAD in text for text in fragments) and not any(summary and _PAD in summary for summary in summaries)
-    cut = _Cutter(pad)
-    parts = [_Card(summary, [fragments[k] for k in card], cut) for card, summary in zip(cards, summaries)]
+    texts = [(summary, [fragments[k] for k in card]) for card, summary in zip(cards, summaries)]
+    # each card is cut on its own: in worker processes when there are many (card_workers)
+    parts = [part for chunk in card_workers.map_chunks(cut_cards, texts, here=(pad,)) for part in chunk]
     groups: dict[tuple[Any, ...], list[_Card]] = {}
     for card in parts:
         groups.setdefault(card.shape(), []).append(card)

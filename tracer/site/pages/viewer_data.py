@@ -34,13 +34,18 @@ from __future__ import annotations
 import ast
 import bisect
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import jinja2
 
 from tracer.site.model.animate import animation_part
 from tracer.site.model.line_records import step_shows_something
 from tracer.site.model.page_model import is_rendering_only, rendering_statement, section_headings
-from tracer.site.cards.templates import strings_of
+from tracer.site.cards.render import HtmlRenderer
+from tracer.site.cards.templates import strings_of, template_env
+from tracer.site.pages import card_workers
 from tracer.site.pages.packed_data import pack_viewer_data
 from tracer.site.pages.quiz import choose_questions
 from tracer.site.pages.rank_viewer import add_rank_data, lay_out_ranks
@@ -324,20 +329,71 @@ def _shown_values(env: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in env.items() if value.get("type") != "missing"}
 
 
+_Cards = list[list[tuple[str, str, str | None]]]  # per step: (name, card HTML, summary) per shown value
+
+
+def _render_cards(steps: Sequence[int], renderer: Any, trace: Trace) -> tuple[_Cards, dict[str, bytes]]:
+    """The value cards of ``steps`` (each one's shown values), and the heatmaps drawn for them: run
+    by ``card_workers`` in this process or in a worker, whose renderer's side effects stay there."""
+    kept = renderer.heatmaps
+    drawn: dict[str, bytes] = {}
+    renderer.heatmaps = drawn
+    try:
+        cards = [
+            [
+                (name, str(renderer.value(name, value, step_index=index)), _text_or_none(renderer.summary(name, value)))
+                for name, value in _shown_values(trace["steps"][index]["env"]).items()
+            ]
+            for index in steps
+        ]
+    finally:
+        renderer.heatmaps = kept
+    return cards, drawn
+
+
+def _text_or_none(html: Any) -> str | None:
+    return None if html is None else str(html)
+
+
+def _worker_renderer(trace: Trace, templates: str, catalogue: Any) -> tuple[Any, Trace]:
+    """In a card worker: a renderer like the build's (same trace, templates and language)."""
+    return HtmlRenderer(trace, template_env(templates, catalogue)), trace
+
+
+def _value_cards(trace: Trace, renderer: Any) -> dict[int, list[tuple[str, str, str | None]]]:
+    """Every step's value cards, rendered in worker processes when there are many (``card_workers``);
+    the heatmaps they draw are added to ``renderer.heatmaps`` in the order drawing them here would."""
+    steps = [index for index, step in enumerate(trace["steps"]) if _shown_values(step["env"])]
+    loader = renderer.env.loader
+    if (
+        type(renderer) is HtmlRenderer  # one a worker can make again: templates from a folder, and a catalogue
+        and isinstance(loader, jinja2.FileSystemLoader)
+        and len(loader.searchpath) == 1
+        and "catalogue" in renderer.env.globals
+    ):
+        recipe = (trace, loader.searchpath[0], renderer.env.globals["catalogue"])
+        chunks = card_workers.map_chunks(_render_cards, steps, here=(renderer, trace), setup=_worker_renderer, setup_args=recipe)
+    else:
+        chunks = [_render_cards(steps, renderer, trace)]
+    cards: dict[int, list[tuple[str, str, str | None]]] = {}
+    for chunk, drawn in chunks:
+        renderer.heatmaps.update(drawn)
+        cards.update(zip(steps[len(cards) :], chunk))
+    return cards
+
+
 def _step_contents(trace: Trace, paths: list[str], renderer: Any) -> _StepContents:
     file_index = {path: k for k, path in enumerate(paths)}
     main = trace["lecture"]["path"]
     shown = _StepContents(_CardStore(), _Interner(), line_renderings=[{} for _ in paths], recorded_other=[set() for _ in paths])
     built: list[int] = []  # the blocks shown so far by the @animate line being stepped through
+    value_cards = _value_cards(trace, renderer)
     for index, step in enumerate(trace["steps"]):
         frame = step_frame(step)
         f = file_index[frame["path"]]
         key = str(index)
-        if values := _shown_values(step["env"]):
-            shown.env[key] = [
-                [name, shown.cards.add(renderer.value(name, value, step_index=index), renderer.summary(name, value))]
-                for name, value in values.items()
-            ]
+        if index in value_cards:
+            shown.env[key] = [[name, shown.cards.add(html, summary)] for name, html, summary in value_cards[index]]
         if step.get("clear"):
             shown.clear[key] = list(step["clear"])
         if step.get("stdout"):

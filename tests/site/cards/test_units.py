@@ -1,6 +1,6 @@
 import math
 
-from tracer.site.cards.units import exact_cell, exact_number, format_number, readable_number
+from tracer.site.cards.units import exact_cell, exact_number, format_number, readable_number, rounded_float
 
 
 def test_readable_number_groups_thousands_and_goes_scientific_at_the_ends():
@@ -57,3 +57,8 @@ def test_one_shape_text_writes_shapes_as_python_writes_tuples():
 
     assert shape_text([3, 2]) == "(3, 2)" and shape_text([3]) == "(3,)" and shape_text([]) == "()"
     assert shape_text((4,)) == str(tuple([4])) and shape_text([2, 3, 4]) == str((2, 3, 4))
+
+
+def test_a_grid_rounds_a_float_from_its_exact_text_as_format_number_does():
+    for value in (0.1, -0.057465725, 1e-5, 5e-324, 123456.7, 2.5, 40000.0, 1e300, -1.1925586e-06):
+        assert rounded_float(value, exact_cell(value)) == rounded_float(value, None) == format_number(value)

@@ -82,11 +82,29 @@ def _runs(indices: list[int | None]) -> str:
 def colour(t: float, stops: tuple[tuple[float, tuple[int, int, int]], ...]) -> tuple[int, int, int]:
     """The colour at ``t`` (clamped to the stops' range), linear between neighbouring stops."""
     t = min(max(t, stops[0][0]), stops[-1][0])
-    for (t0, c0), (t1, c1) in zip(stops, stops[1:]):
+    for t0, t1, c0, steps in _segments(stops):
         if t <= t1:
             f = 0.0 if t1 == t0 else (t - t0) / (t1 - t0)
-            return (round(c0[0] + (c1[0] - c0[0]) * f), round(c0[1] + (c1[1] - c0[1]) * f), round(c0[2] + (c1[2] - c0[2]) * f))
+            return (round(c0[0] + steps[0] * f), round(c0[1] + steps[1] * f), round(c0[2] + steps[2] * f))
     return stops[-1][1]
+
+
+def _segments(
+    stops: tuple[tuple[float, tuple[int, int, int]], ...],
+) -> tuple[tuple[float, float, tuple[int, int, int], tuple[int, int, int]], ...]:
+    """Each pair of neighbouring stops as (t0, t1, colour at t0, colour change to t1), worked out
+    once per palette (kept by identity: hashing the stops would cost what it saves): a heatmap
+    looks up one colour per cell, and a long lecture draws thousands of them."""
+    known = _SEGMENTS.get(id(stops))
+    if known is None or known[0] is not stops:
+        segments = tuple(
+            (t0, t1, c0, (c1[0] - c0[0], c1[1] - c0[1], c1[2] - c0[2])) for (t0, c0), (t1, c1) in zip(stops, stops[1:])
+        )
+        known = _SEGMENTS[id(stops)] = (stops, segments)
+    return known[1]
+
+
+_SEGMENTS: dict[int, tuple[Any, Any]] = {}  # id(stops) -> (stops, _segments(stops))
 
 
 def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] | None:
@@ -102,6 +120,10 @@ def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] 
             continue
         if not isinstance(row, list):
             return None
+        if row and all(type(cell) is float for cell in row):  # a float tensor's row: its cells as they are
+            rows.append(list(row))
+            integral = False
+            continue
         cells: list[float] = []
         for cell in row:
             if cell == ELLIPSIS:
@@ -116,14 +138,12 @@ def heatmap(block: Any, shape: tuple[int, int] | None = None) -> dict[str, Any] 
     width = max((len(r) for r in rows if r is not None), default=0)
     if width == 0:
         return None
-    finite = [v for r in rows if r is not None for v in r if v is not _GAP and math.isfinite(v)]
+    drawn = [v for r in rows if r is not None for v in r if v is not _GAP]
+    finite = [v for v in drawn if math.isfinite(v)]
     special = {
-        kind
-        for r in rows
-        if r is not None
-        for v in r
-        if v is not _GAP and not math.isfinite(v)
-        for kind in (("nan",) if math.isnan(v) else ("+inf",) if v > 0 else ("-inf",))
+        "nan" if math.isnan(v) else "+inf" if v > 0 else "-inf"
+        for v in (drawn if len(finite) < len(drawn) else ())
+        if not math.isfinite(v)
     }
     lo, hi = (min(finite), max(finite)) if finite else (0.0, 0.0)
     if lo == hi and not special:

@@ -77,21 +77,28 @@ def format_number(value: Any) -> str:
     Elements come from the trace's value previews, so they may be the strings "nan", "inf",
     "-inf", the elision marker "…", or ``[re, im]`` pairs for complex numbers.
     """
+    if isinstance(value, float):  # first: a card's elements are mostly floats
+        return rounded_float(value, None)
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, int):
         return readable_number(value)
-    if isinstance(value, float):
-        if value.is_integer() and abs(value) < 1e6:
-            return f"{value:,.1f}" if abs(value) >= GROUP_FROM else f"{value:.1f}"
-        rounded = _short_exponent(f"{value:.4g}")
-        exact = _short_exponent(repr(value))
-        return exact if len(exact) <= len(rounded) else rounded  # 5e-324, not 4.941e-324
     if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
         real, imag = value
         sign = "-" if imag < 0 else "+"
         return f"{format_number(float(real))}{sign}{format_number(abs(float(imag)))}j"
     return str(value)
+
+
+def rounded_float(value: float, exact: str | None) -> str:
+    """``format_number`` of a float, given its ``exact_cell`` text when the caller has it already
+    (a grid needs both for every element)."""
+    if value.is_integer() and abs(value) < 1e6:
+        return f"{value:,.1f}" if abs(value) >= GROUP_FROM else f"{value:.1f}"
+    rounded = _short_exponent(f"{value:.4g}")
+    if exact is None:
+        exact = _short_exponent(repr(value))
+    return exact if len(exact) <= len(rounded) else rounded  # 5e-324, not 4.941e-324
 
 
 def _short_exponent(text: str) -> str:
@@ -139,10 +146,10 @@ def readable_number(value: int | float, significant: int | None = None) -> str:
 def exact_cell(value: Any) -> str:
     """One tensor/array element exactly (the preview's float is already the shortest decimal for
     its dtype), in the forms ``format_number`` takes: ints grouped, floats as repr, "nan", pairs."""
+    if isinstance(value, float):  # first: a card's elements are mostly floats
+        return _short_exponent(repr(value))
     if isinstance(value, bool) or isinstance(value, int):
         return readable_number(value)
-    if isinstance(value, float):
-        return _short_exponent(repr(value))
     if isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value):
         real, imag = value
         sign = "-" if imag < 0 or (imag == 0 and math.copysign(1, imag) < 0) else "+"

@@ -11,7 +11,7 @@ from typing import Any
 
 from tracer.contract.trace_settings import DEFAULT_PREVIEW_ROWS
 from tracer.site.cards.heatmap import heatmap, whole_heatmap
-from tracer.site.cards.units import exact_cell, format_number, readable_number
+from tracer.site.cards.units import exact_cell, format_number, readable_number, rounded_float
 
 EXACT_CELL_CHARS = 8  # a grid whose every element is this short shows them all exactly; else 4 digits
 # A rounded grid with at most this many rounded cells marks each with its exact value (a hover);
@@ -61,7 +61,7 @@ def grid_view(rows: list[list[Any]]) -> dict[str, Any]:
     characters a column) without an element per cell. An elision row (``["…"]``) stays one cell."""
     cells = [[str(cell) for cell in row] for row in rows]
     width = max((len(cell) for row in cells for cell in row), default=1)
-    text = "\n".join("".join(f" {cell:>{width}}" for cell in row) for row in cells)
+    text = "\n".join("".join([" " + cell.rjust(width) for cell in row]) for row in cells)
     return {"text": text, "width": width + 1, "cells": None, "exact": None, "rounded": False, "tabs": False}
 
 
@@ -100,7 +100,10 @@ def number_grid(rows: list[list[Any]]) -> dict[str, Any]:
     exact = [["…"] if row == ["…"] else [exact_cell(v) for v in row] for row in rows]
     if max((len(cell) for row in exact for cell in row), default=0) <= EXACT_CELL_CHARS:
         return compact_grid_view(exact)
-    shown = [["…"] if row == ["…"] else [format_number(v) for v in row] for row in rows]
+    shown = [
+        ["…"] if row == ["…"] else [rounded_float(v, e) if type(v) is float else format_number(v) for v, e in zip(row, exact_row)]
+        for row, exact_row in zip(rows, exact)
+    ]
     view = grid_view(shown)
     pad = view["width"]
     cells = [

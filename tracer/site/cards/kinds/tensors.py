@@ -194,6 +194,8 @@ def view(value: dict[str, Any], depth: int, value_view: ViewFn) -> dict[str, Any
 def first_elements(values: Any, ndim: int, limit: int) -> tuple[list[Any], bool]:
     """The preview's first ``limit`` elements in row-major order (an element sits ``ndim`` lists
     deep; a complex one is a [re, im] pair there), and whether any were left out."""
+    if ndim == 1 and isinstance(values, list):  # a vector: no walk needed
+        return values[:limit], len(values) > limit
     out: list[Any] = []
     more = False
 

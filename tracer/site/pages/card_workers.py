@@ -5,8 +5,11 @@
 process (few items, or one CPU) ``context`` is ``here`` and ``work`` sees all the items at once; in a
 worker it is ``setup(*setup_args)``, made once per worker (``here`` itself when there is no setup).
 Workers are started from a fresh "forkserver" (or "spawn") process, never forked from this one (a
-``chalktrace serve`` process has threads), and live for one call. A worker's error is raised here
-as it was raised there; a worker that dies raises instead of leaving the build waiting.
+``chalktrace serve`` process has threads), and live for one call; as with any such process, a
+script that builds a site through Python keeps its own work under ``if __name__ == "__main__":``
+(``mkdocs`` and ``chalktrace`` do). This process works on the chunks no worker has taken yet. A
+worker's error is raised here as it was raised there (the first in order, as one process would
+raise it); a worker that dies raises ``BrokenProcessPool`` instead of leaving the build waiting.
 
 This module must not know what a card is nor how one is rendered or packed: ``work`` and ``setup``
 come from the callers (``viewer_data``, ``packed_data``), which keep the result the same bytes
@@ -31,7 +34,9 @@ Result = TypeVar("Result")
 # Below this many items a call stays in this process: starting workers and sending them the
 # trace costs more than they save (bench/bench_long_lecture.py at --iterations 200 .. 2000).
 MIN_ITEMS = 1_500
-CHUNKS_PER_WORKER = 4  # a few chunks each, so one slow chunk does not leave the other workers idle
+# Small chunks (a fraction of a second's work): when the last ones are being worked on, no process
+# waits long for another's, and a worker holds at most two at a time (its own and the next).
+CHUNK_ITEMS = 250
 
 _context: tuple[Any, ...] = ()  # in a worker: what ``setup`` made, passed to every chunk's ``work``
 
@@ -82,8 +87,8 @@ def _run(work: Callable[..., Result], chunk: Sequence[Any]) -> Result:
         raise
 
 
-def _chunks(items: Sequence[Item], count: int) -> list[Sequence[Item]]:
-    size = -(-len(items) // count)
+def _chunks(items: Sequence[Item], processes: int) -> list[Sequence[Item]]:
+    size = max(1, min(CHUNK_ITEMS, -(-len(items) // (4 * processes))))
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
@@ -108,7 +113,7 @@ def map_chunks(
         context = forkserver
     else:
         context = multiprocessing.get_context("spawn")
-    chunks = _chunks(items, workers * CHUNKS_PER_WORKER)
+    chunks = _chunks(items, workers)
     with ProcessPoolExecutor(
         max_workers=workers - 1, mp_context=context, initializer=_start, initargs=(setup, setup_args, () if setup else here)
     ) as pool:

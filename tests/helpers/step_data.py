@@ -4,11 +4,11 @@ the browser's own decoding against the renderer)."""
 
 from __future__ import annotations
 
-import base64
+import math
 import struct
 from typing import Any
 
-from tracer.site.pages.packed_data import DIGITS64, exact_text, rounded_text
+from tracer.site.pages.packed_data import DIGITS64, DIGITS85, exact_text, rounded_text
 
 
 def _float32_number(f: float) -> tuple[str, str, int]:
@@ -23,10 +23,39 @@ def _float32_number(f: float) -> tuple[str, str, int]:
     return sign, mantissa.replace(".", "").rstrip("0") or "0", int(exponent)
 
 
+def _floats(text: str) -> list[float]:
+    """The float32 stream: 5 base-85 digits a number, most significant first, of its 32 bits."""
+    out = []
+    for at in range(0, len(text), 5):
+        bits = 0
+        for char in text[at : at + 5]:
+            bits = bits * 85 + DIGITS85.index(char)
+        out.append(struct.unpack("<f", struct.pack("<I", bits))[0])
+    return out
+
+
+def _float32(value: float) -> float:
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def _statistic(values: list[float], which: str) -> float:
+    """The mean ("a") or standard deviation ("s") of ``values``, as step-data.js computes it."""
+    total = 0.0
+    for value in values:
+        total += value
+    mean = total / len(values)
+    if which == "a":
+        return _float32(mean)
+    m2 = 0.0
+    for value in values:
+        m2 += (value - mean) * (value - mean)
+    return _float32(math.sqrt(m2 / (len(values) - 1)))
+
+
 def unpacked_cards(payload: dict[str, Any]) -> list[tuple[str, str | None]]:
     """Every card of ``payload`` (the object in data.js) as (html, summary)."""
     p = payload["packed"]
-    floats = base64.b64decode(p["floats"])
+    floats = _floats(p["floats"])
     words = p["words"].split(" ") if p["words"] else []
     width, codes = p["card_width"], p["card_skeletons"]
     cards: list[tuple[str, str | None]] = []
@@ -38,7 +67,7 @@ def unpacked_cards(payload: dict[str, Any]) -> list[tuple[str, str | None]]:
         kinds_index, list_index = p["skeletons"][number]
         kinds = p["kinds"][kinds_index].split(" ") if p["kinds"][kinds_index] else []
         segments = [p["segments"][s] for s in p["segment_lists"][list_index]]
-        slots: dict[int, tuple[str, str, int]] = {}
+        slots: dict[str, tuple[str, str, int]] = {}
         used = 0
         out, summary, texts = "", None, []
         for h, token in enumerate(kinds):
@@ -48,12 +77,15 @@ def unpacked_cards(payload: dict[str, Any]) -> list[tuple[str, str | None]]:
                 text = words[word_at]
                 word_at += 1
             elif kind[0] in "vr":
-                significant, _, slot_text = kind[1:].rpartition(".") if kind[0] == "r" else ("", "", kind[1:])
-                slot = int(slot_text)
-                used = max(used, slot + 1)
-                if slot not in slots:
-                    slots[slot] = _float32_number(struct.unpack_from("<f", floats, 4 * (float_at + slot))[0])
-                text = exact_text(*slots[slot]) if kind[0] == "v" else rounded_text(*slots[slot], int(significant))
+                significant, _, ref = kind[1:].rpartition(".") if kind[0] == "r" else ("", "", kind[1:])
+                if ref not in slots:
+                    if ref[0] in "as":  # a statistic of the card's first n slots
+                        value = _statistic(floats[float_at : float_at + int(ref[1:])], ref[0])
+                    else:
+                        used = max(used, int(ref) + 1)
+                        value = floats[float_at + int(ref)]
+                    slots[ref] = _float32_number(value)
+                text = exact_text(*slots[ref]) if kind[0] == "v" else rounded_text(*slots[ref], int(significant))
             segment = segments[h]
             if pad:
                 if rule.startswith("@"):

@@ -6,15 +6,19 @@
    the steps); and data.card(k), a value card's {html, summary}, decoded from its skeleton, the
    float32 stream and the words only when a step first shows it (then kept).
    The two number formats below are written twice, here and in packed_data.py (exact_text,
-   rounded_text): the packer keeps a number as a float hole only where both give its very text.
+   rounded_text), and so are a card's mean and std of its first slots (statistic; _float32, _std):
+   the packer keeps a number as a float hole, or a statistic, only where they give its very text.
    Must not: render anything of its own, or know what a card means. */
 (function () {
   "use strict";
   var DIGITS64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  var DIGITS85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%()*+,-.:;=?@[]^_{}~";  // packed_data.py's
   var SNAPSHOT_EVERY = 16;  // viewer_data.py's SNAPSHOT_EVERY
   var PAD = "\u0001";       // where a segment's padding spaces go (packed_data.py's _PAD)
   var DIGIT_VALUE = new Int8Array(128);
   for (var d = 0; d < DIGITS64.length; d++) DIGIT_VALUE[DIGITS64.charCodeAt(d)] = d;
+  var DIGIT85_VALUE = new Int8Array(128);
+  for (d = 0; d < DIGITS85.length; d++) DIGIT85_VALUE[DIGITS85.charCodeAt(d)] = d;
 
   function codes(text, width, count) {
     var out = new Int32Array(count);
@@ -65,38 +69,66 @@
     return [sign, text.slice(0, e).replace(".", "").replace(/0+$/, "") || "0", +text.slice(e + 1)];
   }
 
+  // The float32 stream: 5 base-85 digits a number, most significant first, of its 32 bits.
+  function floats(text) {
+    var out = new Float32Array(text.length / 5), bits = new Uint32Array(out.buffer);
+    for (var i = 0, at = 0; i < out.length; i++) {
+      var value = 0;
+      for (var k = 0; k < 5; k++) value = value * 85 + DIGIT85_VALUE[text.charCodeAt(at++)];
+      bits[i] = value;
+    }
+    return out;
+  }
+
+  // A statistic of a card's first n float slots, as packed_data.py's twin computes it (in doubles, in
+  // this order, then rounded to float32): the packer uses one only where it gives the card's very number.
+  function statistic(values, at, n, which) {
+    var sum = 0, k;
+    for (k = 0; k < n; k++) sum += values[at + k];
+    var mean = sum / n;
+    if (which === "a") return Math.fround(mean);
+    var m2 = 0;
+    for (k = 0; k < n; k++) { var deviation = values[at + k] - mean; m2 += deviation * deviation; }
+    return Math.fround(Math.sqrt(m2 / (n - 1)));
+  }
+
   // --- cards ----------------------------------------------------------------------------------
   function Cards(p) {
     this.p = p;
     this.skeletonOf = codes(p.card_skeletons, p.card_width, p.card_skeletons.length / p.card_width);
     this.shapes = [];      // kinds index -> parsed holes
     this.cache = [];       // card -> {html, summary}
-    this.bytes = null;     // the float32 stream, on first use
+    this.values = null;    // the float32 stream, on first use
   }
 
-  // kinds "v0 r4.0>@6 w> |" -> [{kind, slot, significant, pad}], pad: null, a width, "@j" hole or "" (next word)
+  // kinds "v0 r4.0>@6 va4 r6.a4 vs4 w> |" -> [{kind, slot, of, significant, pad}]: slot k, or a statistic
+  // ("a" mean, "s" std) of the first slots (slot: their count); pad: null, a width, "@j" hole or "" (next word)
   Cards.prototype.holes = function (index) {
     var holes = this.shapes[index];
     if (holes) return holes;
     var text = this.p.kinds[index];
     holes = (text ? text.split(" ") : []).map(function (token) {
-      var cut = token.indexOf(">"), kind = cut < 0 ? token : token.slice(0, cut), hole = { kind: kind[0], slot: 0, significant: 0, pad: null };
+      var cut = token.indexOf(">"), kind = cut < 0 ? token : token.slice(0, cut);
+      var hole = { kind: kind[0], slot: 0, of: "", significant: 0, pad: null };
       if (cut >= 0) {
         var rule = token.slice(cut + 1);
         hole.pad = rule === "" ? "" : rule[0] === "@" ? { hole: +rule.slice(1) } : { width: +rule };
       }
-      if (hole.kind === "v") hole.slot = +kind.slice(1);
+      var ref = "";
+      if (hole.kind === "v") ref = kind.slice(1);
       else if (hole.kind === "r") {
         var dot = kind.indexOf(".");
         hole.significant = +kind.slice(1, dot);
-        hole.slot = +kind.slice(dot + 1);
+        ref = kind.slice(dot + 1);
       }
+      if (ref && (ref[0] === "a" || ref[0] === "s")) { hole.of = ref[0]; ref = ref.slice(1); }
+      hole.slot = +ref;
       return hole;
     });
     holes.slots = 0;
     holes.words = 0;
     holes.forEach(function (hole) {
-      if (hole.kind === "v" || hole.kind === "r") holes.slots = Math.max(holes.slots, hole.slot + 1);
+      if ((hole.kind === "v" || hole.kind === "r") && !hole.of) holes.slots = Math.max(holes.slots, hole.slot + 1);
       if (hole.kind === "w") holes.words++;
       if (hole.pad === "") holes.words++;
     });
@@ -106,9 +138,8 @@
 
   // Where each card's floats and words start (a pass over the cards, on first use).
   Cards.prototype.start = function () {
-    var p = this.p, raw = atob(p.floats), count = this.skeletonOf.length;
-    this.bytes = new DataView(new ArrayBuffer(raw.length));
-    for (var b = 0; b < raw.length; b++) this.bytes.setUint8(b, raw.charCodeAt(b));
+    var p = this.p, count = this.skeletonOf.length;
+    this.values = floats(p.floats);
     this.words = p.words ? p.words.split(" ") : [];
     this.floatAt = new Int32Array(count + 1);
     this.wordAt = new Int32Array(count + 1);
@@ -122,15 +153,19 @@
   Cards.prototype.card = function (k) {
     var found = this.cache[k];
     if (found) return found;
-    if (!this.bytes) this.start();
+    if (!this.values) this.start();
     var p = this.p, skeleton = p.skeletons[this.skeletonOf[k]], holes = this.holes(skeleton[0]);
-    var segments = p.segment_lists[skeleton[1]], numbers = [], texts = [];
+    var segments = p.segment_lists[skeleton[1]], numbers = {}, texts = [];
     var floatAt = this.floatAt[k], word = this.wordAt[k], out = "", summary = null;
     for (var h = 0; h < holes.length; h++) {
       var hole = holes[h], text = "", segment = p.segments[segments[h]];
       if (hole.kind === "w") text = this.words[word++];
       else if (hole.kind === "v" || hole.kind === "r") {
-        var number = numbers[hole.slot] || (numbers[hole.slot] = float32Number(this.bytes.getFloat32(4 * (floatAt + hole.slot), true)));
+        var key = hole.of + hole.slot, number = numbers[key];
+        if (!number) {
+          number = numbers[key] = float32Number(
+            hole.of ? statistic(this.values, floatAt, hole.slot, hole.of) : this.values[floatAt + hole.slot]);
+        }
         text = hole.kind === "v" ? exactText(number) : roundedText(number, hole.significant);
       }
       if (hole.pad !== null) {

@@ -5,9 +5,13 @@ move the same way every loop iteration. ``pack_viewer_data(data)`` stores:
 
 - **cards** as shared skeletons with holes. A card's HTML (and its one-line summary) is cut at every
   word that holds a digit. A number that a float32 holds and ``assets/step-data.js`` writes back
-  exactly as it was is a float slot, in one float32 stream (``floats``, base64, little-endian); a
-  number that is one of the card's slots rounded (to 4, 6 or 3 significant digits) or written again
-  only refers to it; any other such word goes into ``words`` unless every card of the same shape has
+  exactly as it was is a float slot, in one float32 stream (``floats``: each number's 32 bits as 5
+  base-85 digits, ``DIGITS85``); a number that is one of the card's slots rounded (to 4, 6 or 3
+  significant digits) or written again only refers to it; a number that is the mean, or after it the
+  standard deviation, of the card's first n slots as the decoder computes them (in doubles, then
+  rounded to float32: ``_float32``, ``_std``) is not stored either: a tensor's statistics beside its
+  elements. The card's own holes take their slots before its summary's, so that a tensor's elements
+  are its first slots. Any other such word goes into ``words`` unless every card of the same shape has
   the same word there, which then stays in the skeleton. Spaces that right-align a hole (a grid's
   cells) are written as a width: fixed, or another hole's number (the grid's column width), or a
   count in ``words``. Every hole is checked here against what the decoder will write (the Python
@@ -23,20 +27,22 @@ Snapshots are not stored: the decoder rebuilds them from the env diffs (the same
 ``viewer_data._snapshots``). Deterministic: the same data gives the same bytes. This module must not
 render anything nor decide what a card shows; it only re-encodes the data it is given.
 
-Layout (``version`` 3)::
+Layout (``version`` 4)::
 
     packed {columns [column name], names [name], code_width, codes,
             records [[column delta, ..., env [[name, card delta]], clear [name]]],
             kinds [hole kinds, space-separated], segments [text], segment_lists [[segment]],
-            skeletons [[kinds, segment list]], card_width, card_skeletons (codes), floats (base64), words}
+            skeletons [[kinds, segment list]], card_width, card_skeletons (codes), floats (base 85), words}
     hole kinds: v<slot> | r<significant>.<slot> | w | "|" (the summary ends), each with an optional
     pad: >W (W characters with the hole), >@h (as many as hole h says), > (a count in words)
+    slot: k (the card's k-th float in the stream) | a<n> (the mean of its first n) | s<n> (their std)
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import math
 import re
 import struct
 from collections.abc import Sequence
@@ -44,8 +50,15 @@ from typing import Any
 
 from tracer.site.pages import card_workers
 
-PACKED_VERSION = 3
+PACKED_VERSION = 4
 DIGITS64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+# The float32 stream's digits: 85 characters that a JSON string holds as they are, and none that
+# HTML gives a meaning to (no quote, backslash, <, >, &): each float32's 32 bits are 5 of them.
+DIGITS85 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%()*+,-.:;=?@[]^_{}~"
+# base64.b85encode's digits (RFC 1924's order), each written as the DIGITS85 digit of the same value
+_TO_DIGITS85 = bytes.maketrans(
+    b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~", DIGITS85.encode("ascii")
+)
 STEP_COLUMNS = (
     "file",
     "line",
@@ -68,6 +81,11 @@ _WORD = re.compile(r"(?<![\w.+\-])(?=[\w.+\-]*\d)[\w.+\-]+")
 _FLOAT = re.compile(r"-?\d+\.\d+(?:e[+-]\d+)?|-?\d(?:\.\d+)?e[+-]\d+")
 _SUMMARY_END = "|"  # the hole kind that ends a card's summary (the card's own HTML follows)
 _PACK_FLOAT = struct.Struct("<f")
+
+
+def encode_floats(floats: list[float]) -> str:
+    """``floats`` (each a float32) as 5 base-85 digits each (``DIGITS85``), most significant first, of its 32 bits."""
+    return base64.b85encode(struct.pack(f">{len(floats)}f", *floats)).translate(_TO_DIGITS85).decode("ascii")
 
 
 # -- the decoder's two number formats, in Python ---------------------------------------------------
@@ -147,6 +165,23 @@ def float32_digits(word: str) -> tuple[str, str, int] | None:
         if units > 0 and _round_trips(neighbour, f):
             return None
     return sign, digits, int(exponent_text)
+
+
+def _float32(value: float) -> float:
+    """``value`` rounded to the nearest float32, as Math.fround rounds it."""
+    try:
+        return _PACK_FLOAT.unpack(_PACK_FLOAT.pack(value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def _std(values: list[float], mean: float) -> float:
+    """The sample standard deviation of ``values`` about ``mean``, in step-data.js's order of operations."""
+    m2 = 0.0
+    for value in values:
+        deviation = value - mean
+        m2 += deviation * deviation
+    return math.sqrt(m2 / (len(values) - 1))
 
 
 class _Numbers:
@@ -261,27 +296,44 @@ class _Card:
                     rounded = rounded_text(*digits, significant)
                     if rounded != text and rounded not in rounded_from:
                         rounded_from[rounded] = (significant, text)
-        slots: dict[str, int] = {}
-        self.floats: list[float] = []
+        slots: dict[str, str] = {}  # a number's text -> its slot: a number, or a statistic of the first n slots
+        floats: list[float] = []
+        self.floats = floats
+        total = 0.0  # the sum of the stored slots, as the decoder adds them
+        mean_of = -1  # n when the last new number was the mean of the first n slots (a std may follow)
 
-        def slot(text: str) -> int:
-            if text not in slots:
-                slots[text] = len(self.floats)
-                self.floats.append(float(text))
-            return slots[text]
+        pack, unpack = _PACK_FLOAT.pack, _PACK_FLOAT.unpack
 
-        kinds = []
-        for text in texts:
-            if text == _SUMMARY_END:
-                kinds.append(_SUMMARY_END)
-            elif text in rounded_from:
+        def slot(text: str) -> str:
+            nonlocal total, mean_of
+            found = slots.get(text)
+            if found is None:
+                value = unpack(pack(float(text)))[0]  # what the decoder reads back
+                count = len(floats)
+                if count > 1 and unpack(pack(total / count))[0] == value:  # a mean is within float32's range
+                    found, mean_of = f"a{count}", count
+                elif count > 1 and mean_of == count and _float32(_std(floats, total / count)) == value:
+                    found = f"s{count}"
+                else:
+                    found = str(count)
+                    floats.append(value)
+                    total += value
+                slots[text] = found
+            return found
+
+        def kind(text: str) -> str:
+            if text in rounded_from:
                 significant, source = rounded_from[text]
-                kinds.append(f"r{significant}.{slot(source)}")
-            elif exact[text] is not None:
-                kinds.append(f"v{slot(text)}")
-            else:
-                kinds.append("w")
-        self.kinds = kinds
+                return f"r{significant}.{slot(source)}"
+            if exact[text] is not None:
+                return f"v{slot(text)}"
+            return "w"
+
+        # the card's own holes take their slots first, in order (a tensor's elements are then its first
+        # slots, and a statistic of them one of the first n), then the summary's (it may shorten them)
+        end = texts.index(_SUMMARY_END) if summary is not None else -1
+        card_kinds = [kind(text) for text in texts[end + 1 :]]
+        self.kinds = [kind(text) for text in texts[:end]] + [_SUMMARY_END] + card_kinds if end >= 0 else card_kinds
 
     def shape(self) -> tuple[Any, ...]:
         if self._shape is None:
@@ -406,7 +458,7 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
         "skeletons": [list(pair) for pair in tables.skeletons.items],
         "card_width": width,
         "card_skeletons": codes,
-        "floats": base64.b64encode(struct.pack(f"<{len(floats)}f", *floats)).decode("ascii"),
+        "floats": encode_floats(floats),
         "words": " ".join(words),
     }
 

@@ -1,0 +1,56 @@
+"""packed_data: cards packed for data.js decode (by the Python twin of step-data.js) to their very
+text, and numbers the decoder can work out are not stored (tests/browser/test_browser_step_data.py
+decodes real sites' cards in Chromium)."""
+
+from __future__ import annotations
+
+import json
+
+from helpers.step_data import unpacked_cards
+from tracer.site.pages.packed_data import DIGITS85, encode_floats, pack_cards
+
+
+def _packed(cards: list[str], summaries: list[str | None] | None = None) -> dict:
+    packed = pack_cards(cards, [[k] for k in range(len(cards))], summaries or [None] * len(cards))
+    return json.loads(json.dumps(packed))  # as data.js carries it
+
+
+def _decoded(packed: dict) -> list[tuple[str, str | None]]:
+    return unpacked_cards({"packed": packed})
+
+
+def test_the_float_stream_is_five_digits_a_number_that_a_json_string_and_a_page_hold_as_they_are():
+    text = encode_floats([1.5, -2.25e-30, 3.0e38, 0.1, 0.0])
+    assert len(text) == 25
+    assert set(text) <= set(DIGITS85)
+    assert not set(DIGITS85) & set("\"\\<>&'")
+    assert text[:5] == "KfnM0"  # 0x3fc00000, most significant digit first
+    assert text[-5:] == "00000"
+
+
+def test_a_tensors_mean_and_std_are_worked_out_from_its_elements_and_not_stored():
+    # each card: four elements, then their mean and sample standard deviation as float32 writes them
+    one = "<pre>0.7 0.2 0.3 0.1</pre> <b>mean</b> 0.325 <b>std</b> 0.26299557 <b>max</b> 0.7"
+    two = "<pre>0.061887886 0.05928086 0.009273165 0.030979125</pre> <b>mean</b> 0.040355258 <b>std</b> 0.025005605"
+    packed = _packed([one, two])
+    assert _decoded(packed) == [(one, None), (two, None)]
+    for skeleton in packed["skeletons"]:
+        kinds = packed["kinds"][skeleton[0]].split(" ")
+        assert "va4" in kinds and "vs4" in kinds
+    assert len(packed["floats"]) == 5 * (4 + 4)  # the elements of each card, no statistic
+
+
+def test_a_statistic_the_decoder_would_write_differently_is_stored():
+    wrong_mean = "<pre>0.7 0.2 0.3 0.1</pre> <b>mean</b> 0.32500002 <b>std</b> 0.26299557"
+    wrong_std = "<pre>0.7 0.2 0.3 0.1</pre> <b>mean</b> 0.325 <b>std</b> 0.2629956"
+    packed = _packed([wrong_mean, wrong_std])
+    assert _decoded(packed) == [(wrong_mean, None), (wrong_std, None)]
+    assert len(packed["floats"]) == 5 * (6 + 5)  # both numbers of the first card (a std follows a mean), the std of the second
+
+
+def test_a_summary_that_shortens_a_number_leaves_the_elements_the_first_slots():
+    card = "<pre>0.061887886 0.05928086 0.009273165 0.030979125</pre> <b>mean</b> 0.040355258"
+    summary = "[0.06189, 0.05928, 0.009273, 0.0309…"
+    packed = _packed([card], [summary])
+    assert _decoded(packed) == [(card, summary)]
+    assert "va4" in packed["kinds"][0].split(" ")

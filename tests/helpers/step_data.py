@@ -60,22 +60,27 @@ def unpacked_cards(payload: dict[str, Any]) -> list[tuple[str, str | None]]:
     width, codes = p["card_width"], p["card_skeletons"]
     cards: list[tuple[str, str | None]] = []
     float_at = word_at = 0
+    counted: dict[str, int] = {}
     for k in range(len(codes) // width):
         number = 0
         for char in codes[k * width : (k + 1) * width]:
             number = number * 64 + DIGITS64.index(char)
         kinds_index, list_index = p["skeletons"][number]
-        kinds = p["kinds"][kinds_index].split(" ") if p["kinds"][kinds_index] else []
+        tokens = [token.partition(">") for token in p["kinds"][kinds_index].split(" ")] if p["kinds"][kinds_index] else []
         segments = [p["segments"][s] for s in p["segment_lists"][list_index]]
         slots: dict[str, tuple[str, str, int]] = {}
         used = 0
-        out, summary, texts = "", None, []
-        for h, token in enumerate(kinds):
-            kind, pad, rule = token.partition(">")
+        texts, pad_words = [], []
+        for kind, pad, rule in tokens:  # each hole's text, and the count its pad takes from words
             text = ""
             if kind == "w":
                 text = words[word_at]
                 word_at += 1
+            elif kind[0] in "ij":  # a counter: one on, or a step in words
+                step = 1 if kind[0] == "i" else int(words[word_at])
+                word_at += kind[0] == "j"
+                counted[kind[1:]] = counted.get(kind[1:], 0) + step
+                text = kind[1:] + str(counted[kind[1:]])
             elif kind[0] in "vr":
                 significant, _, ref = kind[1:].rpartition(".") if kind[0] == "r" else ("", "", kind[1:])
                 if ref not in slots:
@@ -86,22 +91,24 @@ def unpacked_cards(payload: dict[str, Any]) -> list[tuple[str, str | None]]:
                         value = floats[float_at + int(ref)]
                     slots[ref] = _float32_number(value)
                 text = exact_text(*slots[ref]) if kind[0] == "v" else rounded_text(*slots[ref], int(significant))
-            segment = segments[h]
-            if pad:
-                if rule.startswith("@"):
-                    target = int(texts[int(rule[1:])])
-                elif rule:
-                    target = int(rule)
-                else:
-                    target = int(words[word_at]) + len(text)
-                    word_at += 1
-                segment = segment.replace("\x01", " " * max(0, target - len(text)))
             texts.append(text)
+            pad_words.append(int(words[word_at]) if pad and not rule else 0)
+            word_at += bool(pad and not rule)
+        for h, (kind, _, _) in enumerate(tokens):  # a column's width: its longest hole's text and more
+            if kind[0] == "c":
+                padded = [len(texts[j]) for j, (_, pad, rule) in enumerate(tokens) if pad and rule == f"@{h}"]
+                texts[h] = str(max(padded) + int(kind[1:]))
+        out, summary = "", None
+        for h, (kind, pad, rule) in enumerate(tokens):
+            segment, text = segments[h], texts[h]
+            if pad:
+                target = int(texts[int(rule[1:])]) if rule.startswith("@") else int(rule) if rule else pad_words[h] + len(text)
+                segment = segment.replace("\x01", " " * max(0, target - len(text)))
             out += segment
             if kind == "|":
                 summary, out = out, ""
             else:
                 out += text
         float_at += used
-        cards.append((out + segments[len(kinds)], summary))
+        cards.append((out + segments[len(tokens)], summary))
     return cards

@@ -54,3 +54,24 @@ def test_a_summary_that_shortens_a_number_leaves_the_elements_the_first_slots():
     packed = _packed([card], [summary])
     assert _decoded(packed) == [(card, summary)]
     assert "va4" in packed["kinds"][0].split(" ")
+
+
+def _grid(cells: list[str]) -> str:
+    width = max(map(len, cells)) + 1
+    return f'<pre style="--col: {width}">' + "".join(" " * (width - len(cell)) + cell for cell in cells) + "</pre>"
+
+
+def test_a_columns_width_is_worked_out_from_its_cells_and_not_stored():
+    cards = [_grid(["1.5", "22.75"]), _grid(["100.25", "3.5"]), _grid(["7.125", "8.5"])]
+    packed = _packed(cards)
+    assert _decoded(packed) == [(card, None) for card in cards]
+    assert [packed["kinds"][skeleton[0]].split(" ")[0] for skeleton in packed["skeletons"]] == ["c1"]
+    assert packed["words"].split(" ") == ["1.5", "22.75", "100.25", "3.5", "7.125", "8.5"]
+
+
+def test_a_counted_name_is_stored_as_its_step_from_the_last_one_and_not_at_all_when_one():
+    cards = [f"<dd>s{number} · 16 B</dd><i>{size}</i>" for number, size in ((1, 7), (2, 8), (4, 9), (5, 10), (15, 11))]
+    packed = _packed(cards)
+    assert _decoded(packed) == [(card, None) for card in cards]
+    assert packed["words"].split(" ") == ["7", "8", "2", "9", "10", "10", "11"]
+    assert sorted(packed["kinds"]) == ["is w", "js w"]

@@ -101,15 +101,17 @@
     this.values = null;    // the float32 stream, on first use
   }
 
-  // kinds "v0 r4.0>@6 va4 r6.a4 vs4 w> |" -> [{kind, slot, of, significant, pad}]: slot k, or a statistic
-  // ("a" mean, "s" std) of the first slots (slot: their count); pad: null, a width, "@j" hole or "" (next word)
+  // kinds "v0 r4.0>@6 va4 r6.a4 vs4 c1 is jM w> |" -> [{kind, slot, of, significant, more, name, word, pad}]:
+  // v/r: slot k, or a statistic ("a" mean, "s" std) of the first slots (slot: their count); c: a
+  // column's width, `more` than the longest hole padded to it; i/j: a counter (`name`), one on or a
+  // step in words (its `word` among the card's); pad: null, a width, "@j" hole or "" (next word)
   Cards.prototype.holes = function (index) {
     var holes = this.shapes[index];
     if (holes) return holes;
     var text = this.p.kinds[index];
     holes = (text ? text.split(" ") : []).map(function (token) {
       var cut = token.indexOf(">"), kind = cut < 0 ? token : token.slice(0, cut);
-      var hole = { kind: kind[0], slot: 0, of: "", significant: 0, pad: null };
+      var hole = { kind: kind[0], slot: 0, of: "", significant: 0, more: 0, name: "", word: -1, padWord: -1, pad: null };
       if (cut >= 0) {
         var rule = token.slice(cut + 1);
         hole.pad = rule === "" ? "" : rule[0] === "@" ? { hole: +rule.slice(1) } : { width: +rule };
@@ -120,34 +122,50 @@
         var dot = kind.indexOf(".");
         hole.significant = +kind.slice(1, dot);
         ref = kind.slice(dot + 1);
-      }
+      } else if (hole.kind === "c") hole.more = +kind.slice(1);
+      else if (hole.kind === "i" || hole.kind === "j") hole.name = kind.slice(1);
       if (ref && (ref[0] === "a" || ref[0] === "s")) { hole.of = ref[0]; ref = ref.slice(1); }
       hole.slot = +ref;
       return hole;
     });
     holes.slots = 0;
     holes.words = 0;
-    holes.forEach(function (hole) {
+    holes.counters = [];
+    holes.widths = [];
+    holes.forEach(function (hole, h) {
       if ((hole.kind === "v" || hole.kind === "r") && !hole.of) holes.slots = Math.max(holes.slots, hole.slot + 1);
-      if (hole.kind === "w") holes.words++;
-      if (hole.pad === "") holes.words++;
+      if (hole.kind === "w" || hole.kind === "j") hole.word = holes.words++;
+      if (hole.kind === "i" || hole.kind === "j") holes.counters.push(hole);
+      if (hole.kind === "c") { hole.padded = []; holes.widths.push(h); }
+      if (hole.pad === "") hole.padWord = holes.words++;
+    });
+    holes.forEach(function (hole, h) {
+      if (hole.pad && hole.pad.hole !== undefined && holes[hole.pad.hole].kind === "c") holes[hole.pad.hole].padded.push(h);
     });
     this.shapes[index] = holes;
     return holes;
   };
 
-  // Where each card's floats and words start (a pass over the cards, on first use).
+  // Where each card's floats and words start, and its counters' numbers (a pass over the cards, on first use).
   Cards.prototype.start = function () {
-    var p = this.p, count = this.skeletonOf.length;
+    var p = this.p, count = this.skeletonOf.length, counted = {}, counters = [];
     this.values = floats(p.floats);
     this.words = p.words ? p.words.split(" ") : [];
     this.floatAt = new Int32Array(count + 1);
     this.wordAt = new Int32Array(count + 1);
+    this.counterAt = new Int32Array(count + 1);
     for (var k = 0; k < count; k++) {
       var holes = this.holes(p.skeletons[this.skeletonOf[k]][0]);
+      for (var c = 0; c < holes.counters.length; c++) {
+        var hole = holes.counters[c], name = hole.name;
+        counted[name] = (counted[name] || 0) + (hole.kind === "i" ? 1 : +this.words[this.wordAt[k] + hole.word]);
+        counters.push(counted[name]);
+      }
       this.floatAt[k + 1] = this.floatAt[k] + holes.slots;
       this.wordAt[k + 1] = this.wordAt[k] + holes.words;
+      this.counterAt[k + 1] = this.counterAt[k] + holes.counters.length;
     }
+    this.counters = counters;
   };
 
   Cards.prototype.card = function (k) {
@@ -155,11 +173,12 @@
     if (found) return found;
     if (!this.values) this.start();
     var p = this.p, skeleton = p.skeletons[this.skeletonOf[k]], holes = this.holes(skeleton[0]);
-    var segments = p.segment_lists[skeleton[1]], numbers = {}, texts = [];
-    var floatAt = this.floatAt[k], word = this.wordAt[k], out = "", summary = null;
-    for (var h = 0; h < holes.length; h++) {
-      var hole = holes[h], text = "", segment = p.segments[segments[h]];
-      if (hole.kind === "w") text = this.words[word++];
+    var segments = p.segment_lists[skeleton[1]], numbers = {}, texts = new Array(holes.length);
+    var floatAt = this.floatAt[k], word = this.wordAt[k], counter = this.counterAt[k], h, hole, text;
+    for (h = 0; h < holes.length; h++) {  // each hole's text; a column's width once its column's are known
+      hole = holes[h];
+      text = "";
+      if (hole.kind === "w") text = this.words[word + hole.word];
       else if (hole.kind === "v" || hole.kind === "r") {
         var key = hole.of + hole.slot, number = numbers[key];
         if (!number) {
@@ -167,12 +186,24 @@
             hole.of ? statistic(this.values, floatAt, hole.slot, hole.of) : this.values[floatAt + hole.slot]);
         }
         text = hole.kind === "v" ? exactText(number) : roundedText(number, hole.significant);
-      }
+      } else if (hole.kind === "i" || hole.kind === "j") text = hole.name + this.counters[counter++];
+      texts[h] = text;
+    }
+    for (var w = 0; w < holes.widths.length; w++) {
+      var at = holes.widths[w], longest = 0, padded = holes[at].padded;
+      for (var c = 0; c < padded.length; c++) longest = Math.max(longest, texts[padded[c]].length);
+      texts[at] = String(longest + holes[at].more);
+    }
+    var out = "", summary = null;
+    for (h = 0; h < holes.length; h++) {
+      hole = holes[h];
+      text = texts[h];
+      var segment = p.segments[segments[h]];
       if (hole.pad !== null) {
-        var width = hole.pad === "" ? +this.words[word++] + text.length : hole.pad.hole !== undefined ? +texts[hole.pad.hole] : hole.pad.width;
+        var width = hole.pad === "" ? +this.words[word + hole.padWord] + text.length
+          : hole.pad.hole !== undefined ? +texts[hole.pad.hole] : hole.pad.width;
         segment = segment.replace(PAD, " ".repeat(Math.max(0, width - text.length)));
       }
-      texts.push(text);
       out += segment;
       if (hole.kind === "|") { summary = out; out = ""; } else out += text;
     }

@@ -12,9 +12,12 @@ move the same way every loop iteration. ``pack_viewer_data(data)`` stores:
   rounded to float32: ``_float32``, ``_std``) is not stored either: a tensor's statistics beside its
   elements. The card's own holes take their slots before its summary's, so that a tensor's elements
   are its first slots. Any other such word goes into ``words`` unless every card of the same shape has
-  the same word there, which then stays in the skeleton. Spaces that right-align a hole (a grid's
-  cells) are written as a width: fixed, or another hole's number (the grid's column width), or a
-  count in ``words``. Every hole is checked here against what the decoder will write (the Python
+  the same word there, which then stays in the skeleton, or it is a counter: a name and a number (a
+  storage's id, "s12") in every card of the shape, stored as its step from the last counter of that
+  name (in card order), and not at all when the step is one (the skeleton says which). Spaces that
+  right-align a hole (a grid's cells) are written as a width: fixed, or another hole's number (the
+  grid's column width), or a count in ``words``; a column's width that is its longest cell and the
+  same number more in every card of the shape is not stored: the decoder works it out. Every hole is checked here against what the decoder will write (the Python
   twins of its two number formats are below), so a decoded card is byte for byte the rendered one;
   a number that would differ is kept as a word. A skeleton is a kinds string and a list of
   segments, each stored once.
@@ -27,14 +30,16 @@ Snapshots are not stored: the decoder rebuilds them from the env diffs (the same
 ``viewer_data._snapshots``). Deterministic: the same data gives the same bytes. This module must not
 render anything nor decide what a card shows; it only re-encodes the data it is given.
 
-Layout (``version`` 4)::
+Layout (``version`` 5)::
 
     packed {columns [column name], names [name], code_width, codes,
             records [[column delta, ..., env [[name, card delta]], clear [name]]],
             kinds [hole kinds, space-separated], segments [text], segment_lists [[segment]],
             skeletons [[kinds, segment list]], card_width, card_skeletons (codes), floats (base 85), words}
-    hole kinds: v<slot> | r<significant>.<slot> | w | "|" (the summary ends), each with an optional
-    pad: >W (W characters with the hole), >@h (as many as hole h says), > (a count in words)
+    hole kinds: v<slot> | r<significant>.<slot> | w | "|" (the summary ends) | c<more> (the longest
+    hole padded to it, and more) | i<name> (a counter, one on) | j<name> (a counter, its step in
+    words), each with an optional pad: >W (W characters with the hole), >@h (as many as hole h says),
+    > (a count in words, after the hole's own word)
     slot: k (the card's k-th float in the stream) | a<n> (the mean of its first n) | s<n> (their std)
 """
 
@@ -50,7 +55,7 @@ from typing import Any
 
 from tracer.site.pages import card_workers
 
-PACKED_VERSION = 4
+PACKED_VERSION = 5
 DIGITS64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 # The float32 stream's digits: 85 characters that a JSON string holds as they are, and none that
 # HTML gives a meaning to (no quote, backslash, <, >, &): each float32's 32 bits are 5 of them.
@@ -381,24 +386,93 @@ class _Tables:
         self.kinds, self.lists, self.segments, self.skeletons = _Index(), _Index(), _Index(), _Index()
 
 
-def _skeleton(card: _Card, alike: list[bool], pad_rules: list[str], tables: _Tables) -> tuple[int, list[tuple[int, bool, bool]]]:
-    """The skeleton of ``card``'s shape (its number in ``tables``), and what each card of that shape
-    writes into ``words``: (hole, its word?, its pad's count?) for each hole that has either."""
+_COUNTER = re.compile(r"([A-Za-z]+)(0|[1-9][0-9]{0,14})")  # a word that counts on from card to card ("s12")
+
+
+def _widths(members: list[_Card], pad_rules: list[str]) -> dict[int, str]:
+    """The holes that every card of one shape can leave to the decoder because each is a column's
+    width: the longest text of the holes padded to it (">@j") and a number, the same in every card,
+    more ("c<more>"); hole -> its kind."""
+    padded: dict[int, list[int]] = {}
+    for k, rule in enumerate(pad_rules):
+        if rule.startswith(">@"):
+            padded.setdefault(int(rule[2:]), []).append(k)
+    kinds = {}
+    for j, holes in padded.items():
+        if any(k in padded for k in holes):  # a width padded to a width: left as it is
+            continue
+        more = {int(card.texts[j]) - max(len(card.texts[k]) for k in holes) for card in members}
+        if len(more) == 1 and all(card.texts[j] == str(int(card.texts[j])) for card in members):
+            kinds[j] = f"c{more.pop()}"
+    return kinds
+
+
+def _counters(members: list[_Card], alike: list[bool], derived: dict[int, str]) -> dict[int, str]:
+    """The word holes that hold a name and a whole number in every card of one shape ("s12": a
+    storage's id), the same name in each: the decoder counts them on from the number the last such
+    hole with that name had, in card order; hole -> its name."""
+    names = {}
+    for k, kind in enumerate(members[0].kinds):
+        if kind != "w" or alike[k] or k in derived:
+            continue
+        found = _COUNTER.fullmatch(members[0].texts[k])
+        if found and all((match := _COUNTER.fullmatch(card.texts[k])) and match.group(1) == found.group(1) for card in members):
+            names[k] = found.group(1)
+    return names
+
+
+class _Rules:
+    """How every card of one shape is written: which word holes are alike (kept in the skeleton), each
+    hole's pad rule, the holes the decoder works out (a column's width: "c<more>"), and the counters
+    (hole -> name)."""
+
+    __slots__ = ("alike", "counters", "derived", "pad_rules")
+
+    def __init__(self, members: list[_Card]) -> None:
+        first = members[0]
+        self.pad_rules = [_pad_rule(members, k) if first.pads[k] >= 0 else "" for k in range(len(first.kinds))]
+        self.alike = [
+            kind == "w" and not self.pad_rules[k] and all(card.texts[k] == first.texts[k] for card in members)
+            for k, kind in enumerate(first.kinds)
+        ]
+        self.derived = _widths(members, self.pad_rules)
+        self.counters = _counters(members, self.alike, self.derived)
+
+
+# what a card writes into ``words`` for one hole: (hole, what its word is, whether its pad's count follows)
+_TEXT, _STEP, _NONE = 1, 2, 0
+
+
+def _skeleton(card: _Card, rules: _Rules, by_one: tuple[bool, ...], tables: _Tables) -> tuple[int, list[tuple[int, int, bool]]]:
+    """The skeleton of ``card``'s shape with its counters counting on by one where ``by_one`` says
+    (its number in ``tables``), and what each card of that shape writes into ``words``: (hole, its
+    word: _TEXT its text, _STEP its counter's step, _NONE none; its pad's count?) for each hole that
+    writes any."""
     segments = [card.segments[0]]
     kinds: list[str] = []
-    own: list[tuple[int, bool, bool]] = []
+    own: list[tuple[int, int, bool]] = []
     renumbered: dict[int, int] = {}  # hole k -> its number among the holes the skeleton keeps
+    counted = iter(by_one)
     for k, kind in enumerate(card.kinds):
-        rule = pad_rules[k]
+        rule = rules.pad_rules[k]
         if card.pads[k] >= 0 and not rule:  # the same spaces in every card of this shape
             segments[-1] = segments[-1].replace(_PAD, " " * card.pads[k])
-        if alike[k]:
+        if rules.alike[k]:
             segments[-1] += card.texts[k] + card.segments[k + 1]
             continue
         if rule.startswith(">@"):
             rule = f">@{renumbered[int(rule[2:])]}"
-        if kind == "w" or rule == ">":
-            own.append((k, kind == "w", rule == ">"))
+        word = _NONE
+        if k in rules.derived:
+            kind = rules.derived[k]
+        elif k in rules.counters:
+            one = next(counted)
+            kind = ("i" if one else "j") + rules.counters[k]
+            word = _NONE if one else _STEP
+        elif kind == "w":
+            word = _TEXT
+        if word or rule == ">":
+            own.append((k, word, rule == ">"))
         renumbered[k] = len(kinds)
         kinds.append(kind + rule)
         segments.append(card.segments[k + 1])
@@ -422,31 +496,32 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
     groups: dict[tuple[Any, ...], list[_Card]] = {}
     for card in parts:
         groups.setdefault(card.shape(), []).append(card)
-    # per shape: which words every card has alike (kept in the skeleton), and how each pad is written
-    rules: dict[tuple[Any, ...], tuple[list[bool], list[str]]] = {}
-    for shape, members in groups.items():
-        first = members[0]
-        pad_rules = [_pad_rule(members, k) if first.pads[k] >= 0 else "" for k in range(len(first.kinds))]
-        alike = [
-            kind == "w" and not pad_rules[k] and all(card.texts[k] == first.texts[k] for card in members)
-            for k, kind in enumerate(first.kinds)
-        ]
-        rules[shape] = (alike, pad_rules)
+    rules = {shape: _Rules(members) for shape, members in groups.items()}
     tables = _Tables()
     card_skeletons: list[int] = []
     floats: list[float] = []
     words: list[str] = []
-    plans: dict[tuple[Any, ...], tuple[int, list[tuple[int, bool, bool]]]] = {}
+    counted: dict[str, int] = {}  # each counter's name -> the number it last had
+    plans: dict[tuple[Any, ...], tuple[int, list[tuple[int, int, bool]]]] = {}
     for card in parts:
         shape = card.shape()
-        plan = plans.get(shape)
-        if plan is None:  # every card of one shape has one skeleton
-            plan = plans[shape] = _skeleton(card, *rules[shape], tables)
+        rule = rules[shape]
+        steps = {}
+        for k, name in rule.counters.items():
+            number = int(card.texts[k][len(name) :])
+            steps[k] = number - counted.get(name, 0)
+            counted[name] = number
+        by_one = tuple(step == 1 for step in steps.values())
+        plan = plans.get((shape, by_one))
+        if plan is None:  # every card of one shape whose counters step alike has one skeleton
+            plan = plans[shape, by_one] = _skeleton(card, rule, by_one, tables)
         skeleton, own = plan
         card_skeletons.append(skeleton)
         for k, word, pad_count in own:
-            if word:
+            if word == _TEXT:
                 words.append(card.texts[k])
+            elif word == _STEP:
+                words.append(str(steps[k]))
             if pad_count:
                 words.append(str(card.pads[k]))
         floats.extend(card.floats)

@@ -90,12 +90,19 @@ def test_a_worker_that_dies_fails_the_call_instead_of_hanging(monkeypatch):
         card_workers.map_chunks(card_work.dies_in_worker, list(range(1000)), here=(os.getpid(),))
 
 
-def test_few_cards_or_one_cpu_stay_in_this_process(monkeypatch):
+def test_few_cards_or_one_free_cpu_stay_in_this_process():
+    assert card_workers.processes_for(card_workers.MIN_ITEMS - 1, cpus=8, load=0.0) == 0
+    assert card_workers.processes_for(card_workers.MIN_ITEMS, cpus=8, load=0.0) == 8
+    assert card_workers.processes_for(60_000, cpus=1, load=0.0) == 0
+    assert card_workers.processes_for(60_000, cpus=2, load=1.0) == 2  # the build's own process is the load
+    assert card_workers.processes_for(60_000, cpus=2, load=2.6) == 0  # another program holds a CPU
+    assert card_workers.processes_for(60_000, cpus=8, load=4.0) == 5
+
+
+def test_one_cpu_of_affinity_keeps_the_work_in_this_process(monkeypatch):
     monkeypatch.delenv(paths.CARD_WORKERS_ENV, raising=False)
-    assert card_workers.worker_count(card_workers.MIN_ITEMS - 1) == 0
     if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs a platform that sets CPU affinity, and two CPUs")
-    assert card_workers.worker_count(card_workers.MIN_ITEMS) == min(len(os.sched_getaffinity(0)), os.cpu_count() or 1)
     allowed = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(allowed)})
     try:

@@ -2,14 +2,15 @@
 
 ``map_chunks(work, items, here=..., setup=..., setup_args=...)`` cuts ``items`` into chunks, runs
 ``work(chunk, *context)`` on each and returns the chunks' results in the order of ``items``. In this
-process (few items, or one CPU) ``context`` is ``here`` and ``work`` sees all the items at once; in a
-worker it is ``setup(*setup_args)``, made once per worker (``here`` itself when there is no setup).
-Workers are started from a fresh "forkserver" (or "spawn") process, never forked from this one (a
-``chalktrace serve`` process has threads), and live for one call; as with any such process, a
-script that builds a site through Python keeps its own work under ``if __name__ == "__main__":``
-(``mkdocs`` and ``chalktrace`` do). This process works on the chunks no worker has taken yet. A
-worker's error is raised here as it was raised there (the first in order, as one process would
-raise it); a worker that dies raises ``BrokenProcessPool`` instead of leaving the build waiting.
+process (few items, or no second CPU free: ``processes_for``) ``context`` is ``here`` and ``work``
+sees all the items at once; in a worker it is ``setup(*setup_args)``, made once per worker (``here``
+itself when there is no setup). Workers are started from a fresh "forkserver" (or "spawn") process,
+never forked from this one (a ``chalktrace serve`` process has threads), and live for one call; as
+with any such process, a script that builds a site through Python keeps its own work under
+``if __name__ == "__main__":`` (``mkdocs`` and ``chalktrace`` do). This process works on the chunks no
+worker has taken yet. A worker's error is raised here as it was raised there (the first in order, as
+one process would raise it); a worker that dies raises ``BrokenProcessPool`` instead of leaving the
+build waiting.
 
 This module must not know what a card is nor how one is rendered or packed: ``work`` and ``setup``
 come from the callers (``viewer_data``, ``packed_data``), which keep the result the same bytes
@@ -57,10 +58,20 @@ def worker_count(items: int) -> int:
     if forced:
         count = int(forced)
         return count if count > 1 else 0
-    cpus = usable_cpus()
-    if cpus < 2 or items < MIN_ITEMS:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    return processes_for(items, usable_cpus(), load)
+
+
+def processes_for(items: int, cpus: int, load: float) -> int:
+    """How many processes ``items`` items get on ``cpus`` CPUs whose last minute's load average is
+    ``load`` (this process's own run counts 1 of it): the CPUs other programs leave free, this one's
+    included; 0 (this process alone) below MIN_ITEMS or when no second CPU is free. A CPU that another
+    program keeps busy only makes the processes share it: each worker then costs its start and its
+    transfers and saves nothing (a shared 2-core machine, one core busy: 15% more CPU, no less time)."""
+    if items < MIN_ITEMS:
         return 0
-    return min(cpus, items)
+    free = min(cpus, round(cpus - max(0.0, load - 1.0)))
+    return free if free >= 2 else 0
 
 
 def _start(setup: Callable[..., tuple[Any, ...]] | None, setup_args: tuple[Any, ...], here: tuple[Any, ...]) -> None:

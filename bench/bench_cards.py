@@ -9,7 +9,10 @@ alternating with this tree round by round, and prints the ratio and whether ever
 mode's form too) and every heatmap PNG is byte for byte the same. CPU time, not wall time: the
 figure is meant to hold on a shared machine.
 
-Run: ``.venv/bin/python bench/bench_cards.py [--iterations N] [--rounds N] [--baseline DIR]``.
+``--trace PATH`` renders an existing trace's cards instead (``site/traces/lecture_02.json``: bigger
+tensors, whole-tensor heatmaps of up to 128 x 128 cells).
+
+Run: ``.venv/bin/python bench/bench_cards.py [--iterations N | --trace PATH] [--rounds N] [--baseline DIR]``.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ def main() -> int:
     parser.add_argument("--iterations", type=int, default=2_000, help="loop iterations (three cards each)")
     parser.add_argument("--rounds", type=int, default=3, help="fresh processes per tree; the best counts")
     parser.add_argument("--baseline", type=Path, help="a checkout of another version to measure in the same run")
+    parser.add_argument("--trace", type=Path, help="render this trace's cards instead (e.g. site/traces/lecture_02.json)")
     parser.add_argument("--render", help=argparse.SUPPRESS)  # a round's own process: render this trace
     args = parser.parse_args()
     if args.render:
@@ -89,12 +93,15 @@ def main() -> int:
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="chalktrace-cards-") as tmp:
         lecture, trace = Path(tmp) / "long.py", Path(tmp) / "long.json"
-        lecture.write_text(LECTURE.format(iterations=args.iterations), encoding="utf-8")
-        subprocess.run(
-            [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(trace), "-q", "--max-steps", "1000000"],
-            cwd=ROOT,
-            check=True,
-        )
+        if args.trace is not None:
+            trace = args.trace.resolve()
+        else:
+            lecture.write_text(LECTURE.format(iterations=args.iterations), encoding="utf-8")
+            subprocess.run(
+                [sys.executable, "-m", "tracer", "run", str(lecture), "-o", str(trace), "-q", "--max-steps", "1000000"],
+                cwd=ROOT,
+                check=True,
+            )
         trees: list[tuple[str, Path | None]] = [("this tree", None)]
         if args.baseline is not None:
             trees.insert(0, (f"baseline {args.baseline}", args.baseline.resolve()))

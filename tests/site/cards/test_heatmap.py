@@ -124,3 +124,29 @@ def test_each_cell_is_a_square_of_one_colour_beside_marked_and_elided_cells():
     assert (
         cell(view, image, 0, 0) == cell(view, image, 2, 2) != cell(view, image, 2, 0)
     )  # equal values, equal colours, on either path
+
+
+def test_equal_values_are_one_colour_and_zero_has_no_sign():
+    view = heatmap([[0.0, -0.0, 1.0], [-1.0, 0.0, -0.0], [1.0, "nan", 0.0]], (3, 3))
+    _w, _h, image = pixels(view["png"])
+    zeros = {cell(view, image, r, c) for r, c in ((0, 0), (0, 1), (1, 1), (1, 2), (2, 2))}
+    assert zeros == {(*DIVERGING_STOPS[2][1], 255)}  # the centre, on a row with a NaN mark too
+    assert cell(view, image, 0, 2) == cell(view, image, 2, 0) == (*DIVERGING_STOPS[-1][1], 255)
+
+
+def test_a_whole_tensor_map_marks_nan_and_inf_and_spans_the_tensors_range():
+    import torch
+
+    from tracer.capture.heatmap_codes import tensor_heatmap
+    from tracer.site.cards.heatmap import whole_heatmap
+
+    t = torch.arange(36.0).reshape(6, 6)
+    t[0, 1], t[2, 3] = float("nan"), float("inf")
+    view = whole_heatmap(tensor_heatmap(t))
+    assert view["nan"] and view["inf"] and view["alt"]["specials"] == ["NaN", "±Inf"]
+    _w, _h, image = pixels(view["png"])
+    assert cell(view, image, 0, 0)[:3] == SEQUENTIAL_STOPS[0][1] and cell(view, image, 5, 5)[:3] == SEQUENTIAL_STOPS[-1][1]
+    size = view["cell_px"]
+    assert (150, 150, 150) in {image[y][size + x][:3] for y in range(size) for x in range(size)}  # the NaN cell
+    plain = whole_heatmap(tensor_heatmap(torch.arange(36.0).reshape(6, 6)))
+    assert not plain["nan"] and not plain["inf"] and plain["alt"]["specials"] == []

@@ -211,7 +211,9 @@ def _decoded(record: dict[str, Any]) -> list[list[float]] | None:
     if len(raw) != rows * cols or not (0 < rows <= 128 and 0 < cols <= 128):
         return None
     special = {CODE_NAN: math.nan, CODE_POS_INF: math.inf, CODE_NEG_INF: -math.inf}
-    values = [special[code] if code in special else lo + (hi - lo) * code / CODE_TOP for code in raw]
+    # a byte has 256 values: each worked out once, not once per cell (a map has up to 16,384)
+    levels = [special[code] if code in special else lo + (hi - lo) * code / CODE_TOP for code in range(256)]
+    values = [levels[code] for code in raw]
     return [values[r * cols : (r + 1) * cols] for r in range(rows)]
 
 
@@ -226,6 +228,8 @@ def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, A
     lo, hi = _number(record.get("min")), _number(record.get("max"))
     finite = lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi)
     special = any(not math.isfinite(v) for row in rows for v in row)
+    has_nan = special and any(math.isnan(v) for row in rows for v in row)
+    has_inf = special and any(math.isinf(v) for row in rows for v in row)
     if not finite and not special:
         return None
     lo, hi = (lo, hi) if finite else (0.0, 0.0)
@@ -253,8 +257,8 @@ def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, A
     specials = [
         name
         for name, present in (
-            ("NaN", any(math.isnan(v) for row in rows for v in row)),
-            ("±Inf", any(math.isinf(v) for row in rows for v in row)),
+            ("NaN", has_nan),
+            ("±Inf", has_inf),
         )
         if present
     ]
@@ -279,8 +283,8 @@ def whole_heatmap(record: dict[str, Any], integral: bool = False) -> dict[str, A
         "min": text(lo) if finite else "",
         "max": text(hi) if finite else "",
         "sampled": bool(record.get("sampled")),
-        "nan": any(math.isnan(v) for row in rows for v in row),
-        "inf": any(math.isinf(v) for row in rows for v in row),
+        "nan": has_nan,
+        "inf": has_inf,
         "row_index": "",
         "col_index": "",
         "whole": True,
@@ -330,21 +334,39 @@ def _cell_rows(rgb: tuple[int, int, int], value: float, cell_px: int) -> list[by
     return rows
 
 
+def _unmarked_row(row: list[float], clear: bytes, cell_px: int, paint: Any, painted: dict[float, bytes]) -> list[bytes] | None:
+    """One pixel row of each cell of ``row`` (``painted`` remembers each value's), or None when a
+    cell is NaN or ±Inf: its mark makes the cell's pixel rows differ."""
+    pieces = []
+    for value in row:
+        if value is _GAP:
+            pieces.append(clear)
+            continue
+        piece = painted.get(value)
+        if piece is None:
+            if not math.isfinite(value):
+                return None
+            piece = painted[value] = bytes((*paint(value), 255)) * cell_px
+        pieces.append(piece)
+    return pieces
+
+
 def _png(rows: list[list[float] | None], width: int, cell_px: int, paint: Any) -> bytes:
     """RGBA PNG: each cell a ``cell_px`` square; gaps (elided runs) transparent."""
     clear = bytes(4 * cell_px)
     raw = bytearray()
+    # value -> one pixel row of its cell: each value painted once (a whole tensor's map has at most
+    # 253 levels over up to 16,384 cells); equal values, 0.0 and -0.0 too, are painted alike
+    painted: dict[float, bytes] = {}
     for row in rows:
         if row is None:
             line = b"\x00" + clear * width
             raw += line * cell_px
             continue
-        if all(value is _GAP or math.isfinite(value) for value in row):
-            # no NaN or ±Inf mark: every pixel row of the cells is the same, built once (a long
-            # lecture draws thousands of small maps, and this is most of their work)
-            pieces = [clear if value is _GAP else bytes((*paint(value), 255)) * cell_px for value in row]
-            line = b"\x00" + b"".join(pieces) + clear * (width - len(row))
-            raw += line * cell_px
+        pieces = _unmarked_row(row, clear, cell_px, paint, painted)
+        if pieces is not None:
+            # no mark: every pixel row of the cells is the same, built once and repeated
+            raw += (b"\x00" + b"".join(pieces) + clear * (width - len(row))) * cell_px
             continue
         cells: list[list[bytes]] = []
         for value in row:

@@ -75,3 +75,14 @@ def test_a_counted_name_is_stored_as_its_step_from_the_last_one_and_not_at_all_w
     assert _decoded(packed) == [(card, None) for card in cards]
     assert packed["words"].split(" ") == ["7", "8", "2", "9", "10", "10", "11"]
     assert sorted(packed["kinds"]) == ["is w", "js w"]
+
+
+def test_cards_with_the_same_text_between_their_numbers_share_their_segments_whatever_their_kinds():
+    # the second card's last number is its first one rounded: another kinds string, the same segments;
+    # its -0.9995123 rounds to -1 (3 digits), yet the viewBox's -1 is the same word in every card
+    svg = "<svg viewBox='-1 -1 9 9'></svg>"
+    cards = [f"<b>0.7</b> and <i>0.2</i> {svg}", f"<b>-0.9995123</b> and <i>-0.9995</i> {svg}"]
+    packed = _packed(cards)
+    assert _decoded(packed) == [(card, None) for card in cards]
+    assert len(packed["kinds"]) == 2 and len(packed["segment_lists"]) == 1
+    assert "-1" not in packed["words"].split(" ")

@@ -7,20 +7,22 @@ move the same way every loop iteration. ``pack_viewer_data(data)`` stores:
   word that holds a digit. A number that a float32 holds and ``assets/step-data.js`` writes back
   exactly as it was is a float slot, in one float32 stream (``floats``: each number's 32 bits as 5
   base-85 digits, ``DIGITS85``); a number that is one of the card's slots rounded (to 4, 6 or 3
-  significant digits) or written again only refers to it; a number that is the mean, or after it the
-  standard deviation, of the card's first n slots as the decoder computes them (in doubles, then
-  rounded to float32: ``_float32``, ``_std``) is not stored either: a tensor's statistics beside its
-  elements. The card's own holes take their slots before its summary's, so that a tensor's elements
-  are its first slots. Any other such word goes into ``words`` unless every card of the same shape has
-  the same word there, which then stays in the skeleton, or it is a counter: a name and a number (a
-  storage's id, "s12") in every card of the shape, stored as its step from the last counter of that
-  name (in card order), and not at all when the step is one (the skeleton says which). Spaces that
+  significant digits, never to a whole number) or written again only refers to it; a number that is
+  the mean, or after it the standard deviation, of the card's first n slots as the decoder computes
+  them (in doubles, then rounded to float32: ``_float32``, ``_std``) is not stored either: a tensor's
+  statistics beside its elements. The card's own holes take their slots before its summary's, so
+  that a tensor's elements are its first slots. Cards with the same text between their holes (a
+  template) are written alike: a word that every card of the template has there stays in the
+  skeleton; a counter, a name and a number (a storage's id, "s12") in every card of the template, is
+  stored as its step from the last counter of that name (in card order), and not at all when the
+  step is one (the skeleton says which); any other such word goes into ``words``. Spaces that
   right-align a hole (a grid's cells) are written as a width: fixed, or another hole's number (the
   grid's column width), or a count in ``words``; a column's width that is its longest cell and the
-  same number more in every card of the shape is not stored: the decoder works it out. Every hole is checked here against what the decoder will write (the Python
-  twins of its two number formats are below), so a decoded card is byte for byte the rendered one;
-  a number that would differ is kept as a word. A skeleton is a kinds string and a list of
-  segments, each stored once.
+  same number more in every card of the template is not stored: the decoder works it out. Every hole
+  is checked here against what the decoder will write (the Python twins of its two number formats
+  are below), so a decoded card is byte for byte the rendered one; a number that would differ is
+  kept as a word. A skeleton is a kinds string and a list of segments, each stored once; the cards
+  of a template differ at most in their kinds.
 - **steps** delta-coded: each step's columns as differences from the step before, with its
   variables (name index and card, the card as a distance from the next new card) and the names it
   clears, as one record; equal records are stored once (``records``) and the steps are a string of
@@ -258,7 +260,7 @@ class _Card:
     slot k exactly, "r<p>.<k>": slot k rounded to p digits, "w": a word, "|": the summary ends), its
     text, and its pad (the spaces before it, when they right-align it; -1 when none)."""
 
-    __slots__ = ("_shape", "floats", "kinds", "pads", "segments", "texts")
+    __slots__ = ("_template", "floats", "kinds", "pads", "segments", "texts")
 
     def __init__(self, summary: str | None, fragments: list[str], cut: _Cutter) -> None:
         numbers = cut.numbers
@@ -281,7 +283,7 @@ class _Card:
             segments.extend(f_segments[1:])
             texts.extend(f_texts)
             pads.extend(f_pads)
-        self._shape: tuple[Any, ...] | None = None
+        self._template: tuple[Any, ...] | None = None
         self.segments = segments  # a summary's last segment and the card's first meet at its end hole
         self.texts = texts
         self.pads = pads
@@ -299,7 +301,9 @@ class _Card:
             for significant in ROUNDINGS:
                 if len(digits[1]) > significant:
                     rounded = rounded_text(*digits, significant)
-                    if rounded != text and rounded not in rounded_from:
+                    # a whole number ("-1") stays a word: it is as likely the card's own text (an
+                    # svg's viewBox) as a number rounded, and a word every card has stays in the skeleton
+                    if rounded != text and rounded not in rounded_from and ("." in rounded or "e" in rounded):
                         rounded_from[rounded] = (significant, text)
         slots: dict[str, str] = {}  # a number's text -> its slot: a number, or a statistic of the first n slots
         floats: list[float] = []
@@ -326,28 +330,31 @@ class _Card:
                 slots[text] = found
             return found
 
-        def kind(text: str) -> str:
-            if text in rounded_from:
-                significant, source = rounded_from[text]
-                return f"r{significant}.{slot(source)}"
-            if exact[text] is not None:
-                return f"v{slot(text)}"
-            return "w"
-
         # the card's own holes take their slots first, in order (a tensor's elements are then its first
         # slots, and a statistic of them one of the first n), then the summary's (it may shorten them)
         end = texts.index(_SUMMARY_END) if summary is not None else -1
-        card_kinds = [kind(text) for text in texts[end + 1 :]]
-        self.kinds = [kind(text) for text in texts[:end]] + [_SUMMARY_END] + card_kinds if end >= 0 else card_kinds
+        kinds = ["w"] * len(texts)
+        for k in [*range(end + 1, len(texts)), *range(end)]:
+            text = texts[k]
+            found = rounded_from.get(text)
+            if found is not None:
+                kinds[k] = f"r{found[0]}.{slot(found[1])}"
+            elif exact.get(text) is not None:
+                kinds[k] = f"v{slot(text)}"
+        if end >= 0:
+            kinds[end] = _SUMMARY_END
+        self.kinds = kinds
 
-    def shape(self) -> tuple[Any, ...]:
-        if self._shape is None:
-            self._shape = (tuple(self.segments), tuple(self.kinds), tuple(pad >= 0 for pad in self.pads))
-        return self._shape
+    def template(self) -> tuple[Any, ...]:
+        """The card's text between its holes, and which holes have a pad: cards alike but for their
+        holes (their kinds too may differ: a number that is another's rounding in one card)."""
+        if self._template is None:
+            self._template = (tuple(self.segments), tuple(pad >= 0 for pad in self.pads))
+        return self._template
 
 
 def _pad_rule(cards: list[_Card], k: int) -> str:
-    """How hole k's pad is written for every card of one shape: "" (the same spaces in each: kept
+    """How hole k's pad is written for every card of one template: "" (the same spaces in each: kept
     in the skeleton), ">W" (the spaces and the hole's text make W characters), ">@j" (they make as
     many as hole j's text says: a grid's column width) or ">" (the count is the next word)."""
     pads = {card.pads[k] for card in cards}
@@ -359,7 +366,10 @@ def _pad_rule(cards: list[_Card], k: int) -> str:
     first = cards[0]
     for j in range(k - 1, -1, -1):
         if first.kinds[j] == "w" and first.texts[j].isdigit():
-            if all(card.texts[j].isdigit() and int(card.texts[j]) == card.pads[k] + len(card.texts[k]) for card in cards):
+            if all(
+                card.kinds[j] == "w" and card.texts[j].isdigit() and int(card.texts[j]) == card.pads[k] + len(card.texts[k])
+                for card in cards
+            ):
                 return f">@{j}"
     return ">"
 
@@ -390,7 +400,7 @@ _COUNTER = re.compile(r"([A-Za-z]+)(0|[1-9][0-9]{0,14})")  # a word that counts 
 
 
 def _widths(members: list[_Card], pad_rules: list[str]) -> dict[int, str]:
-    """The holes that every card of one shape can leave to the decoder because each is a column's
+    """The holes that every card of one template can leave to the decoder because each is a column's
     width: the longest text of the holes padded to it (">@j") and a number, the same in every card,
     more ("c<more>"); hole -> its kind."""
     padded: dict[int, list[int]] = {}
@@ -407,13 +417,13 @@ def _widths(members: list[_Card], pad_rules: list[str]) -> dict[int, str]:
     return kinds
 
 
-def _counters(members: list[_Card], alike: list[bool], derived: dict[int, str]) -> dict[int, str]:
-    """The word holes that hold a name and a whole number in every card of one shape ("s12": a
+def _counters(members: list[_Card], words: list[bool], alike: list[bool], derived: dict[int, str]) -> dict[int, str]:
+    """The word holes that hold a name and a whole number in every card of one template ("s12": a
     storage's id), the same name in each: the decoder counts them on from the number the last such
     hole with that name had, in card order; hole -> its name."""
     names = {}
-    for k, kind in enumerate(members[0].kinds):
-        if kind != "w" or alike[k] or k in derived:
+    for k, word in enumerate(words):
+        if not word or alike[k] or k in derived:
             continue
         found = _COUNTER.fullmatch(members[0].texts[k])
         if found and all((match := _COUNTER.fullmatch(card.texts[k])) and match.group(1) == found.group(1) for card in members):
@@ -422,21 +432,23 @@ def _counters(members: list[_Card], alike: list[bool], derived: dict[int, str]) 
 
 
 class _Rules:
-    """How every card of one shape is written: which word holes are alike (kept in the skeleton), each
-    hole's pad rule, the holes the decoder works out (a column's width: "c<more>"), and the counters
-    (hole -> name)."""
+    """How every card of one template (``_Card.template``) is written: which word holes are alike
+    (kept in the skeleton), each hole's pad rule, the holes the decoder works out (a column's width:
+    "c<more>"), and the counters (hole -> name). Cards whose kinds differ share these, and so their
+    segments."""
 
     __slots__ = ("alike", "counters", "derived", "pad_rules")
 
     def __init__(self, members: list[_Card]) -> None:
         first = members[0]
         self.pad_rules = [_pad_rule(members, k) if first.pads[k] >= 0 else "" for k in range(len(first.kinds))]
+        words = [all(card.kinds[k] == "w" for card in members) for k in range(len(first.kinds))]
         self.alike = [
-            kind == "w" and not self.pad_rules[k] and all(card.texts[k] == first.texts[k] for card in members)
-            for k, kind in enumerate(first.kinds)
+            words[k] and not self.pad_rules[k] and all(card.texts[k] == first.texts[k] for card in members)
+            for k in range(len(first.kinds))
         ]
         self.derived = _widths(members, self.pad_rules)
-        self.counters = _counters(members, self.alike, self.derived)
+        self.counters = _counters(members, words, self.alike, self.derived)
 
 
 # what a card writes into ``words`` for one hole: (hole, what its word is, whether its pad's count follows)
@@ -444,10 +456,10 @@ _TEXT, _STEP, _NONE = 1, 2, 0
 
 
 def _skeleton(card: _Card, rules: _Rules, by_one: tuple[bool, ...], tables: _Tables) -> tuple[int, list[tuple[int, int, bool]]]:
-    """The skeleton of ``card``'s shape with its counters counting on by one where ``by_one`` says
-    (its number in ``tables``), and what each card of that shape writes into ``words``: (hole, its
-    word: _TEXT its text, _STEP its counter's step, _NONE none; its pad's count?) for each hole that
-    writes any."""
+    """The skeleton of ``card`` (its template and kinds) with its counters counting on by one where
+    ``by_one`` says (its number in ``tables``), and what each card with that skeleton writes into
+    ``words``: (hole, its word: _TEXT its text, _STEP its counter's step, _NONE none; its pad's
+    count?) for each hole that writes any."""
     segments = [card.segments[0]]
     kinds: list[str] = []
     own: list[tuple[int, int, bool]] = []
@@ -455,7 +467,7 @@ def _skeleton(card: _Card, rules: _Rules, by_one: tuple[bool, ...], tables: _Tab
     counted = iter(by_one)
     for k, kind in enumerate(card.kinds):
         rule = rules.pad_rules[k]
-        if card.pads[k] >= 0 and not rule:  # the same spaces in every card of this shape
+        if card.pads[k] >= 0 and not rule:  # the same spaces in every card of this template
             segments[-1] = segments[-1].replace(_PAD, " " * card.pads[k])
         if rules.alike[k]:
             segments[-1] += card.texts[k] + card.segments[k + 1]
@@ -495,8 +507,8 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
     parts = [part for chunk in card_workers.map_chunks(cut_cards, texts, here=(pad,)) for part in chunk]
     groups: dict[tuple[Any, ...], list[_Card]] = {}
     for card in parts:
-        groups.setdefault(card.shape(), []).append(card)
-    rules = {shape: _Rules(members) for shape, members in groups.items()}
+        groups.setdefault(card.template(), []).append(card)
+    rules = {template: _Rules(members) for template, members in groups.items()}
     tables = _Tables()
     card_skeletons: list[int] = []
     floats: list[float] = []
@@ -504,17 +516,18 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
     counted: dict[str, int] = {}  # each counter's name -> the number it last had
     plans: dict[tuple[Any, ...], tuple[int, list[tuple[int, int, bool]]]] = {}
     for card in parts:
-        shape = card.shape()
-        rule = rules[shape]
+        template = card.template()
+        rule = rules[template]
         steps = {}
         for k, name in rule.counters.items():
             number = int(card.texts[k][len(name) :])
             steps[k] = number - counted.get(name, 0)
             counted[name] = number
         by_one = tuple(step == 1 for step in steps.values())
-        plan = plans.get((shape, by_one))
-        if plan is None:  # every card of one shape whose counters step alike has one skeleton
-            plan = plans[shape, by_one] = _skeleton(card, rule, by_one, tables)
+        shape = (template, tuple(card.kinds), by_one)
+        plan = plans.get(shape)
+        if plan is None:  # every card of one template, with the same kinds and counters stepping alike, has one skeleton
+            plan = plans[shape] = _skeleton(card, rule, by_one, tables)
         skeleton, own = plan
         card_skeletons.append(skeleton)
         for k, word, pad_count in own:

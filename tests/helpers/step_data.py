@@ -66,7 +66,13 @@ def unpacked_cards(payload: dict[str, Any]) -> list[tuple[str, str | None]]:
         for char in codes[k * width : (k + 1) * width]:
             number = number * 64 + DIGITS64.index(char)
         kinds_index, list_index = p["skeletons"][number]
-        tokens = [token.partition(">") for token in p["kinds"][kinds_index].split(" ")] if p["kinds"][kinds_index] else []
+        kinds = p["kinds"][kinds_index].split(" ") if p["kinds"][kinds_index] else []
+        if kinds and kinds[0].startswith("@"):  # another kinds string with a few holes changed
+            changes, kinds = kinds[1:], p["kinds"][int(kinds[0][1:])].split(" ")
+            for change in changes:
+                hole, _, kind = change.partition("=")
+                kinds[int(hole)] = kind
+        tokens = [token.partition(">") for token in kinds]
         segments = [p["segments"][s] for s in p["segment_lists"][list_index]]
         slots: dict[str, tuple[str, str, int]] = {}
         used = 0

@@ -5,6 +5,7 @@ decodes real sites' cards in Chromium)."""
 from __future__ import annotations
 
 import json
+import struct
 
 from helpers.step_data import unpacked_cards
 from tracer.site.pages.packed_data import DIGITS85, encode_floats, pack_cards
@@ -86,3 +87,26 @@ def test_cards_with_the_same_text_between_their_numbers_share_their_segments_wha
     assert _decoded(packed) == [(card, None) for card in cards]
     assert len(packed["kinds"]) == 2 and len(packed["segment_lists"]) == 1
     assert "-1" not in packed["words"].split(" ")
+
+
+def _float32_text(value: float) -> str:
+    """``value`` as float32's shortest decimal (the packer's float slots)."""
+    exact = struct.unpack("<f", struct.pack("<f", value))[0]
+    for digits in range(1, 10):
+        text = f"{exact:.{digits - 1}e}"
+        if struct.unpack("<f", struct.pack("<f", float(text)))[0] == exact:
+            return repr(float(text))
+    raise AssertionError(value)
+
+
+def test_a_kinds_string_that_differs_from_its_templates_usual_one_in_a_few_holes_is_written_as_the_changes():
+    def card(offset: float, last: str) -> str:
+        return "<p>" + " ".join(_float32_text(k + offset) for k in range(1, 13)) + f"</p><b>{last}</b>"
+
+    usual, other = card(0.123456, "1.123"), card(0.223456, "1.223")  # the last: the first rounded
+    unusual = card(0.323456, _float32_text(2.323456))  # the last: the second again
+    packed = _packed([usual, other, unusual])
+    assert _decoded(packed) == [(usual, None), (other, None), (unusual, None)]
+    whole, changed = packed["kinds"]
+    assert whole == " ".join(f"v{k}" for k in range(12)) + " r4.0"
+    assert changed == "@0 12=v1"

@@ -101,15 +101,24 @@
     this.values = null;    // the float32 stream, on first use
   }
 
-  // kinds "v0 r4.0>@6 va4 r6.a4 vs4 c1 is jM w> |" -> [{kind, slot, of, significant, more, name, word, pad}]:
+  // kinds "v0 r4.0>@6 va4 r6.a4 vs4 c1 is jM w> |", or "@base hole=kind ..." (kinds string base with
+  // those holes changed) -> [{kind, slot, of, significant, more, name, word, pad}]:
   // v/r: slot k, or a statistic ("a" mean, "s" std) of the first slots (slot: their count); c: a
   // column's width, `more` than the longest hole padded to it; i/j: a counter (`name`), one on or a
   // step in words (its `word` among the card's); pad: null, a width, "@j" hole or "" (next word)
   Cards.prototype.holes = function (index) {
     var holes = this.shapes[index];
     if (holes) return holes;
-    var text = this.p.kinds[index];
-    holes = (text ? text.split(" ") : []).map(function (token) {
+    var text = this.p.kinds[index], tokens = text ? text.split(" ") : [];
+    if (text[0] === "@") {  // another kinds string with a few holes changed: "@base hole=kind ..."
+      var changes = tokens;
+      tokens = this.p.kinds[+changes[0].slice(1)].split(" ");
+      for (var c = 1; c < changes.length; c++) {
+        var eq = changes[c].indexOf("=");
+        tokens[+changes[c].slice(0, eq)] = changes[c].slice(eq + 1);
+      }
+    }
+    holes = tokens.map(function (token) {
       var cut = token.indexOf(">"), kind = cut < 0 ? token : token.slice(0, cut);
       var hole = { kind: kind[0], slot: 0, of: "", significant: 0, more: 0, name: "", word: -1, padWord: -1, pad: null };
       if (cut >= 0) {

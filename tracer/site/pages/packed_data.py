@@ -22,7 +22,8 @@ move the same way every loop iteration. ``pack_viewer_data(data)`` stores:
   is checked here against what the decoder will write (the Python twins of its two number formats
   are below), so a decoded card is byte for byte the rendered one; a number that would differ is
   kept as a word. A skeleton is a kinds string and a list of segments, each stored once; the cards
-  of a template differ at most in their kinds.
+  of a template differ at most in their kinds, and a kinds string that differs from its template's
+  most used one in a few holes is written as those changes.
 - **steps** delta-coded: each step's columns as differences from the step before, with its
   variables (name index and card, the card as a distance from the next new card) and the names it
   clears, as one record; equal records are stored once (``records``) and the steps are a string of
@@ -32,11 +33,12 @@ Snapshots are not stored: the decoder rebuilds them from the env diffs (the same
 ``viewer_data._snapshots``). Deterministic: the same data gives the same bytes. This module must not
 render anything nor decide what a card shows; it only re-encodes the data it is given.
 
-Layout (``version`` 5)::
+Layout (``version`` 6)::
 
     packed {columns [column name], names [name], code_width, codes,
             records [[column delta, ..., env [[name, card delta]], clear [name]]],
-            kinds [hole kinds, space-separated], segments [text], segment_lists [[segment]],
+            kinds [hole kinds, space-separated; or "@k hole=kind ...": kinds k, those holes changed],
+            segments [text], segment_lists [[segment]],
             skeletons [[kinds, segment list]], card_width, card_skeletons (codes), floats (base 85), words}
     hole kinds: v<slot> | r<significant>.<slot> | w | "|" (the summary ends) | c<more> (the longest
     hole padded to it, and more) | i<name> (a counter, one on) | j<name> (a counter, its step in
@@ -52,12 +54,13 @@ import json
 import math
 import re
 import struct
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from tracer.site.pages import card_workers
 
-PACKED_VERSION = 5
+PACKED_VERSION = 6
 DIGITS64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 # The float32 stream's digits: 85 characters that a JSON string holds as they are, and none that
 # HTML gives a meaning to (no quote, backslash, <, >, &): each float32's 32 bits are 5 of them.
@@ -492,6 +495,25 @@ def _skeleton(card: _Card, rules: _Rules, by_one: tuple[bool, ...], tables: _Tab
     return tables.skeletons.add(skeleton), own
 
 
+def _as_changes(kinds: list[str], used: Collection[Counter[int]]) -> list[str]:
+    """``kinds`` with each string that differs from its template's most used one in a few holes
+    written as those changes ("@base hole=kind ..."), where that is shorter; the most used ones stay whole."""
+    kinds = list(kinds)
+    bases = {counts.most_common(1)[0][0] for counts in used}
+    for counts in used:
+        base = counts.most_common(1)[0][0]
+        base_kinds = kinds[base].split(" ")
+        for index in counts:
+            if index in bases:
+                continue
+            own = kinds[index].split(" ")
+            if len(own) == len(base_kinds) and not kinds[index].startswith("@"):
+                changes = " ".join(f"{h}={kind}" for h, (kind, was) in enumerate(zip(own, base_kinds)) if kind != was)
+                if len(changes) + 8 < len(kinds[index]):
+                    kinds[index] = f"@{base} {changes}"
+    return kinds
+
+
 def cut_cards(texts: Sequence[tuple[str | None, list[str]]], pad: bool) -> list[_Card]:
     """Each card (its summary, its fragments) cut at its digit words."""
     cut = _Cutter(pad)
@@ -515,6 +537,7 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
     words: list[str] = []
     counted: dict[str, int] = {}  # each counter's name -> the number it last had
     plans: dict[tuple[Any, ...], tuple[int, list[tuple[int, int, bool]]]] = {}
+    kinds_of: dict[tuple[Any, ...], Counter[int]] = {}  # template -> its kinds strings, each with its cards
     for card in parts:
         template = card.template()
         rule = rules[template]
@@ -530,6 +553,7 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
             plan = plans[shape] = _skeleton(card, rule, by_one, tables)
         skeleton, own = plan
         card_skeletons.append(skeleton)
+        kinds_of.setdefault(template, Counter())[tables.skeletons.items[skeleton][0]] += 1
         for k, word, pad_count in own:
             if word == _TEXT:
                 words.append(card.texts[k])
@@ -540,7 +564,7 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
         floats.extend(card.floats)
     width, codes = encode_codes(card_skeletons, len(tables.skeletons.items))
     return {
-        "kinds": tables.kinds.items,
+        "kinds": _as_changes(tables.kinds.items, kinds_of.values()),
         "segment_lists": [list(ids) for ids in tables.lists.items],
         "segments": tables.segments.items,
         "skeletons": [list(pair) for pair in tables.skeletons.items],

@@ -120,7 +120,7 @@ def map_chunks(
     if "forkserver" in multiprocessing.get_all_start_methods():
         forkserver = multiprocessing.get_context("forkserver")
         # its workers are forked from one fresh process that has imported the callers' modules once
-        forkserver.set_forkserver_preload([work.__module__, *([setup.__module__] if setup else [])])
+        forkserver.set_forkserver_preload(list(dict.fromkeys([work.__module__, *([setup.__module__] if setup else [])])))
         context = forkserver
     else:
         context = multiprocessing.get_context("spawn")

@@ -24,11 +24,13 @@ def _float32_number(f: float) -> tuple[str, str, int]:
 
 
 def _floats(text: str) -> list[float]:
-    """The float32 stream: 5 base-85 digits a number, most significant first, of its 32 bits."""
+    """The float32 stream: 5 base-85 digits a number, most significant first, of its 32 bits, in
+    planes (every number's first digit, then every number's second digit, ...)."""
+    count = len(text) // 5
     out = []
-    for at in range(0, len(text), 5):
+    for at in range(count):
         bits = 0
-        for char in text[at : at + 5]:
+        for char in text[at::count]:
             bits = bits * 85 + DIGITS85.index(char)
         out.append(struct.unpack("<f", struct.pack("<I", bits))[0])
     return out

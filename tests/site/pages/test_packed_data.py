@@ -20,13 +20,14 @@ def _decoded(packed: dict) -> list[tuple[str, str | None]]:
     return unpacked_cards({"packed": packed})
 
 
-def test_the_float_stream_is_five_digits_a_number_that_a_json_string_and_a_page_hold_as_they_are():
+def test_the_float_stream_is_five_digits_a_number_in_planes_that_a_json_string_and_a_page_hold_as_they_are():
     text = encode_floats([1.5, -2.25e-30, 3.0e38, 0.1, 0.0])
     assert len(text) == 25
     assert set(text) <= set(DIGITS85)
     assert not set(DIGITS85) & set("\"\\<>&'")
-    assert text[:5] == "KfnM0"  # 0x3fc00000, most significant digit first
-    assert text[-5:] == "00000"
+    assert text[0::5] == "KfnM0"  # 1.5 (0x3fc00000), most significant digit first, one digit in each plane
+    assert text[4::5] == "00000"  # 0.0
+    assert text[:5] == "KjeJ0"  # every number's first digit (its sign and exponent, mostly)
 
 
 def test_a_tensors_mean_and_std_are_worked_out_from_its_elements_and_not_stored():

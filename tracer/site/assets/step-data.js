@@ -69,12 +69,13 @@
     return [sign, text.slice(0, e).replace(".", "").replace(/0+$/, "") || "0", +text.slice(e + 1)];
   }
 
-  // The float32 stream: 5 base-85 digits a number, most significant first, of its 32 bits.
+  // The float32 stream: 5 base-85 digits a number, most significant first, of its 32 bits, in planes
+  // (every number's first digit, then every number's second digit, ...).
   function floats(text) {
-    var out = new Float32Array(text.length / 5), bits = new Uint32Array(out.buffer);
-    for (var i = 0, at = 0; i < out.length; i++) {
+    var count = text.length / 5, out = new Float32Array(count), bits = new Uint32Array(out.buffer);
+    for (var i = 0; i < count; i++) {
       var value = 0;
-      for (var k = 0; k < 5; k++) value = value * 85 + DIGIT85_VALUE[text.charCodeAt(at++)];
+      for (var k = 0; k < 5; k++) value = value * 85 + DIGIT85_VALUE[text.charCodeAt(k * count + i)];
       bits[i] = value;
     }
     return out;

@@ -6,7 +6,7 @@ move the same way every loop iteration. ``pack_viewer_data(data)`` stores:
 - **cards** as shared skeletons with holes. A card's HTML (and its one-line summary) is cut at every
   word that holds a digit. A number that a float32 holds and ``assets/step-data.js`` writes back
   exactly as it was is a float slot, in one float32 stream (``floats``: each number's 32 bits as 5
-  base-85 digits, ``DIGITS85``); a number that is one of the card's slots rounded (to 4, 6 or 3
+  base-85 digits, ``DIGITS85``, in planes: ``encode_floats``); a number that is one of the card's slots rounded (to 4, 6 or 3
   significant digits, never to a whole number) or written again only refers to it; a number that is
   the mean, or after it the standard deviation, of the card's first n slots as the decoder computes
   them (in doubles, then rounded to float32: ``_float32``, ``_std``) is not stored either: a tensor's
@@ -33,13 +33,13 @@ Snapshots are not stored: the decoder rebuilds them from the env diffs (the same
 ``viewer_data._snapshots``). Deterministic: the same data gives the same bytes. This module must not
 render anything nor decide what a card shows; it only re-encodes the data it is given.
 
-Layout (``version`` 6)::
+Layout (``version`` 7)::
 
     packed {columns [column name], names [name], code_width, codes,
             records [[column delta, ..., env [[name, card delta]], clear [name]]],
             kinds [hole kinds, space-separated; or "@k hole=kind ...": kinds k, those holes changed],
             segments [text], segment_lists [[segment]],
-            skeletons [[kinds, segment list]], card_width, card_skeletons (codes), floats (base 85), words}
+            skeletons [[kinds, segment list]], card_width, card_skeletons (codes), floats (base 85, planes), words}
     hole kinds: v<slot> | r<significant>.<slot> | w | "|" (the summary ends) | c<more> (the longest
     hole padded to it, and more) | i<name> (a counter, one on) | j<name> (a counter, its step in
     words), each with an optional pad: >W (W characters with the hole), >@h (as many as hole h says),
@@ -60,7 +60,7 @@ from typing import Any
 
 from tracer.site.pages import card_workers
 
-PACKED_VERSION = 6
+PACKED_VERSION = 7
 DIGITS64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 # The float32 stream's digits: 85 characters that a JSON string holds as they are, and none that
 # HTML gives a meaning to (no quote, backslash, <, >, &): each float32's 32 bits are 5 of them.
@@ -94,8 +94,12 @@ _PACK_FLOAT = struct.Struct("<f")
 
 
 def encode_floats(floats: list[float]) -> str:
-    """``floats`` (each a float32) as 5 base-85 digits each (``DIGITS85``), most significant first, of its 32 bits."""
-    return base64.b85encode(struct.pack(f">{len(floats)}f", *floats)).translate(_TO_DIGITS85).decode("ascii")
+    """``floats`` (each a float32) as 5 base-85 digits each (``DIGITS85``), most significant first, of
+    its 32 bits, in planes: every number's first digit, then every number's second digit, and so on
+    (a first digit is the number's sign and exponent, much alike from one number to the next: gzip
+    finds them so)."""
+    digits = base64.b85encode(struct.pack(f">{len(floats)}f", *floats)).translate(_TO_DIGITS85).decode("ascii")
+    return "".join(digits[plane::5] for plane in range(5))
 
 
 # -- the decoder's two number formats, in Python ---------------------------------------------------

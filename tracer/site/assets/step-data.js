@@ -6,7 +6,7 @@
    the steps); and data.card(k), a value card's {html, summary}, decoded from its skeleton, the
    float32 stream and the words only when a step first shows it (then kept).
    The two number formats below are written twice, here and in packed_data.py (exact_text,
-   rounded_text), and so are a card's mean and std of its first slots (statistic; _float32, _std):
+   rounded_text), and so are a card's mean and std of its first slots (statistic; _statistic):
    the packer keeps a number as a float hole, or a statistic, only where they give its very text.
    Must not: render anything of its own, or know what a card means. */
 (function () {

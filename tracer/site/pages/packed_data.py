@@ -6,10 +6,11 @@ move the same way every loop iteration. ``pack_viewer_data(data)`` stores:
 - **cards** as shared skeletons with holes. A card's HTML (and its one-line summary) is cut at every
   word that holds a digit. A number that a float32 holds and ``assets/step-data.js`` writes back
   exactly as it was is a float slot, in one float32 stream (``floats``: each number's 32 bits as 5
-  base-85 digits, ``DIGITS85``, in planes: ``encode_floats``); a number that is one of the card's slots rounded (to 4, 6 or 3
-  significant digits, never to a whole number) or written again only refers to it; a number that is
+  base-85 digits, ``DIGITS85``, in planes: ``encode_floats``); a number that is one of the card's
+  slots rounded (to 4, 6 or 3 significant digits, never to a whole number) or written again only
+  refers to it; a number that is
   the mean, or after it the standard deviation, of the card's first n slots as the decoder computes
-  them (in doubles, then rounded to float32: ``_float32``, ``_std``) is not stored either: a tensor's
+  them (in doubles, then rounded to float32: ``_statistic``) is not stored either: a tensor's
   statistics beside its elements. The card's own holes take their slots before its summary's, so
   that a tensor's elements are its first slots. Cards with the same text between their holes (a
   template) are written alike: a word that every card of the template has there stays in the
@@ -52,6 +53,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import operator
 import re
 import struct
 from collections import Counter
@@ -189,13 +191,25 @@ def _float32(value: float) -> float:
         return math.copysign(math.inf, value)
 
 
-def _std(values: list[float], mean: float) -> float:
-    """The sample standard deviation of ``values`` about ``mean``, in step-data.js's order of operations."""
+def _statistic(stored: list[float], value: float, mean: bool, std: bool) -> str | None:
+    """ "a<n>" when ``mean`` and the float32 of ``value`` is what step-data.js computes as the mean of
+    the float32s of ``stored`` (n numbers: in doubles, added in order, then rounded to float32), else
+    "s<n>" when ``std`` and it is their sample standard deviation so computed, else None."""
+    numbers = [_float32(number) for number in stored]
+    total = 0.0
+    for number in numbers:
+        total += number
+    average = total / len(numbers)
+    target = _float32(value)
+    if mean and _float32(average) == target:
+        return f"a{len(numbers)}"
     m2 = 0.0
-    for value in values:
-        deviation = value - mean
+    for number in numbers:
+        deviation = number - average
         m2 += deviation * deviation
-    return math.sqrt(m2 / (len(values) - 1))
+    if std and _float32(math.sqrt(m2 / (len(numbers) - 1))) == target:
+        return f"s{len(numbers)}"
+    return None
 
 
 class _Numbers:
@@ -290,7 +304,6 @@ class _Card:
             segments.extend(f_segments[1:])
             texts.extend(f_texts)
             pads.extend(f_pads)
-        self._template: tuple[Any, ...] | None = None
         self.segments = segments  # a summary's last segment and the card's first meet at its end hole
         self.texts = texts
         self.pads = pads
@@ -313,27 +326,28 @@ class _Card:
                     if rounded != text and rounded not in rounded_from and ("." in rounded or "e" in rounded):
                         rounded_from[rounded] = (significant, text)
         slots: dict[str, str] = {}  # a number's text -> its slot: a number, or a statistic of the first n slots
-        floats: list[float] = []
+        floats: list[float] = []  # the stored slots' numbers (their texts; the stream holds them as float32)
         self.floats = floats
-        total = 0.0  # the sum of the stored slots, as the decoder adds them
+        total = size = 0.0  # their sum and the sum of their magnitudes
         mean_of = -1  # n when the last new number was the mean of the first n slots (a std may follow)
 
-        pack, unpack = _PACK_FLOAT.pack, _PACK_FLOAT.unpack
-
         def slot(text: str) -> str:
-            nonlocal total, mean_of
+            nonlocal total, size, mean_of
             found = slots.get(text)
             if found is None:
-                value = unpack(pack(float(text)))[0]  # what the decoder reads back
+                value = float(text)
                 count = len(floats)
-                if count > 1 and unpack(pack(total / count))[0] == value:  # a mean is within float32's range
-                    found, mean_of = f"a{count}", count
-                elif count > 1 and mean_of == count and _float32(_std(floats, total / count)) == value:
-                    found = f"s{count}"
-                else:
+                # within float32's rounding of the mean (the decoder's float32s differ from the texts
+                # by at most 2**-24 of each, or a subnormal's step): then worked out exactly
+                near = count > 1 and abs(total / count - value) <= 1e-6 * (size / count + abs(value)) + 1e-44
+                if near or (count > 1 and mean_of == count):
+                    found = _statistic(floats, value, near, mean_of == count)
+                    mean_of = count if found and found[0] == "a" else mean_of
+                if found is None:
                     found = str(count)
                     floats.append(value)
                     total += value
+                    size += abs(value)
                 slots[text] = found
             return found
 
@@ -343,40 +357,37 @@ class _Card:
         kinds = ["w"] * len(texts)
         for k in [*range(end + 1, len(texts)), *range(end)]:
             text = texts[k]
-            found = rounded_from.get(text)
-            if found is not None:
-                kinds[k] = f"r{found[0]}.{slot(found[1])}"
-            elif exact.get(text) is not None:
+            if text in rounded_from:
+                significant, source = rounded_from[text]
+                kinds[k] = f"r{significant}.{slot(source)}"
+            elif exact[text] is not None:
                 kinds[k] = f"v{slot(text)}"
         if end >= 0:
             kinds[end] = _SUMMARY_END
         self.kinds = kinds
+        self._template = (tuple(segments), tuple([pad >= 0 for pad in pads]))  # worked out where the cut is
 
     def template(self) -> tuple[Any, ...]:
         """The card's text between its holes, and which holes have a pad: cards alike but for their
         holes (their kinds too may differ: a number that is another's rounding in one card)."""
-        if self._template is None:
-            self._template = (tuple(self.segments), tuple(pad >= 0 for pad in self.pads))
         return self._template
 
 
-def _pad_rule(cards: list[_Card], k: int) -> str:
-    """How hole k's pad is written for every card of one template: "" (the same spaces in each: kept
-    in the skeleton), ">W" (the spaces and the hole's text make W characters), ">@j" (they make as
-    many as hole j's text says: a grid's column width) or ">" (the count is the next word)."""
-    pads = {card.pads[k] for card in cards}
-    if len(pads) == 1:
+def _pad_rule(k: int, pads: list[tuple[int, ...]], texts: list[tuple[str, ...]], kinds: list[tuple[str, ...]]) -> str:
+    """How hole k's pad is written for every card of one template (``pads``, ``texts``, ``kinds``: each
+    hole's column, over the cards): "" (the same spaces in each: kept in the skeleton), ">W" (the
+    spaces and the hole's text make W characters), ">@j" (they make as many as hole j's text says: a
+    grid's column width) or ">" (the count is the next word)."""
+    column, count = pads[k], len(pads[k])
+    if column.count(column[0]) == count:
         return ""
-    widths = {card.pads[k] + len(card.texts[k]) for card in cards}
-    if len(widths) == 1:
-        return f">{widths.pop()}"
-    first = cards[0]
+    widths = list(map(operator.add, column, map(len, texts[k])))
+    if widths.count(widths[0]) == count:
+        return f">{widths[0]}"
     for j in range(k - 1, -1, -1):
-        if first.kinds[j] == "w" and first.texts[j].isdigit():
-            if all(
-                card.kinds[j] == "w" and card.texts[j].isdigit() and int(card.texts[j]) == card.pads[k] + len(card.texts[k])
-                for card in cards
-            ):
+        words = texts[j]
+        if kinds[j][0] == "w" and words[0].isdecimal() and kinds[j].count("w") == count and "".join(words).isdecimal():
+            if list(map(int, words)) == widths:
                 return f">@{j}"
     return ">"
 
@@ -424,15 +435,15 @@ def _widths(members: list[_Card], pad_rules: list[str]) -> dict[int, str]:
     return kinds
 
 
-def _counters(members: list[_Card], words: list[bool], alike: list[bool], derived: dict[int, str]) -> dict[int, str]:
+def _counters(members: list[_Card], alike: list[bool], derived: dict[int, str]) -> dict[int, str]:
     """The word holes that hold a name and a whole number in every card of one template ("s12": a
     storage's id), the same name in each: the decoder counts them on from the number the last such
     hole with that name had, in card order; hole -> its name."""
     names = {}
-    for k, word in enumerate(words):
-        if not word or alike[k] or k in derived:
+    for k, kind in enumerate(members[0].kinds):
+        if kind != "w" or alike[k] or k in derived:
             continue
-        found = _COUNTER.fullmatch(members[0].texts[k])
+        found = _COUNTER.fullmatch(members[0].texts[k])  # (a number's text never matches: it is a word in every card)
         if found and all((match := _COUNTER.fullmatch(card.texts[k])) and match.group(1) == found.group(1) for card in members):
             names[k] = found.group(1)
     return names
@@ -447,15 +458,18 @@ class _Rules:
     __slots__ = ("alike", "counters", "derived", "pad_rules")
 
     def __init__(self, members: list[_Card]) -> None:
-        first = members[0]
-        self.pad_rules = [_pad_rule(members, k) if first.pads[k] >= 0 else "" for k in range(len(first.kinds))]
-        words = [all(card.kinds[k] == "w" for card in members) for k in range(len(first.kinds))]
+        first, count = members[0], len(members)
+        # each hole's column over the cards (one C-level pass, then counts)
+        pads = list(zip(*[card.pads for card in members]))
+        texts = list(zip(*[card.texts for card in members]))
+        kinds = list(zip(*[card.kinds for card in members]))
+        self.pad_rules = [_pad_rule(k, pads, texts, kinds) if first.pads[k] >= 0 else "" for k in range(len(first.kinds))]
         self.alike = [
-            words[k] and not self.pad_rules[k] and all(card.texts[k] == first.texts[k] for card in members)
+            kinds[k][0] == "w" and not self.pad_rules[k] and texts[k].count(texts[k][0]) == count and kinds[k].count("w") == count
             for k in range(len(first.kinds))
         ]
         self.derived = _widths(members, self.pad_rules)
-        self.counters = _counters(members, words, self.alike, self.derived)
+        self.counters = _counters(members, self.alike, self.derived)
 
 
 # what a card writes into ``words`` for one hole: (hole, what its word is, whether its pad's count follows)
@@ -541,7 +555,6 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
     words: list[str] = []
     counted: dict[str, int] = {}  # each counter's name -> the number it last had
     plans: dict[tuple[Any, ...], tuple[int, list[tuple[int, int, bool]]]] = {}
-    kinds_of: dict[tuple[Any, ...], Counter[int]] = {}  # template -> its kinds strings, each with its cards
     for card in parts:
         template = card.template()
         rule = rules[template]
@@ -557,7 +570,6 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
             plan = plans[shape] = _skeleton(card, rule, by_one, tables)
         skeleton, own = plan
         card_skeletons.append(skeleton)
-        kinds_of.setdefault(template, Counter())[tables.skeletons.items[skeleton][0]] += 1
         for k, word, pad_count in own:
             if word == _TEXT:
                 words.append(card.texts[k])
@@ -567,6 +579,10 @@ def pack_cards(fragments: list[str], cards: list[list[int]], summaries: list[str
                 words.append(str(card.pads[k]))
         floats.extend(card.floats)
     width, codes = encode_codes(card_skeletons, len(tables.skeletons.items))
+    uses = Counter(card_skeletons)
+    kinds_of: dict[tuple[Any, ...], Counter[int]] = {}  # template -> its kinds strings, each with its cards
+    for template, skeleton in dict.fromkeys((shape[0], plan[0]) for shape, plan in plans.items()):
+        kinds_of.setdefault(template, Counter())[tables.skeletons.items[skeleton][0]] += uses[skeleton]
     return {
         "kinds": _as_changes(tables.kinds.items, kinds_of.values()),
         "segment_lists": [list(ids) for ids in tables.lists.items],

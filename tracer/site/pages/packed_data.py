@@ -365,11 +365,13 @@ class _Card:
         if end >= 0:
             kinds[end] = _SUMMARY_END
         self.kinds = kinds
-        self._template = (tuple(segments), tuple([pad >= 0 for pad in pads]))  # worked out where the cut is
+        self._template: tuple[Any, ...] | None = None
 
     def template(self) -> tuple[Any, ...]:
         """The card's text between its holes, and which holes have a pad: cards alike but for their
         holes (their kinds too may differ: a number that is another's rounding in one card)."""
+        if self._template is None:  # here, not in a card worker: it would be sent back with the card
+            self._template = (tuple(self.segments), tuple([pad >= 0 for pad in self.pads]))
         return self._template
 
 

@@ -41,6 +41,7 @@ from tracer.site.cards.render import HtmlRenderer
 from tracer.site.cards.interface_strings import language_of
 from tracer.site.cards.interface_strings import load as load_strings
 from tracer.site.cards.templates import template_env, template_macros
+from tracer.site.pages import card_workers
 from tracer.site.pages.kept_gpu_run import gpu_run_note, publishable
 from tracer.site.render_cache import Entry, RenderCache, renderer_version, settings_text
 from tracer.site.markdown_ext.sanitize import csp_meta
@@ -94,6 +95,10 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.serving = command == "serve"
 
     def on_config(self, config: Any) -> Any:
+        try:
+            card_workers.forced_count()  # a bad value fails the build here, not later its step mode alone
+        except ValueError as exc:
+            raise PluginError(str(exc)) from None
         self.project_root = Path(self.config.project_root).resolve()
         self.layout = layout = quiet_layout_of(self.project_root)
         self.traces_dir = Path(self.config.traces_dir) if self.config.traces_dir else layout.traces_dir

@@ -114,3 +114,28 @@ def test_one_cpu_of_affinity_keeps_the_work_in_this_process(monkeypatch):
         ]
     finally:
         os.sched_setaffinity(0, allowed)
+
+
+def test_the_forced_count_is_read_as_a_whole_number(monkeypatch):
+    for text, count in (("1", 1), (" 3 ", 3), ("0", 0)):
+        monkeypatch.setenv(paths.CARD_WORKERS_ENV, text)
+        assert card_workers.forced_count() == count
+    assert card_workers.worker_count(1) == 0  # 0 and 1 are the build's own process alone
+    monkeypatch.delenv(paths.CARD_WORKERS_ENV)
+    assert card_workers.forced_count() is None
+    for text in ("two", "-2", "2.5", "２"):
+        monkeypatch.setenv(paths.CARD_WORKERS_ENV, text)
+        with pytest.raises(ValueError, match=rf"^{paths.CARD_WORKERS_ENV}={text!r} is not a number of processes"):
+            card_workers.worker_count(10 * card_workers.MIN_ITEMS)
+
+
+def test_a_bad_forced_count_fails_the_build_in_one_line(tmp_path):
+    trace_all("site_basics")
+    with pytest.raises(RuntimeError) as failed:
+        build_site(tmp_path / "site", [trace_path("site_basics")], environment={paths.CARD_WORKERS_ENV: "two"})
+    errors = [line for line in str(failed.value).splitlines() if line.startswith("ERROR")]
+    assert errors == [
+        f"ERROR   -  {paths.CARD_WORKERS_ENV}='two' is not a number of processes "
+        "(1: the build's own process alone; 2 or more: that many, the build's own included)"
+    ]
+    assert not (tmp_path / "site" / "build" / "site" / "lectures").exists()  # failed before any page was written

@@ -52,12 +52,26 @@ def usable_cpus() -> int:
     return os.cpu_count() or 1  # macOS: no affinity to ask
 
 
+def forced_count() -> int | None:
+    """The number of processes ``CHALKTRACE_CARD_WORKERS`` sets (None when it is not set); a value
+    that is not a whole number is a ``ValueError`` that names the variable and its value (the
+    plugin checks it as a build starts, so a typo fails the build instead of its step mode)."""
+    text = os.environ.get(paths.CARD_WORKERS_ENV, "").strip()
+    if not text:
+        return None
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(
+            f"{paths.CARD_WORKERS_ENV}={text!r} is not a number of processes "
+            "(1: the build's own process alone; 2 or more: that many, the build's own included)"
+        )
+    return int(text)
+
+
 def worker_count(items: int) -> int:
     """How many processes a call with ``items`` items uses, this one included: 0 means this one alone."""
-    forced = os.environ.get(paths.CARD_WORKERS_ENV, "").strip()
-    if forced:
-        count = int(forced)
-        return count if count > 1 else 0
+    forced = forced_count()
+    if forced is not None:
+        return forced if forced > 1 else 0
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
     return processes_for(items, usable_cpus(), load)
 

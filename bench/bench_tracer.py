@@ -1,6 +1,7 @@
 """Tracer speed and trace size, measured in one run (figures, not pass/fail).
 
-Prints: (a) traced / untraced wall time for tensor-dominated lectures, (b) lines per second on a
+Prints: (a) traced / untraced wall time for tensor-dominated lectures, and the recorder's share of
+it (traced with every inspected value recorded as a placeholder, no value captured), (b) lines per second on a
 pure-Python loop while recording and for a whole ``chalktrace run`` (recording + writing), and the
 same loop under a naive tracer that extracts the whole stack on every line, (c) trace bytes
 per step, and (d) trace bytes per step of a 1,000-deep recursion against the same function called
@@ -15,6 +16,7 @@ previous trace in place (``--rerun`` alone). Run:
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import sys
 import tempfile
@@ -79,6 +81,19 @@ def traced_seconds(path: Path, measure_flops: bool = True) -> tuple[float, int]:
 
     result = run_lecture(path, write=False, on_recorder=hook, max_steps=10**7, measure_flops=measure_flops)
     return box[1] - box[0], result.steps
+
+
+@contextlib.contextmanager
+def values_not_captured():
+    """Every inspected value recorded as a placeholder: the recorder's own cost, value capture left out."""
+    from tracer.capture.values import ValueEncoder
+
+    encode = ValueEncoder.encode
+    ValueEncoder.encode = lambda self, value: {"type": "int", "value": 0}
+    try:
+        yield
+    finally:
+        ValueEncoder.encode = encode
 
 
 def naive_lines_per_second(path: Path) -> float:
@@ -263,16 +278,19 @@ def main() -> None:
             continue
         untraced_seconds(path)  # warm up imports and kernels
         # Alternate the two and keep each one's best of five: a shared machine's noise hits both.
-        plain_runs, traced_runs, measured_runs = [], [], []
+        plain_runs, traced_runs, measured_runs, recorder_runs = [], [], [], []
         for _ in range(5):
             plain_runs.append(untraced_seconds(path))
             seconds, steps = traced_seconds(path, measure_flops=False)
             traced_runs.append(seconds)
+            with values_not_captured():
+                recorder_runs.append(traced_seconds(path, measure_flops=False)[0])
         measured_runs.append(traced_seconds(path, measure_flops=True)[0])
-        plain, traced, measured = min(plain_runs), min(traced_runs), min(measured_runs)
+        plain, traced, measured, recorder = min(plain_runs), min(traced_runs), min(measured_runs), min(recorder_runs)
         print(
             f"(a) {path.relative_to(ROOT)}: untraced {plain:.3f}s, traced {traced:.3f}s, "
             f"ratio {traced / plain:.2f}x (target <= 1.3x), {steps} steps; "
+            f"the recorder alone (values not captured) {recorder:.3f}s, {recorder / plain:.2f}x; "
             f"with @flops measurement (timed replays) {measured:.3f}s"
         )
 

@@ -357,6 +357,12 @@ def test_printing_gives_a_clean_handout(context, lecture_02_site, site):
     assert page.query_selector_all(".md-content details.lt-fold")  # the lazy body was put in place
     assert page.evaluate("""() => [...document.querySelectorAll('.md-content details.lt-fold > pre')]
         .every(pre => getComputedStyle(pre).display === 'none')""")  # the summary stands for the rows
+    # and reads the same whether Material opened the fold or not: no open or closed marker on paper
+    markers = page.evaluate("""() => [false, true].map(open => {
+        const fold = document.querySelector('.md-content details.lt-fold');
+        fold.open = open;
+        return getComputedStyle(fold.querySelector('summary'), '::before').content; })""")
+    assert markers == ["none", "none"]
 
 
 def test_a_held_key_moves_as_far_as_its_repeats_with_one_render_a_frame(context, site):

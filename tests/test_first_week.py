@@ -22,7 +22,6 @@ import signal
 import subprocess
 import sys
 import sysconfig
-import time
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,7 @@ from packaging.requirements import Requirement
 
 from helpers.network import free_port, wait_until_served
 from helpers.processes import clean_env, run
+from helpers.reloading_page import wait_for
 from helpers.wheels import build_wheel, install_wheel
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,14 +47,6 @@ def lecture(draft: int, broken: bool = False) -> str:
         f"    library = tracer.__file__  # @inspect library\n"
         f"    stdlib = json.__file__  # @inspect stdlib\n"
     )
-
-
-def wait_for(page, script: str, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not page.evaluate(script):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {script}")
-        time.sleep(0.25)
 
 
 def test_a_new_lecturer_s_first_week(tmp_path, browser):
@@ -95,10 +87,10 @@ def test_a_new_lecturer_s_first_week(tmp_path, browser):
         context = browser.new_context(viewport={"width": 1280, "height": 720})
         page = context.new_page()
         page.goto(url)
-        wait_for(page, "document.body.innerText.includes('Week one, draft 1')", 30)
+        wait_for(page, "document.body && document.body.innerText.includes('Week one, draft 1')", 30)
         assert "15" in page.inner_text(".lt-card[data-name='total']")  # 0+1+…+5
         first.write_text(lecture(2), encoding="utf-8")
-        wait_for(page, "document.body.innerText.includes('Week one, draft 2')", 300)
+        wait_for(page, "document.body && document.body.innerText.includes('Week one, draft 2')", 300)
         assert "30" in page.inner_text(".lt-card[data-name='total']")
         context.close()
     finally:

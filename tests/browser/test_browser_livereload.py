@@ -12,13 +12,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from playwright.sync_api import Error as PlaywrightError
-
 from helpers.network import free_port, wait_until_served
+from helpers.reloading_page import wait_for
 from tracer.commands.init import create_course
 
 PARAGRAPHS = "\n".join(f'    text("Paragraph {k}: filler so that the page scrolls.")' for k in range(60))
@@ -53,25 +51,6 @@ def served_course(root: Path) -> Iterator[tuple[str, Path]]:
     finally:
         os.killpg(server.pid, signal.SIGTERM)  # serve and the mkdocs server it started
         server.wait(30)
-
-
-def wait_for(page, script: str, seconds: float = 120) -> None:
-    """Poll ``script`` (evaluated through the debugger, which the page's policy does not govern)."""
-    deadline = time.monotonic() + seconds
-    while not _evaluate(page, script):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {script}")
-        time.sleep(0.2)
-
-
-def _evaluate(page, script: str):
-    """``script``'s value, or None while the page is between documents (the reload under test)."""
-    try:
-        return page.evaluate(script)
-    except PlaywrightError as exc:
-        if "context was destroyed" in str(exc) or "navigat" in str(exc):
-            return None
-        raise
 
 
 def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, browser):

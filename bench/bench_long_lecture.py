@@ -7,8 +7,10 @@ build's seconds, the page's ``data.js`` bytes raw and gzipped, and in headless C
 step mode shows the middle step from a ``#step=N`` link and the median and p95 of one → press.
 ``--baseline DIR`` (a checkout of another version, e.g. ``git archive COMMIT | tar -x -C DIR``) runs
 the same lecture through that version too, in the same run, one after the other: the figures side by side.
+``--stages`` builds the site twice more (``build_stages.py``: in one process, then as the build would
+choose) and prints where each build's time went: value cards rendered, cut for packing, the rest.
 
-Run: ``.venv/bin/python bench/bench_long_lecture.py [--iterations N] [--no-browser] [--baseline DIR]``.
+Run: ``.venv/bin/python bench/bench_long_lecture.py [--iterations N] [--no-browser] [--baseline DIR] [--stages]``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+STAGES = ROOT / "bench" / "build_stages.py"
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -85,9 +88,10 @@ def page_figures(site: Path, steps: int) -> tuple[list[float], list[float]]:
     return sorted(ready), sorted(presses)
 
 
-def measure(label: str, work: Path, lecture: Path, tree: Path | None, browser: bool) -> None:
+def measure(label: str, work: Path, lecture: Path, tree: Path | None, browser: bool, stages: bool = False) -> None:
     """Run, build and (unless ``browser`` is false) load the lecture with this checkout's chalktrace
-    (``tree`` None) or another's (its directory first on PYTHONPATH), and print the figures."""
+    (``tree`` None) or another's (its directory first on PYTHONPATH), and print the figures; with
+    ``stages``, the build's stages too (in one process, then as the build chooses)."""
     from bench_viewer import percentile
 
     env = dict(os.environ)
@@ -112,6 +116,13 @@ def measure(label: str, work: Path, lecture: Path, tree: Path | None, browser: b
         f"(target <= 4 MB at 100,000 steps), {len(gzip.compress(data_js)) / 1e6:.2f} MB gzipped",
         flush=True,
     )
+    if stages:
+        for processes, setting in (("one process", {"CHALKTRACE_CARD_WORKERS": "1"}), ("processes as chosen", {})):
+            subprocess.run(
+                [sys.executable, str(STAGES), str(work / "project"), "--label", f"{label}, {processes}"],
+                check=True,
+                env={**env, **setting},
+            )
     if browser:
         ready, times = page_figures(site, steps)
         print(
@@ -126,14 +137,16 @@ def main() -> int:
     parser.add_argument("--iterations", type=int, default=20_000, help="loop iterations (five steps each)")
     parser.add_argument("--no-browser", action="store_true", help="leave out page-ready and step times")
     parser.add_argument("--baseline", type=Path, help="a checkout of another version to measure in the same run")
+    parser.add_argument("--stages", action="store_true", help="also where each build's time goes (two more builds)")
     args = parser.parse_args()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="chalktrace-long-") as tmp:
         lecture = Path(tmp) / "long.py"
         lecture.write_text(LECTURE.format(iterations=args.iterations), encoding="utf-8")
         if args.baseline is not None:
-            measure(f"baseline {args.baseline}", Path(tmp) / "baseline", lecture, args.baseline.resolve(), not args.no_browser)
-        measure("this tree", Path(tmp) / "this", lecture, None, not args.no_browser)
+            baseline = args.baseline.resolve()
+            measure(f"baseline {args.baseline}", Path(tmp) / "baseline", lecture, baseline, not args.no_browser, args.stages)
+        measure("this tree", Path(tmp) / "this", lecture, None, not args.no_browser, args.stages)
     load_after = os.getloadavg()
     print(f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after ({os.cpu_count()} cores)")
     return 0

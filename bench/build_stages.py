@@ -6,7 +6,8 @@ here alone or with worker processes), and prints one line: the whole build's sec
 seconds and microseconds per item (values rendered; distinct cards cut), and the rest (trace loading,
 steps, read page, packing, writing). ``CHALKTRACE_CARD_WORKERS`` chooses the processes as in any build.
 ``bench_long_lecture.py --stages`` runs it on its 100,000-step lecture, in one process and as the
-build would choose.
+build would choose. It must not change what the build makes: the timers only wrap the build's own
+calls, and are taken off again after it.
 
 Run: ``.venv/bin/python bench/build_stages.py PROJECT [--label TEXT]`` (PROJECT holds ``mkdocs.yml``).
 """

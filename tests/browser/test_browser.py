@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 
 import pytest
 from PIL import Image, ImageStat
@@ -27,6 +28,17 @@ def site(tmp_path_factory):
         tmp_path_factory.mktemp("site"), "nested_calls", "site_basics", "site_error", "authoring_site", "numbered_lists"
     ) as url:
         yield url
+
+
+def settles(check, seconds: float = 5.0) -> bool:
+    """Whether ``check()`` holds within ``seconds``: a scroll that the page animates is given time to
+    end (a loaded machine draws fewer frames) instead of a fixed wait."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def open_lecture(page, site: str, hash_: str = "", name: str = "nested_calls") -> None:
@@ -405,8 +417,7 @@ def test_step_mode_takes_the_read_page_out_of_layout_and_gives_it_back(page, pub
     assert page.evaluate("document.querySelector('.md-container').getClientRects().length") == 0  # display: none
     page.keyboard.press("Escape")
     assert page.evaluate("document.querySelector('.md-container').getClientRects().length") == 1
-    page.wait_for_timeout(300)
-    assert abs(link.bounding_box()["y"] - reading_at) < 40  # back where the reader was
+    assert settles(lambda: abs(link.bounding_box()["y"] - reading_at) < 40)  # back where the reader was
 
 
 def test_a_step_link_without_step_data_falls_back_to_the_read_page(page, published):
@@ -434,14 +445,11 @@ def test_a_deep_step_link_shows_its_line_in_a_long_file(page, published, publish
 
     page.goto(url + f"#step={deep}")  # far down a file of several hundred lines
     page.wait_for_function("window.CHALKTRACE_READY !== undefined")
-    page.wait_for_timeout(200)
-    assert line_in_view()
+    assert settles(line_in_view)
     page.keyboard.press("End")
-    page.wait_for_timeout(200)
-    assert line_in_view()
+    assert settles(line_in_view)
     page.keyboard.press("Home")
-    page.wait_for_timeout(200)
-    assert line_in_view()
+    assert settles(line_in_view)
 
 
 def test_tab_from_the_code_to_the_values_passes_only_this_sections_links(page, published, published_steps):

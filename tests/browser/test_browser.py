@@ -10,13 +10,13 @@ from __future__ import annotations
 import io
 import json
 import re
-import time
 
 import pytest
 from PIL import Image, ImageStat
 
 from tracer.contract.trace_reading import load_trace
 
+from helpers.polling import settles
 from helpers.site import REPO, build_site, goto_lecture, serve, served_fixture_site, viewer_context
 
 CURRENT = ".lt-viewer .lt-sline.lt-current"
@@ -28,17 +28,6 @@ def site(tmp_path_factory):
         tmp_path_factory.mktemp("site"), "nested_calls", "site_basics", "site_error", "authoring_site", "numbered_lists"
     ) as url:
         yield url
-
-
-def settles(check, seconds: float = 5.0) -> bool:
-    """Whether ``check()`` holds within ``seconds``: a scroll that the page animates is given time to
-    end (a loaded machine draws fewer frames) instead of a fixed wait."""
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 def open_lecture(page, site: str, hash_: str = "", name: str = "nested_calls") -> None:

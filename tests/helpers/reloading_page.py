@@ -3,18 +3,15 @@ truthy, reading the moments between two documents (a reload under test) as "not 
 
 from __future__ import annotations
 
-import time
-
 from playwright.sync_api import Error as PlaywrightError
+
+from helpers.polling import settles
 
 
 def wait_for(page, script: str, seconds: float = 120) -> None:
     """Poll ``script`` (evaluated through the debugger, which the page's policy does not govern)."""
-    deadline = time.monotonic() + seconds
-    while not _evaluate(page, script):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {script}")
-        time.sleep(0.2)
+    if not settles(lambda: _evaluate(page, script), seconds, interval=0.2):
+        raise AssertionError(f"timed out waiting for {script}")
 
 
 def _evaluate(page, script: str):

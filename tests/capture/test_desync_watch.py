@@ -160,3 +160,27 @@ def test_every_ops_busbw_is_its_algbw_times_the_nccl_tests_factor(runs, world):
     for calls in by_order.values():
         assert len(calls) == world and len({c["op"] for c in calls}) == 1
         assert min(c["wait_seconds"] for c in calls) == 0.0
+
+
+def test_a_rank_stopped_before_its_shard_and_after_its_function_stood_at_its_last_collective():
+    # the race a loaded machine can give: rank 1's function had ended (its heartbeat says nowhere) and
+    # it was stopped before it wrote its shard (no steps); its sequence still says what it last called
+    from tracer.capture.ranks.spawn import _where_they_stood
+
+    call = {"n": 2, "seq": 1, "op": "all_reduce", "dtype": "float32", "shape": [8], "nbytes": 32}
+    desync = {
+        "ranks": [
+            {
+                "rank": 0,
+                "state": "called",
+                "last": {**call, "path": FIXTURE, "line": 20},
+                "ended": None,
+                "where": f"{FIXTURE}:20",
+            },
+            {"rank": 1, "state": "different", "last": {**call, "path": FIXTURE, "line": 20}, "ended": None, "where": None},
+            {"rank": 2, "state": "never called", "last": None, "ended": None, "where": None},
+        ]
+    }
+    record = {"streams": [{"rank": rank, "steps": []} for rank in range(3)]}
+    _where_they_stood(desync, record)
+    assert [r["where"] for r in desync["ranks"]] == [f"{FIXTURE}:20", f"{FIXTURE}:20", None]

@@ -313,7 +313,9 @@ def describe_hang(hung: list[tuple[int, dict[str, Any]]]) -> tuple[str, str]:
 
 
 def _where_they_stood(desync: dict[str, Any], record: dict[str, Any]) -> None:
-    """A rank whose heartbeat no longer said where it was (its function had ended) stood on its last line."""
+    """A rank whose heartbeat no longer said where it was (its function had ended) stood on its last
+    line; one that kept no steps either (stopped before it wrote its shard) was last seen at the call
+    of its last collective."""
     last_lines = {}
     for stream in record["streams"]:
         frame = stream_last_frame(stream.get("frames") or [], stream["steps"])
@@ -321,7 +323,9 @@ def _where_they_stood(desync: dict[str, Any], record: dict[str, Any]) -> None:
             last_lines[stream["rank"]] = f"{frame['path']}:{frame['line']}"
     for rank in desync["ranks"]:
         if not rank.get("where"):
-            rank["where"] = last_lines.get(rank["rank"])
+            last = rank.get("last") or {}
+            called = f"{last['path']}:{last['line']}" if last.get("path") else None
+            rank["where"] = last_lines.get(rank["rank"]) or called
 
 
 def _desync_failure(

@@ -248,6 +248,12 @@ class _Cutter:
         self.numbers = _Numbers()
         self.pad = pad
         self._cut: dict[str, tuple[list[str], list[str], list[int]]] = {}
+        # Equal segments are one string object, and so is each join of a line's last segment with the
+        # next line's first: a card worker's cards then go back pickled with each segment once a chunk
+        # (half the bytes, 100,005-step bench: 1.5 s of a 31 s build), and grouping cards by template
+        # hashes and compares strings already known.
+        self.shared: dict[str, str] = {}
+        self.joins: dict[tuple[str, str], str] = {}
 
     def __call__(self, text: str) -> tuple[list[str], list[str], list[int]]:
         found = self._cut.get(text)
@@ -272,7 +278,8 @@ class _Cutter:
                         if spaces:
                             pads[k] = len(spaces.group(1))
                             segments[k] = segment[: spaces.start()] + _PAD + spaces.group(2)
-            found = self._cut[text] = (segments, words, pads)
+            share = self.shared.setdefault
+            found = self._cut[text] = ([share(segment, segment) for segment in segments], words, pads)
         return found
 
 
@@ -295,10 +302,15 @@ class _Card:
             pads.extend(s_pads)
             texts.append(_SUMMARY_END)
             pads.append(-1)
+        joins = cut.joins
         for number, fragment in enumerate(fragments):  # a card's HTML is its fragments, one per line
             f_segments, f_texts, f_pads = cut(fragment)
             if number:
-                segments[-1] += "\n" + f_segments[0]
+                pair = (segments[-1], f_segments[0])
+                joined = joins.get(pair)
+                if joined is None:
+                    joined = joins[pair] = pair[0] + "\n" + pair[1]
+                segments[-1] = joined
             else:
                 segments.append(f_segments[0])
             segments.extend(f_segments[1:])

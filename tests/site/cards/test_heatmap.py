@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import struct
 import zlib
 
 from tracer.contract import paths
-from tracer.site.cards.heatmap import DIVERGING_STOPS, SEQUENTIAL_STOPS, colour, heatmap
+from tracer.site.cards.heatmap import DIVERGING_STOPS, SEQUENTIAL_STOPS, colour, file_name, heatmap
 
 
 def css_gradient(stops: tuple[tuple[float, tuple[int, int, int]], ...]) -> str:
@@ -104,6 +105,16 @@ def test_nothing_to_draw():
 
 def test_equal_heatmaps_share_a_file_name():
     assert heatmap([[1, 2]], (1, 2))["name"] == heatmap([[1, 2]], (1, 2))["name"] != heatmap([[2, 1]], (1, 2))["name"]
+
+
+def test_different_maps_whose_hashes_share_32_bits_get_different_names():
+    # A site's maps share one folder: one name for two maps would show one map on both cards. These
+    # two inputs (found by a birthday search, about 130,000 hashes) share their SHA-1's first 32 bits,
+    # as two of a big site's maps would.
+    one, other = b"map 5848", b"map 128920"
+    assert hashlib.sha1(one).hexdigest()[:8] == hashlib.sha1(other).hexdigest()[:8]
+    assert file_name(one) != file_name(other)
+    assert re.fullmatch(r"[0-9a-f]+\.png", file_name(one))  # safe in a URL and on a case-blind disk
 
 
 def test_site_css_legend_bars_use_the_same_stops():

@@ -8,6 +8,7 @@ read mode, the step in step mode. Built pages carry no reload script at all.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from helpers.network import free_port, wait_until_served
-from helpers.reloading_page import wait_for
+from helpers.reloading_page import wait_for, wait_for_all
 from tracer.commands.init import create_course
 
 PARAGRAPHS = "\n".join(f'    text("Paragraph {k}: filler so that the page scrolls.")' for k in range(60))
@@ -68,7 +69,7 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
         loads = page.evaluate("performance.getEntriesByType('navigation').length && performance.timeOrigin")
         source.write_text(lecture("two"), encoding="utf-8")
         wait_for(page, "document.body && document.body.innerText.includes('Version two')")
-        assert page.evaluate("performance.timeOrigin") != loads  # a reload, not an edit of the old page
+        wait_for(page, f"performance.timeOrigin !== {loads}", 10)  # a reload, not an edit of the old page
         wait_for(page, "Math.abs(window.scrollY - 1500) < 4", 10)
 
         # step mode: at a step, a save reloads the page at the same step
@@ -77,8 +78,13 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
         source.write_text(lecture("three"), encoding="utf-8")
         wait_for(page, "JSON.stringify(window.CHALKTRACE_DATA || {}).includes('Version three')")
         wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 3", 10)
-        assert page.evaluate("document.documentElement.classList.contains('lt-stepping')")
-        assert page.evaluate("location.hash").startswith("#step=3")
+        wait_for_all(
+            page,
+            {
+                "step mode": "document.documentElement.classList.contains('lt-stepping')",
+                "step 3 in the URL": "location.hash.startsWith('#step=3')",
+            },
+        )
 
         # past the end of an error trace: the viewer shows its last step, the URL keeps step 50, and
         # the fixed lecture reopens at step 50 (not at the error trace's last step)
@@ -88,11 +94,11 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
             lecture("four").replace('    text("Version four")\n', '    text("Version four")\n    raise ValueError("a draft")\n')
         )
         wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.count < 10")
-        assert page.evaluate("location.hash").startswith("#step=50")
+        wait_for(page, "location.hash.startsWith('#step=50')", 10)
         source.write_text(lecture("five"), encoding="utf-8")
         wait_for(page, "JSON.stringify(window.CHALKTRACE_DATA || {}).includes('Version five')")
         wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 50", 10)
-        assert page.evaluate("location.hash").startswith("#step=50")
+        wait_for(page, "location.hash.startsWith('#step=50')", 10)
 
         # a syntax error writes no trace: the page reloads into the viewer's error view at the failing
         # line, the saved (broken) source around it, from a draft that leaves the committed trace alone
@@ -102,27 +108,41 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
         line = broken.splitlines().index('    text("The end."') + 1
         source.write_text(broken, encoding="utf-8")
         failed = "document.querySelector('.lt-retracing-failed:not([hidden])')"
-        wait_for(page, f"{failed} && {failed}.textContent")
-        said = page.evaluate(f"{failed}.textContent")
-        assert said == f"lectures/live.py:{line}: SyntaxError: '(' was never closed"
+        said = json.dumps(f"lectures/live.py:{line}: SyntaxError: '(' was never closed")
         error_line = ".lt-sline.lt-current.lt-error-line"
-        wait_for(page, f"!!document.querySelector(\"{error_line}[data-line='{line}']\")")
-        assert page.inner_text(f"{error_line} .lt-scode").strip() == 'text("The end."'
-        assert "Version six" in page.inner_text(".lt-v-lines")  # the saved source, not the last trace's
-        shown = page.inner_text(".lt-v-error")
-        assert "SyntaxError" in shown and "'(' was never closed" in shown and page.is_visible(".lt-v-error")
-        assert page.evaluate("location.hash").startswith("#step=50")  # kept for the fixed lecture
-        assert trace.read_bytes() == committed
-        # in sight over the step viewer: the element at its middle is the line itself
-        assert page.evaluate(
-            f"(() => {{ const r = {failed}.getBoundingClientRect(); return r.bottom <= innerHeight && r.height > 0 &&"
-            f" document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === {failed}; }})()"
+        shown = "document.querySelector('.lt-v-error')"
+        wait_for_all(
+            page,
+            {
+                "the failure line": f"{failed}?.textContent === {said}",
+                "the failing line current": f"document.querySelector(\"{error_line}[data-line='{line}']\")",
+                "its code": f"document.querySelector('{error_line} .lt-scode')?.innerText.trim() === 'text(\"The end.\"'",
+                # the saved source, not the last trace's
+                "the saved source": "document.querySelector('.lt-v-lines')?.innerText.includes('Version six')",
+                "the error shown": f"(e => !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden'"
+                " && e.innerText.includes('SyntaxError') && e.innerText.includes(\"'(' was never closed\"))"
+                f"({shown})",
+                "step 50 kept for the fixed lecture": "location.hash.startsWith('#step=50')",
+                # in sight over the step viewer: the element at its middle is the line itself
+                "the failure in sight": "(f => { if (!f) return false; const r = f.getBoundingClientRect();"
+                " return r.bottom <= innerHeight && r.height > 0 &&"
+                f" document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === f; }})({failed})",
+            },
+            120,
         )
+        assert trace.read_bytes() == committed
         # undone (the traced bytes again: nothing to re-trace): the draft goes, the page is the trace's again
         source.write_text(lecture("five"), encoding="utf-8")
         wait_for(page, "!document.querySelector('.lt-retracing:not([hidden])')", 60)
         wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 50", 60)
-        assert not page.query_selector(error_line) and "Version five" in page.inner_text(".lt-v-lines")
+        wait_for_all(
+            page,
+            {
+                "no error line": f"!document.querySelector('{error_line}')",
+                "the trace's source": "document.querySelector('.lt-v-lines')?.innerText.includes('Version five')",
+            },
+            10,
+        )
         source.write_text(broken, encoding="utf-8")
         wait_for(page, f"{failed} && {failed}.textContent")
         wait_for(page, f"!!document.querySelector(\"{error_line}[data-line='{line}']\")")
@@ -130,7 +150,7 @@ def test_a_served_lecture_page_reloads_in_place_under_its_policy(tmp_path, brows
         wait_for(page, "JSON.stringify(window.CHALKTRACE_DATA || {}).includes('Version six')")
         wait_for(page, "!document.querySelector('.lt-retracing:not([hidden])')", 10)
         wait_for(page, "window.CHALKTRACE_VIEWER && window.CHALKTRACE_VIEWER.cur === 50", 10)
-        assert not page.query_selector(error_line)
+        wait_for(page, f"!document.querySelector('{error_line}')", 10)
         context.close()
         assert refused == []
 

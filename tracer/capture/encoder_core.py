@@ -14,10 +14,13 @@ import math
 import re
 import sys
 import warnings
-from typing import Any, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Iterator, Protocol
 
 from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.memory import StorageRegistry
+
+if TYPE_CHECKING:
+    from tracer.capture.element_stats import WideningScratch
 
 ELLIPSIS = "…"
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -41,6 +44,7 @@ class Encoding(Protocol):
 
     limits: Limits
     registry: StorageRegistry
+    scratch: WideningScratch
 
     def encode(self, value: Any) -> dict[str, Any]: ...
 
@@ -108,10 +112,21 @@ def to_json_list(values: Any) -> Any:
     return values
 
 
+def nested(flat: list[Any], shape: list[int]) -> Any:
+    """``flat`` (row-major) as nested lists of ``shape``, as ``tolist`` gives them (a 0-d shape: the one item)."""
+    if not shape:
+        return flat[0]
+    if len(shape) == 1:
+        return flat
+    inner = math.prod(shape[1:])
+    return [nested(flat[k * inner : (k + 1) * inner], shape[1:]) for k in range(shape[0])]
+
+
 def insert_ellipses(values: Any, keep: list[tuple[int, int] | None], dim: int = 0) -> Any:
     if dim >= len(keep) or not isinstance(values, list):
         return values
-    inner = [insert_ellipses(v, keep, dim + 1) for v in values]
+    # the last kept dimension holds the elements themselves: nothing inside them to cut
+    inner = values if dim == len(keep) - 1 else [insert_ellipses(v, keep, dim + 1) for v in values]
     k = keep[dim]
     if k is None:
         return inner

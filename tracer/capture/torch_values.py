@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from tracer.capture.device_readout import DeviceReadout, one_cpu_thread
-from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, to_json_list
+from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, nested, to_json_list
 from tracer.capture.element_stats import chunk_rows, stats_from_rows
 from tracer.capture.heatmap_codes import HEATMAP_POOL_ELEMENTS, heatmap_part, heatmap_record
 from tracer.capture.shortest_floats import shortest_floats
@@ -231,7 +231,7 @@ def _preview_part(enc: Encoding, t: Any, readout: DeviceReadout) -> _Shown:
 
 def _preview_values(shown: _Shown, host: list[Any]) -> Any:
     """Nested lists of the kept entries, "…" where cut."""
-    values = to_json_list(_host_values(host[shown.handle]))
+    values = _host_values(host[shown.handle])
     return insert_ellipses(values, shown.keep) if shown.truncated else values
 
 
@@ -255,7 +255,7 @@ def _stats_part(enc: Encoding, t: Any, readout: DeviceReadout) -> _StatsPlan:
             sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
             sampled = True
     flat = sample.reshape(-1)
-    return _StatsPlan(flat, readout.add(chunk_rows(flat)), sampled)
+    return _StatsPlan(flat, readout.add(chunk_rows(flat, enc.scratch)), sampled)
 
 
 def _stats_ends(plan: _StatsPlan, host: list[Any]) -> tuple[float, float]:
@@ -304,17 +304,19 @@ def _quantization(t: Any) -> dict[str, Any]:
 
 
 def _host_values(t: Any) -> Any:
-    """A Python nested list of ``t``'s values (complex as [re, im]); ``t`` is already small. Floats
-    are each the shortest decimal that round-trips in ``t``'s own dtype (``shortest_floats.shortest_floats``)."""
+    """A JSON-ready nested list of ``t``'s values (complex as [re, im], NaN and ±Inf as their
+    strings); ``t`` is already small. Floats are each the shortest decimal that round-trips in
+    ``t``'s own dtype (``shortest_floats.shortest_floats``)."""
     import torch
 
     t = t.cpu()
     if t.is_complex():
-        return torch.view_as_real(t.resolve_conj()).tolist()
+        return to_json_list(torch.view_as_real(t.resolve_conj()).tolist())
     if t.dtype.is_floating_point:
-        if t.dtype == torch.float64:
-            return t.tolist()
-        return torch.tensor(shortest_floats(t), dtype=torch.float64).reshape(t.shape).tolist()
+        flat = t.reshape(-1).tolist() if t.dtype == torch.float64 else shortest_floats(t)
+        if not all(map(math.isfinite, flat)):
+            flat = [json_float(v) for v in flat]
+        return nested(flat, list(t.shape))
     if t.dtype in (torch.uint16, torch.uint32, torch.uint64):
         return t.to(torch.int64).tolist()
     return t.tolist()

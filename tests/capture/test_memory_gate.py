@@ -57,6 +57,27 @@ def test_with_memory_in_use_operators_and_stores_read_again():
     assert held.reads * 2 > len(figures)  # `total += i` may free or grow a tensor now
 
 
+def test_the_bytecode_is_analysed_only_for_a_probe_that_skips_unchanged_lines(monkeypatch):
+    """A probe read on every line (the CPU's, a CUDA probe with the gate off) never looks at the
+    gate's figures, so no code object's bytecode is analysed for it: that took about a twentieth of
+    a short lecture's run."""
+    from tracer.capture import recorder
+
+    analysed: list[str] = []
+
+    def counted(code: types.CodeType):
+        analysed.append(code.co_name)
+        return line_effects(code)
+
+    monkeypatch.setattr(recorder, "line_effects", counted)
+    run_lecture(CHURN, write=False)  # the CPU's probe (recorded tensors)
+    assert analysed == []
+    figures = _memory(CHURN, CountingAllocator(), every_line=True)
+    assert analysed == [] and figures
+    _memory(CHURN, CountingAllocator(), every_line=False)
+    assert "main" in analysed
+
+
 def _effects_by_line(function) -> dict[int, int]:
     effects, _ = line_effects(function.__code__)
     lines = {ins.offset: ins.positions.lineno for ins in dis.get_instructions(function.__code__)}

@@ -52,6 +52,8 @@ from tracer.capture.values import ValueEncoder
 # Code objects that never become steps: their lines belong to the enclosing statement.
 _UNTRACED_NAMES = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>", "<module>"})
 _INSPECT_ALL = Directives()
+# A code object's memory effects and call offsets when the probe is read on every line: never looked up.
+_UNGATED: tuple[dict[int, int], frozenset[int]] = ({}, frozenset())
 CALL = {"call": True}  # shared extras of a "line is calling into lecture code" step
 # Generators, coroutines and async generators: their frames suspend (a "return" event at a yield)
 # and resume (a "call" event), and the suspended line completes only after it resumes.
@@ -280,7 +282,9 @@ class Recorder:
         # what bytecode cannot show (untraced calls, exceptions, collections, encoded tensors).
         self._stale = [True]
         self._sample: Callable[[_Frame], tuple[int, int]] = self._sample_every_line
-        self._gated = False  # the probe is read only when memory can have changed (memory_gate)
+        # The probe is read only when memory can have changed (memory_gate), for a probe that asks
+        # (``CudaProbe``); for any other, no code object's bytecode is analysed for it.
+        self._gated = bool(getattr(probe, "skip_unchanged", False))
 
         def collected(phase: str, info: Any) -> None:
             self._stale[0] = True  # a collection may have freed tensors held in reference cycles
@@ -411,7 +415,7 @@ class Recorder:
             except KeyError:
                 info = self._decide(filename)
             if info is not None:
-                effects, call_offsets = line_effects(code)
+                effects, call_offsets = line_effects(code) if self._gated else _UNGATED
                 result = (
                     info,
                     (info.path, code.co_qualname),
@@ -629,7 +633,6 @@ class Recorder:
     def _make_sample(self) -> Callable[[_Frame], tuple[int, int]]:
         """The probe's reading after ``state``'s line: for a probe that asks for it (``CudaProbe``), the
         last reading again unless the line (memory_gate) or something since can have changed memory."""
-        self._gated = bool(getattr(self.probe, "skip_unchanged", False))
         if not self._gated:
             return self._sample_every_line
         probe_sample = self.probe.sample

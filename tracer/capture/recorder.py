@@ -228,6 +228,7 @@ class Recorder:
     ) -> None:
         self.lecture_root = str(lecture_root.resolve()) + "/"
         self._real_folders: dict[str, str] = {}
+        self._relpaths: dict[str, str | None] = {}  # relpath's answers, by the path as given
         self.project_root = project_root.resolve()
         self.encoder = encoder
         self.probe = probe
@@ -375,8 +376,17 @@ class Recorder:
             self._pending = True
 
     def relpath(self, path: Any) -> str | None:
-        """Project-relative forward-slash path, or None for files outside the project."""
-        return paths.project_relpath(path, self.project_root)
+        """Project-relative forward-slash path, or None for files outside the project; each path is
+        resolved once a run (``link(fn)`` asks for the file of every function it links to, and
+        resolving costs a system call per component of the path)."""
+        key = os.fspath(path)
+        if not os.path.isabs(key):  # resolved against the working folder, which the lecture may change
+            return paths.project_relpath(key, self.project_root)
+        try:
+            return self._relpaths[key]
+        except KeyError:
+            found = self._relpaths[key] = paths.project_relpath(key, self.project_root)
+            return found
 
     def location(self) -> str | None:
         """``path:line`` of the innermost traced frame now running (for progress and timeouts), or None."""

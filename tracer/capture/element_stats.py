@@ -188,18 +188,27 @@ def chunk_rows(flat: Any, scratch: WideningScratch | None = None) -> Any:
     ``scratch``, a CPU chunk is widened into its buffer instead of a new one (the same figures)."""
     import torch
 
+    if 0 < flat.numel() <= STATS_CHUNK_ELEMENTS:  # one chunk (the common case): its row, as a (1, 4) view
+        return _chunk_row(flat, scratch).unsqueeze(0)
     rows = []
     for start in range(0, max(flat.numel(), 1), STATS_CHUNK_ELEMENTS):
         chunk = flat[start : start + STATS_CHUNK_ELEMENTS]
         if chunk.numel() == 0:
             rows.append(torch.zeros(4, dtype=torch.float64, device=chunk.device))
             continue
-        # widened exactly; ours to overwrite
-        x = chunk.to(torch.float64, copy=True) if scratch is None else scratch.widened(chunk)
-        # a float32 chunk's ends from its own (narrower) elements; stack promotes them to float64, exactly
-        ends = torch.aminmax(chunk if chunk.dtype == torch.float32 else x)
-        rows.append(torch.stack([*ends, *_mean_m2(x)]))
+        rows.append(_chunk_row(chunk, scratch))
     return torch.stack(rows)
+
+
+def _chunk_row(chunk: Any, scratch: WideningScratch | None) -> Any:
+    """One non-empty chunk's float64 row: min, max, mean, sum of squared deviations."""
+    import torch
+
+    # widened exactly; ours to overwrite
+    x = chunk.to(torch.float64, copy=True) if scratch is None else scratch.widened(chunk)
+    # a float32 chunk's ends from its own (narrower) elements; stack promotes them to float64, exactly
+    ends = torch.aminmax(chunk if chunk.dtype == torch.float32 else x)
+    return torch.stack([*ends, *_mean_m2(x)])
 
 
 def stats_from_rows(flat: Any, rows: list[list[float]]) -> dict[str, Any]:

@@ -65,6 +65,20 @@ def shortest_floats(t: Any) -> list[float]:
     return out
 
 
+def shortest_rounded(values: list[float], dtype: Any) -> list[float]:
+    """``shortest_floats`` of ``values`` (Python floats) each rounded to the torch ``dtype`` first. A
+    float32 goes through numpy alone (its rounding from float64 is torch's, to nearest even): a
+    tensor's statistics take this path on every card, and a torch tensor of four costs more than
+    the digits."""
+    import torch
+
+    if dtype == torch.float32:
+        import numpy as np
+
+        return _shortest_numpy(np.array(values, dtype=np.float32))
+    return shortest_floats(torch.tensor(values, dtype=dtype))
+
+
 def _whole(value: float) -> bool:
     """A whole number below WHOLE_FLOAT_BELOW (never NaN or ±Inf)."""
     return value.is_integer() and abs(value) < WHOLE_FLOAT_BELOW

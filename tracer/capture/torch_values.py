@@ -18,7 +18,7 @@ from tracer.capture.device_readout import DeviceReadout, one_cpu_thread
 from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, nested, to_json_list
 from tracer.capture.element_stats import chunk_rows, stats_from_rows
 from tracer.capture.heatmap_codes import HEATMAP_POOL_ELEMENTS, heatmap_part, heatmap_record
-from tracer.capture.shortest_floats import shortest_floats
+from tracer.capture.shortest_floats import shortest_floats, shortest_rounded
 
 
 def encode_torch(enc: Encoding, value: Any) -> dict[str, Any] | None:
@@ -279,7 +279,7 @@ def _stats_record(plan: _StatsPlan, host: list[Any]) -> dict[str, Any]:
         for part in (stats, stats.get("finite") or {}):
             keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float) and abs(part[k]) <= largest]
             if keys:
-                rounded = shortest_floats(torch.tensor([part[k] for k in keys], dtype=dtype))
+                rounded = shortest_rounded([part[k] for k in keys], dtype)
                 part.update(zip(keys, rounded))
     if plan.sampled:
         stats["sampled"] = True

@@ -483,6 +483,22 @@ def test_the_widening_buffer_is_reused_on_its_own_thread_and_never_shared_with_a
     assert torch.equal(elsewhere[0], big.double()) and elsewhere[0].data_ptr() != first.data_ptr()
 
 
+def test_statistics_rounded_to_float32_without_torch_round_as_torch_does():
+    """``shortest_rounded`` takes float32 through numpy: the float64 halfway between two float32
+    neighbours (ties to even), float32's largest, subnormals and negative zero come out as torch
+    rounds them."""
+    from tracer.capture.shortest_floats import shortest_floats, shortest_rounded
+
+    g = torch.Generator().manual_seed(5)
+    lower = torch.randn(2_000, generator=g) * 1e3
+    upper = torch.nextafter(lower, torch.full_like(lower, math.inf))
+    halfway = ((lower.double() + upper.double()) / 2).tolist()  # exact in float64
+    values = halfway + (torch.randn(2_000, generator=g, dtype=torch.float64) * 1e-39).tolist()
+    values += [3.4028234663852886e38, 1e-45, 7e-46, -0.0, 0.1, 1234567936.0]
+    assert shortest_rounded(values, torch.float32) == shortest_floats(torch.tensor(values, dtype=torch.float32))
+    assert shortest_rounded([0.1, 2.5], torch.bfloat16) == [0.1, 2.5]
+
+
 def test_non_finite_tensor_values_and_counts():
     record = encode(torch.tensor([math.nan, math.inf, -math.inf, 2.0]))
     assert record["values"] == ["nan", "inf", "-inf", 2.0]

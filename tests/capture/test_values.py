@@ -441,48 +441,6 @@ def test_chunked_stats_merge_to_what_one_float64_reduction_gives():
     assert spec["finite"]["std"] == pytest.approx(float(kept.std()), rel=1e-12)
 
 
-def test_one_encoder_widens_card_after_card_into_one_buffer_and_gives_a_fresh_encoders_figures():
-    """Statistics widen each CPU chunk into the encoder's one float64 buffer (``WideningScratch``):
-    what one encoder gives for a run of tensors of every size and dtype (a smaller one after a bigger
-    one reads only its own elements) is what a fresh encoder gives each of them."""
-    from tracer.capture.element_stats import STATS_CHUNK_ELEMENTS
-
-    g = torch.Generator().manual_seed(3)
-    with_nan = torch.randn(5_000, generator=g, dtype=torch.float64)
-    with_nan[17] = math.nan
-    tensors = [
-        torch.randn(STATS_CHUNK_ELEMENTS + 4_321, generator=g) * 5 + 2,  # two chunks
-        torch.randn(300, 200, generator=g).half(),
-        with_nan,
-        torch.randn(64, 64, generator=g).to(torch.bfloat16),
-        torch.randn(7, generator=g, dtype=torch.float64) + 1e6,
-        torch.randn(1000, 1000, generator=g)[::2, ::3],  # a strided view
-    ]
-    shared = ValueEncoder()
-    for t in tensors:
-        assert shared.encode(t)["stats"] == ValueEncoder().encode(t)["stats"]
-    assert shared.scratch.widened(torch.ones(10)).tolist() == [1.0] * 10
-
-
-def test_the_widening_buffer_is_reused_on_its_own_thread_and_never_shared_with_another():
-    import threading
-
-    from tracer.capture.element_stats import WideningScratch
-
-    scratch = WideningScratch()
-    big = torch.arange(1_000, dtype=torch.float32)
-    first = scratch.widened(big)
-    assert first.dtype == torch.float64 and torch.equal(first, big.double())
-    small = scratch.widened(torch.tensor([0.1, -2.5], dtype=torch.float16))
-    assert small.data_ptr() == first.data_ptr()  # the same memory, no new allocation
-    assert small.tolist() == [float(torch.tensor(0.1, dtype=torch.float16)), -2.5]
-    elsewhere: list[torch.Tensor] = []
-    worker = threading.Thread(target=lambda: elsewhere.append(scratch.widened(big)))
-    worker.start()
-    worker.join()
-    assert torch.equal(elsewhere[0], big.double()) and elsewhere[0].data_ptr() != first.data_ptr()
-
-
 def test_statistics_rounded_to_float32_without_torch_round_as_torch_does():
     """``shortest_rounded`` takes float32 through numpy: the float64 halfway between two float32
     neighbours (ties to even), float32's largest, subnormals and negative zero come out as torch

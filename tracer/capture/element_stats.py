@@ -7,8 +7,7 @@ alone (``finite``) when NaN or ±Inf are present, with their exact counts.
 
 A tensor's figures are computed on its own device (``chunk_rows``: one small float64 row per chunk,
 no value read back) and finished on the host from those rows (``stats_from_rows``), so its card is
-read back in one copy (``device_readout``); ``tensor_stats`` does both for one tensor. A CPU chunk is
-widened into a ``WideningScratch`` that one encoder keeps for its whole trace.
+read back in one copy (``device_readout``); ``tensor_stats`` does both for one tensor.
 
 Callers run these under the encoder's own warnings and numeric-error state. This module must not
 decide what is recorded (``values`` does) nor format text for a page.
@@ -18,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import threading
 from typing import Any
 
 from tracer.capture.encoder_core import json_float
@@ -151,61 +149,29 @@ def _chunk_moments(chunk: Any, np_mode: bool) -> _Moments:
     return specials
 
 
-class WideningScratch:
-    """The float64 buffer that CPU chunks are widened into, kept from card to card.
-
-    A fresh buffer for each card costs more than the statistics' own passes: an 8 MB allocation is
-    new pages from the kernel, zeroed and faulted in one by one. In ``lecture_02``, whose five
-    1024 x 1024 matrices are each inspected once, that was a sixth of its value capture. The buffer
-    grows to the largest chunk seen (at most ``STATS_CHUNK_ELEMENTS``, 8 MB) and lives as long as
-    its owner (one ``ValueEncoder``: one trace). Only the thread that made it uses it: a chunk widened
-    on another thread gets a buffer of its own, as without a scratch. A GPU chunk never uses it (the
-    caching allocator already reuses its blocks, and CUDA memory is what a trace's figures count)."""
-
-    def __init__(self) -> None:
-        self._owner = threading.get_ident()
-        self._buffer: Any = None
-
-    def widened(self, chunk: Any) -> Any:
-        """``chunk`` (flat, at most ``STATS_CHUNK_ELEMENTS``) as float64, exactly: a copy the caller may
-        overwrite until its next call."""
-        import torch
-
-        if chunk.device.type != "cpu" or threading.get_ident() != self._owner:
-            return chunk.to(torch.float64, copy=True)
-        n = chunk.numel()
-        if self._buffer is None or self._buffer.numel() < n:
-            self._buffer = torch.empty(n, dtype=torch.float64)
-        x = self._buffer[:n]
-        x.copy_(chunk)  # the same widening as ``to``: float64 holds every narrower float and int exactly
-        return x
-
-
-def chunk_rows(flat: Any, scratch: WideningScratch | None = None) -> Any:
+def chunk_rows(flat: Any) -> Any:
     """Device half of ``tensor_stats``: a float64 (chunks, 4) tensor on ``flat``'s device, each chunk's
     min, max, mean and sum of squared deviations, taken as if its elements were finite and modest
-    (``stats_from_rows`` checks that on the host). No value leaves the device here. With a
-    ``scratch``, a CPU chunk is widened into its buffer instead of a new one (the same figures)."""
+    (``stats_from_rows`` checks that on the host). No value leaves the device here."""
     import torch
 
     if 0 < flat.numel() <= STATS_CHUNK_ELEMENTS:  # one chunk (the common case): its row, as a (1, 4) view
-        return _chunk_row(flat, scratch).unsqueeze(0)
+        return _chunk_row(flat).unsqueeze(0)
     rows = []
     for start in range(0, max(flat.numel(), 1), STATS_CHUNK_ELEMENTS):
         chunk = flat[start : start + STATS_CHUNK_ELEMENTS]
         if chunk.numel() == 0:
             rows.append(torch.zeros(4, dtype=torch.float64, device=chunk.device))
             continue
-        rows.append(_chunk_row(chunk, scratch))
+        rows.append(_chunk_row(chunk))
     return torch.stack(rows)
 
 
-def _chunk_row(chunk: Any, scratch: WideningScratch | None) -> Any:
+def _chunk_row(chunk: Any) -> Any:
     """One non-empty chunk's float64 row: min, max, mean, sum of squared deviations."""
     import torch
 
-    # widened exactly; ours to overwrite
-    x = chunk.to(torch.float64, copy=True) if scratch is None else scratch.widened(chunk)
+    x = chunk.to(torch.float64, copy=True)  # widened exactly; ours to overwrite
     # a float32 chunk's ends from its own (narrower) elements; stack promotes them to float64, exactly
     ends = torch.aminmax(chunk if chunk.dtype == torch.float32 else x)
     return torch.stack([*ends, *_mean_m2(x)])

@@ -14,13 +14,10 @@ import math
 import re
 import sys
 import warnings
-from typing import TYPE_CHECKING, Any, Iterator, Protocol
+from typing import Any, Iterator, Protocol
 
 from tracer.capture.lecture_module import LECTURE_MODULE
 from tracer.capture.memory import StorageRegistry
-
-if TYPE_CHECKING:
-    from tracer.capture.element_stats import WideningScratch
 
 ELLIPSIS = "…"
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -44,7 +41,6 @@ class Encoding(Protocol):
 
     limits: Limits
     registry: StorageRegistry
-    scratch: WideningScratch
 
     def encode(self, value: Any) -> dict[str, Any]: ...
 

@@ -255,7 +255,7 @@ def _stats_part(enc: Encoding, t: Any, readout: DeviceReadout) -> _StatsPlan:
             sample = sample.narrow(dim, 0, sample.shape[dim])[(slice(None),) * dim + (slice(None, None, step),)]
             sampled = True
     flat = sample.reshape(-1)
-    return _StatsPlan(flat, readout.add(chunk_rows(flat, enc.scratch)), sampled)
+    return _StatsPlan(flat, readout.add(chunk_rows(flat)), sampled)
 
 
 def _stats_ends(plan: _StatsPlan, host: list[Any]) -> tuple[float, float]:

@@ -29,7 +29,6 @@ from tracer.capture.encoder_core import (
     replace_surrogates,
     safe_class_name,
 )
-from tracer.capture.element_stats import WideningScratch
 from tracer.capture.memory import StorageRegistry
 from tracer.capture.shortest_floats import decimal_digits
 from tracer.capture.numpy_values import encode_numpy
@@ -103,7 +102,6 @@ class ValueEncoder:
         # other exception raised while encoding (SystemExit from a __repr__ too) becomes a placeholder.
         self.aborts = aborts
         self.limits = limits or Limits()
-        self.scratch = WideningScratch()  # statistics widen CPU tensors into it, card after card
         self._scrub_paths = scrub or (lambda s: s)
         self._relpath = relpath or (lambda p: None)
         self.problems: list[str] = []  # values that could not be shown as they are; the recorder warns

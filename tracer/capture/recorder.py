@@ -593,7 +593,8 @@ class Recorder:
                 top.line = line
                 top.exhausted = back_edge and frame.f_code.co_code[frame.f_lasti] == _FOR_ITER
                 top.exc = None
-                top.effect = top.effects.get(frame.f_lasti, ALWAYS)
+                if gated:  # only the gate reads what the line can do to memory
+                    top.effect = top.effects.get(frame.f_lasti, ALWAYS)
                 top.calls = 0
                 current = top.current = top.directives.get(line, directives_default)
                 if current is not None and current.flops and meters:

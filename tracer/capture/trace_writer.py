@@ -10,12 +10,12 @@ decide what a step contains: it only formats what the recorder collected.
 
 from __future__ import annotations
 
-import gc
 import json
 from typing import Any, Iterable, Mapping
 
 from tracer.capture.identity import identity
 from tracer.capture.recorder import CALL, RecordedStep
+from tracer.contract import collector
 
 _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
@@ -135,13 +135,8 @@ def trace_json(header: Mapping[str, Any], steps: Iterable[RecordedStep]) -> str:
     steps = list(steps)  # the writer caches by object id: every step must stay alive until written
     # Formatting allocates only strings, which cannot form cycles: pausing the collector here
     # saves it from rescanning the (large) step list again and again.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector.paused():
         body = ",\n".join(map(writer.step, steps))
-    finally:
-        if was_enabled:
-            gc.enable()
     ranks = header.get("ranks")
     header = {key: value for key, value in header.items() if key not in ("ranks", "steps", "frames")}
     head = dumps(header)[:-1] + (',\n"ranks":' + ranks_json(ranks) if ranks is not None else "")

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tracer.contract import collector
 from tracer.contract.trace_format import READABLE_VERSIONS, Frame, FramePosition, Step, Trace, TraceError
 from tracer.contract.trace_upgrade import upgrade
 from tracer.contract.trace_validation import validation_error
@@ -75,7 +76,8 @@ def _parse(path: Path) -> Any:
     if nbytes > MAX_TRACE_NBYTES:
         raise TraceError(f"{path}: {nbytes:,} bytes, over the {MAX_TRACE_NBYTES:,}-byte limit for a trace; not read")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with collector.paused():  # parsing makes no cycles: the collector's passes would find nothing
+            data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise TraceError(f"{path}: no such trace file") from None
     except RecursionError:

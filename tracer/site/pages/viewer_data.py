@@ -49,6 +49,7 @@ from tracer.site.pages import card_workers
 from tracer.site.pages.packed_data import pack_viewer_data
 from tracer.site.pages.quiz import choose_questions
 from tracer.site.pages.rank_viewer import add_rank_data, lay_out_ranks
+from tracer.contract import collector
 from tracer.contract.source_facts import header_end, source_facts
 from tracer.site.pages.speaker_notes import has_speaker_notes
 from tracer.contract.trace_access import hidden_lines, source_text, step_frame
@@ -526,8 +527,11 @@ def _snapshots(
 def viewer_data_text(trace: Trace, renderer: Any, title: str | None = None) -> str:
     """The text of ``data.js`` (``window.CHALKTRACE_DATA = {...};``); ``title`` replaces the
     lecture's own in step mode's header (a kept GPU run names its GPU there)."""
-    data = build_viewer_data(trace, renderer)
-    if title is not None:
-        data["lecture"]["title"] = title
-    packed = pack_viewer_data(data)  # what the page loads: steps delta-coded, cards as skeletons and numbers
+    # a long lecture's cards are hundreds of thousands of lists and strings, made and packed here:
+    # the collector's passes over them find little (Jinja's contexts), freed in one pass at the end
+    with collector.paused(collect_after=True):
+        data = build_viewer_data(trace, renderer)
+        if title is not None:
+            data["lecture"]["title"] = title
+        packed = pack_viewer_data(data)  # what the page loads: steps delta-coded, cards as skeletons and numbers
     return "window.CHALKTRACE_DATA = " + json.dumps(packed, ensure_ascii=False, separators=(",", ":")) + ";\n"

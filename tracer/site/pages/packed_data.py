@@ -431,10 +431,11 @@ class _Tables:
 _COUNTER = re.compile(r"([A-Za-z]+)(0|[1-9][0-9]{0,14})")  # a word that counts on from card to card ("s12")
 
 
-def _widths(members: list[_Card], pad_rules: list[str]) -> dict[int, str]:
+def _widths(texts: list[tuple[str, ...]], pad_rules: list[str]) -> dict[int, str]:
     """The holes that every card of one template can leave to the decoder because each is a column's
     width: the longest text of the holes padded to it (">@j") and a number, the same in every card,
-    more ("c<more>"); hole -> its kind."""
+    more ("c<more>"); hole -> its kind. ``texts``: each hole's texts, over the cards (column by column:
+    C-level maps, not a loop per card)."""
     padded: dict[int, list[int]] = {}
     for k, rule in enumerate(pad_rules):
         if rule.startswith(">@"):
@@ -443,8 +444,11 @@ def _widths(members: list[_Card], pad_rules: list[str]) -> dict[int, str]:
     for j, holes in padded.items():
         if any(k in padded for k in holes):  # a width padded to a width: left as it is
             continue
-        more = {int(card.texts[j]) - max(len(card.texts[k]) for k in holes) for card in members}
-        if len(more) == 1 and all(card.texts[j] == str(int(card.texts[j])) for card in members):
+        lengths = [map(len, texts[k]) for k in holes]
+        longest = map(max, *lengths) if len(lengths) > 1 else lengths[0]
+        numbers = list(map(int, texts[j]))
+        more = set(map(operator.sub, numbers, longest))
+        if len(more) == 1 and list(map(str, numbers)) == list(texts[j]):
             kinds[j] = f"c{more.pop()}"
     return kinds
 
@@ -482,7 +486,7 @@ class _Rules:
             kinds[k][0] == "w" and not self.pad_rules[k] and texts[k].count(texts[k][0]) == count and kinds[k].count("w") == count
             for k in range(len(first.kinds))
         ]
-        self.derived = _widths(members, self.pad_rules)
+        self.derived = _widths(texts, self.pad_rules)
         self.counters = _counters(members, self.alike, self.derived)
 
 

@@ -124,8 +124,6 @@ def validation_error(trace: Any) -> str | None:
     Linear in the trace's size: frame tables are checked by hand, in one pass; the compiled validator
     takes the whole trace (a 10,000-step trace in about 30 ms), and only when it finds a fault (or is
     not installed) does the Python validator take each distinct step once, to word the first one."""
-    import jsonschema
-
     if isinstance(trace, dict):
         trace, problems = _without_frames(trace)
         if problems:
@@ -133,6 +131,8 @@ def validation_error(trace: Any) -> str | None:
     fast = _fast_validator()
     if fast is not None and fast.is_valid(trace):
         return None  # (jsonschema words the first error when there is one: its messages are the ones users see)
+    import jsonschema  # here, not above: importing it takes 0.3 s, and a valid trace never needs it
+
     trace, origin = _distinct_steps(trace)
     validator = jsonschema.Draft202012Validator(schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(trace))

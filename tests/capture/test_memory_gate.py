@@ -9,6 +9,7 @@ from pathlib import Path
 
 from helpers.fake_allocator import CountingAllocator
 
+from tracer.capture.memory import RecordedTensorsProbe
 from tracer.capture.memory_gate import ALWAYS, INERT, TOUCHES, _instructions, line_effects
 from tracer.capture.recorder import MEMORY
 from tracer.capture.runner import run_lecture
@@ -70,7 +71,8 @@ def test_the_bytecode_is_analysed_only_for_a_probe_that_skips_unchanged_lines(mo
         return line_effects(code)
 
     monkeypatch.setattr(recorder, "line_effects", counted)
-    run_lecture(CHURN, write=False)  # the CPU's probe (recorded tensors)
+    # The CPU's probe (recorded tensors), named: on a CUDA machine the default probe is the gated one.
+    run_lecture(CHURN, write=False, probe_factory=RecordedTensorsProbe)
     assert analysed == []
     figures = _memory(CHURN, CountingAllocator(), every_line=True)
     assert analysed == [] and figures

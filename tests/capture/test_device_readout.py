@@ -9,7 +9,8 @@ import math
 import pytest
 import torch
 
-from tracer.capture.device_readout import DeviceReadout, host_reads
+from tracer.capture.device_readout import DeviceReadout, host_reads, read_whole, span_nbytes
+from tracer.capture.torch_values import READ_WHOLE_NBYTES
 from tracer.capture.values import ValueEncoder
 
 DEVICES = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
@@ -78,3 +79,63 @@ def test_the_card_of_a_cpu_tensor_is_the_card_of_its_copy_on_each_device():
         for key in ("rows", "cols", "block", "min", "max", "max_abs"):
             assert card["heatmap"][key] == cards[0]["heatmap"][key]
         assert card["heatmap"]["cell_max"] == pytest.approx(cards[0]["heatmap"]["cell_max"], rel=1e-6)
+
+
+def test_the_span_of_a_view_runs_from_its_first_element_to_its_last():
+    m = torch.zeros(100, 100)  # float32
+    assert span_nbytes(m) == m.nbytes == 40_000
+    assert span_nbytes(m[:, 3]) == (99 * 100 + 1) * 4  # a column spans every row
+    assert span_nbytes(m.T) == 40_000 and span_nbytes(m[2:4]) == 800
+    assert span_nbytes(torch.zeros(5).expand(3, 5)) == 20  # broadcast rows share their elements
+    assert span_nbytes(torch.tensor(1.0)) == 4 and span_nbytes(torch.zeros(0, 7)) == 0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_read_whole_gives_the_same_view_on_the_host_from_one_copy_of_its_span(device):
+    base = torch.arange(60.0, device=device).reshape(6, 10)
+    views = [base, base[1:5, 2:9:3], base.T, base[:, 7], base[3, 4], torch.arange(4, device=device).expand(3, 4)]
+    for view in views:
+        with host_reads() as reads:
+            host = read_whole(view)
+        assert host.device.type == "cpu" and host.shape == view.shape and host.stride() == view.stride()
+        assert torch.equal(host, view.cpu())
+        assert reads.copies == [span_nbytes(view)] and reads.scalars == 0
+    copy = read_whole(base[2])
+    base[2, 0] = -1.0
+    assert float(copy[0]) == 20.0  # the host's copy is the encoder's own: the lecture's writes never reach it
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the CUDA allocator's peak")
+def test_a_small_cuda_tensor_card_allocates_nothing_on_the_device_and_equals_its_cpu_card():
+    x = torch.randn(32, 32, generator=torch.Generator().manual_seed(4))
+    y = x.cuda()
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    peak = torch.cuda.max_memory_allocated()
+    with host_reads() as reads:
+        card = ValueEncoder().encode(y)
+    assert torch.cuda.max_memory_allocated() == peak  # the page's peak_nbytes is the lecture's own
+    assert reads.copies == [y.nbytes] and reads.scalars == 0
+    cpu_card = ValueEncoder().encode(x)
+    for key in ("values", "stats", "shape", "stride", "heatmap"):
+        assert card.get(key) == cpu_card.get(key)
+    assert card["device"].startswith("cuda") and cpu_card["device"] == "cpu"
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="capture on the device")
+def test_a_large_cuda_tensor_card_is_still_computed_on_the_device():
+    y = torch.randn(512, 512, device="cuda")
+    assert y.nbytes > READ_WHOLE_NBYTES
+    with host_reads() as reads:
+        ValueEncoder().encode(y)
+    assert len(reads.copies) == 1 and reads.copies[0] < y.nbytes / 4  # the card, not the tensor
+
+
+def test_a_private_readout_hands_back_the_host_pieces_without_another_copy():
+    mine = read_whole(torch.arange(10.0))  # the encoder's own host copy
+    readout = DeviceReadout(private=True)
+    handles = [readout.add(mine[:3]), readout.add(mine.to(torch.int16)[5:])]
+    with host_reads() as reads:
+        host = readout.fetch()
+    assert reads.copies == []
+    assert host[handles[0]].tolist() == [0.0, 1.0, 2.0] and host[handles[1]].tolist() == [5, 6, 7, 8, 9]

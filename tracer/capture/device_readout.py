@@ -8,6 +8,10 @@ small tensors. ``fetch`` packs their bytes into one uint8 tensor on that device,
 host once (on a CPU tensor the copy is a no-op, so CPU runs the very code a GPU runs) and gives each
 piece back as a host tensor with its own dtype and shape, bit for bit.
 
+A small tensor on a device is read back whole instead (``read_whole``: one copy of the storage span
+it covers, strided again on the host), and its card is computed on the host from that private copy,
+which ``DeviceReadout(private=True)`` hands back without copying again.
+
 This module must not decide what a card holds (``torch_values`` does) nor compute any figure.
 """
 
@@ -22,7 +26,10 @@ class DeviceReadout:
     """Small device tensors gathered for one copy: ``add`` each (its index is its handle), then
     ``fetch`` once."""
 
-    def __init__(self) -> None:
+    def __init__(self, private: bool = False) -> None:
+        # private: the pieces come from the encoder's own host copy of the tensor (``read_whole``),
+        # which no lecture variable can alias, so they are handed back without another copy.
+        self._private = private
         self._parts: list[Any] = []
 
     def add(self, t: Any) -> int:
@@ -44,7 +51,7 @@ class DeviceReadout:
         packed = raw[0] if len(raw) == 1 else torch.cat(raw)
         # The one device-to-host copy. A copy on a CPU tensor too: the pieces never alias the
         # lecture's tensors, and the copy is the same operation a GPU's is (tests count it).
-        host = packed.to(device="cpu", copy=True)
+        host = packed if self._private else packed.to(device="cpu", copy=True)
         out: list[Any] = [None] * len(parts)
         offset = 0
         for k, piece in zip(order, raw):
@@ -53,6 +60,27 @@ class DeviceReadout:
             out[k] = host[offset : offset + nbytes].view(part.dtype).reshape(part.shape)
             offset += nbytes
         return out
+
+
+def span_nbytes(t: Any) -> int:
+    """Bytes of the storage span that ``t``'s elements cover, from its first element to its last
+    (its own bytes when contiguous; more for a strided view, such as a column)."""
+    if t.numel() == 0:
+        return 0
+    elements = 1 + sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
+    return elements * t.element_size()
+
+
+def read_whole(t: Any) -> Any:
+    """``t`` (on any device) as a tensor of the host with the same shape and strides, read in one
+    copy of its storage span. The span is a contiguous range of the storage, so the copy allocates
+    nothing on ``t``'s device (``t.cpu()`` of a strided view makes a contiguous copy there first)."""
+    import torch
+
+    span = span_nbytes(t) // t.element_size()
+    flat = torch.as_strided(t, (span,), (1,), t.storage_offset())
+    host = flat.to(device="cpu", copy=True)  # the one device-to-host copy (a copy on a CPU tensor too)
+    return torch.as_strided(host, tuple(t.shape), tuple(t.stride()), 0)
 
 
 @contextlib.contextmanager

@@ -4,7 +4,9 @@ finfo/iinfo and modules.
 
 Large tensors are previewed, never copied whole: a tensor's preview, statistics and heatmap are
 computed with torch ops on its own device and its card is read back in one small copy
-(``device_readout``; on a CPU tensor the same code, with a copy that is a no-op). Called by ``values.ValueEncoder`` through ``encoder_core.Encoding``; this module must not
+(``device_readout``; on a CPU tensor the same code, with a copy that is a no-op). A small tensor on a
+device is read back whole first and its card computed on the host, so capture allocates nothing
+on the device that the lecture's peak memory would show. Called by ``values.ValueEncoder`` through ``encoder_core.Encoding``; this module must not
 decide when to record nor write files.
 """
 
@@ -14,11 +16,15 @@ import dataclasses
 import math
 from typing import Any
 
-from tracer.capture.device_readout import DeviceReadout, one_cpu_thread
+from tracer.capture.device_readout import DeviceReadout, one_cpu_thread, read_whole, span_nbytes
 from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, nested, to_json_list
 from tracer.capture.element_stats import chunk_rows, stats_from_rows
 from tracer.capture.heatmap_codes import HEATMAP_POOL_ELEMENTS, heatmap_part, heatmap_record
 from tracer.capture.shortest_floats import shortest_floats, shortest_rounded
+
+# A tensor on a device whose storage span is at most this many bytes is read back whole (one copy,
+# no bigger than a large tensor's card readout) and its card computed on the host.
+READ_WHOLE_NBYTES = 1 << 16
 
 
 def encode_torch(enc: Encoding, value: Any) -> dict[str, Any] | None:
@@ -91,10 +97,14 @@ def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
     storage_id, storage_nbytes = enc.registry.storage_id(t)
     numel = t.numel()
     quantized = _quantization(t) if t.is_quantized else None
-    # Everything the card shows is computed on the tensor's own device and read back in one copy.
+    # Everything the card shows is computed on the tensor's own device and read back in one copy;
+    # a small tensor on a device is read back whole, and its card computed on the host (read_whole).
     with torch.no_grad(), one_cpu_thread():
-        readout = DeviceReadout()
         x = t.detach()
+        on_host = _read_whole_first(x)
+        if on_host:
+            x = read_whole(x)
+        readout = DeviceReadout(private=on_host)
         shown = _preview_part(enc, x.int_repr() if t.is_quantized else x, readout)
         stats = _stats_part(enc, x, readout) if (t.is_floating_point() and numel > 0) else None
         # the preview shows corners: the heatmap shows the whole tensor
@@ -128,6 +138,22 @@ def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
         if quantized is not None:
             record["quantized"] = quantized  # "values" are the stored integers
         return record
+
+
+def _read_whole_first(x: Any) -> bool:
+    """Whether a tensor on a device is read back whole before its card is computed, on the host.
+
+    Computing a card on the device allocates there (a float64 chunk for the statistics, the
+    heatmap's cells), and the allocator's peak is the trace's ``peak_nbytes``: a card of a small
+    tensor taken right after the lecture made it showed a peak four times what the lecture ever
+    held. Read whole, a small tensor costs one copy no bigger than a card's readout and allocates
+    nothing on the device. A larger one is still computed there, for speed: when the lecture is at
+    its peak as it is inspected, the card's scratch (at most a few float64 chunks of
+    ``STATS_CHUNK_ELEMENTS``) still shows in the peak.
+    """
+    return (
+        x.device.type != "cpu" and not (x.is_quantized or x.is_conj() or x.is_neg()) and 0 < span_nbytes(x) <= READ_WHOLE_NBYTES
+    )
 
 
 def _meta_tensor(t: Any) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """One-command check of chalktrace on a GPU machine (torch installed, no network), in under 5 minutes.
 
 It (1) re-traces ``lectures/hello.py`` and ``lectures/lecture_02.py`` on CUDA into the folder named by
-``--out`` (``chalktrace run`` in a child process, offline), (2) runs the tests whose behaviour differs
-on CUDA, and (3) prints the GPU's name with lines/s on the 200,000-line loop bench, traced/untraced on
+``--out`` (``chalktrace run`` in a child process, offline), traces lecture_02 again with every card
+computed on the host and counts the steps whose memory differs (value capture must not show in the
+GPU memory a page reports), (2) runs the tests whose behaviour differs on CUDA, and (3) prints the GPU's name with lines/s on the 200,000-line loop bench, traced/untraced on
 ``tensor_work`` and ``lecture_02``, the allocator read's µs, the memory probe's µs per line (read only
 when memory can have changed, against a read after every line), value capture µs per inspected
 1M-element tensor, and that capture runs on the device (a card's copies to the host and scalar
@@ -76,6 +77,48 @@ def retrace(out: Path, figures: dict) -> None:
         figures[f"retrace_{name}"] = {"ok": trace.get("status") == "ok", "steps": steps, "seconds": seconds, "peak_nbytes": peak}
 
 
+# `chalktrace run` with every tensor on a device read back whole, so that no card allocates there.
+_HOST_CARDS_RUN = """import sys
+from tracer.capture import torch_values
+from tracer.cli import main
+torch_values.READ_WHOLE_NBYTES = 1 << 62
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def capture_in_peak(out: Path, figures: dict) -> None:
+    """Does value capture show in the GPU memory a trace records? lecture_02 traced again with every
+    card computed on the host, its memory compared step by step with the re-trace's."""
+    mine, reference = out / "lecture_02.json", out / "lecture_02_host_cards.json"
+    if not mine.exists():
+        return
+    done = subprocess.run(
+        [sys.executable, "-c", _HOST_CARDS_RUN, "run", "lectures/lecture_02.py", "-o", str(reference)],
+        cwd=ROOT,
+        env=_child_env(),
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0 or not reference.exists():
+        print(f"capture in the peak: FAILED (exit {done.returncode}): {(done.stderr or done.stdout).strip()[-400:]}")
+        figures["capture_in_peak"] = {"ok": False}
+        return
+    memory = [
+        [step.get("memory") for step in json.loads(path.read_text(encoding="utf-8"))["steps"]] for path in (mine, reference)
+    ]
+    differing = [(a or {}).get("peak_nbytes", 0) - (b or {}).get("peak_nbytes", 0) for a, b in zip(*memory) if a != b]
+    print(
+        f"capture in the peak: lecture_02's memory differs from a run with every card computed on the host on "
+        f"{len(differing)} of {len(memory[0]):,} steps (peak raised by at most {max(differing, default=0):,} bytes)"
+    )
+    figures["capture_in_peak"] = {
+        "ok": len(memory[0]) == len(memory[1]),
+        "steps": len(memory[0]),
+        "steps_differing": len(differing),
+        "largest_peak_rise_nbytes": max(differing, default=0),
+    }
+
+
 def run_tests(out: Path, selection: list[str], figures: dict) -> None:
     started = time.perf_counter()
     done = subprocess.run(
@@ -124,9 +167,9 @@ def figures_here(cuda: bool, figures: dict, rounds: int = 3) -> None:
     figures["machine"] = {"gpu": name, "torch": torch.__version__, "python": platform.python_version()}
     if cuda:
         torch.zeros(1, device="cuda")  # CUDA initialized, as in a lecture that has used it
-        reads = _allocator_read_seconds(torch)
-        print("allocator read µs/call: " + ", ".join(f"{key} {value:.2f}" for key, value in reads.items()))
-        figures["allocator_read_us"] = reads
+        reads_us = _allocator_read_seconds(torch)
+        print("allocator read µs/call: " + ", ".join(f"{key} {value:.2f}" for key, value in reads_us.items()))
+        figures["allocator_read_us"] = reads_us
 
     # Lines/s on the loop: recording, and the whole run with its trace written.
     recording, whole = [], []
@@ -145,25 +188,52 @@ def figures_here(cuda: bool, figures: dict, rounds: int = 3) -> None:
     )
     figures["loop"] = {"lines": steps, "recording_lines_per_s": max(recording), "whole_lines_per_s": max(whole), "naive": naive}
 
-    # The memory probe per line: the CUDA allocator (gated, and read on every line) against the CPU probe.
+    # The memory probe per line: the CUDA allocator read only when memory can have changed (gated),
+    # and read after every line, against the CPU probe. The timed differences are small beside this
+    # kind of machine's run-to-run noise (the CPU probe's own µs/line moved by a tenth between rounds
+    # on an H200), so the gated probe's reads are also counted: their count times the allocator
+    # read's µs is the cost the gate leaves per line, whatever the noise.
     if cuda:
+        reads = [0]
+
+        def counted_probe(registry):
+            probe = CudaProbe.from_torch()
+            sample = probe.sample
+
+            def counted() -> tuple[int, int]:
+                reads[0] += 1
+                return sample()
+
+            # The recorder takes the probe's sample method when it starts.
+            probe.sample = counted  # type: ignore[method-assign]
+            return probe
+
         probes = {
             "cpu_recorded": lambda registry: RecordedTensorsProbe(registry),
-            "cuda_gated": lambda registry: CudaProbe.from_torch(),
+            "cuda_gated": counted_probe,
             "cuda_every_line": lambda registry: _every_line(CudaProbe.from_torch()),
         }
-        rates = {}
-        for label, factory in probes.items():
-            seconds, steps = _traced(bench, run_lecture, factory)
-            rates[label] = seconds / steps * 1e6
+        rates: dict[str, list[float]] = {label: [] for label in probes}
+        for _ in range(rounds):  # alternating, so that the machine's drift hits each probe alike
+            for label, factory in probes.items():
+                seconds, steps = _traced(bench, run_lecture, factory)
+                rates[label].append(seconds / steps * 1e6)
+        gated_reads = reads[0] // (2 * rounds)  # _traced runs the lecture twice
+        cpu, gated, every = (min(rates[label]) for label in probes)
+        left = gated_reads * reads_us["_cuda_memoryStats"] / steps
         print(
-            "probe µs/line on the loop (over the CPU probe): "
-            f"read when memory can change {rates['cuda_gated'] - rates['cpu_recorded']:.2f}, "
-            f"read after every line {rates['cuda_every_line'] - rates['cpu_recorded']:.2f} (target <= 2)"
+            f"memory probe on the loop: the CPU probe {cpu:.2f} µs/line ({1e6 / cpu:,.0f} lines/s, this machine's "
+            f"ceiling); the CUDA probe read when memory can change {gated_reads:,} times for {steps:,} lines "
+            f"(1 per {steps / max(gated_reads, 1):,.0f}), cost left {left:.2f} µs/line (target <= 2); "
+            f"timed over the CPU probe: {gated - cpu:+.2f} µs/line gated, {every - cpu:+.2f} read after every line"
         )
         figures["probe_us_per_line"] = {
-            "gated": rates["cuda_gated"] - rates["cpu_recorded"],
-            "every_line": rates["cuda_every_line"] - rates["cpu_recorded"],
+            "cpu_probe_us_per_line": cpu,
+            "gated_reads": gated_reads,
+            "lines": steps,
+            "gated_read_cost_left": left,
+            "gated": gated - cpu,
+            "every_line": every - cpu,
         }
 
     # Traced / untraced, best of 3 each, alternating.
@@ -243,12 +313,17 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     figures: dict = {}
     retrace(args.out, figures)
+    capture_in_peak(args.out, figures)
     run_tests(args.out, list(args.tests) if args.tests is not None else list(CUDA_TESTS), figures)
     figures_here(cuda, figures, rounds=1 if args.quick else 3)
     figures["seconds"] = time.perf_counter() - started
     (args.out / "figures.json").write_text(json.dumps(figures, indent=1), encoding="utf-8")
     print(f"gpu_check: done in {figures['seconds']:.0f} s; figures in {args.out / 'figures.json'}")
-    failed = figures["tests"]["exit"] != 0 or not all(figures[f"retrace_{name}"]["ok"] for name in LECTURES)
+    failed = (
+        figures["tests"]["exit"] != 0
+        or not all(figures[f"retrace_{name}"]["ok"] for name in LECTURES)
+        or not figures.get("capture_in_peak", {}).get("ok", False)
+    )
     return 1 if failed else 0
 
 

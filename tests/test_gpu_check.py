@@ -37,6 +37,10 @@ def test_dry_run_retraces_runs_the_tests_and_prints_the_figures(tmp_path):
     readout = figures["capture_readout"]["cpu"]  # capture on the device: one small copy, no scalar read
     assert readout["copies"] == 1 and readout["scalar_reads"] == 0 and 0 < readout["nbytes"] <= 128 * 128 * 4 + 4096
     assert "capture on the device (cpu): used" in done.stdout
+    # the CPU's probe counts the lecture's tensors alone: where a card is computed never shows in it
+    steps = figures["retrace_lecture_02"]["steps"]
+    assert figures["capture_in_peak"] == {"ok": True, "steps": steps, "steps_differing": 0, "largest_peak_rise_nbytes": 0}
+    assert (out / "lecture_02_host_cards.json").exists()
 
 
 def test_without_cuda_it_asks_for_the_dry_run(tmp_path):

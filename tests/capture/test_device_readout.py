@@ -114,7 +114,7 @@ def test_a_small_cuda_tensor_card_allocates_nothing_on_the_device_and_equals_its
     peak = torch.cuda.max_memory_allocated()
     with host_reads() as reads:
         card = ValueEncoder().encode(y)
-    assert torch.cuda.max_memory_allocated() == peak  # the page's peak_nbytes is the lecture's own
+    assert torch.cuda.max_memory_allocated() == peak  # the trace's peak_nbytes, and the lecture's own reading, are the lecture's
     assert reads.copies == [y.nbytes] and reads.scalars == 0
     cpu_card = ValueEncoder().encode(x)
     for key in ("values", "stats", "shape", "stride", "heatmap"):

@@ -144,12 +144,13 @@ def _read_whole_first(x: Any) -> bool:
     """Whether a tensor on a device is read back whole before its card is computed, on the host.
 
     Computing a card on the device allocates there (a float64 chunk for the statistics, the
-    heatmap's cells), and the allocator's peak is the trace's ``peak_nbytes``: a card of a small
-    tensor taken right after the lecture made it showed a peak four times what the lecture ever
-    held. Read whole, a small tensor costs one copy no bigger than a card's readout and allocates
-    nothing on the device. A larger one is still computed there, for speed: when the lecture is at
-    its peak as it is inspected, the card's scratch (at most a few float64 chunks of
-    ``STATS_CHUNK_ELEMENTS``) still shows in the peak.
+    heatmap's cells), and the allocator's peak is both the trace's ``peak_nbytes`` and what the
+    lecture's own ``torch.cuda.max_memory_allocated()`` returns: a card of a small tensor taken
+    right after the lecture made it recorded a peak four times what the lecture ever held. Read
+    whole, a small tensor costs one copy no bigger than a card's readout and allocates nothing on
+    the device. A larger one is still computed there, for speed: when the lecture is at its peak as
+    it is inspected, the card's scratch (at most a few float64 chunks of ``STATS_CHUNK_ELEMENTS``)
+    still shows in the peak.
     """
     return (
         x.device.type != "cpu" and not (x.is_quantized or x.is_conj() or x.is_neg()) and 0 < span_nbytes(x) <= READ_WHOLE_NBYTES

@@ -21,6 +21,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import platform
@@ -41,6 +42,20 @@ CUDA_TESTS = (
     "tests/test_hello.py",
 )
 LECTURES = ("hello", "lecture_02")
+# What the re-traces and the tests import beyond torch: a GPU image often lacks the first two.
+NEEDED = ("jsonschema", "jsonschema_rs", "jinja2", "rich", "numpy", "einops", "jaxtyping", "pytest", "hypothesis")
+
+
+def missing_packages(names: tuple[str, ...]) -> list[str]:
+    """Those of ``names`` that this Python cannot import (looked up without importing them)."""
+
+    def found(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is not None
+        except ImportError:  # a finder that refuses the name
+            return False
+
+    return [name for name in names if not found(name)]
 
 
 def _child_env() -> dict[str, str]:
@@ -301,6 +316,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tests", nargs="*", help="test selection instead of the CUDA-sensitive test files")
     parser.add_argument("--quick", action="store_true", help="one round of each figure, lecture_02 re-traced but not timed")
     args = parser.parse_args(argv)
+    missing = missing_packages(NEEDED)
+    if missing:
+        print(
+            f"gpu_check: this Python lacks {', '.join(missing)}: install them, or carry their wheels onto "
+            "PYTHONPATH (bench/README.md, 'On a GPU')",
+            file=sys.stderr,
+        )
+        return 2
     if args.no_cuda:
         os.environ["CUDA_VISIBLE_DEVICES"] = ""  # before torch is imported, here and in the children
     import torch

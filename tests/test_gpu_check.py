@@ -47,3 +47,26 @@ def test_without_cuda_it_asks_for_the_dry_run(tmp_path):
     done = _run("--out", str(tmp_path / "x"))
     assert done.returncode == 2 and "--no-cuda" in done.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_a_missing_package_is_named_before_anything_runs(tmp_path):
+    # the script's Python, with a finder in front that refuses jsonschema_rs (as if not installed)
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'jsonschema_rs':\n"
+        "            raise ModuleNotFoundError(name)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Hide())\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "PYTHONPATH": str(hide)}
+    out = tmp_path / "x"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(out), "--no-cuda"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "lacks jsonschema_rs:" in done.stderr and "PYTHONPATH" in done.stderr
+    assert not out.exists()

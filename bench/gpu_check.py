@@ -1,11 +1,14 @@
 """One-command check of chalktrace on a GPU machine (torch installed, no network), in under 5 minutes.
 
-It (1) re-traces ``lectures/hello.py`` and ``lectures/lecture_02.py`` on CUDA into the folder named by
-``--out`` (``chalktrace run`` in a child process, offline), traces lecture_02 again with every card
-computed on the host and counts the steps whose memory differs (value capture must not show in the
-GPU memory a page reports), (2) runs the tests whose behaviour differs on CUDA, and (3) prints the GPU's name with lines/s on the 200,000-line loop bench, traced/untraced on
-``tensor_work`` and ``lecture_02``, the allocator read's µs, the memory probe's µs per line (read only
-when memory can have changed, against a read after every line), value capture µs per inspected
+It first names any Python package it needs and lacks (``NEEDED``), and stops there. Then it
+(1) re-traces ``lectures/hello.py`` and ``lectures/lecture_02.py`` on CUDA into the folder named by
+``--out`` (``chalktrace run`` in a child process, offline), and traces lecture_02 again with every
+card computed on the host, counting the steps whose memory differs (value capture must not show in
+the GPU memory a trace records); (2) runs the tests whose behaviour differs on CUDA; and (3) prints
+the GPU's name with lines/s on the 200,000-line loop bench (and under the CPU probe, the machine's
+own ceiling), traced/untraced on ``tensor_work`` and ``lecture_02``, the allocator read's µs, the
+memory probe's allocator reads on the loop with their cost per line and its timed µs per line (read
+only when memory can have changed, against a read after every line), value capture µs per inspected
 1M-element tensor, and that capture runs on the device (a card's copies to the host and scalar
 reads: one small copy, none). Figures also go to ``OUT/figures.json``, the tests' output to ``OUT/tests.txt``.
 
@@ -205,7 +208,7 @@ def figures_here(cuda: bool, figures: dict, rounds: int = 3) -> None:
 
     # The memory probe per line: the CUDA allocator read only when memory can have changed (gated),
     # and read after every line, against the CPU probe. The timed differences are small beside this
-    # kind of machine's run-to-run noise (the CPU probe's own µs/line moved by a tenth between rounds
+    # kind of machine's run-to-run noise (the CPU probe's own µs/line moved by a fifth between runs
     # on an H200), so the gated probe's reads are also counted: their count times the allocator
     # read's µs is the cost the gate leaves per line, whatever the noise.
     if cuda:

@@ -168,10 +168,18 @@ class SshServer:
 
     def drop_connections(self) -> int:
         """Kill every connection's sshd process (as a network failure would end them); how many."""
+        return self._signal_connections(signal.SIGKILL)
+
+    def hang_connections(self) -> int:
+        """Stop every connection's sshd process: the network goes silent and nothing is closed, as
+        when a link fails without a reset (``drop_connections`` ends them after); how many."""
+        return self._signal_connections(signal.SIGSTOP)
+
+    def _signal_connections(self, sig: int) -> int:
         children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
         for child in children:
             with contextlib.suppress(ProcessLookupError):
-                os.kill(int(child), signal.SIGKILL)
+                os.kill(int(child), sig)
         return len(children)
 
     def runner_toml(self) -> str:

@@ -7,6 +7,7 @@ previous trace, cancelled jobs gone, stale traces refused.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -318,7 +319,16 @@ def test_a_dropped_connection_is_one_line_and_ends_the_remote_run(tmp_path, sshd
         assert time.monotonic() < deadline and process.poll() is None, "the lecture never ran on the host"
         time.sleep(0.2)
     assert sshd.drop_connections() >= 1
-    _out, err = process.communicate(timeout=60)
+    # chalktrace's own bounds: ssh notices a silent drop within 30 s (ServerAliveInterval 10, three
+    # probes), and ending the remote run over a new connection is capped at 60 s.
+    try:
+        _out, err = process.communicate(timeout=30 + 60 + 30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _out, err = process.communicate()
+        pytest.fail(
+            f"chalktrace run did not end after the drop; its stderr: {err!r}; the lecture's processes: {pgrep_lecture(root / 'lectures/gpu_long.py')}"
+        )
     assert process.returncode != 0
     line = err.strip().splitlines()[-1]
     assert line.startswith(
@@ -329,6 +339,46 @@ def test_a_dropped_connection_is_one_line_and_ends_the_remote_run(tmp_path, sshd
         assert time.monotonic() < deadline, pgrep_lecture(root / "lectures/gpu_long.py")
         time.sleep(0.2)
     assert not (root / "site/traces/gpu_long.json").exists()
+
+
+def test_ctrl_c_while_the_connection_hangs_ends_the_remote_run_over_a_new_one(tmp_path, sshd):
+    remote = tmp_path / "remote-home"
+    runner = f'host = "127.0.0.1"\n{sshd.runner_toml()}\nremote_dir = "{remote}"\npython = "{PYTHON}"\nlectures = ["lectures/gpu_*.py"]'
+    root = course(tmp_path / "course", runner, {"gpu_hangs.py": SLEEPS})
+    process = subprocess.Popen(
+        [PYTHON, "-m", "tracer", "run", "lectures/gpu_hangs.py"],
+        cwd=root,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=ctrl_c_as_a_terminal_gives_it,
+    )
+    lecture = root / "lectures/gpu_hangs.py"
+    deadline = time.monotonic() + 60
+    while not [p for p in pgrep_lecture(lecture) if " -m tracer run lectures/gpu_hangs.py -o .chalktrace" in p]:
+        assert time.monotonic() < deadline and process.poll() is None, "the lecture never ran on the host"
+        time.sleep(0.2)
+    assert sshd.hang_connections() >= 1
+    try:
+        started = time.monotonic()
+        process.send_signal(signal.SIGINT)  # as the terminal's Ctrl-C does
+        # Well inside the 60 s that the cancel's own command may take: it must not wait on the
+        # connection that hangs, nor for ssh to give that connection up (30 s).
+        _out, err = process.communicate(timeout=25)
+        assert process.returncode == 130, err
+        while [p for p in pgrep_lecture(lecture) if str(remote) in p or ".chalktrace/out" in p]:
+            assert time.monotonic() < started + 25, pgrep_lecture(lecture)
+            time.sleep(0.2)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        sshd.drop_connections()
+        for left in pgrep_lecture(lecture):  # a remote run the cancel never reached, so that no later test sees it
+            if ".chalktrace/out" in left:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(left.split()[0]), signal.SIGKILL)
+    assert not (root / "site/traces/gpu_hangs.json").exists()
 
 
 # What the job leaves where the trace should be: cut short mid-JSON, or JSON the trace schema refuses.

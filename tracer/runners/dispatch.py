@@ -328,8 +328,12 @@ def _trace_on_host(batch: Batch, started: float) -> list[RunOutcome]:
         def cancel() -> None:
             stop = f"kill -TERM -- -$(cat {work}/{WORK}/run.pid) 2>/dev/null; sleep 1; kill -KILL -- -$(cat {work}/{WORK}/run.pid) 2>/dev/null"
             try:
+                # On a connection of its own: after a drop the master is the connection that failed,
+                # and a command sent through its socket while it is going away need not come back.
                 host.run(
-                    (slurm.cancel_command(token) + "; " if runner.uses_slurm else "") + stop + f"; rm -rf {work}", seconds=60
+                    (slurm.cancel_command(token) + "; " if runner.uses_slurm else "") + stop + f"; rm -rf {work}",
+                    seconds=60,
+                    shared=False,
                 )
             except HostError:
                 pass  # the host cannot be reached at all: nothing more can be done from here

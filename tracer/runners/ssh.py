@@ -1,7 +1,8 @@
 """The ssh transport: one connection to a runner's host, content-addressed file sending, fetching results.
 
 ``Host`` opens one master connection (``ssh -M``, its socket in a private temporary folder) that every
-later command reuses, and closes it when done, so nothing is left running on either side. Files go
+later command reuses (except one run with ``shared=False``, on a connection of its own), and closes
+it when done, so nothing is left running on either side. Files go
 to ``REMOTE_DIR/store/SHA256`` (only those the host lacks, one ``tar`` stream) and each run's work tree,
 ``REMOTE_DIR/work/TOKEN``, is made of hard links into that store. ``fetch`` brings a ``tar`` of chosen
 paths back. A command that cannot reach the host raises :class:`HostError` (one line). This module
@@ -40,7 +41,7 @@ class Host:
         self._socket = str(Path(self._folder.name) / "control")
         self._master: subprocess.Popen[bytes] | None = None
 
-    def _base(self) -> list[str]:
+    def _base(self, shared: bool = True) -> list[str]:
         return [
             "ssh",
             "-o",
@@ -52,7 +53,7 @@ class Host:
             "-o",
             "ServerAliveCountMax=3",
             "-S",
-            self._socket,
+            self._socket if shared else "none",
             *self.runner.ssh,
         ]
 
@@ -95,9 +96,10 @@ class Host:
                 master.stderr.close()
         self._folder.cleanup()
 
-    def argv(self, script: str) -> list[str]:
-        """The local command that runs shell ``script`` on the host (in the ssh user's home)."""
-        return [*self._base(), self.runner.host or "", script]
+    def argv(self, script: str, shared: bool = True) -> list[str]:
+        """The local command that runs shell ``script`` on the host (in the ssh user's home), through
+        the master connection unless ``shared`` is False."""
+        return [*self._base(shared), self.runner.host or "", script]
 
     def run(
         self,
@@ -107,9 +109,11 @@ class Host:
         seconds: float | None = None,
         cancel: Callable[[], None] | None = None,
         what: str = "",
+        shared: bool = True,
     ) -> Finished:
-        """Run ``script`` on the host; :class:`HostError` when ssh itself failed (exit 255)."""
-        done = run_command(self.argv(script), stdin=stdin, seconds=seconds, cancel=cancel)
+        """Run ``script`` on the host; :class:`HostError` when ssh itself failed (exit 255).
+        ``shared=False`` opens a connection of its own: the master may be the connection that failed."""
+        done = run_command(self.argv(script, shared), stdin=stdin, seconds=seconds, cancel=cancel)
         if done.returncode == SSH_LOST:
             raise HostError(
                 f"ssh to {self.runner.host} failed{' while ' + what if what else ''}: {done.last_line() or 'connection lost'}"

@@ -4,10 +4,12 @@ finfo/iinfo and modules.
 
 Large tensors are previewed, never copied whole: a tensor's preview, statistics and heatmap are
 computed with torch ops on its own device and its card is read back in one small copy
-(``device_readout``; on a CPU tensor the same code, with a copy that is a no-op). A small tensor on a
-device is read back whole first and its card computed on the host, so capture allocates nothing
-on the device that the lecture's peak memory would show. Called by ``values.ValueEncoder`` through ``encoder_core.Encoding``; this module must not
-decide when to record nor write files.
+(``device_readout``; a CPU tensor runs the same code, its copy a memcpy). A small tensor on a device
+is read back whole first and its card computed on the host, so capture allocates nothing on the
+device that the lecture's peak memory would show.
+
+Called by ``values.ValueEncoder`` through ``encoder_core.Encoding``; this module must not decide
+when to record nor write files.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""Trace fixture lectures once per test session with the real tracer (a subprocess per lecture)."""
+"""Trace fixture lectures once per test session with the real tracer (a subprocess per lecture), and
+make a kept GPU run of one (``as_gpu_run``)."""
 
 from __future__ import annotations
 
 import atexit
+import json
 import shutil
 import subprocess
 import sys
@@ -66,3 +68,15 @@ def trace_all(*names: str) -> None:
     ]
     for proc in procs:
         proc.wait(timeout=120)
+
+
+def as_gpu_run(trace: dict, source_path: str) -> dict:
+    """The same trace as if recorded on a GPU from an earlier revision (one line of the source different)."""
+    trace = json.loads(json.dumps(trace))
+    trace["environment"].update(
+        device="cuda", gpu_name="NVIDIA H100 80GB HBM3", gpu_total_memory_nbytes=85_017_493_504, memory_source="cuda_allocated"
+    )
+    lines = trace["files"][source_path].splitlines(keepends=True)
+    lines[0] = "# an earlier revision\n"
+    trace["files"][source_path] = "".join(lines)
+    return trace

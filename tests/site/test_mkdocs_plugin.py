@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.traced import REPO, trace_all, trace_path
+from helpers.traced import REPO, as_gpu_run, trace_all, trace_path
 
 HAS_VIEWER = importlib.util.find_spec("tracer.site.pages.viewer_data") is not None
 
@@ -348,18 +348,6 @@ def test_execute_util_lecture_page(other_format_page):
     assert "Compute-optimal: 20 tokens per parameter" in html  # link(url, notes=...): in its panel
     assert '<span class="lt-prompt"' in html and "$ printf" in html  # system_text() with its command
     assert '<pre class="lt-verbatim">\n  $ ls\n  lecture.py   notes.md\n</pre>' in html
-
-
-def as_gpu_run(trace: dict, source_path: str) -> dict:
-    """The same trace as if recorded on a GPU from an earlier revision (one line of the source different)."""
-    trace = json.loads(json.dumps(trace))
-    trace["environment"].update(
-        device="cuda", gpu_name="NVIDIA H100 80GB HBM3", gpu_total_memory_nbytes=85_017_493_504, memory_source="cuda_allocated"
-    )
-    lines = trace["files"][source_path].splitlines(keepends=True)
-    lines[0] = "# an earlier revision\n"
-    trace["files"][source_path] = "".join(lines)
-    return trace
 
 
 @pytest.fixture(scope="module")

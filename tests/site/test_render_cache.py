@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from helpers.site import build_site
-from helpers.traced import trace_all, trace_path
+from helpers.traced import as_gpu_run, trace_all, trace_path
 
-from tracer.site.render_cache import CACHE_DIR, RenderCache, renderer_version
+from tracer.site.render_cache import CACHE_DIR, RenderCache, renderer_version, trace_digest
 
 LECTURES = ("site_basics", "tensor_views", "renderings_demo")
 
@@ -72,11 +72,65 @@ def test_a_cached_build_is_byte_for_byte_a_cold_build(tmp_path):
     assert len(now) == len(LECTURES) and set(now) != set(entries) and len(set(now) & set(entries)) == len(LECTURES) - 1
 
 
+def test_a_lecture_and_its_kept_gpu_run_are_kept_by_both_traces(tmp_path):
+    """Each of the two pages names what the other ran on: both are cached, a cached build is a cold one
+    byte for byte, and a new GPU run renders the lecture's page again, not only the run's own."""
+    trace_all("site_basics")
+    basics = json.loads(trace_path("site_basics").read_text(encoding="utf-8"))
+    run = tmp_path / "runs" / "site_basics.json"
+    run.parent.mkdir()
+    run.write_text(json.dumps(as_gpu_run(basics, basics["lecture"]["path"])), encoding="utf-8")
+    cold = build_site(tmp_path / "course", [trace_path("site_basics")], gpu_runs=[run])
+    cache = tmp_path / "course" / "build" / CACHE_DIR
+    written = {p.name: p.stat().st_mtime_ns for p in cache.glob("*.json")}
+    assert sorted(name.rsplit("-", 1)[0] for name in written) == ["site_basics", "site_basics-gpu"]
+    kept = tmp_path / "cold"
+    shutil.copytree(cold, kept)
+    warm = rebuild(tmp_path / "course")
+    assert same_tree(warm, kept) == []
+    assert {p.name: p.stat().st_mtime_ns for p in cache.glob("*.json")} == written  # both found, none written again
+
+    # a new run on another GPU: the lecture's page names it, as a cold build of the two traces does
+    newer = as_gpu_run(basics, basics["lecture"]["path"])
+    newer["environment"]["gpu_name"] = "NVIDIA H200"
+    run.write_text(json.dumps(newer), encoding="utf-8")
+    shutil.copy(run, tmp_path / "course" / "site" / "traces" / "gpu" / run.name)
+    mixed = rebuild(tmp_path / "course")
+    fresh = build_site(tmp_path / "fresh", [trace_path("site_basics")], gpu_runs=[run])
+    assert same_tree(mixed, fresh) == []
+    lecture_page = (mixed / "lectures" / "site_basics" / "index.html").read_text(encoding="utf-8")
+    assert "NVIDIA H200" in lecture_page and "H100" not in lecture_page
+    assert not set(written) & {p.name for p in cache.glob("*.json")}  # both entries made again
+
+
+def test_a_lecture_traced_to_a_file_of_another_name_still_shows_its_kept_gpu_run_as_it_is_now(tmp_path):
+    """A kept GPU run is matched by the lecture's name, its trace's key by the file's: when the two
+    differ, the lecture's page is rendered again each build instead of kept under a key without the run."""
+    trace_all("site_basics")
+    basics = json.loads(trace_path("site_basics").read_text(encoding="utf-8"))
+    renamed = tmp_path / "runs" / "basics_cpu.json"
+    run = tmp_path / "runs" / "site_basics.json"
+    run.parent.mkdir()
+    shutil.copy(trace_path("site_basics"), renamed)
+    run.write_text(json.dumps(as_gpu_run(basics, basics["lecture"]["path"])), encoding="utf-8")
+    first = build_site(tmp_path / "course", [renamed], gpu_runs=[run])
+    assert "NVIDIA H100" in (first / "lectures" / "site_basics" / "index.html").read_text(encoding="utf-8")
+    newer = as_gpu_run(basics, basics["lecture"]["path"])
+    newer["environment"]["gpu_name"] = "NVIDIA H200"
+    (tmp_path / "course" / "site" / "traces" / "gpu" / run.name).write_text(json.dumps(newer), encoding="utf-8")
+    second = rebuild(tmp_path / "course")
+    lecture_page = (second / "lectures" / "site_basics" / "index.html").read_text(encoding="utf-8")
+    assert "NVIDIA H200" in lecture_page and "H100" not in lecture_page
+
+
 def test_a_key_names_the_trace_s_bytes_the_renderer_and_the_settings(tmp_path):
     cache = RenderCache(tmp_path, "v1")
     key = cache.key("a", b"{}", "site")
     assert key != cache.key("a", b"{ }", "site") and key != cache.key("a", b"{}", "other site")
     assert key != RenderCache(tmp_path, "v2").key("a", b"{}", "site")
+    beside = cache.key("a", b"{}", "site", beside=trace_digest(b"{}"))
+    assert beside != key and beside != cache.key("a", b"{}", "site", beside=trace_digest(b"{ }"))
+    assert cache.key("a/gpu", b"{}", "site").startswith("a-gpu-")  # a file name, not a folder
 
 
 def test_a_course_s_own_template_changes_the_renderer_version(tmp_path):

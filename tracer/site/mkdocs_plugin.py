@@ -43,7 +43,7 @@ from tracer.site.cards.interface_strings import load as load_strings
 from tracer.site.cards.templates import template_env, template_macros
 from tracer.site.pages import card_workers
 from tracer.site.pages.kept_gpu_run import gpu_run_note, publishable
-from tracer.site.render_cache import Entry, RenderCache, renderer_version, settings_text
+from tracer.site.render_cache import Entry, RenderCache, renderer_version, settings_text, trace_digest
 from tracer.site.markdown_ext.sanitize import csp_meta
 from tracer.site.pages.read_page import build_read_page, compact_whitespace, fill_slots, root_for
 from tracer.site.model.animate import expand_animations
@@ -135,6 +135,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             accepted = None
         self.settings += f"\0accept_warnings={accepted!r}\0lenient={layout.lenient}"
         self.lectures: dict[str, LecturePage] = {}
+        # lecture name -> the digests its cache key was made with: its own trace's, its kept GPU run's
+        self._keyed_with: dict[str, tuple[bytes, bytes | None]] = {}
         self._no_page: list[str] = []  # traces that got no page at all (not even an error card)
         self._nav_order: dict[str, int] = {}  # lecture name -> its place in the nav (on_nav)
         for path in sorted(self._trace_files(), key=lambda path: path.name):
@@ -162,7 +164,17 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         try:
             if lecture is None or lecture.failure is not None:
                 raise TraceError(f"no page for lecture {path.stem!r} to keep it beside")
-            trace = expand_animations(load_trace(path))
+            content = path.read_bytes()
+            own, beside = self._keyed_with.get(lecture.name, (None, None))
+            if beside != trace_digest(content):
+                # the lecture's entry was looked up without this run (its trace file is named
+                # otherwise): its page is rendered afresh, and not kept under that key
+                lecture.cache_key, lecture.cached = None, None
+            slug = paths.gpu_run_slug(lecture.name)
+            key = self.cache.key(slug, content, self.settings, beside=own) if own is not None else None
+            cached = self.cache.get(key) if key is not None else None
+            # an entry exists only for a trace that validated when it was rendered: its bytes are the same
+            trace = expand_animations(load_trace(path, validate=cached is None))
             why = publishable(lecture.trace, trace)
             if why:
                 raise TraceError(why)
@@ -174,9 +186,14 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 str(exc).replace(str(self.project_root) + "/", ""),
             )
             return
-        slug = paths.gpu_run_slug(lecture.name)
         self.lectures[slug] = LecturePage(
-            slug, trace, Path(paths.shown_path(path, self.project_root)), renderer, gpu_run_of=lecture.name
+            slug,
+            trace,
+            Path(paths.shown_path(path, self.project_root)),
+            renderer,
+            gpu_run_of=lecture.name,
+            cache_key=key,
+            cached=cached,
         )
         lecture.gpu_run = slug
 
@@ -185,7 +202,9 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         key, cached = None, None
         try:
             content = path.read_bytes()
-            key = self.cache.key(fallback, content, self.settings)
+            # a lecture's page links to its kept GPU run, named by what it ran on: that trace is in the key
+            beside = self._kept_run_digest(path.stem)
+            key = self.cache.key(fallback, content, self.settings, beside=beside)
             cached = self.cache.get(key)
             # An entry exists only for a trace that validated when it was rendered: its bytes are the same.
             loaded = load_trace(path, validate=cached is None)
@@ -219,6 +238,15 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.lectures[name] = LecturePage(
             name, trace, Path(paths.shown_path(path, self.project_root)), renderer, cache_key=key, cached=cached
         )
+        self._keyed_with[name] = (trace_digest(content), beside)
+
+    def _kept_run_digest(self, stem: str) -> bytes | None:
+        """The ``trace_digest`` of the kept GPU run beside lecture trace ``stem``, None when there is none
+        to read (its page then shows none)."""
+        try:
+            return trace_digest((self.traces_dir / paths.GPU_RUNS_SUBDIR / f"{stem}.json").read_bytes())
+        except OSError:
+            return None
 
     def _broken(self, name: str, path: Path, why: str) -> None:
         if name in self.lectures:
@@ -305,9 +333,9 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
 
     def _cached_content(self, page: Any) -> Entry | None:
         """The cache entry of a lecture page whose whole content an earlier build rendered from this
-        trace (a page beside a kept GPU run also depends on the other trace: it is rendered each time)."""
+        trace (and from the kept GPU run beside it, or the lecture it is kept beside: both are in the key)."""
         lecture = self._lecture_of(page)
-        if lecture is None or lecture.failure is not None or lecture.gpu_run is not None or lecture.gpu_run_of:
+        if lecture is None or lecture.failure is not None:
             return None
         cached = lecture.cached
         return cached if cached is not None and cached.content is not None else None

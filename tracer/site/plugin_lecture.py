@@ -27,7 +27,7 @@ class LecturePage:
     failure: str | None = None  # why this lecture's page shows an error card instead of the lecture
     gpu_run: str | None = None  # the page name of this lecture's kept GPU run, if it has one
     gpu_run_of: str | None = None  # on a kept GPU run: the lecture it belongs to
-    cache_key: str | None = None  # its rendering cache entry's key (None: not cached, a kept GPU run)
+    cache_key: str | None = None  # its rendering cache entry's key (None: not cached)
     cached: Entry | None = None  # what an earlier build rendered of this very trace (tracer.site.render_cache)
 
     @property

@@ -2,13 +2,14 @@
 
 Rendering a lecture (validating its trace, the read page's Markdown and slots, the page's HTML
 content and table of contents, the highlighted source page, the step viewer's ``data.js``, its
-``plot()`` charts and tensor heatmaps, its search index entries) depends only on the trace's bytes,
-the renderer (this package's site code, its templates and assets, or a course's own templates, and
-the versions of the libraries that shape the HTML: ``LIBRARIES``) and the site's settings (the
-MkDocs configuration as resolved, ``INHERIT`` and ``!ENV`` included, and the course's
-``accept_warnings``, which decides the page's warning boxes). An entry is keyed by all of
-them, so an entry found is exactly what rendering would make again: a cached build is
-byte-for-byte a cold build.
+``plot()`` charts and tensor heatmaps, its search index entries) depends only on the trace's bytes
+(a lecture kept beside a GPU run, and that run, on the other trace's too: each page names what the
+other ran on), the renderer (this package's site code, its templates and assets, or a course's own
+templates, and the versions of the libraries that shape the HTML: ``LIBRARIES``) and the site's
+settings (the MkDocs configuration as resolved, ``INHERIT`` and ``!ENV`` included, and the course's
+``accept_warnings``, which decides the page's warning boxes). An entry is keyed by all of them, so
+an entry found is exactly what rendering would make again: a cached build is byte-for-byte a cold
+build.
 
 The cache is only ever a shortcut. An entry is data (JSON, never pickle: a cache restored from
 elsewhere cannot run code), written behind a first line naming the format and the SHA-256 of the
@@ -139,6 +140,11 @@ def renderer_version(templates_dir: Path, assets_dir: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def trace_digest(trace_bytes: bytes) -> bytes:
+    """A trace's SHA-256, as another page's key names it (``RenderCache.key``'s ``beside``)."""
+    return hashlib.sha256(trace_bytes).digest()
+
+
 class RenderCache:
     def __init__(self, work_dir: Path, version: str) -> None:
         self.directory = work_dir / CACHE_DIR
@@ -146,10 +152,15 @@ class RenderCache:
         self._memory: dict[str, Entry] = {}  # key -> entry, across serve's rebuilds
         self._used: set[str] = set()
 
-    def key(self, name: str, trace_bytes: bytes, site_name: str) -> str:
+    def key(self, name: str, trace_bytes: bytes, site_name: str, beside: bytes | None = None) -> str:
+        """The key of a lecture's entry: its trace's bytes, the renderer, the settings and, for a page
+        that also shows another trace (a lecture and its kept GPU run link to each other, each page
+        naming what the other ran on), that trace's ``trace_digest`` (``beside``)."""
         digest = hashlib.sha256(trace_bytes)
         digest.update(f"\0{self.version}\0{site_name}".encode())
-        return f"{name}-{digest.hexdigest()[:32]}"
+        if beside is not None:
+            digest.update(b"\0beside\0" + beside)
+        return f"{name.replace('/', '-')}-{digest.hexdigest()[:32]}"  # a kept GPU run's page name has a slash
 
     def _path(self, key: str) -> Path:
         return self.directory / f"{key}.json"

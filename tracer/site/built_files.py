@@ -52,11 +52,15 @@ def write_rendered(site_dir: Path, name: str, rendered: Entry) -> None:
         path = site_dir / paths.PLOTS_URL / chart
         if not path.exists():
             write_atomic(path, svg)
-    for heatmap, png in rendered.heatmaps.items():
-        path = site_dir / paths.HEATMAPS_URL / heatmap
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(png)
+    # tensor heatmaps, each named by its content: a file already there is this very map. A long lecture
+    # draws thousands, so the folder is listed once rather than each file looked up (100,005-step bench)
+    if rendered.heatmaps:
+        folder = site_dir / paths.HEATMAPS_URL
+        folder.mkdir(parents=True, exist_ok=True)
+        present = set(os.listdir(folder))
+        for heatmap, png in rendered.heatmaps.items():
+            if heatmap not in present:
+                (folder / heatmap).write_bytes(png)
 
 
 def link_retrace_status(site_dir: Path) -> None:

@@ -14,12 +14,19 @@ It prints, with the machine's load (the machine may be shared: timings are noisy
   when it ends; the rest is checking freshness and rendering the site); under ``serve``, from the save
   until the lecture's new trace is written.
 
-Run: ``.venv/bin/python bench/bench_course.py [--lectures 25] [--jobs N] [--edits 3]``.
+``--gpu-runs`` gives every lecture a kept GPU run (this repository's ``site/traces/gpu/lecture_02.json``,
+as that lecture's), as a course that traces on a GPU and builds without one has. ``--baseline DIR`` (a
+checkout of another version, e.g. ``git archive COMMIT | tar -x -C DIR``) first makes the same course
+with that version and prints its cold and warm builds and its save to served change: the two side
+by side, in one run.
+
+Run: ``.venv/bin/python bench/bench_course.py [--lectures 25] [--jobs N] [--edits 3] [--gpu-runs] [--baseline DIR]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -34,6 +41,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 LECTURE = REPO / "lectures" / "lecture_02.py"
+KEPT_GPU_RUN = REPO / "site" / "traces" / "gpu" / "lecture_02.json"
 ENV = dict(os.environ, NO_MKDOCS_2_WARNING="1")
 TRACED_MARK = "chalktrace: re-tracing finished"  # build's line when its tracing phase ends
 
@@ -57,11 +65,24 @@ def make_course(root: Path, lectures: int) -> list[Path]:
     return paths
 
 
-def timed_build(root: Path, jobs: int) -> tuple[float, float]:
+def keep_gpu_runs(root: Path, lectures: list[Path]) -> None:
+    """Give each lecture a kept GPU run: this repository's run of lecture_02, named as that lecture's."""
+    kept = json.loads(KEPT_GPU_RUN.read_text(encoding="utf-8"))
+    folder = root / "site" / "traces" / "gpu"
+    folder.mkdir(parents=True, exist_ok=True)
+    for lecture in lectures:
+        relative = f"lectures/{lecture.name}"
+        text = json.dumps({**kept, "lecture": {**kept["lecture"], "name": lecture.stem, "path": relative}}, separators=(",", ":"))
+        # its frames and files name the lecture's source by path, as a run of this lecture would
+        text = text.replace(json.dumps(kept["lecture"]["path"]), json.dumps(relative))
+        (folder / f"{lecture.stem}.json").write_text(text, encoding="utf-8")
+
+
+def timed_build(root: Path, jobs: int, env: dict[str, str] = ENV) -> tuple[float, float]:
     """(seconds, tracing seconds) of one ``chalktrace build``."""
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tracer", "build", "-j", str(jobs)], cwd=root, env=ENV, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "tracer", "build", "-j", str(jobs)], cwd=root, env=env, stderr=subprocess.PIPE, text=True
     )
     traced_at = started
     assert process.stderr is not None
@@ -87,13 +108,13 @@ def fetch(url: str) -> str:
         return ""
 
 
-def edit_to_served(root: Path, lecture: Path, edits: int) -> list[tuple[float, float]]:
+def edit_to_served(root: Path, lecture: Path, edits: int, env: dict[str, str] = ENV) -> list[tuple[float, float]]:
     """Under ``chalktrace serve``: (save-to-served seconds, save-to-trace-written seconds) per edit."""
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "tracer", "serve", "-a", f"127.0.0.1:{port}"],
         cwd=root,
-        env=ENV,
+        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -141,14 +162,30 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--edits", type=int, default=3, help="edits timed under serve (median reported)")
     parser.add_argument("--keep", help="build the courses here and keep them (default: a temporary folder)")
+    parser.add_argument("--gpu-runs", action="store_true", help="give every lecture a kept GPU run")
+    parser.add_argument("--baseline", type=Path, help="a checkout of another version: its builds and saves first")
     args = parser.parse_args()
     where = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="chalktrace-bench-course-"))
+    baseline: tuple[float, float, float, float] | None = None
     try:
+        if args.baseline is not None:
+            env = dict(ENV, PYTHONPATH=os.pathsep.join([str(args.baseline.resolve()), *filter(None, [ENV.get("PYTHONPATH")])]))
+            lectures = make_course(where / "baseline", args.lectures)
+            if args.gpu_runs:
+                keep_gpu_runs(where / "baseline", lectures)
+            base_cold, base_tracing = timed_build(where / "baseline", args.jobs, env)
+            base_warm = timed_build(where / "baseline", args.jobs, env)[0]
+            base_served = statistics.median(seen for seen, _ in edit_to_served(where / "baseline", lectures[0], args.edits, env))
+            baseline = (base_cold, base_tracing, base_warm, base_served)
         big = make_course(where / "course", args.lectures)
+        if args.gpu_runs:
+            keep_gpu_runs(where / "course", big)
         cold, cold_tracing = timed_build(where / "course", args.jobs)
         warm, warm_tracing = timed_build(where / "course", args.jobs)
         served_big = edit_to_served(where / "course", big[0], args.edits)
         small = make_course(where / "one", 1)
+        if args.gpu_runs:
+            keep_gpu_runs(where / "one", small)
         timed_build(where / "one", args.jobs)
         served_small = edit_to_served(where / "one", small[0], args.edits)
     finally:
@@ -159,10 +196,17 @@ def main() -> None:
     small_seen = statistics.median(s for s, _ in served_small)
     small_traced = statistics.median(t for _, t in served_small)
     print(
-        f"course: {args.lectures} lectures the size of lecture_02; -j {args.jobs}; "
-        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        f"course: {args.lectures} lectures the size of lecture_02{', each with a kept GPU run' if args.gpu_runs else ''}; "
+        f"-j {args.jobs}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
     print(f"{'figure':<44}{'seconds':>9}{'tracing':>9}")
+    if baseline is not None:
+        base_cold, base_tracing, base_warm, base_served = baseline
+        print(f"{'baseline: cold build':<44}{base_cold:>9.1f}{share(base_tracing, base_cold):>9}")
+        print(
+            f"{'baseline: warm build, nothing changed':<44}{base_warm:>9.1f}{'':>9}   {100 * base_warm / base_cold:.1f}% of cold"
+        )
+        print(f"{f'baseline: save to served change, {args.lectures} lectures':<44}{base_served:>9.1f}")
     print(f"{'cold build':<44}{cold:>9.1f}{share(cold_tracing, cold):>9}")
     print(
         f"{'warm build, nothing changed':<44}{warm:>9.1f}{share(warm_tracing, warm):>9}   "

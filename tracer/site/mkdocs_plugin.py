@@ -135,8 +135,8 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             accepted = None
         self.settings += f"\0accept_warnings={accepted!r}\0lenient={layout.lenient}"
         self.lectures: dict[str, LecturePage] = {}
-        # lecture name -> the digests its cache key was made with: its own trace's, its kept GPU run's
-        self._keyed_with: dict[str, tuple[bytes, bytes | None]] = {}
+        # lecture name -> the trace_digest of the kept GPU run its cache key was made with (None: none)
+        self._keyed_with: dict[str, bytes | None] = {}
         self._no_page: list[str] = []  # traces that got no page at all (not even an error card)
         self._nav_order: dict[str, int] = {}  # lecture name -> its place in the nav (on_nav)
         for path in sorted(self._trace_files(), key=lambda path: path.name):
@@ -165,14 +165,15 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             if lecture is None or lecture.failure is not None:
                 raise TraceError(f"no page for lecture {path.stem!r} to keep it beside")
             content = path.read_bytes()
-            own, beside = self._keyed_with.get(lecture.name, (None, None))
-            if beside != trace_digest(content):
+            slug = paths.gpu_run_slug(lecture.name)
+            # the lecture's key names its trace (and this run): this page's names it in turn
+            own = lecture.cache_key
+            key = self.cache.key(slug, content, self.settings, beside=own.encode()) if own is not None else None
+            cached = self.cache.get(key) if key is not None else None
+            if self._keyed_with.get(lecture.name) != trace_digest(content):
                 # the lecture's entry was looked up without this run (its trace file is named
                 # otherwise): its page is rendered afresh, and not kept under that key
                 lecture.cache_key, lecture.cached = None, None
-            slug = paths.gpu_run_slug(lecture.name)
-            key = self.cache.key(slug, content, self.settings, beside=own) if own is not None else None
-            cached = self.cache.get(key) if key is not None else None
             # an entry exists only for a trace that validated when it was rendered: its bytes are the same
             trace = expand_animations(load_trace(path, validate=cached is None))
             why = publishable(lecture.trace, trace)
@@ -238,7 +239,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         self.lectures[name] = LecturePage(
             name, trace, Path(paths.shown_path(path, self.project_root)), renderer, cache_key=key, cached=cached
         )
-        self._keyed_with[name] = (trace_digest(content), beside)
+        self._keyed_with[name] = beside
 
     def _kept_run_digest(self, stem: str) -> bytes | None:
         """The ``trace_digest`` of the kept GPU run beside lecture trace ``stem``, None when there is none

@@ -141,7 +141,7 @@ def renderer_version(templates_dir: Path, assets_dir: Path) -> str:
 
 
 def trace_digest(trace_bytes: bytes) -> bytes:
-    """A trace's SHA-256, as another page's key names it (``RenderCache.key``'s ``beside``)."""
+    """A trace's SHA-256, as a lecture's key names its kept GPU run (``RenderCache.key``'s ``beside``)."""
     return hashlib.sha256(trace_bytes).digest()
 
 
@@ -155,7 +155,8 @@ class RenderCache:
     def key(self, name: str, trace_bytes: bytes, site_name: str, beside: bytes | None = None) -> str:
         """The key of a lecture's entry: its trace's bytes, the renderer, the settings and, for a page
         that also shows another trace (a lecture and its kept GPU run link to each other, each page
-        naming what the other ran on), that trace's ``trace_digest`` (``beside``)."""
+        naming what the other ran on), what names that trace (``beside``: its ``trace_digest``, or the
+        key of the page made from it)."""
         digest = hashlib.sha256(trace_bytes)
         digest.update(f"\0{self.version}\0{site_name}".encode())
         if beside is not None:

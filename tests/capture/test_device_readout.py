@@ -47,7 +47,10 @@ def test_a_tensor_card_is_one_small_copy_to_the_host_and_no_scalar_read(device, 
     with host_reads() as reads:
         record = encoder.encode(t)
     assert reads.scalars == 0
-    assert len(reads.copies) == 1 and reads.copies[0] <= 128 * 128 * 4 + 4096, reads.copies
+    if device == "cpu" and t.numel() <= 400:  # shown whole: read on the host by numpy, no torch op at all
+        assert reads.copies == []
+    else:
+        assert len(reads.copies) == 1 and reads.copies[0] <= 128 * 128 * 4 + 4096, reads.copies
     assert record["stats"]["min"] == pytest.approx(float(t.min()), rel=1e-6) and "sampled" not in record["stats"]
     assert ("heatmap" in record) == (len(shape) == 2 and t.numel() > 400)
 

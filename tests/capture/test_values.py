@@ -441,6 +441,62 @@ def test_chunked_stats_merge_to_what_one_float64_reduction_gives():
     assert spec["finite"]["std"] == pytest.approx(float(kept.std()), rel=1e-12)
 
 
+@pytest.mark.parametrize(
+    "tensor",
+    [
+        torch.randn(4, generator=torch.Generator().manual_seed(3)),
+        torch.randn(20, 20, generator=torch.Generator().manual_seed(4), dtype=torch.float64).T * 1e5,  # a strided view
+        torch.randn(3, 5, generator=torch.Generator().manual_seed(5)).half()[:, ::2],
+        torch.tensor([1.0, math.nan, -math.inf, 2.5, 3e38]),
+        torch.tensor([[True, False]]),
+        torch.arange(-6, 6, dtype=torch.int16).reshape(3, 4),
+        torch.tensor([1 + 2j, -0.5j]),
+        torch.tensor(2.75),
+        torch.zeros(0, 3),
+        torch.randn(3, requires_grad=True) * 2,
+    ],
+    ids=["float32", "float64-view", "float16-strided", "non-finite", "bool", "int16", "complex", "0-d", "empty", "grad"],
+)
+def test_a_tensor_shown_whole_has_the_card_that_torch_ops_would_compute(tensor, monkeypatch):
+    """A host tensor the preview shows whole is read by numpy rather than by a dozen torch ops; its
+    card is the one the torch ops compute (the device path, which a GPU tensor takes), values and
+    every field bit for bit, and its float64 statistics to their last digits."""
+    from tracer.capture import torch_values
+
+    assert torch_values._whole_on_host(ValueEncoder(), tensor.detach())
+    whole = encode(tensor)
+    monkeypatch.setattr(torch_values, "_whole_on_host", lambda enc, x: False)
+    ops = encode(tensor)
+    whole_stats, ops_stats = whole.pop("stats"), ops.pop("stats")
+    assert whole == ops
+    if ops_stats is None:
+        assert whole_stats is None
+        return
+    for part, expected in ((whole_stats, ops_stats), (whole_stats.get("finite"), ops_stats.get("finite"))):
+        assert (part is None) == (expected is None)
+        for key, value in (expected or {}).items():
+            if key in ("mean", "std") and isinstance(value, float) and tensor.dtype == torch.float64:
+                assert part[key] == pytest.approx(value, rel=1e-14, abs=1e-300), key
+            else:
+                assert part[key] == value, key
+
+
+def test_a_small_tensor_or_array_has_its_exactly_rounded_mean_and_std():
+    """Shown whole, a tensor's or an array's sums are exact before their one rounding: 1e16 + 1 - 1e16
+    is 1, where a float64 sum in any order says 0; past its few elements the sums are numpy's and
+    torch's, and the figures still theirs."""
+    values = [1e16, 1.0, -1e16]
+    for value in (np.array(values), torch.tensor(values, dtype=torch.float64)):
+        stats = encode(value)["stats"]
+        assert stats["mean"] == 1 / 3
+        assert stats["std"] == math.sqrt(((1e16 - 1 / 3) ** 2 + (1 - 1 / 3) ** 2 + (1e16 + 1 / 3) ** 2) / 2)
+    big = torch.randn(1000, generator=torch.Generator().manual_seed(8), dtype=torch.float64)
+    std, mean = torch.std_mean(big)
+    for value in (big, big.numpy()):
+        stats = encode(value)["stats"]
+        assert stats["mean"] == pytest.approx(float(mean), rel=1e-13) and stats["std"] == pytest.approx(float(std), rel=1e-13)
+
+
 def test_statistics_rounded_to_float32_without_torch_round_as_torch_does():
     """``shortest_rounded`` takes float32 through numpy: the float64 halfway between two float32
     neighbours (ties to even), float32's largest, subnormals and negative zero come out as torch

@@ -35,16 +35,7 @@ def encode_numpy(enc: Encoding, value: Any) -> dict[str, Any] | None:
             # Every element up to stats_elements; past it an even sample, never a copy of the whole.
             step = 1 if value.size <= enc.limits.stats_elements else math.ceil(value.size / enc.limits.stats_sample)
             sample = value if step == 1 else np.asarray(value.flat[::step])
-            out["stats"] = array_stats(sample)
-            if value.dtype.itemsize < 8:  # written in the array's own precision, as for tensors
-                largest = float(np.finfo(value.dtype).max)
-                for part in (out["stats"], out["stats"].get("finite") or {}):
-                    keys = [
-                        k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float) and abs(part[k]) <= largest
-                    ]
-                    if keys:
-                        rounded = shortest_array_floats(np.array([part[k] for k in keys], dtype=value.dtype))
-                        part.update(zip(keys, rounded))
+            out["stats"] = own_precision_stats(sample)
             if step > 1:
                 out["stats"]["sampled"] = True
                 out["stats"]["sample_count"] = int(sample.size)
@@ -74,6 +65,22 @@ def encode_numpy(enc: Encoding, value: Any) -> dict[str, Any] | None:
             "resolution": json_float(float(value.resolution)),
         }
     return None
+
+
+def own_precision_stats(a: Any) -> dict[str, Any]:
+    """The ``stats`` record of a numpy float array (every element), written in the array's own precision
+    where it fits, as a tensor's are: min and max are elements, and a float32 mean is not shown with
+    digits that the summation order decides."""
+    import numpy as np
+
+    stats = array_stats(a)
+    if a.dtype.itemsize < 8:
+        largest = float(np.finfo(a.dtype).max)
+        for part in (stats, stats.get("finite") or {}):
+            keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float) and abs(part[k]) <= largest]
+            if keys:
+                part.update(zip(keys, shortest_array_floats(np.array([part[k] for k in keys], dtype=a.dtype))))
+    return stats
 
 
 def _ndarray_preview(enc: Encoding, value: Any) -> Any:

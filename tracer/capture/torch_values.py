@@ -6,7 +6,8 @@ Large tensors are previewed, never copied whole: a tensor's preview, statistics 
 computed with torch ops on its own device and its card is read back in one small copy
 (``device_readout``; a CPU tensor runs the same code, its copy a memcpy). A small tensor on a device
 is read back whole first and its card computed on the host, so capture allocates nothing on the
-device that the lecture's peak memory would show.
+device that the lecture's peak memory would show. A host tensor that the preview shows whole is read
+by numpy (``_whole_on_host``): a dozen torch ops would cost more than its few elements.
 
 Called by ``values.ValueEncoder`` through ``encoder_core.Encoding``; this module must not decide
 when to record nor write files.
@@ -22,6 +23,7 @@ from tracer.capture.device_readout import DeviceReadout, one_cpu_thread, read_wh
 from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, nested, to_json_list
 from tracer.capture.element_stats import chunk_rows, stats_from_rows
 from tracer.capture.heatmap_codes import HEATMAP_POOL_ELEMENTS, heatmap_part, heatmap_record
+from tracer.capture.numpy_values import own_precision_stats
 from tracer.capture.shortest_floats import shortest_floats, shortest_rounded
 
 # A tensor on a device whose storage span is at most this many bytes is read back whole (one copy,
@@ -106,40 +108,88 @@ def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
         on_host = _read_whole_first(x)
         if on_host:
             x = read_whole(x)
-        readout = DeviceReadout(private=on_host)
-        shown = _preview_part(enc, x.int_repr() if t.is_quantized else x, readout)
-        stats = _stats_part(enc, x, readout) if (t.is_floating_point() and numel > 0) else None
-        # the preview shows corners: the heatmap shows the whole tensor
-        heatmap = None
-        if shown.truncated and not t.is_quantized:
-            # every element's min and max are the statistics' already (exact in float32 or float64)
-            shared_ends = stats is not None and not stats.sampled and numel <= HEATMAP_POOL_ELEMENTS
-            heatmap = heatmap_part(x, readout, ends=not shared_ends)
-        host = readout.fetch()
-        record = {
-            "type": "tensor",
-            "dtype": dtype_name(t.dtype),
-            "shape": [int(d) for d in t.shape],
-            "stride": [int(s) for s in t.stride()],
-            "storage_offset": int(t.storage_offset()),
-            "contiguous": bool(t.is_contiguous()),
-            "device": str(t.device),
-            "element_size": int(t.element_size()),
-            "numel": int(numel),
-            "nbytes": int(numel * t.element_size()),
-            "storage_id": storage_id,
-            "storage_nbytes": storage_nbytes,
-            "requires_grad": bool(t.requires_grad),
-            "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
-            "values": _preview_values(shown, host),
-            "truncated": shown.truncated,
-            "stats": None if stats is None else _stats_record(stats, host),
-        }
-        if heatmap is not None:
-            record["heatmap"] = heatmap_record(heatmap, host, None if stats is None else _stats_ends(stats, host))
-        if quantized is not None:
-            record["quantized"] = quantized  # "values" are the stored integers
-        return record
+        if _whole_on_host(enc, x):
+            values, truncated, stats_record, heatmap_record_ = _host_values(x), False, _host_stats(x), None
+        else:
+            readout = DeviceReadout(private=on_host)
+            shown = _preview_part(enc, x.int_repr() if t.is_quantized else x, readout)
+            stats = _stats_part(enc, x, readout) if (t.is_floating_point() and numel > 0) else None
+            # the preview shows corners: the heatmap shows the whole tensor
+            heatmap = None
+            if shown.truncated and not t.is_quantized:
+                # every element's min and max are the statistics' already (exact in float32 or float64)
+                shared_ends = stats is not None and not stats.sampled and numel <= HEATMAP_POOL_ELEMENTS
+                heatmap = heatmap_part(x, readout, ends=not shared_ends)
+            host = readout.fetch()
+            values, truncated = _preview_values(shown, host), shown.truncated
+            stats_record = None if stats is None else _stats_record(stats, host)
+            heatmap_record_ = None
+            if heatmap is not None:
+                heatmap_record_ = heatmap_record(heatmap, host, None if stats is None else _stats_ends(stats, host))
+    record = {
+        "type": "tensor",
+        "dtype": dtype_name(t.dtype),
+        "shape": [int(d) for d in t.shape],
+        "stride": [int(s) for s in t.stride()],
+        "storage_offset": int(t.storage_offset()),
+        "contiguous": bool(t.is_contiguous()),
+        "device": str(t.device),
+        "element_size": int(t.element_size()),
+        "numel": int(numel),
+        "nbytes": int(numel * t.element_size()),
+        "storage_id": storage_id,
+        "storage_nbytes": storage_nbytes,
+        "requires_grad": bool(t.requires_grad),
+        "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+        "values": values,
+        "truncated": truncated,
+        "stats": stats_record,
+    }
+    if heatmap_record_ is not None:
+        record["heatmap"] = heatmap_record_
+    if quantized is not None:
+        record["quantized"] = quantized  # "values" are the stored integers
+    return record
+
+
+def _whole_on_host(enc: Encoding, x: Any) -> bool:
+    """Whether ``x``'s card is its every element, read on the host with numpy rather than by torch ops
+    (each of which costs microseconds of dispatch however small its tensor): a host tensor that the
+    preview shows whole (so it has no heatmap) of a dtype numpy holds, when numpy is installed. A
+    training loop inspects such tensors on every step; their cards cost half as much so."""
+    return (
+        x.device.type == "cpu"
+        and x.numel() <= enc.limits.tensor_elements
+        and x.dtype in _numpy_dtypes()
+        and not (x.is_quantized or x.is_neg())
+    )
+
+
+def _numpy_dtypes() -> frozenset[Any]:
+    """The torch dtypes whose statistics numpy computes (its floats) or that have none (integers,
+    bool, complex), or none when numpy is not installed (torch works without it)."""
+    global _NUMPY_DTYPES
+    if _NUMPY_DTYPES is None:
+        import torch
+
+        try:
+            import numpy  # noqa: F401
+        except ImportError:
+            _NUMPY_DTYPES = frozenset()
+        else:
+            names = "float16 float32 float64 bool uint8 int8 int16 int32 int64 complex64 complex128".split()
+            _NUMPY_DTYPES = frozenset(getattr(torch, name) for name in names)
+    return _NUMPY_DTYPES
+
+
+_NUMPY_DTYPES: frozenset[Any] | None = None
+
+
+def _host_stats(x: Any) -> dict[str, Any] | None:
+    """The ``stats`` record of a host tensor that ``_whole_on_host`` took (none when not floating or empty)."""
+    if not x.is_floating_point() or x.numel() == 0:
+        return None
+    return own_precision_stats(x.numpy())
 
 
 def _read_whole_first(x: Any) -> bool:

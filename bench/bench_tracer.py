@@ -135,16 +135,17 @@ def depth_sizes() -> None:
     )
 
 
-def capture_microseconds(devices: list[str], repeats: int = 20) -> dict[str, float]:
-    """µs to encode (inspect) one 1000x1000 float32 tensor, per device: statistics, heatmap, previews
-    and exact cells, as an ``@inspect`` of it records them (best of ``repeats``)."""
+def capture_microseconds(devices: list[str], repeats: int = 20, shape: tuple[int, ...] = (1000, 1000)) -> dict[str, float]:
+    """µs to encode (inspect) one float32 tensor of ``shape`` (1000x1000: 1M elements), per device:
+    statistics, heatmap, previews and exact cells, as an ``@inspect`` of it records them (best of
+    ``repeats``)."""
     import torch
 
     from tracer.capture.values import ValueEncoder
 
     found = {}
     for device in devices:
-        tensor = torch.randn(1000, 1000, device=device)
+        tensor = torch.randn(*shape, device=device)
         best = float("inf")
         for _ in range(repeats):
             encoder = ValueEncoder()
@@ -328,6 +329,11 @@ def capture_figures() -> None:
     devices = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
     capture = capture_microseconds(devices)
     print("(f) capture µs per inspected 1M-element float32 tensor: " + ", ".join(f"{k} {v:,.0f}" for k, v in capture.items()))
+    small = capture_microseconds(devices, repeats=400, shape=(4, 4))
+    print(
+        "    per inspected 4 x 4 float32 tensor (a training loop's, shown whole): "
+        + ", ".join(f"{k} {v:,.0f}" for k, v in small.items())
+    )
     for device in devices:
         copies, nbytes, scalars = capture_readout(device)
         print(f"    on the device ({device}): {copies} copy to the host ({nbytes:,} bytes), {scalars} scalar reads per card")

@@ -28,7 +28,8 @@ STATS_CHUNK_ELEMENTS = 1 << 20
 # Past 2**500 the sum of squares could overflow float64: such a chunk is divided by a power of two
 # first (exact), and its moments carried with that scale.
 _SCALE_FROM = 2.0**500
-# An array of at most this many elements (a tensor the preview shows whole) is summed in Python.
+# An array of at most this many elements (more than a preview shows whole) is summed in Python: for so
+# few, ``math.fsum`` is exact and takes less time than numpy's reductions take to start.
 LIST_STATS_ELEMENTS = 512
 
 

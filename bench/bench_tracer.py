@@ -9,7 +9,8 @@ per step, and (d) trace bytes per step of a 1,000-deep recursion against the sam
 size), and (e) the loop under a CUDA memory probe whose allocator read costs what an H100's does, read
 only when memory can have changed against a read after every line, (f) capture µs per inspected
 1M-element tensor on each device there is, with the copies to the host and scalar reads its card
-took (capture on the device: one small copy, none), (g) ``chalktrace run`` of the loop with and without its
+took (capture on the device: one small copy, none), and per inspected 4 x 4 tensor (a training
+loop's, shown whole), (g) ``chalktrace run`` of the loop with and without its
 previous trace in place (``--rerun`` alone). Run:
 ``.venv/bin/python bench/bench_tracer.py`` (``--size`` for (c) and (d) only, ``--probe`` for (e) only, ``--capture`` for (f) only).
 """

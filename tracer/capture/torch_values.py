@@ -16,6 +16,7 @@ when to record nor write files.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import Any
 
@@ -165,24 +166,18 @@ def _whole_on_host(enc: Encoding, x: Any) -> bool:
     )
 
 
+@functools.cache
 def _numpy_dtypes() -> frozenset[Any]:
     """The torch dtypes whose statistics numpy computes (its floats) or that have none (integers,
     bool, complex), or none when numpy is not installed (torch works without it)."""
-    global _NUMPY_DTYPES
-    if _NUMPY_DTYPES is None:
-        import torch
+    import torch
 
-        try:
-            import numpy  # noqa: F401
-        except ImportError:
-            _NUMPY_DTYPES = frozenset()
-        else:
-            names = "float16 float32 float64 bool uint8 int8 int16 int32 int64 complex64 complex128".split()
-            _NUMPY_DTYPES = frozenset(getattr(torch, name) for name in names)
-    return _NUMPY_DTYPES
-
-
-_NUMPY_DTYPES: frozenset[Any] | None = None
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return frozenset()
+    names = "float16 float32 float64 bool uint8 int8 int16 int32 int64 complex64 complex128".split()
+    return frozenset(getattr(torch, name) for name in names)
 
 
 def _host_stats(x: Any) -> dict[str, Any] | None:

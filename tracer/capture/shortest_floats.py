@@ -2,10 +2,12 @@
 value *in its own dtype* (``shortest_floats`` for tensors, ``shortest_array_floats`` for arrays).
 
 Float32 ``1000.1`` is ``1000.1``, not float64's ``1000.0999755859375`` nor a rounding to 8 digits;
-it is carried as the float64 nearest that decimal, whose JSON text is that decimal. An element that
-is a whole number below ``WHOLE_FLOAT_BELOW`` (``tracer.contract.float_text``) is written whole
-instead: float8's 288 is ``288``, not the shorter ``3e+02`` that also reads back as it (the rounding
-is the lesson). ``decimal_digits`` counts an int's digits without printing it.
+it is carried as the float64 nearest that decimal, whose JSON text is that decimal. bfloat16 and
+float8, which numpy lacks, are worked out digit count by digit count, each bit pattern once per
+process (``_SHORTEST``: at most 65,536 values a dtype). An element that is a whole number below
+``WHOLE_FLOAT_BELOW`` (``tracer.contract.float_text``) is written whole instead: float8's 288 is
+``288``, not the shorter ``3e+02`` that also reads back as it (the rounding is the lesson).
+``decimal_digits`` counts an int's digits without printing it.
 
 Callers run these under the encoder's own warnings and numeric-error state. This module must not
 decide what is recorded (``values`` does) nor format text for a page.
@@ -45,6 +47,30 @@ def shortest_floats(t: Any) -> list[float]:
         return flat.tolist()
     if flat.dtype in (torch.float32, torch.float16):
         return _shortest_numpy(flat.numpy())
+    if flat.dtype.itemsize > 2:
+        return _shortest_by_digits(flat)
+    # bfloat16 and float8 have at most 65,536 values each: each one's decimal is worked out once
+    # per process (a preview of 400 takes milliseconds), and an element seen before is looked up.
+    known = _SHORTEST.setdefault(flat.dtype, {})
+    bits = flat.contiguous().view(torch.int16 if flat.dtype.itemsize == 2 else torch.int8).tolist()
+    unseen: dict[int, int] = {}  # a pattern not worked out yet -> its first element
+    for k, pattern in enumerate(bits):
+        if pattern not in known:
+            unseen.setdefault(pattern, k)
+    if unseen:
+        known.update(zip(unseen, _shortest_by_digits(flat[list(unseen.values())])))
+    return [known[pattern] for pattern in bits]
+
+
+# Per torch dtype (bfloat16, the float8 kinds): each bit pattern's shortest decimal, once worked out.
+_SHORTEST: dict[Any, dict[int, float]] = {}
+
+
+def _shortest_by_digits(flat: Any) -> list[float]:
+    """``shortest_floats`` for a flat CPU tensor of a dtype numpy lacks: the fewest significant digits
+    whose correctly rounded decimal torch converts back to the same element."""
+    import torch
+
     exact = flat.to(torch.float64)
     values = exact.tolist()
     out = list(values)

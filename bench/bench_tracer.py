@@ -10,7 +10,7 @@ size), and (e) the loop under a CUDA memory probe whose allocator read costs wha
 only when memory can have changed against a read after every line, (f) capture µs per inspected
 1M-element tensor on each device there is, with the copies to the host and scalar reads its card
 took (capture on the device: one small copy, none), and per inspected 4 x 4 tensor (a training
-loop's, shown whole), (g) ``chalktrace run`` of the loop with and without its
+loop's, shown whole; float32 and bfloat16), (g) ``chalktrace run`` of the loop with and without its
 previous trace in place (``--rerun`` alone). Run:
 ``.venv/bin/python bench/bench_tracer.py`` (``--size`` for (c) and (d) only, ``--probe`` for (e) only, ``--capture`` for (f) only).
 """
@@ -136,8 +136,10 @@ def depth_sizes() -> None:
     )
 
 
-def capture_microseconds(devices: list[str], repeats: int = 20, shape: tuple[int, ...] = (1000, 1000)) -> dict[str, float]:
-    """µs to encode (inspect) one float32 tensor of ``shape`` (1000x1000: 1M elements), per device:
+def capture_microseconds(
+    devices: list[str], repeats: int = 20, shape: tuple[int, ...] = (1000, 1000), dtype: str = "float32"
+) -> dict[str, float]:
+    """µs to encode (inspect) one tensor of ``shape`` (1000x1000: 1M elements) and ``dtype``, per device:
     statistics, heatmap, previews and exact cells, as an ``@inspect`` of it records them (best of
     ``repeats``)."""
     import torch
@@ -146,7 +148,7 @@ def capture_microseconds(devices: list[str], repeats: int = 20, shape: tuple[int
 
     found = {}
     for device in devices:
-        tensor = torch.randn(*shape, device=device)
+        tensor = torch.randn(*shape, device=device).to(getattr(torch, dtype))
         best = float("inf")
         for _ in range(repeats):
             encoder = ValueEncoder()
@@ -333,6 +335,11 @@ def capture_figures() -> None:
     small = capture_microseconds(devices, repeats=400, shape=(4, 4))
     print(
         "    per inspected 4 x 4 float32 tensor (a training loop's, shown whole): "
+        + ", ".join(f"{k} {v:,.0f}" for k, v in small.items())
+    )
+    small = capture_microseconds(devices, repeats=400, shape=(4, 4), dtype="bfloat16")
+    print(
+        "    per inspected 4 x 4 bfloat16 tensor (its decimals looked up once seen): "
         + ", ".join(f"{k} {v:,.0f}" for k, v in small.items())
     )
     for device in devices:

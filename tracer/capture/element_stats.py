@@ -8,9 +8,7 @@ alone (``finite``) when NaN or ±Inf are present, with their exact counts.
 
 A tensor's figures are computed on its own device (``chunk_rows``: one small float64 row per chunk,
 no value read back) and finished on the host from those rows (``stats_from_rows``), so its card is
-read back in one copy (``device_readout``); ``tensor_stats`` does both for one tensor. A large CPU
-chunk is widened to float64 in one buffer kept for the process (8 MB, ``_scratch``), not a fresh copy
-per card.
+read back in one copy (``device_readout``); ``tensor_stats`` does both for one tensor.
 
 Callers run these under the encoder's own warnings and numeric-error state. This module must not
 decide what is recorded (``values`` does) nor format text for a page.
@@ -19,9 +17,7 @@ decide what is recorded (``values`` does) nor format text for a page.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
-import threading
 from typing import Any
 
 from tracer.capture.encoder_core import json_float
@@ -35,10 +31,6 @@ _SCALE_FROM = 2.0**500
 # An array of at most this many elements (more than a preview shows whole) is summed in Python: for so
 # few, ``math.fsum`` is exact and takes less time than numpy's reductions take to start.
 LIST_STATS_ELEMENTS = 512
-# A CPU chunk of at least this many elements is widened into one kept float64 buffer (_scratch):
-# below it, its float64 copy (256 KB) comes from memory the C library keeps mapped anyway.
-SCRATCH_FROM_ELEMENTS = 1 << 15
-_SCRATCH_HELD = threading.Lock()  # held while a card widens a chunk into _scratch()
 
 
 @dataclasses.dataclass
@@ -197,33 +189,10 @@ def _chunk_row(chunk: Any) -> Any:
     """One non-empty chunk's float64 row: min, max, mean, sum of squared deviations."""
     import torch
 
-    # A large CPU chunk is widened into the one kept buffer, unless another thread's card holds it. A
-    # fresh float64 copy of megabytes is memory the C library maps from the kernel and unmaps when it
-    # is freed, so its every page is faulted in again at each card: on lecture_02 that was half the
-    # time of its big tensors' statistics.
-    kept = chunk.device.type == "cpu" and chunk.numel() >= SCRATCH_FROM_ELEMENTS and _SCRATCH_HELD.acquire(blocking=False)
-    try:
-        if kept:
-            x = _scratch()[: chunk.numel()].copy_(chunk)  # the same float64s, written over the last card's
-        else:
-            x = chunk.to(torch.float64, copy=True)  # widened exactly; ours to overwrite
-        # a float32 chunk's ends from its own (narrower) elements; stack promotes them to float64, exactly
-        ends = torch.aminmax(chunk if chunk.dtype == torch.float32 else x)
-        return torch.stack([*ends, *_mean_m2(x)])  # new tensors: nothing refers to the buffer after
-    finally:
-        if kept:
-            _SCRATCH_HELD.release()
-
-
-@functools.cache
-def _scratch() -> Any:
-    """The kept float64 buffer of STATS_CHUNK_ELEMENTS (8 MB), made at the first large CPU chunk: a
-    plain tensor even when that card is taken under ``torch.inference_mode`` (an inference tensor
-    could not be written in place by a later card outside it)."""
-    import torch
-
-    with torch.inference_mode(False):
-        return torch.empty(STATS_CHUNK_ELEMENTS, dtype=torch.float64, device="cpu")  # whatever device a `with` sets
+    x = chunk.to(torch.float64, copy=True)  # widened exactly; ours to overwrite
+    # a float32 chunk's ends from its own (narrower) elements; stack promotes them to float64, exactly
+    ends = torch.aminmax(chunk if chunk.dtype == torch.float32 else x)
+    return torch.stack([*ends, *_mean_m2(x)])
 
 
 def stats_from_rows(flat: Any, rows: list[list[float]]) -> dict[str, Any]:

@@ -339,7 +339,7 @@ def capture_figures() -> None:
     )
     small = capture_microseconds(devices, repeats=400, shape=(4, 4), dtype="bfloat16")
     print(
-        "    per inspected 4 x 4 bfloat16 tensor (its decimals looked up once seen): "
+        "    per inspected 4 x 4 bfloat16 tensor (shown whole too; its decimals looked up once seen): "
         + ", ".join(f"{k} {v:,.0f}" for k, v in small.items())
     )
     for device in devices:

@@ -448,6 +448,8 @@ def test_chunked_stats_merge_to_what_one_float64_reduction_gives():
         torch.randn(20, 20, generator=torch.Generator().manual_seed(4), dtype=torch.float64).T * 1e5,  # a strided view
         torch.randn(3, 5, generator=torch.Generator().manual_seed(5)).half()[:, ::2],
         torch.tensor([1.0, math.nan, -math.inf, 2.5, 3e38]),
+        torch.randn(4, 7, generator=torch.Generator().manual_seed(6)).bfloat16()[:, ::2] * 3,
+        torch.tensor([1.0, math.nan, -math.inf, 2.5, 3e38, 0.1]).bfloat16(),
         torch.tensor([[True, False]]),
         torch.arange(-6, 6, dtype=torch.int16).reshape(3, 4),
         torch.tensor([1 + 2j, -0.5j]),
@@ -455,7 +457,20 @@ def test_chunked_stats_merge_to_what_one_float64_reduction_gives():
         torch.zeros(0, 3),
         torch.randn(3, requires_grad=True) * 2,
     ],
-    ids=["float32", "float64-view", "float16-strided", "non-finite", "bool", "int16", "complex", "0-d", "empty", "grad"],
+    ids=[
+        "float32",
+        "float64-view",
+        "float16-strided",
+        "non-finite",
+        "bfloat16-strided",
+        "bfloat16-non-finite",
+        "bool",
+        "int16",
+        "complex",
+        "0-d",
+        "empty",
+        "grad",
+    ],
 )
 def test_a_tensor_shown_whole_has_the_card_that_torch_ops_would_compute(tensor, monkeypatch):
     """A host tensor the preview shows whole is read by numpy rather than by a dozen torch ops; its

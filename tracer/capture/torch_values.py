@@ -22,7 +22,7 @@ from typing import Any
 
 from tracer.capture.device_readout import DeviceReadout, one_cpu_thread, read_whole, span_nbytes
 from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, nested, to_json_list
-from tracer.capture.element_stats import chunk_rows, stats_from_rows
+from tracer.capture.element_stats import array_stats, chunk_rows, stats_from_rows
 from tracer.capture.heatmap_codes import HEATMAP_POOL_ELEMENTS, heatmap_part, heatmap_record
 from tracer.capture.numpy_values import own_precision_stats
 from tracer.capture.shortest_floats import shortest_floats, shortest_rounded
@@ -156,8 +156,9 @@ def encode_tensor(enc: Encoding, t: Any) -> dict[str, Any]:
 def _whole_on_host(enc: Encoding, x: Any) -> bool:
     """Whether ``x``'s card is its every element, read on the host with numpy rather than by torch ops
     (each of which costs microseconds of dispatch however small its tensor): a host tensor that the
-    preview shows whole (so it has no heatmap) of a dtype numpy holds, when numpy is installed. A
-    training loop inspects such tensors on every step; their cards cost half as much so."""
+    preview shows whole (so it has no heatmap) of a dtype numpy holds (or bfloat16, whose float32s
+    are its numbers), when numpy is installed. A training loop inspects such tensors on every step;
+    their cards cost half as much so."""
     return (
         x.device.type == "cpu"
         and x.numel() <= enc.limits.tensor_elements
@@ -168,22 +169,27 @@ def _whole_on_host(enc: Encoding, x: Any) -> bool:
 
 @functools.cache
 def _numpy_dtypes() -> frozenset[Any]:
-    """The torch dtypes whose statistics numpy computes (its floats) or that have none (integers,
-    bool, complex), or none when numpy is not installed (torch works without it)."""
+    """The torch dtypes whose statistics numpy computes (its floats, and bfloat16 widened to float32
+    exactly) or that have none (integers, bool, complex), or none when numpy is not installed (torch
+    works without it)."""
     import torch
 
     try:
         import numpy  # noqa: F401
     except ImportError:
         return frozenset()
-    names = "float16 float32 float64 bool uint8 int8 int16 int32 int64 complex64 complex128".split()
+    names = "float16 float32 float64 bfloat16 bool uint8 int8 int16 int32 int64 complex64 complex128".split()
     return frozenset(getattr(torch, name) for name in names)
 
 
 def _host_stats(x: Any) -> dict[str, Any] | None:
     """The ``stats`` record of a host tensor that ``_whole_on_host`` took (none when not floating or empty)."""
+    import torch
+
     if not x.is_floating_point() or x.numel() == 0:
         return None
+    if x.dtype == torch.bfloat16:  # numpy has no bfloat16: its float32s are the same numbers
+        return _in_own_precision(array_stats(x.float().numpy()), x.dtype)
     return own_precision_stats(x.numpy())
 
 
@@ -341,23 +347,25 @@ def _stats_ends(plan: _StatsPlan, host: list[Any]) -> tuple[float, float]:
 
 
 def _stats_record(plan: _StatsPlan, host: list[Any]) -> dict[str, Any]:
+    stats = _in_own_precision(stats_from_rows(plan.flat, host[plan.rows].tolist()), plan.flat.dtype)
+    if plan.sampled:
+        stats["sampled"] = True
+        stats["sample_count"] = int(plan.flat.numel())
+    return stats
+
+
+def _in_own_precision(stats: dict[str, Any], dtype: Any) -> dict[str, Any]:
+    """``stats`` (computed in float64) written in the tensor's own precision where it fits: min and
+    max are elements, and a mean is not shown with digits that the summation order decides (a
+    transposed view's mean is its original's)."""
     import torch
 
-    stats = stats_from_rows(plan.flat, host[plan.rows].tolist())
-    dtype = plan.flat.dtype
     if dtype != torch.float64:
-        # Computed in float64, written in the tensor's own precision (where it fits): min and
-        # max are elements, and a mean is not shown with digits that the summation order
-        # decides (a transposed view's mean is its original's).
         largest = torch.finfo(dtype).max
         for part in (stats, stats.get("finite") or {}):
             keys = [k for k in ("min", "max", "mean", "std") if isinstance(part.get(k), float) and abs(part[k]) <= largest]
             if keys:
-                rounded = shortest_rounded([part[k] for k in keys], dtype)
-                part.update(zip(keys, rounded))
-    if plan.sampled:
-        stats["sampled"] = True
-        stats["sample_count"] = int(plan.flat.numel())
+                part.update(zip(keys, shortest_rounded([part[k] for k in keys], dtype)))
     return stats
 
 

@@ -332,16 +332,12 @@ def capture_figures() -> None:
     devices = ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
     capture = capture_microseconds(devices)
     print("(f) capture µs per inspected 1M-element float32 tensor: " + ", ".join(f"{k} {v:,.0f}" for k, v in capture.items()))
-    small = capture_microseconds(devices, repeats=400, shape=(4, 4))
-    print(
-        "    per inspected 4 x 4 float32 tensor (a training loop's, shown whole): "
-        + ", ".join(f"{k} {v:,.0f}" for k, v in small.items())
-    )
-    small = capture_microseconds(devices, repeats=400, shape=(4, 4), dtype="bfloat16")
-    print(
-        "    per inspected 4 x 4 bfloat16 tensor (shown whole too; its decimals looked up once seen): "
-        + ", ".join(f"{k} {v:,.0f}" for k, v in small.items())
-    )
+    for dtype, why in (
+        ("float32", "a training loop's, shown whole"),
+        ("bfloat16", "shown whole too; its decimals looked up once seen"),
+    ):
+        small = capture_microseconds(devices, repeats=400, shape=(4, 4), dtype=dtype)
+        print(f"    per inspected 4 x 4 {dtype} tensor ({why}): " + ", ".join(f"{k} {v:,.0f}" for k, v in small.items()))
     for device in devices:
         copies, nbytes, scalars = capture_readout(device)
         print(f"    on the device ({device}): {copies} copy to the host ({nbytes:,} bytes), {scalars} scalar reads per card")

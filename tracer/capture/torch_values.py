@@ -24,7 +24,6 @@ from tracer.capture.device_readout import DeviceReadout, one_cpu_thread, read_wh
 from tracer.capture.encoder_core import Encoding, class_name, dtype_name, insert_ellipses, json_float, nested, to_json_list
 from tracer.capture.element_stats import array_stats, chunk_rows, stats_from_rows
 from tracer.capture.heatmap_codes import HEATMAP_POOL_ELEMENTS, heatmap_part, heatmap_record
-from tracer.capture.numpy_values import own_precision_stats
 from tracer.capture.shortest_floats import shortest_floats, shortest_rounded
 
 # A tensor on a device whose storage span is at most this many bytes is read back whole (one copy,
@@ -188,9 +187,9 @@ def _host_stats(x: Any) -> dict[str, Any] | None:
 
     if not x.is_floating_point() or x.numel() == 0:
         return None
-    if x.dtype == torch.bfloat16:  # numpy has no bfloat16: its float32s are the same numbers
-        return _in_own_precision(array_stats(x.float().numpy()), x.dtype)
-    return own_precision_stats(x.numpy())
+    # numpy has no bfloat16: its float32s are the same numbers
+    host = x.float().numpy() if x.dtype == torch.bfloat16 else x.numpy()
+    return _in_own_precision(array_stats(host), x.dtype)  # rounded as the device path rounds
 
 
 def _read_whole_first(x: Any) -> bool:

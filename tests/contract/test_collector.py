@@ -72,3 +72,25 @@ def test_an_error_in_the_block_still_switches_the_collector_back_on(collector_on
     with pytest.raises(ValueError, match="inside"), collector.paused():
         raise ValueError("inside")
     assert gc.isenabled()
+
+
+@pytest.fixture
+def nothing_set_aside(collector_on):
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+
+
+def test_what_is_set_aside_is_out_of_the_collectors_reach_until_brought_back(nothing_set_aside):
+    kept = [[k] for k in range(1000)]  # long-kept data, as a loaded trace is
+    watched = _cycle()  # made last: no automatic pass frees it before it is set aside
+    collector.set_aside()
+    alive = {id(thing) for thing in gc.get_objects()}
+    assert id(kept) not in alive and id(kept[0]) not in alive  # no pass walks them
+    gc.collect()
+    assert watched() is not None  # a cycle set aside is not freed either
+    collector.bring_back()
+    assert gc.get_freeze_count() == 0
+    assert id(kept) in {id(thing) for thing in gc.get_objects()}
+    gc.collect()
+    assert watched() is None

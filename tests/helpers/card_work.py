@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections.abc import Sequence
@@ -37,3 +38,23 @@ def dies_in_worker(chunk: Sequence[int], parent: int) -> list[int]:
     if os.getpid() != parent:
         os._exit(3)
     return list(chunk)
+
+
+class CountsPickling:
+    """A setup argument that counts how often this process pickles it (once per worker started, or once)."""
+
+    pickled = 0
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        CountsPickling.pickled += 1
+        return CountsPickling, ()
+
+
+def kept_lists(_argument: CountsPickling) -> tuple[list[list[int]]]:
+    """A worker's context: many small lists kept for the whole call, as a renderer's trace is."""
+    return ([[k] for k in range(10_000)],)
+
+
+def set_aside(chunk: Sequence[int], kept: list[list[int]]) -> tuple[int, bool, list[int]]:
+    """The process that ran the chunk, whether ``kept`` is out of its collector's passes, the items."""
+    return os.getpid(), id(kept) not in {id(thing) for thing in gc.get_objects()}, list(chunk)

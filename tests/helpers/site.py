@@ -2,9 +2,10 @@
 
 ``build_site(root, traces)`` copies the project's ``mkdocs.yml`` and ``site/`` pieces plus the test
 lectures (for their images) under ``root``, puts the given trace files in ``site/traces``, runs
-``mkdocs build --strict`` and returns the built site's directory. ``serve(directory)`` serves a
-directory on 127.0.0.1 (a free port, in a thread) and yields its base URL. ``chromium()`` launches
-Debian's Chromium through playwright, or skips the test when it is not installed.
+``mkdocs build --strict`` and returns the built site's directory (``site_project`` makes the same
+project without building it). ``serve(directory)`` serves a directory on 127.0.0.1 (a free port, in a
+thread) and yields its base URL. ``chromium()`` launches Debian's Chromium through playwright, or
+skips the test when it is not installed.
 """
 
 from __future__ import annotations
@@ -45,6 +46,22 @@ def build_site(
     """Build the real site (real plugin, real templates and assets) for ``traces`` (and kept GPU runs) under
     ``root``; ``language`` is the course's ``theme.language`` (Material's default, English, without it);
     ``environment`` is added to the build's."""
+    site_project(root, traces, gpu_runs, language)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin", **(environment or {})},
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"mkdocs build failed in {root}:\n{result.stderr[-3000:]}")
+    return root / "build" / "site"
+
+
+def site_project(root: Path, traces: list[Path], gpu_runs: Sequence[Path] = (), language: str | None = None) -> Path:
+    """The MkDocs project ``build_site`` builds, made under ``root`` (its ``mkdocs.yml``) and not built."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
     if language is not None:
@@ -62,17 +79,7 @@ def build_site(
     for trace in gpu_runs:
         (root / "site" / "traces" / "gpu").mkdir(exist_ok=True)
         shutil.copy(trace, root / "site" / "traces" / "gpu" / trace.name)
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin", **(environment or {})},
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"mkdocs build failed in {root}:\n{result.stderr[-3000:]}")
-    return root / "build" / "site"
+    return root / "mkdocs.yml"
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

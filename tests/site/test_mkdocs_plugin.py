@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.site import site_project
 from helpers.traced import REPO, as_gpu_run, trace_all, trace_path
 
 HAS_VIEWER = importlib.util.find_spec("tracer.site.pages.viewer_data") is not None
@@ -448,3 +449,42 @@ def test_a_language_without_a_catalogue_builds_in_english_with_a_warning(tmp_pat
     assert lenient.returncode == 0, lenient.stderr
     page = (root / "build" / "site" / "lectures" / "site_basics" / "index.html").read_text(encoding="utf-8")
     assert '<html lang="fr"' in page and ">Step through</button>" in page  # Material's French around chalktrace's English
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_build_sets_its_traces_aside_from_the_collector_and_brings_them_back(tmp_path, monkeypatch, fails):
+    import gc
+
+    from mkdocs.commands.build import build as build_here
+    from mkdocs.config import load_config
+
+    from tracer.site import mkdocs_plugin
+
+    trace_all("site_basics")
+    project = site_project(tmp_path / "proj", [trace_path("site_basics")]).parent
+    walked = []
+    make_renderer = mkdocs_plugin.HtmlRenderer
+
+    def renderer(trace, env):  # made right after its trace is loaded: is that trace in the collector's passes?
+        walked.append(id(trace) in {id(thing) for thing in gc.get_objects()})
+        return make_renderer(trace, env)
+
+    monkeypatch.setattr(mkdocs_plugin, "HtmlRenderer", renderer)
+    if fails:  # an error after the traces are loaded: MkDocs ends the build with on_build_error
+
+        def on_nav(self, nav, config, files):
+            raise RuntimeError("the nav cannot be built")
+
+        monkeypatch.setattr(mkdocs_plugin.ChalktracePlugin, "on_nav", on_nav)
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("NO_MKDOCS_2_WARNING", "1")
+    gc.unfreeze()
+    config = load_config(str(project / "mkdocs.yml"), strict=True)
+    if fails:
+        with pytest.raises(RuntimeError, match="the nav cannot be built"):
+            build_here(config)
+    else:
+        build_here(config)
+        assert (project / "build" / "site" / "lectures" / "site_basics" / "index.html").is_file()
+    assert walked == [False]  # the loaded trace was set aside before anything walked it
+    assert gc.get_freeze_count() == 0  # and brought back when the build ended, as it ended

@@ -35,7 +35,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.utils.templates import TemplateContext
 
-from tracer.contract import paths
+from tracer.contract import collector, paths
 from tracer.contract.course_layout import CourseLayout, quiet_layout_of
 from tracer.site.cards.render import HtmlRenderer
 from tracer.site.cards.interface_strings import language_of
@@ -175,7 +175,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
                 # otherwise): its page is rendered afresh, and not kept under that key
                 lecture.cache_key, lecture.cached = None, None
             # an entry exists only for a trace that validated when it was rendered: its bytes are the same
-            trace = expand_animations(load_trace(path, validate=cached is None))
+            trace = self._load(path, validate=cached is None)
             why = publishable(lecture.trace, trace)
             if why:
                 raise TraceError(why)
@@ -198,6 +198,15 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         )
         lecture.gpu_run = slug
 
+    @staticmethod
+    def _load(path: Path, *, validate: bool) -> Trace:
+        """A trace read for this build, its step numbers counting @animate's parts. Kept to the end of
+        the build, it is set aside from the collector's passes until then (``on_post_build`` and
+        ``on_build_error`` bring it back): each pass would walk its millions of objects again."""
+        trace = expand_animations(load_trace(path, validate=validate))
+        collector.set_aside()
+        return trace
+
     def _add_lecture(self, path: Path) -> None:
         fallback = url_safe(path.stem)
         key, cached = None, None
@@ -208,8 +217,7 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
             key = self.cache.key(fallback, content, self.settings, beside=beside)
             cached = self.cache.get(key)
             # An entry exists only for a trace that validated when it was rendered: its bytes are the same.
-            loaded = load_trace(path, validate=cached is None)
-            trace = expand_animations(loaded)  # step numbers on the site count @animate's parts
+            trace = self._load(path, validate=cached is None)
         except OSError as exc:
             self._broken(fallback, path, f"{Path(paths.shown_path(path, self.project_root))}: cannot read ({exc.strerror})")
             return
@@ -499,10 +507,14 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         # This build's traces, renderers and pages are done with: let go of them now, not at the next
         # build (serve) or at exit, whose collector passes over them cost 2 s (100,005-step lecture).
         self.lectures, self._contents, self._source_pages, self._search_entries = {}, {}, {}, {}
+        collector.bring_back()  # what the build set aside; the traces just let go of are freed already
         if broken and (self.config.fail_on_broken_pages or os.environ.get(paths.FAIL_ON_BROKEN_PAGES_ENV)):
             raise PluginError(
                 f"{len(broken)} lecture page(s) could not be built (each shows an error card): " + "; ".join(broken)
             )
+
+    def on_build_error(self, *, error: Exception) -> None:
+        collector.bring_back()  # what this build set aside (its traces) is the collector's again
 
     def _write_notes(self, lecture: LecturePage, site_dir: Path) -> None:
         out = paths.notes_path(self.project_root, lecture.name)

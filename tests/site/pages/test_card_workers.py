@@ -64,6 +64,18 @@ def test_results_come_back_in_order(monkeypatch):
     assert {pid for pid, _chunk in chunks} - {os.getpid()}  # a worker did some
 
 
+def test_setup_arguments_are_pickled_once_and_what_setup_makes_is_set_aside(monkeypatch):
+    monkeypatch.setenv(paths.CARD_WORKERS_ENV, "3")  # two workers, each made by setup from the arguments
+    card_work.CountsPickling.pickled = 0
+    chunks = card_workers.map_chunks(
+        card_work.set_aside, list(range(1000)), here=([],), setup=card_work.kept_lists, setup_args=(card_work.CountsPickling(),)
+    )
+    assert [item for _pid, _aside, items in chunks for item in items] == list(range(1000))
+    assert card_work.CountsPickling.pickled == 1  # once for both workers, not once as each started
+    in_workers = [aside for pid, aside, _items in chunks if pid != os.getpid()]
+    assert in_workers and all(in_workers)  # a worker's collector never walks what its setup made
+
+
 @pytest.mark.parametrize("unpicklable", [False, True])
 def test_a_workers_error_is_the_one_a_single_process_raises(monkeypatch, unpicklable):
     said = []

@@ -302,10 +302,13 @@ def test_whole_tensor_heatmaps_name_the_element_or_block_under_the_pointer(brows
             while name not in page.evaluate("CHALKTRACE_VIEWER.controllers.values.focus"):
                 page.keyboard.press("ArrowLeft")
             whole = f'.lt-viewer .lt-card[data-name="{name}"] .lt-hm-whole'  # the current line's card, open
-            page.query_selector(whole).scroll_into_view_if_needed()
             rows, cols = map(int, page.get_attribute(whole, "data-cells").split(","))
-            box = page.query_selector(f"{whole} img").bounding_box()
-            page.mouse.move(box["x"] + (cell[1] + 0.5) * box["width"] / cols, box["y"] + (cell[0] + 0.5) * box["height"] / rows)
+            image = page.locator(f"{whole} img")
+            image.scroll_into_view_if_needed()
+            box = image.bounding_box()
+            # hover waits until the image is visible, stable and the one the pointer reaches (a single
+            # mouse move at a point measured while the panel was still laying out could miss it)
+            image.hover(position={"x": (cell[1] + 0.5) * box["width"] / cols, "y": (cell[0] + 0.5) * box["height"] / rows})
             page.wait_for_selector(".lt-hm-tip:not([hidden])")
             assert page.inner_text(".lt-hm-tip") == expected
             page.mouse.move(0, 0)

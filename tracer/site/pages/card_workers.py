@@ -6,12 +6,12 @@ process (few items, or no second CPU free: ``processes_for``) ``context`` is ``h
 sees all the items at once; in a worker it is ``setup(*setup_args)``, made once per worker (``here``
 itself when there is no setup): ``setup_args`` are pickled once here for all the workers, and what
 ``setup`` makes is set aside from the worker's garbage collector (``collector.set_aside``). Workers
-are started from a fresh "forkserver" (or "spawn") process, never forked from this one (a ``chalktrace serve`` process has threads), and live for one call; as
-with any such process, a script that builds a site through Python keeps its own work under
-``if __name__ == "__main__":`` (``mkdocs`` and ``chalktrace`` do). This process works on the chunks no
-worker has taken yet. A worker's error is raised here as it was raised there (the first in order, as
-one process would raise it); a worker that dies raises ``BrokenProcessPool`` instead of leaving the
-build waiting.
+are started from a fresh "forkserver" (or "spawn") process, never forked from this one (a
+``chalktrace serve`` process has threads), and live for one call; as with any such process, a script
+that builds a site through Python keeps its own work under ``if __name__ == "__main__":`` (``mkdocs``
+and ``chalktrace`` do). This process works on the chunks no worker has taken yet. A worker's error
+is raised here as it was raised there (the first in order, as one process would raise it); a worker
+that dies raises ``BrokenProcessPool`` instead of leaving the build waiting.
 
 This module must not know what a card is nor how one is rendered or packed: ``work`` and ``setup``
 come from the callers (``viewer_data``, ``packed_data``), which keep the result the same bytes

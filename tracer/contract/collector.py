@@ -13,8 +13,8 @@ Data that is kept, not only made, costs passes too: a trace parsed with the coll
 walked in full by the first passes after it (the renderer's first loop over the 100,005-step trace:
 1.6 s, against 0.3 s). ``set_aside()`` takes every object alive out of the collector's reach
 (``gc.freeze``) until ``bring_back()``: the site build sets each trace aside once it is loaded, and
-brings them back when it ends (the freed traces need no pass: they hold no cycles), so that a
-``serve`` process's rebuilds never keep a cycle out of reach.
+brings them back when it ends (the freed traces need no pass: they hold no cycles). ``serve`` does
+not: its server threads' objects would be set aside too, and their cycles kept for long after.
 
 This module only switches the collector; it must not decide what is built or read.
 """

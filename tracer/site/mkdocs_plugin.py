@@ -198,13 +198,15 @@ class ChalktracePlugin(BasePlugin[ChalktraceConfig]):
         )
         lecture.gpu_run = slug
 
-    @staticmethod
-    def _load(path: Path, *, validate: bool) -> Trace:
+    def _load(self, path: Path, *, validate: bool) -> Trace:
         """A trace read for this build, its step numbers counting @animate's parts. Kept to the end of
         the build, it is set aside from the collector's passes until then (``on_post_build`` and
-        ``on_build_error`` bring it back): each pass would walk its millions of objects again."""
+        ``on_build_error`` bring it back): each pass would walk its millions of objects again. Not
+        while serving: setting aside takes every object alive, the server threads' open requests
+        too, and their cycles would then wait for a full pass long after the build."""
         trace = expand_animations(load_trace(path, validate=validate))
-        collector.set_aside()
+        if not self.serving:
+            collector.set_aside()
         return trace
 
     def _add_lecture(self, path: Path) -> None:
